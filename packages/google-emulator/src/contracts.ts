@@ -1,0 +1,78 @@
+/**
+ * The seams between the emulator's parts, so that OAuth, Drive and Sheets can be written and read
+ * separately. Response bodies use the `googleapis` schema types (`sheets_v4.Schema$…`,
+ * `drive_v3.Schema$…`); these interfaces only describe the emulator's own state.
+ */
+import type { Context } from 'koa';
+
+export const GOOGLE_SCOPES = {
+  openid: 'openid',
+  email: 'email',
+  profile: 'profile',
+  spreadsheets: 'https://www.googleapis.com/auth/spreadsheets',
+  spreadsheetsReadonly: 'https://www.googleapis.com/auth/spreadsheets.readonly',
+  drive: 'https://www.googleapis.com/auth/drive',
+  driveReadonly: 'https://www.googleapis.com/auth/drive.readonly',
+  driveFile: 'https://www.googleapis.com/auth/drive.file',
+} as const;
+
+export interface Account {
+  /** Stable Google subject id (digits, like Google's). */
+  sub: string;
+  email: string;
+  name: string;
+}
+
+/** Who is calling an API: resolved from a valid, unexpired access token. */
+export interface Caller {
+  account: Account;
+  clientId: string;
+  /** Granted scopes, as full scope strings. */
+  scopes: ReadonlySet<string>;
+}
+
+/** A file in an account's Drive. Native spreadsheets have `mimeType` SPREADSHEET_MIME_TYPE. */
+export interface DriveFile {
+  id: string;
+  name: string;
+  mimeType: string;
+  ownerEmail: string;
+  createdTime: string;
+  modifiedTime: string;
+  trashed: boolean;
+  parents: string[];
+  /** OAuth clients that created or opened this file: what `drive.file` lets them see. */
+  appClientIds: Set<string>;
+  /** Bytes of a non-native file (xlsx, csv, pdf, …). Native spreadsheets live in the SpreadsheetStore. */
+  content?: Buffer;
+}
+
+export const SPREADSHEET_MIME_TYPE = 'application/vnd.google-apps.spreadsheet';
+
+export type AccessMode = 'read' | 'write';
+
+export interface FileStore {
+  get(id: string): DriveFile | undefined;
+  /** Creates a file with a fresh id, owned by `ownerEmail`, visible to `clientId` under drive.file. */
+  create(
+    file: Pick<DriveFile, 'name' | 'mimeType' | 'ownerEmail'> &
+      Partial<Pick<DriveFile, 'parents' | 'content' | 'id'>>,
+    clientId: string,
+  ): DriveFile;
+  /** Marks the file modified now. */
+  touch(id: string): void;
+  delete(id: string): void;
+  listByOwner(ownerEmail: string): DriveFile[];
+}
+
+/**
+ * The access check every Sheets and Drive handler calls. Throws a GoogleApiError shaped as Google
+ * answers: 401 without a valid token, 403 insufficientPermissions for missing scopes, 404 (Drive)
+ * or 403 (Sheets) for a file the caller may not see, 403 for writes under read-only scopes.
+ */
+export interface AccessControl {
+  /** Authenticates the request's bearer token; needs at least one of `anyOfScopes`. */
+  authenticate(ctx: Context, anyOfScopes: readonly string[]): Caller;
+  /** Whether `caller` may read or write `file`, honouring spreadsheets / drive.readonly / drive.file. */
+  canAccess(caller: Caller, file: DriveFile, mode: AccessMode): boolean;
+}

@@ -1,0 +1,72 @@
+/**
+ * The public route table (DESIGN §2). Matching follows Kubernetes Ingress semantics so that the
+ * local gateway and the Ingress generated from this table can never disagree:
+ * - `Exact`: the path equals `path` (no trailing-slash variant);
+ * - `Prefix`: `path` matches whole `/`-separated elements of the request path;
+ * - the longest matching `path` wins, and `Exact` beats `Prefix` of the same length.
+ */
+export type ServiceName = 'auth' | 'mcp' | 'web';
+
+export interface Route {
+  path: string;
+  pathType: 'Exact' | 'Prefix';
+  service: ServiceName;
+  /** Why this path belongs to this service. */
+  purpose: string;
+}
+
+export const routeTable: readonly Route[] = [
+  { path: '/api/mcp', pathType: 'Exact', service: 'mcp', purpose: 'MCP Streamable HTTP endpoint' },
+  {
+    path: '/.well-known/oauth-protected-resource',
+    pathType: 'Prefix',
+    service: 'mcp',
+    purpose: 'protected-resource metadata (RFC 9728), bare and path-suffixed',
+  },
+  {
+    path: '/.well-known/openid-configuration',
+    pathType: 'Prefix',
+    service: 'auth',
+    purpose: 'OpenID discovery, bare and path-suffixed',
+  },
+  {
+    path: '/.well-known/oauth-authorization-server',
+    pathType: 'Prefix',
+    service: 'auth',
+    purpose: 'authorization server metadata (RFC 8414), bare and path-suffixed',
+  },
+  {
+    path: '/api/auth',
+    pathType: 'Prefix',
+    service: 'auth',
+    purpose: 'OAuth endpoints, JWKS, Google sign-in, interaction decisions, sign-out',
+  },
+  {
+    path: '/',
+    pathType: 'Prefix',
+    service: 'web',
+    purpose: 'pages (/login, /authorize, /dashboard), static assets, JSON 404 for unknown /.well-known/*',
+  },
+];
+
+function matches(route: Route, path: string): boolean {
+  if (route.pathType === 'Exact') return path === route.path;
+  if (route.path === '/') return path.startsWith('/');
+  return path === route.path || path.startsWith(`${route.path}/`);
+}
+
+/** The route that answers `path` (a request path without query), or undefined for a non-path. */
+export function resolveRoute(path: string, table: readonly Route[] = routeTable): Route | undefined {
+  let best: Route | undefined;
+  for (const route of table) {
+    if (!matches(route, path)) continue;
+    if (
+      !best ||
+      route.path.length > best.path.length ||
+      (route.path.length === best.path.length && route.pathType === 'Exact')
+    ) {
+      best = route;
+    }
+  }
+  return best;
+}
