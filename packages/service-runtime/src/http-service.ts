@@ -145,3 +145,38 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     );
   });
 }
+
+export interface ServicePlan {
+  /** The HTTP app (a Koa `app.callback()`). */
+  handler: http.RequestListener;
+  host: string;
+  port: number;
+  /** The setting that names `port`, quoted when the port is taken. */
+  portSetting: string;
+  /** Other servers to drain on shutdown (e.g. gRPC). */
+  otherServers?: Array<{ close: () => Promise<void> }>;
+  /** Closed after the servers have drained: pools, caches. */
+  resources?: Array<() => Promise<void>>;
+}
+
+/**
+ * The shape of every service's `main.ts`: build the plan (connect, migrate, assemble the app),
+ * listen, shut down gracefully on SIGTERM/SIGINT; on a start-up failure log it and exit 1.
+ */
+export async function runService(name: string, logger: Logger, build: () => Promise<ServicePlan>): Promise<void> {
+  try {
+    const plan = await build();
+    const server = http.createServer(plan.handler);
+    await listen(server, plan.port, plan.host, plan.portSetting);
+    logger.info({ port: plan.port }, `${name} listening`);
+    shutdownOnSignals({
+      logger,
+      servers: [{ close: () => closeHttpServer(server) }, ...(plan.otherServers ?? [])],
+      resources: plan.resources ?? [],
+    });
+  } catch (error) {
+    logger.fatal({ err: error }, `${name} could not start: ${(error as Error).message}`);
+    logger.flush();
+    setTimeout(() => process.exit(1), 100).unref();
+  }
+}

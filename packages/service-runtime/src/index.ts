@@ -6,6 +6,8 @@ export {
   PortInUseError,
   type ReadinessCheck,
   requestLog,
+  runService,
+  type ServicePlan,
   shutdownOnSignals,
 } from './http-service.ts';
 export { createLogger, type Logger, type LoggerOptions, redactValue, scrubSecrets } from './logger.ts';

@@ -1,0 +1,38 @@
+import http from 'node:http';
+import { resolveRoute, type ServiceName } from '@sheetgate/route-table';
+import { createProxyServer } from 'http-proxy-3';
+
+export type ServiceOrigins = Record<ServiceName, string>;
+
+/**
+ * The local stand-in for the Ingress: one origin that forwards each request to the service the
+ * route table names, adding X-Forwarded-{For,Host,Proto} as an ingress controller does.
+ */
+export function createGateway(origins: ServiceOrigins): http.Server {
+  const proxy = createProxyServer({ xfwd: true, proxyTimeout: 120_000 });
+  proxy.on('error', (_error, _req, res) => {
+    // An upstream that is down or restarting: answer as an ingress would, in JSON.
+    if (res instanceof http.ServerResponse && !res.headersSent) {
+      res.writeHead(502, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'bad_gateway', error_description: 'the upstream service did not answer' }));
+    } else {
+      res.destroy();
+    }
+  });
+  return http.createServer((req, res) => {
+    const path = pathOf(req.url);
+    const route = path === undefined ? undefined : resolveRoute(path);
+    if (!route) {
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'invalid_request', error_description: 'malformed request target' }));
+      return;
+    }
+    proxy.web(req, res, { target: origins[route.service] });
+  });
+}
+
+function pathOf(url: string | undefined): string | undefined {
+  if (!url?.startsWith('/')) return undefined;
+  const end = url.search(/[?#]/);
+  return end === -1 ? url : url.slice(0, end);
+}

@@ -1,0 +1,3 @@
+export { type ChildService, spawnService, waitUntilReady } from './child-service.ts';
+export { type EmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres.ts';
+export { createGateway, type ServiceOrigins } from './gateway.ts';

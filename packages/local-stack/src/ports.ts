@@ -1,0 +1,18 @@
+import net from 'node:net';
+
+/** Names of the settings whose ports are already taken on `host`. */
+export async function findTakenPorts(ports: Array<{ setting: string; port: number }>, host: string) {
+  const taken: Array<{ setting: string; port: number }> = [];
+  for (const entry of ports) {
+    if (!(await isFree(entry.port, host))) taken.push(entry);
+  }
+  return taken;
+}
+
+function isFree(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(true)));
+  });
+}

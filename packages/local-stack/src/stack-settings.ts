@@ -1,0 +1,36 @@
+import { setting } from '@sheetgate/service-runtime';
+import { z } from 'zod';
+
+/**
+ * Settings of `pnpm start`. Anything left unset gets the embedded default of DESIGN §6, so that a
+ * fresh clone runs with no configuration at all.
+ */
+export const stackSettingsSchema = z.object({
+  PORT: setting.port(8080),
+  /** Public origin; defaults to http://localhost:$PORT. */
+  BASE_URL: setting.baseUrl().optional(),
+  AUTH_PORT: setting.port(8081),
+  MCP_PORT: setting.port(8082),
+  WEB_PORT: setting.port(8083),
+  AUTH_GRPC_PORT: setting.port(8084),
+  GOOGLE_EMULATOR_PORT: setting.port(8090),
+  DATA_DIR: z.string().default('.data'),
+  DATABASE_URL: setting.url(['postgres', 'postgresql']).optional(),
+  REDIS_URL: setting.url(['redis', 'rediss']).optional(),
+  GOOGLE_CLIENT_ID: z.string().optional(),
+  GOOGLE_CLIENT_SECRET: z.string().optional(),
+  AUTH_SIGNING_KEYS: z.string().optional(),
+  LOG_LEVEL: setting.logLevel(),
+});
+
+export type StackSettings = z.infer<typeof stackSettingsSchema>;
+
+/** Real Google needs both halves of the client credential; either alone is a mistake to report. */
+export function usesGoogleEmulator(settings: StackSettings): boolean {
+  const hasId = Boolean(settings.GOOGLE_CLIENT_ID);
+  const hasSecret = Boolean(settings.GOOGLE_CLIENT_SECRET);
+  if (hasId !== hasSecret) {
+    throw new Error('set both GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET to use real Google, or neither for the emulator');
+  }
+  return !hasId;
+}

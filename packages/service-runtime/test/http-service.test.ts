@@ -1,0 +1,73 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeHttpServer, healthRoutes, listen, PortInUseError } from '../src/http-service.ts';
+
+const servers: http.Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => closeHttpServer(server)));
+});
+
+async function serve(handler: http.RequestListener): Promise<{ server: http.Server; url: string }> {
+  const server = http.createServer(handler);
+  servers.push(server);
+  await listen(server, 0, '127.0.0.1', 'TEST_PORT');
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+describe('health endpoints', () => {
+  it('answers /healthz always and /readyz by its checks', async () => {
+    let databaseUp = true;
+    const app = new Koa();
+    app.use(
+      healthRoutes([
+        { name: 'postgres', check: async () => {} },
+        {
+          name: 'cache',
+          check: async () => {
+            if (!databaseUp) throw new Error('down');
+          },
+        },
+      ]),
+    );
+    const { url } = await serve(app.callback());
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', cache: 'ok' } });
+    databaseUp = false;
+    const notReady = await fetch(`${url}/readyz`);
+    expect(notReady.status).toBe(503);
+    expect((await notReady.json()).checks).toEqual({ postgres: 'ok', cache: 'failing' });
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('finishes in-flight requests and refuses new connections', async () => {
+    const { server, url } = await serve((_req, res) => {
+      setTimeout(() => res.end('finished'), 300);
+    });
+    const inFlight = fetch(url).then(async (response) => [response.status, await response.text()]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closed = closeHttpServer(server);
+    await expect(fetch(url)).rejects.toThrow();
+    expect(await inFlight).toEqual([200, 'finished']);
+    await closed;
+    expect(server.listening).toBe(false);
+  });
+});
+
+describe('listen', () => {
+  it('names the setting when the port is taken', async () => {
+    const { server } = await serve((_req, res) => res.end());
+    const port = (server.address() as AddressInfo).port;
+    const second = http.createServer();
+    const error = await listen(second, port, '127.0.0.1', 'AUTH_PORT').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PortInUseError);
+    expect((error as Error).message).toBe(
+      `port ${port} is already in use (set AUTH_PORT to another port, or stop what is using it)`,
+    );
+  });
+});

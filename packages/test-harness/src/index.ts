@@ -1,0 +1,3 @@
+export { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './databases.ts';
+export { dockerEngineAvailable } from './docker.ts';
+export { freePort, type RunningService, repoRoot, startServiceProcess } from './processes.ts';

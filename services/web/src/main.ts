@@ -1,0 +1,13 @@
+import { createLogger, loadSettingsOrExit, runService } from '@sheetgate/service-runtime';
+import { createWebApp } from './app.ts';
+import { webSettingsSchema } from './settings.ts';
+
+const settings = loadSettingsOrExit('web', webSettingsSchema);
+const logger = createLogger({ service: 'web', level: settings.LOG_LEVEL });
+
+await runService('web', logger, async () => ({
+  handler: createWebApp({ logger, baseUrl: settings.BASE_URL }).callback(),
+  host: settings.WEB_HOST,
+  port: settings.WEB_PORT,
+  portSetting: 'WEB_PORT',
+}));
