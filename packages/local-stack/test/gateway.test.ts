@@ -1,0 +1,86 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { closeHttpServer, listen } from '@sheetgate/service-runtime';
+import { resolveRoute, routeTable, type ServiceName } from '@sheetgate/route-table';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway } from '../src/gateway.ts';
+
+// Three real upstream servers that say who they are and what they were sent.
+const upstreams = new Map<ServiceName, http.Server>();
+let gateway: http.Server;
+let gatewayUrl: string;
+
+async function startUpstream(name: ServiceName): Promise<string> {
+  const server = http.createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(
+      JSON.stringify({
+        service: name,
+        url: req.url,
+        method: req.method,
+        forwardedHost: req.headers['x-forwarded-host'],
+        forwardedProto: req.headers['x-forwarded-proto'],
+        forwardedFor: req.headers['x-forwarded-for'],
+      }),
+    );
+  });
+  await listen(server, 0, '127.0.0.1', 'TEST');
+  upstreams.set(name, server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+beforeAll(async () => {
+  const origins = { auth: await startUpstream('auth'), mcp: await startUpstream('mcp'), web: await startUpstream('web') };
+  gateway = createGateway(origins);
+  await listen(gateway, 0, '127.0.0.1', 'PORT');
+  gatewayUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await closeHttpServer(gateway);
+  await Promise.all([...upstreams.values()].map((server) => closeHttpServer(server)));
+});
+
+// Every route's own path, a path below it, and near misses, checked against the table itself.
+const probePaths = routeTable.flatMap((route) => [
+  route.path,
+  `${route.path === '/' ? '' : route.path}/below/it`,
+  `${route.path}x`,
+]);
+
+describe('local gateway follows the route table (DESIGN §2)', () => {
+  it.each(probePaths)('sends %s to the service the table names', async (path) => {
+    const response = await fetch(`${gatewayUrl}${path}?q=1`, { method: 'POST', body: '{}' });
+    const seen = await response.json();
+    expect(seen.service).toBe(resolveRoute(path)?.service);
+    expect(seen.url).toBe(`${path}?q=1`);
+    expect(seen.method).toBe('POST');
+  });
+
+  it('adds X-Forwarded headers as an ingress does', async () => {
+    // fetch() may not set Host, so this request is made with node:http.
+    const seen = await new Promise<Record<string, string>>((resolve, reject) => {
+      http
+        .get(`${gatewayUrl}/api/mcp`, { headers: { host: 'sheets.example.test' } }, (response) => {
+          let body = '';
+          response.on('data', (chunk) => {
+            body += chunk;
+          });
+          response.on('end', () => resolve(JSON.parse(body)));
+        })
+        .on('error', reject);
+    });
+    expect(seen).toMatchObject({ forwardedHost: 'sheets.example.test', forwardedProto: 'http', forwardedFor: '127.0.0.1' });
+  });
+
+  it('answers 502 in JSON when the upstream is down', async () => {
+    const mcp = upstreams.get('mcp')!;
+    await closeHttpServer(mcp);
+    const response = await fetch(`${gatewayUrl}/api/mcp`, { method: 'POST' });
+    expect(response.status).toBe(502);
+    expect(await response.json()).toEqual({
+      error: 'bad_gateway',
+      error_description: 'the upstream service did not answer',
+    });
+  });
+});

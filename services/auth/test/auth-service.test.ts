@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import {
+  createTestDatabase,
+  createTestRedis,
+  freePort,
+  type RunningService,
+  startServiceProcess,
+  type TestDatabase,
+  type TestRedis,
+} from '@sheetgate/test-harness';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+let database: TestDatabase;
+let redis: TestRedis;
+let auth: RunningService;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  redis = await createTestRedis();
+  const port = await freePort();
+  env = {
+    AUTH_PORT: String(port),
+    AUTH_GRPC_PORT: String(await freePort()),
+    DATABASE_URL: database.url,
+    INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
+    ...(redis.url ? { REDIS_URL: redis.url } : {}),
+  };
+  auth = await startServiceProcess('auth', env, port);
+});
+
+afterAll(async () => {
+  await auth?.stop();
+  await redis?.close();
+  await database?.close();
+});
+
+describe('auth service process', () => {
+  it('applies the versioned migrations at start', async () => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query('SELECT name FROM schema_migrations ORDER BY run_on, id');
+      expect(rows.map((row) => row.name)).toContain('20261122180000_users-and-audit');
+      const tables = await client.query(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+      );
+      expect(tables.rows.map((row) => row.table_name)).toEqual(
+        expect.arrayContaining(['audit_events', 'schema_migrations', 'users']),
+      );
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('is ready only with its database and cache answering', async () => {
+    const response = await fetch(`${auth.url}/readyz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', cache: 'ok' } });
+  });
+
+  it.each([
+    '/.well-known/openid-configuration',
+    '/.well-known/oauth-authorization-server',
+    '/api/auth/oauth2/token',
+    '/api/auth/jwks',
+  ])('answers %s with a 501 JSON error until the provider is built', async (path) => {
+    const response = await fetch(`${auth.url}${path}`);
+    expect(response.status).toBe(501);
+    expect(response.headers.get('content-type')).toContain('application/json');
+    expect((await response.json()).error).toBe('not_implemented');
+  });
+
+  it('answers unknown paths with a JSON 404', async () => {
+    const response = await fetch(`${auth.url}/nothing-here`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: 'not_found', error_description: 'no such route' });
+  });
+
+  it('starts again on a migrated database, applying nothing twice', async () => {
+    const port = await freePort();
+    const second = await startServiceProcess('auth', { ...env, AUTH_PORT: String(port), AUTH_GRPC_PORT: String(await freePort()) }, port);
+    try {
+      expect((await fetch(`${second.url}/readyz`)).status).toBe(200);
+      expect(second.output.join('\n')).not.toContain('applied migrations');
+    } finally {
+      await second.stop();
+    }
+    expect(auth.output.join('\n')).toContain('applied migrations');
+  });
+
+  it('stops gracefully on SIGTERM', async () => {
+    const port = await freePort();
+    const third = await startServiceProcess('auth', { ...env, AUTH_PORT: String(port), AUTH_GRPC_PORT: String(await freePort()) }, port);
+    third.process.kill('SIGTERM');
+    expect(await third.exited).toBe(0);
+    expect(third.output.some((line) => line.includes('"msg":"stopped"'))).toBe(true);
+  });
+});
