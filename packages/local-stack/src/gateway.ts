@@ -14,7 +14,9 @@ export function createGateway(origins: ServiceOrigins): http.Server {
     // An upstream that is down or restarting: answer as an ingress would, in JSON.
     if (res instanceof http.ServerResponse && !res.headersSent) {
       res.writeHead(502, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: 'bad_gateway', error_description: 'the upstream service did not answer' }));
+      res.end(
+        JSON.stringify({ error: 'bad_gateway', error_description: 'the upstream service did not answer' }),
+      );
     } else {
       res.destroy();
     }

@@ -30,7 +30,9 @@ export function usesGoogleEmulator(settings: StackSettings): boolean {
   const hasId = Boolean(settings.GOOGLE_CLIENT_ID);
   const hasSecret = Boolean(settings.GOOGLE_CLIENT_SECRET);
   if (hasId !== hasSecret) {
-    throw new Error('set both GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET to use real Google, or neither for the emulator');
+    throw new Error(
+      'set both GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET to use real Google, or neither for the emulator',
+    );
   }
   return !hasId;
 }

@@ -4,7 +4,7 @@
  * gateway, prints one `ready` line, and stops everything on Ctrl-C.
  */
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
+import type http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeHttpServer, listen, loadSettingsOrExit } from '@sheetgate/service-runtime';
@@ -39,7 +39,10 @@ const taken = await findTakenPorts(wantedPorts, HOST);
 if (taken.length > 0) {
   fail(
     taken
-      .map(({ port, setting }) => `port ${port} (${setting}) is already in use: stop what uses it or set ${setting}`)
+      .map(
+        ({ port, setting }) =>
+          `port ${port} (${setting}) is already in use: stop what uses it or set ${setting}`,
+      )
       .join('\n'),
   );
 }
@@ -96,7 +99,9 @@ try {
     });
     children.push(emulator);
     await waitUntilReady(`http://${HOST}:${settings.GOOGLE_EMULATOR_PORT}/healthz`, emulator);
-    log(`Google emulator at ${emulatorUrl} (accounts: ${process.env.GOOGLE_EMULATOR_ACCOUNTS ?? 'alice@example.com, bob@example.com'})`);
+    log(
+      `Google emulator at ${emulatorUrl} (accounts: ${process.env.GOOGLE_EMULATOR_ACCOUNTS ?? 'alice@example.com, bob@example.com'})`,
+    );
   }
 
   const services = [
@@ -153,6 +158,11 @@ function log(line: string) {
 }
 
 function fail(message: string): never {
-  process.stderr.write(`${message.split('\n').map((line) => `start: ${line}`).join('\n')}\n`);
+  process.stderr.write(
+    `${message
+      .split('\n')
+      .map((line) => `start: ${line}`)
+      .join('\n')}\n`,
+  );
   process.exit(1);
 }

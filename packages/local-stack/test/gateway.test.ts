@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closeHttpServer, listen } from '@sheetgate/service-runtime';
 import { resolveRoute, routeTable, type ServiceName } from '@sheetgate/route-table';
+import { closeHttpServer, listen } from '@sheetgate/service-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../src/gateway.ts';
 
@@ -30,7 +30,11 @@ async function startUpstream(name: ServiceName): Promise<string> {
 }
 
 beforeAll(async () => {
-  const origins = { auth: await startUpstream('auth'), mcp: await startUpstream('mcp'), web: await startUpstream('web') };
+  const origins = {
+    auth: await startUpstream('auth'),
+    mcp: await startUpstream('mcp'),
+    web: await startUpstream('web'),
+  };
   gateway = createGateway(origins);
   await listen(gateway, 0, '127.0.0.1', 'PORT');
   gatewayUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
@@ -70,7 +74,11 @@ describe('local gateway follows the route table (DESIGN §2)', () => {
         })
         .on('error', reject);
     });
-    expect(seen).toMatchObject({ forwardedHost: 'sheets.example.test', forwardedProto: 'http', forwardedFor: '127.0.0.1' });
+    expect(seen).toMatchObject({
+      forwardedHost: 'sheets.example.test',
+      forwardedProto: 'http',
+      forwardedFor: '127.0.0.1',
+    });
   });
 
   it('answers 502 in JSON when the upstream is down', async () => {

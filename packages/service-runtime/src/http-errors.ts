@@ -36,7 +36,12 @@ export function jsonErrors(logger: Logger): Middleware {
         return;
       }
       const status = (error as { status?: number; expose?: boolean }).status;
-      if (typeof status === 'number' && status >= 400 && status < 500 && (error as { expose?: boolean }).expose) {
+      if (
+        typeof status === 'number' &&
+        status >= 400 &&
+        status < 500 &&
+        (error as { expose?: boolean }).expose
+      ) {
         ctx.status = status;
         ctx.body = { error: 'invalid_request', error_description: (error as Error).message };
         return;

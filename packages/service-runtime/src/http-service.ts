@@ -47,7 +47,12 @@ export function requestLog(logger: Logger): Middleware {
     } finally {
       if (ctx.path !== '/healthz' && ctx.path !== '/readyz') {
         logger.info(
-          { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) },
+          {
+            method: ctx.method,
+            path: ctx.path,
+            status: ctx.status,
+            ms: Math.round(performance.now() - started),
+          },
           'request',
         );
       }
@@ -163,7 +168,11 @@ export interface ServicePlan {
  * The shape of every service's `main.ts`: build the plan (connect, migrate, assemble the app),
  * listen, shut down gracefully on SIGTERM/SIGINT; on a start-up failure log it and exit 1.
  */
-export async function runService(name: string, logger: Logger, build: () => Promise<ServicePlan>): Promise<void> {
+export async function runService(
+  name: string,
+  logger: Logger,
+  build: () => Promise<ServicePlan>,
+): Promise<void> {
   try {
     const plan = await build();
     const server = http.createServer(plan.handler);

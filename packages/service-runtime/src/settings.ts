@@ -70,18 +70,16 @@ export const setting = {
       .max(65535, 'expected a port number from 1 to 65535')
       .default(fallback),
   url: (protocols: string[]) =>
-    z
-      .string()
-      .refine(
-        (value) => {
-          try {
-            return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
-          } catch {
-            return false;
-          }
-        },
-        { error: `expected a URL (${protocols.join(' or ')})` },
-      ),
+    z.string().refine(
+      (value) => {
+        try {
+          return protocols.includes(new URL(value).protocol.replace(/:$/, ''));
+        } catch {
+          return false;
+        }
+      },
+      { error: `expected a URL (${protocols.join(' or ')})` },
+    ),
   /** The public origin: an absolute http(s) URL without path, query or fragment. */
   baseUrl: () =>
     z
@@ -104,8 +102,7 @@ export const setting = {
         { error: 'expected an http(s) origin such as https://sheets.example.com (no path)' },
       )
       .transform((value) => value.replace(/\/+$/, '')),
-  logLevel: () =>
-    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   secret: (minLength: number) =>
     z.string().min(minLength, `expected a secret of at least ${minLength} characters`),
 };

@@ -26,17 +26,27 @@ describe('log redaction (DESIGN §7.4)', () => {
   it('redacts credential headers by name', () => {
     const { logger, lines } = capture();
     logger.info({
-      req: { headers: { authorization: 'Bearer opaque-value-123', 'x-api-key': 'plain-key-value', cookie: 'sid=abc123' } },
+      req: {
+        headers: {
+          authorization: 'Bearer opaque-value-123',
+          'x-api-key': 'plain-key-value',
+          cookie: 'sid=abc123',
+        },
+      },
       res: { headers: { 'set-cookie': 'sid=def456' } },
     });
     const line = lines.join('\n');
-    for (const value of ['opaque-value-123', 'plain-key-value', 'abc123', 'def456']) expect(line).not.toContain(value);
+    for (const value of ['opaque-value-123', 'plain-key-value', 'abc123', 'def456'])
+      expect(line).not.toContain(value);
     expect(JSON.parse(lines[0]!).req.headers.authorization).toBe('[redacted]');
   });
 
   it('redacts token-shaped values under any key, in messages and in errors', () => {
     const { logger, lines } = capture();
-    logger.info({ detail: `upstream said ${jwt}`, nested: { list: [apiKey, { note: googleAccess }] } }, 'first');
+    logger.info(
+      { detail: `upstream said ${jwt}`, nested: { list: [apiKey, { note: googleAccess }] } },
+      'first',
+    );
     logger.warn(`refresh with ${googleRefresh} failed for client ${clientSecret}`);
     logger.error({ err: new Error(`token ${jwt} rejected`) }, 'failure');
     logger.info({ code: 'authorization-code-value', refresh_token: 'rt-value', client_secret: 'cs-value' });

@@ -25,7 +25,12 @@ const valid = { DATABASE_URL: 'postgres://db/x', SERVICE_TOKEN: 'x'.repeat(32) }
 describe('parseSettings', () => {
   it('applies defaults and coerces types', () => {
     const settings = parseSettings('svc', schema, valid);
-    expect(settings).toEqual({ ...valid, BASE_URL: 'http://localhost:8080', SOME_PORT: 8081, LOG_LEVEL: 'info' });
+    expect(settings).toEqual({
+      ...valid,
+      BASE_URL: 'http://localhost:8080',
+      SOME_PORT: 8081,
+      LOG_LEVEL: 'info',
+    });
   });
 
   it('strips a trailing slash from the base URL', () => {
@@ -56,7 +61,9 @@ describe('parseSettings', () => {
   });
 
   it('refuses a URL of the wrong scheme', () => {
-    expect(errorLines({ ...valid, DATABASE_URL: 'mysql://db/x' })[0]).toContain('expected a URL (postgres or postgresql)');
+    expect(errorLines({ ...valid, DATABASE_URL: 'mysql://db/x' })[0]).toContain(
+      'expected a URL (postgres or postgresql)',
+    );
   });
 
   it('never echoes a long value in full', () => {

@@ -39,7 +39,11 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   if (await dockerEngineAvailable()) {
     const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
     const container = await new PostgreSqlContainer('postgres:17-alpine').start();
-    return { url: container.getConnectionUri(), kind: 'container', close: async () => void (await container.stop()) };
+    return {
+      url: container.getConnectionUri(),
+      kind: 'container',
+      close: async () => void (await container.stop()),
+    };
   }
   const embedded = await startEmbeddedPostgres({});
   return { url: embedded.url, kind: 'embedded', close: () => embedded.close() };
@@ -58,7 +62,11 @@ export async function createTestRedis(): Promise<TestRedis> {
   if (await dockerEngineAvailable()) {
     const { RedisContainer } = await import('@testcontainers/redis');
     const container = await new RedisContainer('redis:7-alpine').start();
-    return { url: container.getConnectionUrl(), kind: 'container', close: async () => void (await container.stop()) };
+    return {
+      url: container.getConnectionUrl(),
+      kind: 'container',
+      close: async () => void (await container.stop()),
+    };
   }
   return { url: undefined, kind: 'none', close: async () => {} };
 }

@@ -6,10 +6,13 @@ import http from 'node:http';
  */
 export async function dockerEngineAvailable(): Promise<boolean> {
   const host = process.env.DOCKER_HOST;
-  const target: http.RequestOptions =
-    host && host.startsWith('tcp://')
-      ? { host: new URL(host.replace('tcp://', 'http://')).hostname, port: new URL(host.replace('tcp://', 'http://')).port }
-      : { socketPath: host?.startsWith('unix://') ? host.slice('unix://'.length) : '/var/run/docker.sock' };
+  let target: http.RequestOptions = { socketPath: '/var/run/docker.sock' };
+  if (host?.startsWith('tcp://')) {
+    const url = new URL(host.replace('tcp://', 'http://'));
+    target = { host: url.hostname, port: url.port };
+  } else if (host?.startsWith('unix://')) {
+    target = { socketPath: host.slice('unix://'.length) };
+  }
   return new Promise((resolve) => {
     const request = http.get({ ...target, path: '/_ping', timeout: 1_000 }, (response) => {
       response.resume();

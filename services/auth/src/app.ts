@@ -21,7 +21,8 @@ export function createAuthApp(options: { logger: Logger; readiness: ReadinessChe
   app.use(async (ctx) => {
     const path = ctx.path;
     if (path.startsWith('/.well-known/openid-configuration')) notImplemented('OpenID discovery');
-    if (path.startsWith('/.well-known/oauth-authorization-server')) notImplemented('authorization server metadata');
+    if (path.startsWith('/.well-known/oauth-authorization-server'))
+      notImplemented('authorization server metadata');
     if (path === '/api/auth' || path.startsWith('/api/auth/')) notImplemented(`${ctx.method} ${path}`);
     throw new HttpError(404, 'not_found', 'no such route');
   });

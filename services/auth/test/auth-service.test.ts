@@ -80,7 +80,11 @@ describe('auth service process', () => {
 
   it('starts again on a migrated database, applying nothing twice', async () => {
     const port = await freePort();
-    const second = await startServiceProcess('auth', { ...env, AUTH_PORT: String(port), AUTH_GRPC_PORT: String(await freePort()) }, port);
+    const second = await startServiceProcess(
+      'auth',
+      { ...env, AUTH_PORT: String(port), AUTH_GRPC_PORT: String(await freePort()) },
+      port,
+    );
     try {
       expect((await fetch(`${second.url}/readyz`)).status).toBe(200);
       expect(second.output.join('\n')).not.toContain('applied migrations');
@@ -92,7 +96,11 @@ describe('auth service process', () => {
 
   it('stops gracefully on SIGTERM', async () => {
     const port = await freePort();
-    const third = await startServiceProcess('auth', { ...env, AUTH_PORT: String(port), AUTH_GRPC_PORT: String(await freePort()) }, port);
+    const third = await startServiceProcess(
+      'auth',
+      { ...env, AUTH_PORT: String(port), AUTH_GRPC_PORT: String(await freePort()) },
+      port,
+    );
     third.process.kill('SIGTERM');
     expect(await third.exited).toBe(0);
     expect(third.output.some((line) => line.includes('"msg":"stopped"'))).toBe(true);

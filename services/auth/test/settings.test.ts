@@ -6,7 +6,11 @@ import { describe, expect, it } from 'vitest';
 const main = path.join(repoRoot, 'services/auth/src/main.ts');
 
 function runAuth(env: Record<string, string>) {
-  return spawnSync(process.execPath, [main], { env: { PATH: process.env.PATH, ...env }, encoding: 'utf8', timeout: 20_000 });
+  return spawnSync(process.execPath, [main], {
+    env: { PATH: process.env.PATH, ...env },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
 }
 
 describe('auth settings at start', () => {

@@ -38,7 +38,9 @@ export function createMcpApp(options: { logger: Logger; baseUrl: string }): Koa 
     if (ctx.path === '/api/mcp') {
       if (ctx.method === 'POST') notImplemented('the MCP endpoint');
       // Stateless Streamable HTTP: no SSE stream to open (GET) and no session to end (DELETE).
-      throw new HttpError(405, 'method_not_allowed', 'this MCP endpoint is stateless: use POST', { allow: 'POST' });
+      throw new HttpError(405, 'method_not_allowed', 'this MCP endpoint is stateless: use POST', {
+        allow: 'POST',
+      });
     }
     throw new HttpError(404, 'not_found', 'no such route');
   });

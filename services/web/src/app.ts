@@ -1,4 +1,11 @@
-import { HttpError, healthRoutes, jsonErrors, type Logger, notImplemented, requestLog } from '@sheetgate/service-runtime';
+import {
+  HttpError,
+  healthRoutes,
+  jsonErrors,
+  type Logger,
+  notImplemented,
+  requestLog,
+} from '@sheetgate/service-runtime';
 import Koa from 'koa';
 import { securityHeaders } from './security-headers.ts';
 
@@ -17,7 +24,8 @@ export function createWebApp(options: { logger: Logger; baseUrl: string }): Koa 
   const home = homePage(options.baseUrl);
   app.use(async (ctx) => {
     // Unknown discovery documents must be JSON, never an HTML page (DESIGN §2).
-    if (ctx.path.startsWith('/.well-known/')) throw new HttpError(404, 'not_found', 'no such metadata document');
+    if (ctx.path.startsWith('/.well-known/'))
+      throw new HttpError(404, 'not_found', 'no such metadata document');
     if (PAGES_NOT_BUILT.has(ctx.path)) notImplemented(`the ${ctx.path} page`);
     if (ctx.path === '/' && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
       ctx.type = 'html';

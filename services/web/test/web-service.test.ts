@@ -8,7 +8,11 @@ beforeAll(async () => {
   const port = await freePort();
   web = await startServiceProcess(
     'web',
-    { WEB_PORT: String(port), BASE_URL: 'http://localhost:8080', INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url') },
+    {
+      WEB_PORT: String(port),
+      BASE_URL: 'http://localhost:8080',
+      INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
+    },
     port,
   );
 });
@@ -28,16 +32,22 @@ describe('web service', () => {
     expect(response.headers.get('referrer-policy')).toBe('no-referrer');
   });
 
-  it.each(['/login', '/authorize', '/dashboard'])('answers %s with 501 JSON until the pages are built', async (path) => {
-    const response = await fetch(`${web.url}${path}`);
-    expect(response.status).toBe(501);
-    expect((await response.json()).error).toBe('not_implemented');
-  });
+  it.each(['/login', '/authorize', '/dashboard'])(
+    'answers %s with 501 JSON until the pages are built',
+    async (path) => {
+      const response = await fetch(`${web.url}${path}`);
+      expect(response.status).toBe(501);
+      expect((await response.json()).error).toBe('not_implemented');
+    },
+  );
 
   it('answers unknown /.well-known documents with a JSON 404, never HTML', async () => {
     const response = await fetch(`${web.url}/.well-known/security-policy`);
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toContain('application/json');
-    expect(await response.json()).toEqual({ error: 'not_found', error_description: 'no such metadata document' });
+    expect(await response.json()).toEqual({
+      error: 'not_found',
+      error_description: 'no such metadata document',
+    });
   });
 });
