@@ -1,3 +1,4 @@
 export { type ChildService, spawnService, waitUntilReady } from './child-service.ts';
 export { type EmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres.ts';
 export { createGateway, type ServiceOrigins } from './gateway.ts';
+export { generateLocalSecrets, type LocalSecrets } from './local-secrets.ts';

@@ -11,6 +11,7 @@ import { closeHttpServer, listen, loadSettingsOrExit } from '@sheetgate/service-
 import { type ChildService, spawnService, waitUntilReady } from './child-service.ts';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres.ts';
 import { createGateway } from './gateway.ts';
+import { loadOrCreateLocalSecrets } from './local-secrets.ts';
 import { findTakenPorts } from './ports.ts';
 import { stackSettingsSchema, usesGoogleEmulator } from './stack-settings.ts';
 
@@ -72,7 +73,9 @@ try {
     log(`embedded PostgreSQL (PGlite) with data in ${dataDir}`);
   }
 
+  const localSecrets = await loadOrCreateLocalSecrets(path.resolve(settings.DATA_DIR));
   const shared = {
+    ...localSecrets,
     ...process.env,
     BASE_URL: baseUrl,
     LOG_LEVEL: settings.LOG_LEVEL,

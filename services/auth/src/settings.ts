@@ -13,6 +13,23 @@ export const authSettingsSchema = z.object({
   REDIS_URL: setting.url(['redis', 'rediss']).optional(),
   /** Shared secret the mcp and web services present on every gRPC call. */
   INTERNAL_SERVICE_TOKEN: setting.secret(32),
+  /**
+   * Key ring for secrets stored encrypted (Google tokens, signing keys): `id:base64key,…`, the
+   * first encrypts. Generate a key with `openssl rand -base64 32`.
+   */
+  AUTH_ENCRYPTION_KEYS: z.string().min(1),
+  /** Secret mixed into API-key hashes (HMAC-SHA-256), so a database dump alone cannot verify keys. */
+  API_KEY_PEPPER: setting.secret(32),
+  /** Keys that sign cookies (provider and dashboard sessions), comma-separated, first signs. */
+  AUTH_COOKIE_KEYS: z.string().min(32),
+  /** A private JWKS (JSON) for access tokens; when unset, keys are generated once and stored. */
+  AUTH_SIGNING_KEYS: z.string().optional(),
+  GOOGLE_CLIENT_ID: z.string().min(1),
+  GOOGLE_CLIENT_SECRET: z.string().min(1),
+  /** Where Google's OAuth and APIs are reached; the emulator's URL in development and tests. */
+  GOOGLE_EMULATOR_URL: setting.url(['http', 'https']).optional(),
+  /** Access-token lifetime in seconds (at most 15 minutes; tests shorten it). */
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(900).default(900),
   LOG_LEVEL: setting.logLevel(),
 });
 

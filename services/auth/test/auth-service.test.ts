@@ -3,6 +3,7 @@ import {
   createTestDatabase,
   createTestRedis,
   freePort,
+  generateLocalSecrets,
   type RunningService,
   startServiceProcess,
   type TestDatabase,
@@ -21,6 +22,9 @@ beforeAll(async () => {
   redis = await createTestRedis();
   const port = await freePort();
   env = {
+    ...generateLocalSecrets(),
+    GOOGLE_CLIENT_ID: 'test-client.apps.googleusercontent.com',
+    GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
     AUTH_PORT: String(port),
     AUTH_GRPC_PORT: String(await freePort()),
     DATABASE_URL: database.url,

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from '@sheetgate/test-harness';
+import { generateLocalSecrets, repoRoot } from '@sheetgate/test-harness';
 import { describe, expect, it } from 'vitest';
 
 const main = path.join(repoRoot, 'services/auth/src/main.ts');
@@ -16,6 +16,9 @@ function runAuth(env: Record<string, string>) {
 describe('auth settings at start', () => {
   it('stops with one line naming a bad setting', () => {
     const result = runAuth({
+      ...generateLocalSecrets(),
+      GOOGLE_CLIENT_ID: 'id',
+      GOOGLE_CLIENT_SECRET: 'secret',
       AUTH_PORT: 'not-a-port',
       DATABASE_URL: 'postgres://127.0.0.1:1/x',
       INTERNAL_SERVICE_TOKEN: 'x'.repeat(40),
@@ -30,8 +33,22 @@ describe('auth settings at start', () => {
     const result = runAuth({});
     expect(result.status).toBe(78);
     const lines = result.stderr.trim().split('\n');
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^auth: invalid setting DATABASE_URL: .*\(it is not set\)$/);
-    expect(lines[1]).toMatch(/^auth: invalid setting INTERNAL_SERVICE_TOKEN: .*\(it is not set\)$/);
+    const required = [
+      'DATABASE_URL',
+      'INTERNAL_SERVICE_TOKEN',
+      'AUTH_ENCRYPTION_KEYS',
+      'API_KEY_PEPPER',
+      'AUTH_COOKIE_KEYS',
+      'GOOGLE_CLIENT_ID',
+      'GOOGLE_CLIENT_SECRET',
+    ];
+    expect(lines).toHaveLength(required.length);
+    for (const name of required) {
+      expect(
+        lines.filter(
+          (line) => line.startsWith(`auth: invalid setting ${name}: `) && line.endsWith('(it is not set)'),
+        ),
+      ).toHaveLength(1);
+    }
   });
 });
