@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, freePort, repoRoot, type TestDatabase } from '@sheetgate/test-harness';
+import { createTestDatabase, freePort, readJson, repoRoot, type TestDatabase } from '@sheetgate/test-harness';
 import { afterAll, describe, expect, it } from 'vitest';
 
 interface Stack {
@@ -102,7 +102,7 @@ describe('pnpm start with embedded defaults (no DATABASE_URL, REDIS_URL or Googl
 
     const metadata = await fetch(`${stack.baseUrl}/.well-known/oauth-protected-resource/api/mcp`);
     expect(metadata.status).toBe(200);
-    expect((await metadata.json()).resource).toBe(`${stack.baseUrl}/api/mcp`);
+    expect((await readJson(metadata)).resource).toBe(`${stack.baseUrl}/api/mcp`);
 
     const mcp = await fetch(`${stack.baseUrl}/api/mcp`, { method: 'POST', body: '{}' });
     expect(mcp.headers.get('content-type')).toContain('application/json');
@@ -121,7 +121,7 @@ describe('pnpm start with embedded defaults (no DATABASE_URL, REDIS_URL or Googl
       `http://localhost:${stack.ports.GOOGLE_EMULATOR_PORT}/.well-known/openid-configuration`,
     );
     expect(discovery.status).toBe(200);
-    expect((await discovery.json()).authorization_endpoint).toContain(
+    expect((await readJson(discovery)).authorization_endpoint).toContain(
       `:${stack.ports.GOOGLE_EMULATOR_PORT}/`,
     );
   });

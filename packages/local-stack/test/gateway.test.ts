@@ -5,6 +5,9 @@ import { closeHttpServer, listen } from '@sheetgate/service-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../src/gateway.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: tests assert the shape with expect
+const readJsonBody = (response: Response): Promise<any> => response.json();
+
 // Three real upstream servers that say who they are and what they were sent.
 const upstreams = new Map<ServiceName, http.Server>();
 let gateway: http.Server;
@@ -55,7 +58,7 @@ const probePaths = routeTable.flatMap((route) => [
 describe('local gateway follows the route table (DESIGN §2)', () => {
   it.each(probePaths)('sends %s to the service the table names', async (path) => {
     const response = await fetch(`${gatewayUrl}${path}?q=1`, { method: 'POST', body: '{}' });
-    const seen = await response.json();
+    const seen = await readJsonBody(response);
     expect(seen.service).toBe(resolveRoute(path)?.service);
     expect(seen.url).toBe(`${path}?q=1`);
     expect(seen.method).toBe('POST');
@@ -86,7 +89,7 @@ describe('local gateway follows the route table (DESIGN §2)', () => {
     await closeHttpServer(mcp);
     const response = await fetch(`${gatewayUrl}/api/mcp`, { method: 'POST' });
     expect(response.status).toBe(502);
-    expect(await response.json()).toEqual({
+    expect(await readJsonBody(response)).toEqual({
       error: 'bad_gateway',
       error_description: 'the upstream service did not answer',
     });

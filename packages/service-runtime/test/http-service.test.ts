@@ -4,6 +4,9 @@ import Koa from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeHttpServer, healthRoutes, listen, PortInUseError } from '../src/http-service.ts';
 
+// biome-ignore lint/suspicious/noExplicitAny: tests assert the shape with expect
+const readJsonBody = (response: Response): Promise<any> => response.json();
+
 const servers: http.Server[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => closeHttpServer(server)));
@@ -35,11 +38,11 @@ describe('health endpoints', () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', cache: 'ok' } });
+    expect(await readJsonBody(ready)).toEqual({ status: 'ready', checks: { postgres: 'ok', cache: 'ok' } });
     databaseUp = false;
     const notReady = await fetch(`${url}/readyz`);
     expect(notReady.status).toBe(503);
-    expect((await notReady.json()).checks).toEqual({ postgres: 'ok', cache: 'failing' });
+    expect((await readJsonBody(notReady)).checks).toEqual({ postgres: 'ok', cache: 'failing' });
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
   });
 });

@@ -1,4 +1,5 @@
 export { generateLocalSecrets } from '@sheetgate/local-stack';
 export { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './databases.ts';
 export { dockerEngineAvailable } from './docker.ts';
+export { readJson } from './http.ts';
 export { freePort, type RunningService, repoRoot, startServiceProcess } from './processes.ts';

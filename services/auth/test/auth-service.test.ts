@@ -5,6 +5,7 @@ import {
   freePort,
   generateLocalSecrets,
   type RunningService,
+  readJson,
   startServiceProcess,
   type TestDatabase,
   type TestRedis,
@@ -61,7 +62,7 @@ describe('auth service process', () => {
   it('is ready only with its database and cache answering', async () => {
     const response = await fetch(`${auth.url}/readyz`);
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', cache: 'ok' } });
+    expect(await readJson(response)).toEqual({ status: 'ready', checks: { postgres: 'ok', cache: 'ok' } });
   });
 
   it.each([
@@ -73,13 +74,13 @@ describe('auth service process', () => {
     const response = await fetch(`${auth.url}${path}`);
     expect(response.status).toBe(501);
     expect(response.headers.get('content-type')).toContain('application/json');
-    expect((await response.json()).error).toBe('not_implemented');
+    expect((await readJson(response)).error).toBe('not_implemented');
   });
 
   it('answers unknown paths with a JSON 404', async () => {
     const response = await fetch(`${auth.url}/nothing-here`);
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: 'not_found', error_description: 'no such route' });
+    expect(await readJson(response)).toEqual({ error: 'not_found', error_description: 'no such route' });
   });
 
   it('starts again on a migrated database, applying nothing twice', async () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { freePort, type RunningService, startServiceProcess } from '@sheetgate/test-harness';
+import { freePort, type RunningService, readJson, startServiceProcess } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const BASE_URL = 'https://sheets.example.test';
@@ -23,7 +23,7 @@ describe('protected-resource metadata (RFC 9728)', () => {
     async (path) => {
       const response = await fetch(`${mcp.url}${path}`);
       expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({
+      expect(await readJson(response)).toEqual({
         resource: `${BASE_URL}/api/mcp`,
         authorization_servers: [BASE_URL],
         scopes_supported: ['sheets:read', 'sheets:write'],
@@ -48,7 +48,7 @@ describe('/api/mcp before the MCP server is built', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(response.status).toBe(501);
-    expect((await response.json()).error).toBe('not_implemented');
+    expect((await readJson(response)).error).toBe('not_implemented');
   });
 
   it.each(['GET', 'DELETE'])('answers %s with 405 (stateless endpoint)', async (method) => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { freePort, type RunningService, startServiceProcess } from '@sheetgate/test-harness';
+import { freePort, type RunningService, readJson, startServiceProcess } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let web: RunningService;
@@ -37,7 +37,7 @@ describe('web service', () => {
     async (path) => {
       const response = await fetch(`${web.url}${path}`);
       expect(response.status).toBe(501);
-      expect((await response.json()).error).toBe('not_implemented');
+      expect((await readJson(response)).error).toBe('not_implemented');
     },
   );
 
@@ -45,7 +45,7 @@ describe('web service', () => {
     const response = await fetch(`${web.url}/.well-known/security-policy`);
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toContain('application/json');
-    expect(await response.json()).toEqual({
+    expect(await readJson(response)).toEqual({
       error: 'not_found',
       error_description: 'no such metadata document',
     });
