@@ -42,14 +42,16 @@ export function healthRoutes(checks: ReadinessCheck[]): Middleware {
 export function requestLog(logger: Logger): Middleware {
   return async (ctx, next) => {
     const started = performance.now();
+    // Read before the request is handled: a handler may rewrite the URL it forwards.
+    const path = ctx.path;
     try {
       await next();
     } finally {
-      if (ctx.path !== '/healthz' && ctx.path !== '/readyz') {
+      if (path !== '/healthz' && path !== '/readyz') {
         logger.info(
           {
             method: ctx.method,
-            path: ctx.path,
+            path,
             status: ctx.status,
             ms: Math.round(performance.now() - started),
           },

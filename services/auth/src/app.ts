@@ -3,28 +3,56 @@ import {
   healthRoutes,
   jsonErrors,
   type Logger,
-  notImplemented,
   type ReadinessCheck,
   requestLog,
 } from '@sheetgate/service-runtime';
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
+import type Provider from 'oidc-provider';
+import { OIDC_ROUTES } from './oidc/provider.ts';
+import { publicOrigin } from './oidc/public-origin.ts';
+
+const DISCOVERY = '/.well-known/openid-configuration';
+const AS_METADATA = '/.well-known/oauth-authorization-server';
+const JWKS_PATH = '/api/auth/jwks';
+const PROVIDER_PATHS = new Set<string>(Object.values(OIDC_ROUTES));
+
+export interface AuthAppOptions {
+  logger: Logger;
+  baseUrl: string;
+  readiness: ReadinessCheck[];
+  provider: Provider;
+  /** Sheetgate's own routes (Google sign-in, interactions, sign-out), tried before the provider. */
+  routes: Middleware[];
+}
 
 /**
- * The auth service's HTTP app. The OAuth provider, Google sign-in and interaction routes arrive
- * with the authorization-server issue; until then their paths answer 501, never a fake success.
+ * The auth service's HTTP app: health, Sheetgate's own /api/auth routes, then oidc-provider for
+ * the OAuth endpoints, JWKS and discovery. RFC 8414 metadata and path-suffixed discovery variants
+ * answer with the same document as OpenID discovery.
  */
-export function createAuthApp(options: { logger: Logger; readiness: ReadinessCheck[] }): Koa {
-  const app = new Koa({ proxy: false });
+export function createAuthApp(options: AuthAppOptions): Koa {
+  const app = new Koa({ proxy: true, maxIpsCount: 1 });
+  const providerCallback = options.provider.callback();
   app.use(healthRoutes(options.readiness));
   app.use(requestLog(options.logger));
   app.use(jsonErrors(options.logger));
+  app.use(publicOrigin(options.baseUrl));
+  for (const route of options.routes) app.use(route);
   app.use(async (ctx) => {
     const path = ctx.path;
-    if (path.startsWith('/.well-known/openid-configuration')) notImplemented('OpenID discovery');
-    if (path.startsWith('/.well-known/oauth-authorization-server'))
-      notImplemented('authorization server metadata');
-    if (path === '/api/auth' || path.startsWith('/api/auth/')) notImplemented(`${ctx.method} ${path}`);
-    throw new HttpError(404, 'not_found', 'no such route');
+    const isDiscovery =
+      path === DISCOVERY ||
+      path.startsWith(`${DISCOVERY}/`) ||
+      path === AS_METADATA ||
+      path.startsWith(`${AS_METADATA}/`);
+    if (isDiscovery) {
+      ctx.req.url = `${DISCOVERY}${ctx.search}`;
+    } else if (!PROVIDER_PATHS.has(path)) {
+      throw new HttpError(404, 'not_found', 'no such route');
+    }
+    if (path === JWKS_PATH) ctx.res.setHeader('cache-control', 'public, max-age=300');
+    ctx.respond = false;
+    await providerCallback(ctx.req, ctx.res);
   });
   return app;
 }

@@ -3,14 +3,18 @@ import { createAuthApp } from './app.ts';
 import type { Cache } from './cache/cache.ts';
 import { createMemoryCache } from './cache/memory-cache.ts';
 import { createRedisCache } from './cache/redis-cache.ts';
+import { parseKeyring } from './crypto/keyring.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createDatabasePool } from './db/pool.ts';
+import { createOidcProvider } from './oidc/provider.ts';
 import { authSettingsSchema } from './settings.ts';
+import { createSigningKeyStore, parseConfiguredSigningKeys } from './signing-keys/signing-key-store.ts';
 
 const settings = loadSettingsOrExit('auth', authSettingsSchema);
 const logger = createLogger({ service: 'auth', level: settings.LOG_LEVEL });
 
 await runService('auth', logger, async () => {
+  const keyring = parseKeyring(settings.AUTH_ENCRYPTION_KEYS);
   await migrateToLatest(settings.DATABASE_URL, logger);
   const pool = createDatabasePool(settings.DATABASE_URL);
   let cache: Cache;
@@ -20,8 +24,23 @@ await runService('auth', logger, async () => {
     logger.warn('REDIS_URL is not set: using the in-process cache (run one auth replica only)');
     cache = createMemoryCache();
   }
+  const signingKeys = settings.AUTH_SIGNING_KEYS
+    ? parseConfiguredSigningKeys(settings.AUTH_SIGNING_KEYS)
+    : await createSigningKeyStore(pool, keyring).loadOrCreate();
+  const provider = createOidcProvider({
+    baseUrl: settings.BASE_URL,
+    pool,
+    cache: settings.REDIS_URL ? cache : undefined,
+    signingKeys,
+    cookieKeys: settings.AUTH_COOKIE_KEYS.split(','),
+    accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
+    logger,
+  });
   const app = createAuthApp({
     logger,
+    baseUrl: settings.BASE_URL,
+    provider,
+    routes: [],
     readiness: [
       { name: 'postgres', check: async () => void (await pool.query('SELECT 1')) },
       { name: 'cache', check: () => cache.ping() },

@@ -65,16 +65,17 @@ describe('auth service process', () => {
     expect(await readJson(response)).toEqual({ status: 'ready', checks: { postgres: 'ok', cache: 'ok' } });
   });
 
-  it.each([
-    '/.well-known/openid-configuration',
-    '/.well-known/oauth-authorization-server',
-    '/api/auth/oauth2/token',
-    '/api/auth/jwks',
-  ])('answers %s with a 501 JSON error until the provider is built', async (path) => {
-    const response = await fetch(`${auth.url}${path}`);
-    expect(response.status).toBe(501);
+  it('serves OpenID discovery', async () => {
+    const response = await fetch(`${auth.url}/.well-known/openid-configuration`);
+    expect(response.status).toBe(200);
+    expect((await readJson(response)).issuer).toBe('http://localhost:8080');
+  });
+
+  it('answers an unknown /api/auth route with a JSON 404', async () => {
+    const response = await fetch(`${auth.url}/api/auth/not-a-route`);
+    expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toContain('application/json');
-    expect((await readJson(response)).error).toBe('not_implemented');
+    expect(await readJson(response)).toEqual({ error: 'not_found', error_description: 'no such route' });
   });
 
   it('answers unknown paths with a JSON 404', async () => {

@@ -1,0 +1,115 @@
+import { HttpError, type Logger } from '@sheetgate/service-runtime';
+import type { Context, Middleware } from 'koa';
+import type Provider from 'oidc-provider';
+import { errors as oidcErrors } from 'oidc-provider';
+import { mcpResource } from '../oidc/resource.ts';
+import type { CsrfTokens } from './csrf.ts';
+import { readFormBody } from './form-body.ts';
+
+/** Who is signed in to the dashboard in this browser, if anyone (the sessions library answers). */
+export type SignedInUser = (ctx: Context) => Promise<{ userId: string; sessionId: string } | undefined>;
+
+const INTERACTION_PATH = /^\/api\/auth\/interaction\/([A-Za-z0-9_-]{1,64})(\/consent)?$/;
+
+/**
+ * The provider's interactions, completed by auth so the provider's cookie checks hold (its
+ * interaction cookie is scoped to /api/auth/interaction/<uid>):
+ * - `GET /api/auth/interaction/:uid` — login: a browser with a dashboard session is signed in at
+ *   once, else it goes to the web `/login` page (whose Google button returns here); consent: to
+ *   the web `/authorize` page.
+ * - `POST /api/auth/interaction/:uid/consent` — the consent form's Allow / Deny, with CSRF token,
+ *   bound to the signed-in user the interaction is for.
+ */
+export function interactionRoutes(deps: {
+  provider: Provider;
+  baseUrl: string;
+  signedInUser: SignedInUser;
+  csrf: CsrfTokens;
+  logger: Logger;
+}): Middleware {
+  const { provider, baseUrl, signedInUser, csrf, logger } = deps;
+  const resource = mcpResource(baseUrl);
+
+  async function details(ctx: Context, uid: string) {
+    try {
+      const interaction = await provider.interactionDetails(ctx.req, ctx.res);
+      if (interaction.uid !== uid) throw new oidcErrors.SessionNotFound('interaction mismatch');
+      return interaction;
+    } catch (error) {
+      if (error instanceof oidcErrors.SessionNotFound || error instanceof oidcErrors.InvalidRequest) {
+        throw new HttpError(
+          400,
+          'interaction_expired',
+          'this sign-in has expired or belongs to another browser: start again from your app',
+        );
+      }
+      throw error;
+    }
+  }
+
+  async function finish(ctx: Context, result: Parameters<Provider['interactionResult']>[2]) {
+    const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, {
+      mergeWithLastSubmission: false,
+    });
+    ctx.status = 303;
+    ctx.redirect(returnTo);
+  }
+
+  return async (ctx, next) => {
+    const match = INTERACTION_PATH.exec(ctx.path);
+    if (!match) return next();
+    const uid = match[1]!;
+    ctx.set('cache-control', 'no-store');
+
+    if (!match[2]) {
+      if (ctx.method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET');
+      const interaction = await details(ctx, uid);
+      if (interaction.prompt.name === 'login') {
+        const user = await signedInUser(ctx);
+        if (user) return finish(ctx, { login: { accountId: user.userId } });
+        ctx.status = 303;
+        ctx.redirect(`/login?interaction=${encodeURIComponent(uid)}`);
+        return;
+      }
+      ctx.status = 303;
+      ctx.redirect(`/authorize?interaction=${encodeURIComponent(uid)}`);
+      return;
+    }
+
+    if (ctx.method !== 'POST') throw new HttpError(405, 'method_not_allowed', 'use POST');
+    const form = await readFormBody(ctx);
+    if (!csrf.verify('consent', uid, form.csrf))
+      throw new HttpError(403, 'invalid_csrf', 'the form has expired; reload the page');
+    const interaction = await details(ctx, uid);
+    if (interaction.prompt.name !== 'consent')
+      throw new HttpError(400, 'invalid_request', 'nothing to consent to');
+    const user = await signedInUser(ctx);
+    if (!user || user.userId !== interaction.session?.accountId) {
+      throw new HttpError(403, 'access_denied', 'the consent must come from the signed-in account it is for');
+    }
+    if (form.decision === 'deny') {
+      logger.info({ clientId: interaction.params.client_id, userId: user.userId }, 'consent denied');
+      return finish(ctx, { error: 'access_denied', error_description: 'the user denied the request' });
+    }
+    if (form.decision !== 'allow')
+      throw new HttpError(400, 'invalid_request', 'decision must be allow or deny');
+
+    const promptDetails = interaction.prompt.details as {
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
+    const grant = interaction.grantId
+      ? await provider.Grant.find(interaction.grantId)
+      : new provider.Grant({ accountId: user.userId, clientId: String(interaction.params.client_id) });
+    if (!grant) throw new HttpError(400, 'interaction_expired', 'the grant being extended no longer exists');
+    if (promptDetails.missingOIDCScope?.length) grant.addOIDCScope(promptDetails.missingOIDCScope.join(' '));
+    if (promptDetails.missingOIDCClaims?.length) grant.addOIDCClaims(promptDetails.missingOIDCClaims);
+    for (const [indicator, scopes] of Object.entries(promptDetails.missingResourceScopes ?? {})) {
+      if (indicator === resource) grant.addResourceScope(indicator, scopes.join(' '));
+    }
+    const grantId = await grant.save();
+    logger.info({ clientId: interaction.params.client_id, userId: user.userId }, 'consent given');
+    return finish(ctx, { consent: { grantId } });
+  };
+}

@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import {
+  createTestDatabase,
+  createTestRedis,
+  freePort,
+  generateLocalSecrets,
+  type RunningService,
+  startServiceProcess,
+  type TestDatabase,
+  type TestRedis,
+} from '@sheetgate/test-harness';
+
+export interface AuthUnderTest {
+  auth: RunningService;
+  database: TestDatabase;
+  redis: TestRedis;
+  env: Record<string, string>;
+  baseUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real auth process on a fresh database (and Redis when there is one), with its public origin
+ * set to where it listens, so URLs it advertises can be followed by the test.
+ */
+export async function startAuthUnderTest(extraEnv: Record<string, string> = {}): Promise<AuthUnderTest> {
+  const database = await createTestDatabase();
+  const redis = await createTestRedis();
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env = {
+    ...generateLocalSecrets(),
+    BASE_URL: baseUrl,
+    AUTH_PORT: String(port),
+    AUTH_GRPC_PORT: String(await freePort()),
+    DATABASE_URL: database.url,
+    INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
+    GOOGLE_CLIENT_ID: 'test-client.apps.googleusercontent.com',
+    GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
+    ...(redis.url ? { REDIS_URL: redis.url } : {}),
+    ...extraEnv,
+  };
+  const auth = await startServiceProcess('auth', env, port);
+  return {
+    auth,
+    database,
+    redis,
+    env,
+    baseUrl,
+    async stop() {
+      await auth.stop();
+      await redis.close();
+      await database.close();
+    },
+  };
+}
