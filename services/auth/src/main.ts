@@ -30,7 +30,9 @@ await runService('auth', logger, async () => {
   const provider = createOidcProvider({
     baseUrl: settings.BASE_URL,
     pool,
-    cache: settings.REDIS_URL ? cache : undefined,
+    cache,
+    shortLivedModelsInCache: Boolean(settings.REDIS_URL),
+    keyring,
     signingKeys,
     cookieKeys: settings.AUTH_COOKIE_KEYS.split(','),
     accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,

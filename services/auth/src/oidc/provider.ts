@@ -3,11 +3,13 @@ import type { Logger } from '@sheetgate/service-runtime';
 import type { JWK } from 'jose';
 import Provider, { type Configuration, errors, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Cache } from '../cache/cache.ts';
+import type { Keyring } from '../crypto/keyring.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { SigningKey } from '../signing-keys/signing-key-store.ts';
 import { CACHED_MODELS, cacheAdapterFactory } from './cache-adapter.ts';
 import { postgresAdapterFactory } from './postgres-adapter.ts';
 import { normalizeRegistration, unsafeRedirectReason } from './redirect-policy.ts';
+import { refreshRetryWindow } from './refresh-retry.ts';
 import {
   canonicalResource,
   DEFAULT_RESOURCE_SCOPE,
@@ -31,8 +33,10 @@ export const OIDC_ROUTES = {
 export interface ProviderOptions {
   baseUrl: string;
   pool: DatabasePool;
-  /** Short-lived models go here when Redis is configured; PostgreSQL otherwise. */
-  cache?: Cache;
+  cache: Cache;
+  /** Keep short-lived models in the cache (true with Redis); PostgreSQL otherwise. */
+  shortLivedModelsInCache: boolean;
+  keyring: Keyring;
   signingKeys: SigningKey[];
   cookieKeys: string[];
   accessTokenTtlSeconds: number;
@@ -46,7 +50,7 @@ export function createOidcProvider(options: ProviderOptions): Provider {
   const resource = mcpResource(baseUrl);
   const knownScopes = new Set<string>([...OIDC_SCOPES, ...RESOURCE_SCOPES]);
   const PostgresAdapter = postgresAdapterFactory(pool);
-  const CacheAdapter = cache ? cacheAdapterFactory(cache) : undefined;
+  const CacheAdapter = options.shortLivedModelsInCache ? cacheAdapterFactory(cache) : undefined;
   const signingAlgorithm = options.signingKeys[0]?.alg ?? 'ES256';
 
   const configuration: Configuration = {
@@ -165,6 +169,7 @@ export function createOidcProvider(options: ProviderOptions): Provider {
   provider.proxy = true;
   provider.use(registrationCompatibility(knownScopes));
   provider.use(resourceParameterGuard(baseUrl));
+  provider.use(refreshRetryWindow({ cache, keyring: options.keyring, tokenPath: OIDC_ROUTES.token }));
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'provider server error'));
   provider.on('grant.revoked', (_ctx, grantId) => logger.info({ grantId }, 'grant revoked'));
   return provider;
