@@ -1,4 +1,5 @@
 export { generateLocalSecrets } from '@sheetgate/local-stack';
+export { type Browser, type BrowserStep, createBrowser } from './browser.ts';
 export { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './databases.ts';
 export { dockerEngineAvailable } from './docker.ts';
 export { readJson } from './http.ts';
