@@ -6,9 +6,12 @@ import { createRedisCache } from './cache/redis-cache.ts';
 import { parseKeyring } from './crypto/keyring.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createDatabasePool } from './db/pool.ts';
+import { sweepExpiredOidcModels } from './oidc/postgres-adapter.ts';
 import { createOidcProvider } from './oidc/provider.ts';
 import { authSettingsSchema } from './settings.ts';
 import { createSigningKeyStore, parseConfiguredSigningKeys } from './signing-keys/signing-key-store.ts';
+
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 const settings = loadSettingsOrExit('auth', authSettingsSchema);
 const logger = createLogger({ service: 'auth', level: settings.LOG_LEVEL });
@@ -48,11 +51,16 @@ await runService('auth', logger, async () => {
       { name: 'cache', check: () => cache.ping() },
     ],
   });
+  // Expired tokens, grants and sessions are deleted in the background; every replica may run it.
+  const sweeper = setInterval(() => {
+    sweepExpiredOidcModels(pool).catch((error: unknown) => logger.warn({ err: error }, 'sweep failed'));
+  }, SWEEP_INTERVAL_MS);
+  sweeper.unref();
   return {
     handler: app.callback(),
     host: settings.AUTH_HOST,
     port: settings.AUTH_PORT,
     portSetting: 'AUTH_PORT',
-    resources: [() => cache.close(), () => pool.end()],
+    resources: [async () => clearInterval(sweeper), () => cache.close(), () => pool.end()],
   };
 });
