@@ -1,0 +1,43 @@
+import type { Cache } from '../cache/cache.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+
+export interface CachedAccessToken {
+  accessToken: string;
+  /** Unix seconds. */
+  expiresAt: number;
+  scopes: string[];
+}
+
+const tokenKey = (userId: string) => `google-access-token:${userId}`;
+
+/**
+ * Users' Google access tokens in the shared cache, sealed with the key ring (Redis is not trusted
+ * with bearer credentials in the clear) and bound to the user id, so an entry copied to another
+ * key does not decrypt.
+ */
+export function createAccessTokenCache(cache: Cache, keyring: Keyring) {
+  return {
+    async get(userId: string): Promise<CachedAccessToken | undefined> {
+      const sealed = await cache.get(tokenKey(userId));
+      if (!sealed) return undefined;
+      try {
+        return JSON.parse(keyring.decrypt(sealed, tokenKey(userId))) as CachedAccessToken;
+      } catch {
+        // Written under a key since removed from the ring, or tampered with: refresh instead.
+        return undefined;
+      }
+    },
+
+    async set(userId: string, token: CachedAccessToken, ttlSeconds: number): Promise<void> {
+      if (ttlSeconds <= 0) return;
+      await cache.set(tokenKey(userId), keyring.encrypt(JSON.stringify(token), tokenKey(userId)), ttlSeconds);
+    },
+
+    /** After a reconnect or disconnect: the next call must not see the old grant's token. */
+    forget(userId: string): Promise<void> {
+      return cache.delete(tokenKey(userId));
+    },
+  };
+}
+
+export type AccessTokenCache = ReturnType<typeof createAccessTokenCache>;

@@ -1,0 +1,97 @@
+import type { DatabasePool } from '../db/pool.ts';
+
+export type ConnectionStatus = 'connected' | 'reauth_required';
+
+export interface ConnectionRow {
+  userId: string;
+  googleSubject: string;
+  email: string;
+  refreshTokenEncrypted: string | null;
+  grantedScopes: string[];
+  partial: boolean;
+  status: ConnectionStatus;
+  connectedAt: Date;
+  updatedAt: Date;
+}
+
+const COLUMNS = `user_id AS "userId", google_subject AS "googleSubject", email,
+  refresh_token_encrypted AS "refreshTokenEncrypted", granted_scopes AS "grantedScopes", partial, status,
+  connected_at AS "connectedAt", updated_at AS "updatedAt"`;
+
+/** SQL for `google_connections`. */
+export function createConnectionQueries(pool: DatabasePool) {
+  return {
+    async findByUserId(userId: string): Promise<ConnectionRow | undefined> {
+      const { rows } = await pool.query<ConnectionRow>(
+        `SELECT ${COLUMNS} FROM google_connections WHERE user_id = $1`,
+        [userId],
+      );
+      return rows[0];
+    },
+
+    /**
+     * Stores a fresh grant. Without a new refresh token (Google sends one only with consent), the
+     * stored one is kept, and the connection is `connected` only if there is one.
+     */
+    async upsert(row: {
+      userId: string;
+      googleSubject: string;
+      email: string;
+      refreshTokenEncrypted: string | null;
+      grantedScopes: string[];
+      partial: boolean;
+    }): Promise<ConnectionRow> {
+      const { rows } = await pool.query<ConnectionRow>(
+        `INSERT INTO google_connections AS c
+           (user_id, google_subject, email, refresh_token_encrypted, granted_scopes, partial, status)
+         VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $4::text IS NULL THEN 'reauth_required' ELSE 'connected' END)
+         ON CONFLICT (user_id) DO UPDATE SET
+           google_subject = EXCLUDED.google_subject,
+           email = EXCLUDED.email,
+           refresh_token_encrypted = COALESCE(EXCLUDED.refresh_token_encrypted, c.refresh_token_encrypted),
+           granted_scopes = EXCLUDED.granted_scopes,
+           partial = EXCLUDED.partial,
+           status = CASE WHEN COALESCE(EXCLUDED.refresh_token_encrypted, c.refresh_token_encrypted) IS NULL
+             THEN 'reauth_required' ELSE 'connected' END,
+           connected_at = now(),
+           updated_at = now()
+         RETURNING ${COLUMNS}`,
+        [row.userId, row.googleSubject, row.email, row.refreshTokenEncrypted, row.grantedScopes, row.partial],
+      );
+      return rows[0]!;
+    },
+
+    /**
+     * Marks the connection as needing a new sign-in, but only while it still holds the refresh token
+     * Google refused: a reconnect that stored a new one in the meantime must not be undone.
+     */
+    async markReauthRequired(userId: string, refusedTokenEncrypted: string): Promise<boolean> {
+      const { rowCount } = await pool.query(
+        `UPDATE google_connections SET status = 'reauth_required', updated_at = now()
+         WHERE user_id = $1 AND refresh_token_encrypted = $2`,
+        [userId, refusedTokenEncrypted],
+      );
+      return (rowCount ?? 0) > 0;
+    },
+
+    /** Google handed out a new refresh token on refresh (rotation); keep it. */
+    async replaceRefreshToken(
+      userId: string,
+      previousEncrypted: string,
+      nextEncrypted: string,
+    ): Promise<void> {
+      await pool.query(
+        `UPDATE google_connections SET refresh_token_encrypted = $3, updated_at = now()
+         WHERE user_id = $1 AND refresh_token_encrypted = $2`,
+        [userId, previousEncrypted, nextEncrypted],
+      );
+    },
+
+    async delete(userId: string): Promise<boolean> {
+      const { rowCount } = await pool.query('DELETE FROM google_connections WHERE user_id = $1', [userId]);
+      return (rowCount ?? 0) > 0;
+    },
+  };
+}
+
+export type ConnectionQueries = ReturnType<typeof createConnectionQueries>;

@@ -1,0 +1,89 @@
+import type { Keyring } from '../crypto/keyring.ts';
+import type { DatabasePool } from '../db/pool.ts';
+import { type ConnectionRow, type ConnectionStatus, createConnectionQueries } from './connection-queries.ts';
+import { isPartialGrant } from './google-scopes.ts';
+
+/** A Google connection as the rest of auth sees it: never the refresh token itself. */
+export interface GoogleConnection {
+  userId: string;
+  googleSubject: string;
+  email: string;
+  grantedScopes: string[];
+  partial: boolean;
+  status: ConnectionStatus;
+  connectedAt: Date;
+  updatedAt: Date;
+}
+
+/** A connection with its sealed refresh token, for the token broker only. */
+export interface SealedConnection extends GoogleConnection {
+  refreshTokenEncrypted: string | null;
+}
+
+const publicView = ({ refreshTokenEncrypted: _, ...connection }: ConnectionRow): GoogleConnection =>
+  connection;
+
+/**
+ * Users' Google connections. Refresh tokens are sealed with the auth key ring, with the user id
+ * as associated data: a ciphertext moved onto another user's row does not decrypt.
+ */
+export function createGoogleConnectionLibrary(deps: { pool: DatabasePool; keyring: Keyring }) {
+  const queries = createConnectionQueries(deps.pool);
+  const seal = (userId: string, refreshToken: string) => deps.keyring.encrypt(refreshToken, userId);
+  return {
+    /** Records the grant of a completed sign-in (first connection or reconnect). */
+    async save(grant: {
+      userId: string;
+      googleSubject: string;
+      email: string;
+      refreshToken: string | null | undefined;
+      grantedScopes: string[];
+    }): Promise<GoogleConnection> {
+      const row = await queries.upsert({
+        userId: grant.userId,
+        googleSubject: grant.googleSubject,
+        email: grant.email,
+        refreshTokenEncrypted: grant.refreshToken ? seal(grant.userId, grant.refreshToken) : null,
+        grantedScopes: grant.grantedScopes,
+        partial: isPartialGrant(grant.grantedScopes),
+      });
+      return publicView(row);
+    },
+
+    async find(userId: string): Promise<GoogleConnection | undefined> {
+      const row = await queries.findByUserId(userId);
+      return row && publicView(row);
+    },
+
+    /** The connection with its sealed refresh token (the broker unseals it only to call Google). */
+    findSealed(userId: string): Promise<SealedConnection | undefined> {
+      return queries.findByUserId(userId);
+    },
+
+    unsealRefreshToken(connection: SealedConnection): string | undefined {
+      if (!connection.refreshTokenEncrypted) return undefined;
+      return deps.keyring.decrypt(connection.refreshTokenEncrypted, connection.userId);
+    },
+
+    markReauthRequired(connection: SealedConnection): Promise<boolean> {
+      if (!connection.refreshTokenEncrypted) return Promise.resolve(false);
+      return queries.markReauthRequired(connection.userId, connection.refreshTokenEncrypted);
+    },
+
+    async replaceRefreshToken(connection: SealedConnection, refreshToken: string): Promise<void> {
+      if (!connection.refreshTokenEncrypted) return;
+      await queries.replaceRefreshToken(
+        connection.userId,
+        connection.refreshTokenEncrypted,
+        seal(connection.userId, refreshToken),
+      );
+    },
+
+    delete(userId: string): Promise<boolean> {
+      return queries.delete(userId);
+    },
+  };
+}
+
+export type GoogleConnectionLibrary = ReturnType<typeof createGoogleConnectionLibrary>;
+export type { ConnectionStatus };

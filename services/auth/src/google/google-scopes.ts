@@ -1,0 +1,22 @@
+/** The Google API scopes Sheetgate's tools use; any one missing makes a grant partial. */
+export const GOOGLE_API_SCOPES = [
+  'https://www.googleapis.com/auth/spreadsheets',
+  'https://www.googleapis.com/auth/drive.readonly',
+  'https://www.googleapis.com/auth/drive.file',
+] as const;
+
+/**
+ * Exactly what the Google connection asks for (DESIGN §7.8): sign-in plus the API scopes, never
+ * full Drive (`https://www.googleapis.com/auth/drive`).
+ */
+export const GOOGLE_REQUESTED_SCOPES = ['openid', 'email', 'profile', ...GOOGLE_API_SCOPES] as const;
+
+/** The scopes of a token response's space-separated `scope`, deduplicated, in a stable order. */
+export function parseGrantedScopes(scope: string | null | undefined): string[] {
+  return [...new Set((scope ?? '').split(' ').filter(Boolean))].sort();
+}
+
+/** Google lets people untick scopes at its consent screen (granular consent). */
+export function isPartialGrant(grantedScopes: readonly string[]): boolean {
+  return GOOGLE_API_SCOPES.some((scope) => !grantedScopes.includes(scope));
+}

@@ -1,0 +1,140 @@
+import Router from '@koa/router';
+import { HttpError, type Logger } from '@sheetgate/service-runtime';
+import type { Context } from 'koa';
+import type { Cache } from '../cache/cache.ts';
+import { parseKeyring } from '../crypto/keyring.ts';
+import type { DatabasePool } from '../db/pool.ts';
+import { readSessionCookie, setSessionCookie } from '../sessions/session-cookie.ts';
+import type { SessionStore } from '../sessions/session-store.ts';
+import type { UserLibrary } from '../users/user-library.ts';
+import { createAccessTokenCache } from './access-token-cache.ts';
+import { browserBindingCookie } from './browser-binding-cookie.ts';
+import { createSignInCompletion, SignInError } from './complete-sign-in.ts';
+import type { GoogleConnectionLibrary } from './google-connections.ts';
+import { googleEndpoints } from './google-endpoints.ts';
+import { GoogleOAuthClient } from './google-oauth-client.ts';
+import { GOOGLE_REQUESTED_SCOPES } from './google-scopes.ts';
+import type { GoogleSettings } from './google-settings.ts';
+import { createIdTokenVerifier } from './id-token.ts';
+import { loginPageWithError, safeReturnTo } from './return-to.ts';
+import { createSignInStates } from './sign-in-state.ts';
+
+const single = (value: string | string[] | undefined) => (Array.isArray(value) ? undefined : value);
+
+/**
+ * Google sign-in for people (dashboard and OAuth interactions):
+ * - `GET /api/auth/google/start?return_to=/path` sends the browser to Google with state, PKCE
+ *   (S256) and a nonce, kept server-side and bound to this browser;
+ * - `GET /api/auth/google/callback` checks all three, records the user and their Google
+ *   connection, starts a dashboard session and returns the browser to `return_to`.
+ */
+export function createGoogleSignIn(deps: {
+  pool?: DatabasePool;
+  cache: Cache;
+  settings: GoogleSettings;
+  logger: Logger;
+  users: UserLibrary;
+  sessions: SessionStore;
+  connections: GoogleConnectionLibrary;
+}): Router {
+  const { cache, settings, logger, sessions } = deps;
+  const endpoints = googleEndpoints(settings);
+  const client = new GoogleOAuthClient(settings, endpoints);
+  const states = createSignInStates(cache);
+  const secure = new URL(settings.BASE_URL).protocol === 'https:';
+  const completeSignIn = createSignInCompletion({
+    client,
+    verifyIdToken: createIdTokenVerifier(endpoints, settings.GOOGLE_CLIENT_ID),
+    users: deps.users,
+    connections: deps.connections,
+    accessTokens: createAccessTokenCache(cache, parseKeyring(settings.AUTH_ENCRYPTION_KEYS)),
+    logger,
+  });
+
+  const redirect = (ctx: Context, location: string) => {
+    ctx.status = 303;
+    ctx.redirect(location);
+  };
+
+  const router = new Router({ prefix: '/api/auth/google' });
+
+  router.get('/start', async (ctx) => {
+    ctx.set('cache-control', 'no-store');
+    const returnTo = safeReturnTo(single(ctx.query.return_to));
+    if (!returnTo) throw new HttpError(400, 'invalid_request', 'return_to must be a path on this site');
+    const { codeVerifier, codeChallenge } = await client.generateCodeVerifierAsync();
+    const { state, nonce, browserSecret } = await states.begin({ codeVerifier, returnTo });
+    browserBindingCookie.set(ctx, browserSecret, secure);
+    redirect(
+      ctx,
+      client.generateAuthUrl({
+        scope: [...GOOGLE_REQUESTED_SCOPES],
+        access_type: 'offline',
+        // Google issues a refresh token only with consent; asking every time means a reconnect
+        // always yields a working one.
+        prompt: 'consent',
+        include_granted_scopes: true,
+        state,
+        nonce,
+        code_challenge: codeChallenge!,
+        code_challenge_method: 'S256' as never,
+      }),
+    );
+  });
+
+  router.get('/callback', async (ctx) => {
+    ctx.set('cache-control', 'no-store');
+    const result = await states.finish(single(ctx.query.state), browserBindingCookie.read(ctx));
+    if (!result.ok) {
+      logger.warn({ reason: result.reason }, 'Google sign-in callback refused');
+      throw new HttpError(
+        400,
+        'invalid_request',
+        'this sign-in has expired, was already used, or was started in another browser: sign in again',
+      );
+    }
+    browserBindingCookie.clear(ctx, secure);
+    const { pending } = result;
+
+    const error = single(ctx.query.error);
+    if (error) {
+      logger.info({ error }, 'Google sign-in not completed');
+      return redirect(
+        ctx,
+        loginPageWithError(
+          pending.returnTo,
+          error === 'access_denied' ? 'google_cancelled' : 'google_failed',
+        ),
+      );
+    }
+    const code = single(ctx.query.code);
+    if (!code) throw new HttpError(400, 'invalid_request', 'Google sent neither a code nor an error');
+
+    let signedIn: Awaited<ReturnType<typeof completeSignIn>>;
+    try {
+      signedIn = await completeSignIn(code, pending);
+    } catch (failure) {
+      if (failure instanceof SignInError && failure.kind === 'exchange_failed')
+        return redirect(ctx, loginPageWithError(pending.returnTo, 'google_failed'));
+      if (failure instanceof SignInError)
+        throw new HttpError(400, 'invalid_request', 'Google sign-in could not be verified');
+      throw failure;
+    }
+
+    // A browser switching accounts ends its previous dashboard session instead of leaving it live.
+    const previous = await sessions.findByCookieValue(readSessionCookie(ctx));
+    if (previous) await sessions.revoke(previous.id);
+    const session = await sessions.create(signedIn.userId, {
+      userAgent: ctx.get('user-agent') || undefined,
+      ip: ctx.ip,
+    });
+    setSessionCookie(ctx, session.cookieValue, session.expiresAt, secure);
+    logger.info(
+      { userId: signedIn.userId, partial: signedIn.connection.partial, status: signedIn.connection.status },
+      'signed in with Google',
+    );
+    redirect(ctx, pending.returnTo);
+  });
+
+  return router;
+}

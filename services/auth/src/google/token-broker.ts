@@ -1,0 +1,188 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '@sheetgate/service-runtime';
+import type { Cache } from '../cache/cache.ts';
+import { parseKeyring } from '../crypto/keyring.ts';
+import type { DatabasePool } from '../db/pool.ts';
+import { type CachedAccessToken, createAccessTokenCache } from './access-token-cache.ts';
+import type { GoogleConnectionLibrary, SealedConnection } from './google-connections.ts';
+import { googleEndpoints } from './google-endpoints.ts';
+import { GoogleUnavailableError, isTransientGoogleError, oauthErrorCode } from './google-errors.ts';
+import { GoogleOAuthClient } from './google-oauth-client.ts';
+import { parseGrantedScopes } from './google-scopes.ts';
+import type { GoogleSettings } from './google-settings.ts';
+
+export type GoogleAccessTokenResult =
+  | { ok: true; accessToken: string; expiresAt: number; scopes: string[] }
+  | { ok: false; reason: 'GOOGLE_AUTH_REQUIRED' | 'NOT_CONNECTED' };
+
+export interface TokenBrokerTiming {
+  /** How long one replica may hold a user's refresh lock (covers Google's timeout and retries). */
+  lockTtlSeconds: number;
+  /** How long a caller waits for another replica's refresh before giving up (retryable). */
+  waitTimeoutMs: number;
+  pollIntervalMs: number;
+  /** After a transient failure, callers waiting on that refresh fail too for this long. */
+  failureTtlSeconds: number;
+}
+
+const DEFAULT_TIMING: TokenBrokerTiming = {
+  lockTtlSeconds: 30,
+  waitTimeoutMs: 10_000,
+  pollIntervalMs: 50,
+  failureTtlSeconds: 2,
+};
+
+const lockKey = (userId: string) => `google-refresh-lock:${userId}`;
+const failureKey = (userId: string) => `google-refresh-failed:${userId}`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * How long before expiry a token is refreshed: a tenth of its lifetime, at most five minutes, so a
+ * tool call never starts with a token about to lapse.
+ */
+export function refreshMarginSeconds(lifetimeSeconds: number): number {
+  return Math.min(300, lifetimeSeconds / 10);
+}
+
+/**
+ * Users' Google access tokens for the MCP service's tool calls (gRPC `GetGoogleAccessToken`).
+ * Tokens are cached until shortly before expiry; a refresh runs once per user at a time across
+ * every replica (a lock in the shared cache; others wait for its result), and a refresh token
+ * Google refuses (`invalid_grant`) turns the connection to `reauth_required`.
+ *
+ * Throws GoogleUnavailableError when Google is down or slow: the caller may retry.
+ */
+export function createGoogleTokenBroker(deps: {
+  pool?: DatabasePool;
+  cache: Cache;
+  settings: GoogleSettings;
+  connections: GoogleConnectionLibrary;
+  logger: Logger;
+  timing?: Partial<TokenBrokerTiming>;
+}) {
+  const { cache, settings, connections, logger } = deps;
+  const timing = { ...DEFAULT_TIMING, ...deps.timing };
+  const tokens = createAccessTokenCache(cache, parseKeyring(settings.AUTH_ENCRYPTION_KEYS));
+  const client = new GoogleOAuthClient(settings, googleEndpoints(settings));
+  // Concurrent calls for one user in this process share one attempt (and one lock poll).
+  const inFlight = new Map<string, Promise<GoogleAccessTokenResult>>();
+
+  const answer = (token: CachedAccessToken): GoogleAccessTokenResult => ({ ok: true, ...token });
+
+  async function refresh(userId: string): Promise<GoogleAccessTokenResult> {
+    const connection = await connections.findSealed(userId);
+    if (!connection) return { ok: false, reason: 'NOT_CONNECTED' };
+    const refreshToken =
+      connection.status === 'connected' ? connections.unsealRefreshToken(connection) : undefined;
+    if (!refreshToken) return { ok: false, reason: 'GOOGLE_AUTH_REQUIRED' };
+    let granted: Awaited<ReturnType<GoogleOAuthClient['refreshGrant']>>['tokens'];
+    try {
+      ({ tokens: granted } = await client.refreshGrant(refreshToken));
+    } catch (error) {
+      return refreshFailed(connection, error);
+    }
+    if (!granted.access_token)
+      throw new GoogleUnavailableError('Google answered the refresh without a token');
+    if (granted.refresh_token && granted.refresh_token !== refreshToken)
+      await connections.replaceRefreshToken(connection, granted.refresh_token);
+    const now = Date.now() / 1000;
+    const expiresAt = Math.floor((granted.expiry_date ?? (now + 3600) * 1000) / 1000);
+    const scopes = granted.scope ? parseGrantedScopes(granted.scope) : connection.grantedScopes;
+    const token = { accessToken: granted.access_token, expiresAt, scopes };
+    await tokens.set(userId, token, expiresAt - now - refreshMarginSeconds(expiresAt - now));
+    return answer(token);
+  }
+
+  async function refreshFailed(
+    connection: SealedConnection,
+    error: unknown,
+  ): Promise<GoogleAccessTokenResult> {
+    const code = oauthErrorCode(error);
+    // RFC 6749 §5.2: the refresh token is invalid, expired or revoked. Only a new sign-in helps.
+    if (code === 'invalid_grant') {
+      await connections.markReauthRequired(connection);
+      logger.info({ userId: connection.userId }, 'Google refused the refresh token; reconnect required');
+      return { ok: false, reason: 'GOOGLE_AUTH_REQUIRED' };
+    }
+    // The error carries the request (with the refresh token): log only what classifies it.
+    const status = (error as { status?: number }).status;
+    if (isTransientGoogleError(error)) {
+      await cache.set(failureKey(connection.userId), '1', timing.failureTtlSeconds);
+      logger.warn({ userId: connection.userId, status }, 'Google token refresh failed; retryable');
+      throw new GoogleUnavailableError(`Google token endpoint unavailable (${status ?? 'no answer'})`);
+    }
+    logger.error({ userId: connection.userId, status, oauthError: code }, 'Google token refresh refused');
+    throw new Error(`Google refused the token refresh: ${code ?? status ?? 'unknown error'}`);
+  }
+
+  async function obtain(userId: string): Promise<GoogleAccessTokenResult> {
+    const deadline = Date.now() + timing.waitTimeoutMs;
+    for (;;) {
+      const holder = randomBytes(8).toString('hex');
+      if (await cache.setIfAbsent(lockKey(userId), holder, timing.lockTtlSeconds)) {
+        try {
+          // Another replica may have stored a token between our cache miss and taking the lock.
+          const cached = await tokens.get(userId);
+          return cached ? answer(cached) : await refresh(userId);
+        } finally {
+          await cache.delete(lockKey(userId));
+        }
+      }
+      // Someone else refreshes: wait for their token, their failure, or their lock to go.
+      for (;;) {
+        if (Date.now() >= deadline)
+          throw new GoogleUnavailableError('timed out waiting for another Google token refresh');
+        await sleep(timing.pollIntervalMs);
+        const cached = await tokens.get(userId);
+        if (cached) return answer(cached);
+        if (await cache.get(failureKey(userId)))
+          throw new GoogleUnavailableError('Google token refresh failed; retry shortly');
+        // Lock gone without a token: it ended in reauth_required (refresh() answers from the
+        // database without calling Google), or its holder died. Take it ourselves.
+        if (!(await cache.get(lockKey(userId)))) break;
+      }
+    }
+  }
+
+  return {
+    async getAccessToken(userId: string): Promise<GoogleAccessTokenResult> {
+      const cached = await tokens.get(userId);
+      if (cached) return answer(cached);
+      let attempt = inFlight.get(userId);
+      if (!attempt) {
+        attempt = obtain(userId).finally(() => inFlight.delete(userId));
+        inFlight.set(userId, attempt);
+      }
+      return attempt;
+    },
+
+    /**
+     * Disconnects Google: revokes the grant at Google (RFC 7009; Google revokes the whole grant
+     * for a refresh token) and deletes the stored tokens. False when there was no connection.
+     */
+    async disconnect(userId: string): Promise<boolean> {
+      const connection = await connections.findSealed(userId);
+      if (!connection) return false;
+      const refreshToken = connections.unsealRefreshToken(connection);
+      if (refreshToken) {
+        try {
+          await client.revokeToken(refreshToken);
+        } catch (error) {
+          // Already revoked or expired at Google (400 invalid_token) is what we wanted anyway;
+          // anything else leaves the grant alive at Google, so keep the connection and say so.
+          if ((error as { status?: number }).status !== 400) {
+            logger.warn(
+              { userId, status: (error as { status?: number }).status },
+              'Google revocation failed',
+            );
+            throw new GoogleUnavailableError('Google revocation failed; retry shortly');
+          }
+        }
+      }
+      await tokens.forget(userId);
+      return connections.delete(userId);
+    },
+  };
+}
+
+export type GoogleTokenBroker = ReturnType<typeof createGoogleTokenBroker>;

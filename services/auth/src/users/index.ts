@@ -1,0 +1,1 @@
+export { createUserLibrary, type User, type UserLibrary } from './user-library.ts';

@@ -1,0 +1,27 @@
+import type { DatabasePool } from '../db/pool.ts';
+import { createUserQueries, type User } from './user-queries.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Service users: one per Google account, found by the account's stable subject, never by email. */
+export function createUserLibrary(pool: DatabasePool) {
+  const queries = createUserQueries(pool);
+  return {
+    /**
+     * The user for a verified Google identity, created on first sign-in. Email and name follow
+     * Google's current values (people rename themselves and change addresses; the subject stays).
+     */
+    upsertFromGoogle(identity: { sub: string; email: string; name?: string | null }): Promise<User> {
+      return queries.upsertByGoogleSubject(identity.sub, identity.email, identity.name ?? null);
+    },
+
+    /** The user, or undefined; ids that are not UUIDs (a tampered token subject) are simply unknown. */
+    async findById(id: string): Promise<User | undefined> {
+      if (!UUID.test(id)) return undefined;
+      return queries.findById(id);
+    },
+  };
+}
+
+export type UserLibrary = ReturnType<typeof createUserLibrary>;
+export type { User };
