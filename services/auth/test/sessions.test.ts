@@ -1,0 +1,140 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '@sheetgate/service-runtime';
+import { createTestDatabase, type TestDatabase } from '@sheetgate/test-harness';
+import Koa from 'koa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
+import {
+  clearSessionCookie,
+  createSessionStore,
+  readSessionCookie,
+  SESSION_COOKIE,
+  setSessionCookie,
+} from '../src/sessions/index.ts';
+import { createUserLibrary } from '../src/users/index.ts';
+
+let database: TestDatabase;
+let pool: DatabasePool;
+let userId: string;
+let otherUserId: string;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await migrateToLatest(database.url, createLogger({ service: 'test', level: 'silent' }));
+  pool = createDatabasePool(database.url, 4);
+  const users = createUserLibrary(pool);
+  userId = (await users.upsertFromGoogle({ sub: '3001', email: 'erin@example.com', name: 'Erin' })).id;
+  otherUserId = (await users.upsertFromGoogle({ sub: '3002', email: 'frank@example.com', name: 'Frank' })).id;
+});
+afterAll(async () => {
+  await pool?.end();
+  await database?.close();
+});
+
+describe('dashboard sessions', () => {
+  it('issues a 256-bit cookie value and stores only its hash', async () => {
+    const sessions = createSessionStore(pool);
+    const session = await sessions.create(userId, { userAgent: 'vitest', ip: '127.0.0.1' });
+    expect(session.cookieValue).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(session.cookieValue, 'base64url')).toHaveLength(32);
+    expect(session.expiresAt.getTime()).toBeGreaterThan(Date.now() + 24 * 3600 * 1000);
+    const { rows } = await pool.query('SELECT * FROM dashboard_sessions WHERE id = $1', [session.id]);
+    expect(JSON.stringify(rows)).not.toContain(session.cookieValue);
+    expect(rows[0]).toMatchObject({ user_id: userId, user_agent: 'vitest', ip: '127.0.0.1' });
+    expect(await sessions.findByCookieValue(session.cookieValue)).toEqual({
+      id: session.id,
+      userId,
+      expiresAt: session.expiresAt,
+    });
+  });
+
+  it('does not find unknown, malformed or missing cookie values', async () => {
+    const sessions = createSessionStore(pool);
+    const session = await sessions.create(userId);
+    const flipped = (session.cookieValue[0] === 'A' ? 'B' : 'A') + session.cookieValue.slice(1);
+    expect(await sessions.findByCookieValue(flipped)).toBeUndefined();
+    expect(await sessions.findByCookieValue(`${session.cookieValue}x`)).toBeUndefined();
+    expect(await sessions.findByCookieValue('')).toBeUndefined();
+    expect(await sessions.findByCookieValue(undefined)).toBeUndefined();
+  });
+
+  it('ends a session on revoke, and every session of a user on revokeAllForUser', async () => {
+    const sessions = createSessionStore(pool);
+    const one = await sessions.create(userId);
+    await sessions.revoke(one.id);
+    expect(await sessions.findByCookieValue(one.cookieValue)).toBeUndefined();
+
+    const a = await sessions.create(userId);
+    const b = await sessions.create(userId);
+    const other = await sessions.create(otherUserId);
+    expect(await sessions.revokeAllForUser(userId)).toBeGreaterThanOrEqual(2);
+    expect(await sessions.findByCookieValue(a.cookieValue)).toBeUndefined();
+    expect(await sessions.findByCookieValue(b.cookieValue)).toBeUndefined();
+    expect(await sessions.findByCookieValue(other.cookieValue)).toMatchObject({ userId: otherUserId });
+  });
+
+  it('does not find an expired session, and sweeps ended ones', async () => {
+    const sessions = createSessionStore(pool, { ttlSeconds: 0.3 });
+    const session = await sessions.create(userId);
+    expect(await sessions.findByCookieValue(session.cookieValue)).toBeDefined();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await sessions.findByCookieValue(session.cookieValue)).toBeUndefined();
+    await pool.query(`UPDATE dashboard_sessions SET expires_at = now() - interval '2 days' WHERE id = $1`, [
+      session.id,
+    ]);
+    expect(await sessions.sweepEnded()).toBeGreaterThanOrEqual(1);
+    const { rowCount } = await pool.query('SELECT 1 FROM dashboard_sessions WHERE id = $1', [session.id]);
+    expect(rowCount).toBe(0);
+  });
+
+  it('disappears with its user', async () => {
+    const users = createUserLibrary(pool);
+    const doomed = await users.upsertFromGoogle({ sub: '3099', email: 'gone@example.com' });
+    const session = await createSessionStore(pool).create(doomed.id);
+    await pool.query('DELETE FROM users WHERE id = $1', [doomed.id]);
+    expect(await createSessionStore(pool).findByCookieValue(session.cookieValue)).toBeUndefined();
+  });
+});
+
+describe('the session cookie', () => {
+  async function serve(secure: boolean) {
+    const app = new Koa();
+    app.use(async (ctx) => {
+      if (ctx.path === '/set') setSessionCookie(ctx, 'value-1', new Date(Date.now() + 60_000), secure);
+      else if (ctx.path === '/clear') clearSessionCookie(ctx, secure);
+      ctx.body = { read: readSessionCookie(ctx) ?? null };
+    });
+    const server = createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return { base, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  }
+
+  it('is HttpOnly, SameSite=Lax, Path=/, and Secure when BASE_URL is https (even behind a TLS-ending hop)', async () => {
+    const secure = await serve(true);
+    const plain = await serve(false);
+    try {
+      const setSecure = (await fetch(`${secure.base}/set`)).headers.get('set-cookie')!;
+      expect(setSecure).toMatch(new RegExp(`^${SESSION_COOKIE}=value-1;`));
+      expect(setSecure).toMatch(/; path=\//);
+      expect(setSecure).toMatch(/; expires=/);
+      expect(setSecure).toMatch(/; samesite=lax/);
+      expect(setSecure).toMatch(/; secure/);
+      expect(setSecure).toMatch(/; httponly/);
+      const setPlain = (await fetch(`${plain.base}/set`)).headers.get('set-cookie')!;
+      expect(setPlain).not.toMatch(/; secure/);
+      expect(setPlain).toMatch(/; httponly/);
+
+      const read = await fetch(`${plain.base}/read`, { headers: { cookie: `${SESSION_COOKIE}=abc` } });
+      expect(await read.json()).toEqual({ read: 'abc' });
+      const cleared = (await fetch(`${secure.base}/clear`)).headers.get('set-cookie')!;
+      expect(cleared).toMatch(new RegExp(`^${SESSION_COOKIE}=;`));
+      expect(cleared).toMatch(/expires=Thu, 01 Jan 1970/);
+    } finally {
+      await secure.close();
+      await plain.close();
+    }
+  });
+});
