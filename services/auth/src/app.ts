@@ -14,13 +14,18 @@ import { publicOrigin } from './oidc/public-origin.ts';
 const DISCOVERY = '/.well-known/openid-configuration';
 const AS_METADATA = '/.well-known/oauth-authorization-server';
 const JWKS_PATH = '/api/auth/jwks';
-const PROVIDER_PATHS = new Set<string>(Object.values(OIDC_ROUTES));
+const PROVIDER_ROUTES: string[] = Object.values(OIDC_ROUTES);
+// The provider also answers below its routes (the authorization endpoint resumes at /authorize/<uid>).
+const isProviderPath = (path: string) =>
+  PROVIDER_ROUTES.some((route) => path === route || path.startsWith(`${route}/`));
 
 export interface AuthAppOptions {
   logger: Logger;
   baseUrl: string;
   readiness: ReadinessCheck[];
   provider: Provider;
+  /** Signs and verifies cookies (the same keys as the provider's). */
+  cookieKeys: string[];
   /** Sheetgate's own routes (Google sign-in, interactions, sign-out), tried before the provider. */
   routes: Middleware[];
 }
@@ -31,7 +36,7 @@ export interface AuthAppOptions {
  * answer with the same document as OpenID discovery.
  */
 export function createAuthApp(options: AuthAppOptions): Koa {
-  const app = new Koa({ proxy: true, maxIpsCount: 1 });
+  const app = new Koa({ proxy: true, maxIpsCount: 1, keys: options.cookieKeys });
   const providerCallback = options.provider.callback();
   app.use(healthRoutes(options.readiness));
   app.use(requestLog(options.logger));
@@ -47,7 +52,7 @@ export function createAuthApp(options: AuthAppOptions): Koa {
       path.startsWith(`${AS_METADATA}/`);
     if (isDiscovery) {
       ctx.req.url = `${DISCOVERY}${ctx.search}`;
-    } else if (!PROVIDER_PATHS.has(path)) {
+    } else if (!isProviderPath(path)) {
       throw new HttpError(404, 'not_found', 'no such route');
     }
     if (path === JWKS_PATH) ctx.res.setHeader('cache-control', 'public, max-age=300');

@@ -6,8 +6,12 @@ import { createRedisCache } from './cache/redis-cache.ts';
 import { parseKeyring } from './crypto/keyring.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createDatabasePool } from './db/pool.ts';
+import { createCsrfTokens } from './interactions/csrf.ts';
+import { interactionRoutes, type SignedInUser } from './interactions/interaction-routes.ts';
+import { signOutRoute } from './interactions/sign-out-route.ts';
 import { sweepExpiredOidcModels } from './oidc/postgres-adapter.ts';
 import { createOidcProvider } from './oidc/provider.ts';
+import { createSessionStore, readSessionCookie } from './sessions/index.ts';
 import { authSettingsSchema } from './settings.ts';
 import { createSigningKeyStore, parseConfiguredSigningKeys } from './signing-keys/signing-key-store.ts';
 
@@ -41,11 +45,22 @@ await runService('auth', logger, async () => {
     accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
     logger,
   });
+  const cookieKeys = settings.AUTH_COOKIE_KEYS.split(',');
+  const csrf = createCsrfTokens(cookieKeys[0]!);
+  const sessions = createSessionStore(pool);
+  const signedInUser: SignedInUser = async (ctx) => {
+    const session = await sessions.findByCookieValue(readSessionCookie(ctx));
+    return session ? { userId: session.userId, sessionId: session.id } : undefined;
+  };
   const app = createAuthApp({
     logger,
     baseUrl: settings.BASE_URL,
     provider,
-    routes: [],
+    cookieKeys,
+    routes: [
+      interactionRoutes({ provider, baseUrl: settings.BASE_URL, signedInUser, csrf, logger }),
+      signOutRoute({ pool, sessions, csrf, secureCookies: settings.BASE_URL.startsWith('https:'), logger }),
+    ],
     readiness: [
       { name: 'postgres', check: async () => void (await pool.query('SELECT 1')) },
       { name: 'cache', check: () => cache.ping() },
