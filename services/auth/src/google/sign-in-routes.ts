@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { HttpError, type Logger } from '@sheetgate/service-runtime';
+import { CodeChallengeMethod } from 'google-auth-library';
 import type { Context } from 'koa';
 import type { Cache } from '../cache/cache.ts';
 import { parseKeyring } from '../crypto/keyring.ts';
@@ -77,7 +78,7 @@ export function createGoogleSignIn(deps: {
         state,
         nonce,
         code_challenge: codeChallenge!,
-        code_challenge_method: 'S256' as never,
+        code_challenge_method: CodeChallengeMethod.S256,
       }),
     );
   });
