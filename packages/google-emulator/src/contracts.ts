@@ -73,6 +73,56 @@ export interface FileStore {
 export interface AccessControl {
   /** Authenticates the request's bearer token; needs at least one of `anyOfScopes`. */
   authenticate(ctx: Context, anyOfScopes: readonly string[]): Caller;
-  /** Whether `caller` may read or write `file`, honouring spreadsheets / drive.readonly / drive.file. */
-  canAccess(caller: Caller, file: DriveFile, mode: AccessMode): boolean;
+  /**
+   * Whether `caller` may read or write `file`, honouring spreadsheets / drive.readonly / drive.file.
+   * `api` (default 'sheets') matters because the spreadsheets scopes open files to the Sheets API
+   * only: through the Drive API a token with `spreadsheets` + `drive.file` sees only app files.
+   */
+  canAccess(caller: Caller, file: DriveFile, mode: AccessMode, api?: 'sheets' | 'drive'): boolean;
+}
+
+/**
+ * What the Drive API needs from the Sheets part: the contents of native spreadsheets live in the
+ * Sheets model, keyed by the Drive file id. The Sheets part provides an implementation (see
+ * `src/native-spreadsheets.ts` for how the emulator adapts it); Drive calls it for create,
+ * conversion on upload and copy, export, rename, delete, and the admin reset.
+ */
+export interface NativeSpreadsheets {
+  /** An empty spreadsheet (one sheet, "Sheet1") for a native file Drive just created. */
+  createEmpty(fileId: string, title: string): void;
+  /** Converts csv / tsv / xlsx / ods bytes into the native spreadsheet `fileId`. */
+  importInto(fileId: string, title: string, bytes: Buffer, sourceMimeType: string): Promise<void>;
+  /** Exports `fileId` as csv (first sheet), tsv, xlsx, ods or pdf. */
+  exportAs(fileId: string, targetMimeType: string): Promise<Buffer>;
+  /** A copy of spreadsheet `fromId` as `toId` titled `title`. */
+  copy(fromId: string, toId: string, title: string): void;
+  rename(fileId: string, title: string): void;
+  delete(fileId: string): void;
+  /** Forgets every spreadsheet (admin reset). */
+  reset(): void;
+}
+
+/** The mime types Drive converts into a native spreadsheet, and exports one to. */
+export const SPREADSHEET_IMPORT_MIME_TYPES = [
+  'text/csv',
+  'text/tab-separated-values',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  'application/vnd.oasis.opendocument.spreadsheet',
+  'application/x-vnd.oasis.opendocument.spreadsheet',
+] as const;
+export const SPREADSHEET_EXPORT_MIME_TYPES = [
+  'text/csv',
+  'text/tab-separated-values',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  'application/vnd.oasis.opendocument.spreadsheet',
+  'application/x-vnd.oasis.opendocument.spreadsheet',
+  'application/pdf',
+] as const;
+
+/** What the emulator passes to the Sheets part's `createSheetsRouter(deps)`. */
+export interface SheetsRouterDeps {
+  files: FileStore;
+  access: AccessControl;
+  /** The emulator's public origin (no trailing slash), e.g. for `spreadsheetUrl`. */
+  publicUrl: string;
 }

@@ -9,6 +9,9 @@ export class GoogleApiError extends Error {
   readonly reason: string;
   readonly domain: string;
   readonly headers: Record<string, string>;
+  /** Where the bad input was, as Google reports it (e.g. location "q", locationType "parameter"). */
+  readonly location: string | undefined;
+  readonly locationType: string | undefined;
   constructor(options: {
     code: number;
     status: string;
@@ -16,6 +19,8 @@ export class GoogleApiError extends Error {
     reason: string;
     domain?: string;
     headers?: Record<string, string>;
+    location?: string;
+    locationType?: string;
   }) {
     super(options.message);
     this.name = 'GoogleApiError';
@@ -24,6 +29,8 @@ export class GoogleApiError extends Error {
     this.reason = options.reason;
     this.domain = options.domain ?? 'global';
     this.headers = options.headers ?? {};
+    this.location = options.location;
+    this.locationType = options.locationType;
   }
 
   toJSON() {
@@ -32,7 +39,14 @@ export class GoogleApiError extends Error {
         code: this.code,
         message: this.message,
         status: this.status,
-        errors: [{ message: this.message, domain: this.domain, reason: this.reason }],
+        errors: [
+          {
+            message: this.message,
+            domain: this.domain,
+            reason: this.reason,
+            ...(this.location ? { location: this.location, locationType: this.locationType ?? 'parameter' } : {}),
+          },
+        ],
       },
     };
   }
