@@ -11,6 +11,8 @@ export const mcpSettingsSchema = z.object({
   /** host:port of auth's internal gRPC (TokenBroker). */
   AUTH_GRPC_ADDRESS: z.string().default('127.0.0.1:8084'),
   INTERNAL_SERVICE_TOKEN: setting.secret(32),
+  /** Where Google's APIs are reached: unset for Google itself, the emulator's URL otherwise. */
+  GOOGLE_EMULATOR_URL: setting.url(['http', 'https']).optional(),
   LOG_LEVEL: setting.logLevel(),
 });
 

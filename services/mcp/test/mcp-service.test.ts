@@ -40,24 +40,6 @@ describe('protected-resource metadata (RFC 9728)', () => {
   });
 });
 
-describe('/api/mcp before the MCP server is built', () => {
-  it('answers POST with a 501 JSON error, never a fake success', async () => {
-    const response = await fetch(`${mcp.url}/api/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
-    expect(response.status).toBe(501);
-    expect((await readJson(response)).error).toBe('not_implemented');
-  });
-
-  it.each(['GET', 'DELETE'])('answers %s with 405 (stateless endpoint)', async (method) => {
-    const response = await fetch(`${mcp.url}/api/mcp`, { method });
-    expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('POST');
-  });
-});
-
 describe('logs of a running service (DESIGN §7.4)', () => {
   it('never contain the credentials a request carried', async () => {
     const jwt = `eyJhbGciOiJFUzI1NiJ9.${randomBytes(24).toString('base64url')}.${randomBytes(32).toString('base64url')}`;

@@ -1,0 +1,114 @@
+import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
+import type { AuthInfo } from './auth-info.ts';
+import type { JwksCache } from './jwks-cache.ts';
+
+/** Asymmetric algorithms only (DESIGN §7.1): never HS*, never `none`. */
+export const ACCEPTED_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'RS256', 'PS256'];
+/** Header parameters that would let a token choose its own key; refused outright. */
+const KEY_CHOOSING_HEADERS = ['jku', 'x5u', 'jwk', 'x5c'];
+const CLOCK_TOLERANCE_SECONDS = 5;
+
+export class InvalidAccessToken extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'InvalidAccessToken';
+  }
+}
+
+interface CachedVerification {
+  authInfo: AuthInfo;
+  expiresAtMs: number;
+  kid: string;
+}
+
+/**
+ * Verifies Sheetgate access tokens locally: compact JWS, allow-listed algorithm, a key from our
+ * JWKS, `typ: at+jwt`, exact issuer, our resource in the audience, not expired, not issued in the
+ * future. Verified tokens are remembered (keyed by the exact token string, until `exp`, bounded)
+ * so a client's repeated calls skip the ~120 µs signature check; entries signed by a key that
+ * leaves the JWKS are dropped at once.
+ */
+export function createAccessTokenVerifier(options: {
+  issuer: string;
+  resource: string;
+  jwks: JwksCache;
+  maxCachedTokens?: number;
+}) {
+  const maxCached = options.maxCachedTokens ?? 10_000;
+  const verified = new Map<string, CachedVerification>();
+
+  function remember(token: string, entry: CachedVerification) {
+    if (verified.size >= maxCached) {
+      // Map keeps insertion order: the first entry is the oldest.
+      const oldest = verified.keys().next().value;
+      if (oldest !== undefined) verified.delete(oldest);
+    }
+    verified.set(token, entry);
+  }
+
+  return {
+    async verify(token: string): Promise<AuthInfo> {
+      const cached = verified.get(token);
+      if (cached) {
+        if (cached.expiresAtMs + CLOCK_TOLERANCE_SECONDS * 1000 > Date.now()) return cached.authInfo;
+        verified.delete(token);
+        throw new InvalidAccessToken('the access token has expired');
+      }
+      if (token.length > 8192) throw new InvalidAccessToken('the access token is too long');
+      const parts = token.split('.');
+      if (parts.length !== 3) throw new InvalidAccessToken('the access token is not a signed JWT');
+      let header: ReturnType<typeof decodeProtectedHeader>;
+      try {
+        header = decodeProtectedHeader(token);
+      } catch {
+        throw new InvalidAccessToken('the access token is not a signed JWT');
+      }
+      if (KEY_CHOOSING_HEADERS.some((name) => name in header)) {
+        throw new InvalidAccessToken('the access token names its own key');
+      }
+      try {
+        const { payload, protectedHeader } = await jwtVerify(token, options.jwks.getKey, {
+          issuer: options.issuer,
+          audience: options.resource,
+          algorithms: ACCEPTED_ALGORITHMS,
+          typ: 'at+jwt',
+          clockTolerance: CLOCK_TOLERANCE_SECONDS,
+          requiredClaims: ['exp', 'iat', 'sub'],
+        });
+        if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) {
+          throw new InvalidAccessToken('the access token was issued in the future');
+        }
+        const scopes = new Set(
+          typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [],
+        );
+        const authInfo: AuthInfo = {
+          userId: String(payload.sub),
+          scopes,
+          credential: 'access_token',
+          ...(typeof payload.client_id === 'string' ? { clientId: payload.client_id } : {}),
+        };
+        remember(token, {
+          authInfo,
+          expiresAtMs: (payload.exp as number) * 1000,
+          kid: protectedHeader.kid ?? '',
+        });
+        return authInfo;
+      } catch (error) {
+        if (error instanceof InvalidAccessToken) throw error;
+        if (error instanceof errors.JWTExpired) throw new InvalidAccessToken('the access token has expired');
+        if (error instanceof errors.JOSEError) throw new InvalidAccessToken('the access token is not valid');
+        throw error;
+      }
+    },
+    /** Drops verified tokens signed by keys that left the JWKS. */
+    forgetKeys(kids: string[]) {
+      const gone = new Set(kids);
+      for (const [token, entry] of verified) if (gone.has(entry.kid)) verified.delete(token);
+    },
+    get cachedCount() {
+      return verified.size;
+    },
+  };
+}
+
+export type AccessTokenVerifier = ReturnType<typeof createAccessTokenVerifier>;

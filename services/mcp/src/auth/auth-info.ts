@@ -1,0 +1,10 @@
+/** Who a request acts for, however it was authenticated: all a tool may know (CONVENTIONS). */
+export interface AuthInfo {
+  userId: string;
+  scopes: ReadonlySet<string>;
+  credential: 'access_token' | 'api_key';
+  /** The OAuth client, for access tokens. */
+  clientId?: string;
+  /** The API key's id, for API keys. */
+  apiKeyId?: string;
+}

@@ -1,0 +1,98 @@
+import { HttpError } from '@sheetgate/service-runtime';
+import type { Context } from 'koa';
+import type { AccessTokenVerifier } from './access-token-verifier.ts';
+import { InvalidAccessToken } from './access-token-verifier.ts';
+import type { AuthInfo } from './auth-info.ts';
+
+export type ApiKeyResolution =
+  | { ok: true; authInfo: AuthInfo }
+  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' }
+  | { ok: false; reason: 'rate_limited'; retryAfterSeconds: number }
+  | { ok: false; reason: 'unavailable'; retryAfterSeconds: number };
+
+/** The broker's `ResolveApiKey`, seen from the MCP service. */
+export interface ApiKeyResolver {
+  resolve(key: string): Promise<ApiKeyResolution>;
+}
+
+const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
+
+/**
+ * Authenticates a request to /api/mcp as DESIGN §7.1–7.2 and §8 say: exactly one credential,
+ * from the header only; a bearer JWT verified locally, an API key resolved by the broker on every
+ * request. Failures throw HttpError with the WWW-Authenticate challenge the MCP spec requires.
+ */
+export function createRequestAuthenticator(deps: {
+  verifier: AccessTokenVerifier;
+  apiKeys: ApiKeyResolver;
+  resourceMetadataUrl: string;
+  scopes: readonly string[];
+}) {
+  const metadata = `resource_metadata="${deps.resourceMetadataUrl}"`;
+  const challenge = `Bearer ${metadata}, scope="${deps.scopes.join(' ')}"`;
+
+  return async function authenticate(ctx: Context): Promise<AuthInfo> {
+    const authorization = ctx.get('authorization');
+    const apiKey = ctx.get('x-api-key');
+    if (authorization && apiKey) {
+      throw new HttpError(
+        400,
+        'invalid_request',
+        'send either an Authorization bearer token or an x-api-key, not both',
+      );
+    }
+    if (apiKey) {
+      const resolution = await deps.apiKeys.resolve(apiKey);
+      if (resolution.ok) return resolution.authInfo;
+      if (resolution.reason === 'rate_limited') {
+        throw new HttpError(429, 'rate_limited', 'too many requests for this API key', {
+          'retry-after': String(resolution.retryAfterSeconds),
+        });
+      }
+      if (resolution.reason === 'unavailable') {
+        throw new HttpError(
+          503,
+          'temporarily_unavailable',
+          'API keys cannot be checked right now; retry shortly',
+          {
+            'retry-after': String(resolution.retryAfterSeconds),
+          },
+        );
+      }
+      throw new HttpError(401, 'invalid_api_key', apiKeyRefusal[resolution.reason]);
+    }
+    if (!authorization) {
+      throw new HttpError(401, 'invalid_request', 'authentication required', {
+        'www-authenticate': challenge,
+      });
+    }
+    const match = BEARER.exec(authorization);
+    if (!match) {
+      throw new HttpError(401, 'invalid_token', 'use an Authorization: Bearer access token', {
+        'www-authenticate': `Bearer error="invalid_token", error_description="malformed Authorization header", ${metadata}`,
+      });
+    }
+    try {
+      return await deps.verifier.verify(match[1]!);
+    } catch (error) {
+      if (!(error instanceof InvalidAccessToken)) throw error;
+      throw new HttpError(401, 'invalid_token', error.message, {
+        'www-authenticate': `Bearer error="invalid_token", error_description="${error.message}", ${metadata}`,
+      });
+    }
+  };
+}
+
+const apiKeyRefusal = {
+  unknown: 'the API key is not valid',
+  expired: 'the API key has expired',
+  revoked: 'the API key has been revoked',
+} as const;
+
+/** Refuses a call whose credential lacks `scope`, naming it for step-up (MCP 2025-11-25). */
+export function requireScope(authInfo: AuthInfo, scope: string, resourceMetadataUrl: string): void {
+  if (authInfo.scopes.has(scope)) return;
+  throw new HttpError(403, 'insufficient_scope', `this call needs the ${scope} scope`, {
+    'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${resourceMetadataUrl}"`,
+  });
+}

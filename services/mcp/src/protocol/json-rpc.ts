@@ -1,0 +1,70 @@
+import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonRpcId, JsonRpcReply } from './multiplexing-transport.ts';
+
+/** JSON-RPC 2.0 error codes (JSON-RPC 2.0 §5.1). */
+export const JsonRpcErrorCode = {
+  /** Invalid JSON was received by the server. */
+  ParseError: -32700,
+  /** The JSON sent is not a valid Request object. */
+  InvalidRequest: -32600,
+} as const;
+
+export type IncomingMessage =
+  | { kind: 'request'; request: JSONRPCRequest }
+  | { kind: 'notification' }
+  | { kind: 'response' }
+  | { kind: 'invalid'; reply: JsonRpcReply };
+
+const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+
+/**
+ * Sorts one incoming message. The SDK's schemas are strict and report a message they reject only
+ * through `onerror`, never as a reply (PERFORMANCE.md), so anything they would reject is answered
+ * here with -32600 instead of leaving the HTTP request hanging.
+ */
+export function classifyMessage(message: unknown): IncomingMessage {
+  if (!message || typeof message !== 'object' || Array.isArray(message)) {
+    return { kind: 'invalid', reply: invalidRequest(null, 'a JSON-RPC message must be an object') };
+  }
+  const record = message as Record<string, unknown>;
+  const id = record.id;
+  const validId = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id));
+  if (record.jsonrpc !== '2.0')
+    return { kind: 'invalid', reply: invalidRequest(validId ? id : null, 'jsonrpc must be "2.0"') };
+  if (!('method' in record)) {
+    // A response from the client: this server never asks the client anything, so it is ignored.
+    if ('result' in record || 'error' in record) return { kind: 'response' };
+    return { kind: 'invalid', reply: invalidRequest(validId ? id : null, 'missing method') };
+  }
+  if (typeof record.method !== 'string' || record.method.length === 0 || record.method.length > 200) {
+    return {
+      kind: 'invalid',
+      reply: invalidRequest(validId ? id : null, 'method must be a non-empty string'),
+    };
+  }
+  for (const key of Object.keys(record)) {
+    if (!REQUEST_KEYS.has(key))
+      return { kind: 'invalid', reply: invalidRequest(validId ? id : null, `unexpected member "${key}"`) };
+  }
+  if (
+    'params' in record &&
+    (typeof record.params !== 'object' || record.params === null || Array.isArray(record.params))
+  ) {
+    return { kind: 'invalid', reply: invalidRequest(validId ? id : null, 'params must be an object') };
+  }
+  if (!('id' in record)) return { kind: 'notification' };
+  if (!validId) return { kind: 'invalid', reply: invalidRequest(null, 'id must be a string or a number') };
+  return { kind: 'request', request: record as unknown as JSONRPCRequest };
+}
+
+export function invalidRequest(id: JsonRpcId | null, message: string): JsonRpcReply {
+  return { jsonrpc: '2.0', id: id as JsonRpcId, error: { code: JsonRpcErrorCode.InvalidRequest, message } };
+}
+
+export function parseError(): JsonRpcReply {
+  return {
+    jsonrpc: '2.0',
+    id: null as unknown as JsonRpcId,
+    error: { code: JsonRpcErrorCode.ParseError, message: 'Parse error: the body is not valid JSON' },
+  };
+}

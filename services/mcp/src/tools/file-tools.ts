@@ -1,0 +1,171 @@
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import { rangeOnSheet } from './a1.ts';
+import { rows } from './common-schemas.ts';
+import { defineTool, ToolError } from './tool-definition.ts';
+import type { ToolDeps } from './tool-deps.ts';
+
+const SPREADSHEET_MIME = 'application/vnd.google-apps.spreadsheet';
+const EXPORT_TYPES = {
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  csv: 'text/csv',
+  ods: 'application/vnd.oasis.opendocument.spreadsheet',
+  pdf: 'application/pdf',
+} as const;
+const IMPORTABLE = new Set<string>([
+  EXPORT_TYPES.xlsx,
+  EXPORT_TYPES.csv,
+  EXPORT_TYPES.ods,
+  'application/vnd.ms-excel',
+]);
+const fileId = z
+  .string()
+  .min(5)
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+$/)
+  .describe('A Drive file id.');
+
+export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
+  return [
+    defineTool({
+      name: 'create_spreadsheet',
+      title: 'Create a spreadsheet',
+      description:
+        'Creates a new spreadsheet in your Drive, optionally with named tabs and starting values on the first tab.',
+      scope: 'sheets:write',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+      inputSchema: z.object({
+        title: z.string().min(1).max(200),
+        sheetTitles: z.array(z.string().min(1).max(100)).max(50).optional(),
+        values: rows.optional().describe('Rows written to the first tab from A1 (parsed as typed).'),
+      }),
+      outputSchema: z.object({
+        spreadsheetId: z.string(),
+        url: z.string().nullable(),
+        sheets: z.array(z.string()),
+      }),
+      async run(input, { auth, signal }) {
+        const { data } = await callGoogle(auth.userId, signal, (request) =>
+          sheets.spreadsheets.create(
+            {
+              requestBody: {
+                properties: { title: input.title },
+                ...(input.sheetTitles?.length
+                  ? { sheets: input.sheetTitles.map((title) => ({ properties: { title } })) }
+                  : {}),
+              },
+            },
+            request,
+          ),
+        );
+        const spreadsheetId = data.spreadsheetId;
+        if (!spreadsheetId) throw new ToolError('Google did not return the new spreadsheet’s id');
+        const tabs = (data.sheets ?? []).map((sheet) => sheet.properties?.title ?? '');
+        if (input.values?.length) {
+          await callGoogle(auth.userId, signal, (request) =>
+            sheets.spreadsheets.values.update(
+              {
+                spreadsheetId,
+                range: rangeOnSheet(tabs[0] ?? 'Sheet1', 'A1'),
+                valueInputOption: 'USER_ENTERED',
+                requestBody: { values: input.values },
+              },
+              request,
+            ),
+          );
+        }
+        return {
+          structuredContent: { spreadsheetId, url: data.spreadsheetUrl ?? null, sheets: tabs },
+          text: `Created ${input.title} (spreadsheetId ${spreadsheetId})${data.spreadsheetUrl ? `: ${data.spreadsheetUrl}` : ''}.`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'convert_file',
+      title: 'Convert a file',
+      description:
+        'Converts a Drive xlsx, csv or ods file into a Google spreadsheet (to: "spreadsheet"), or a Google spreadsheet into an xlsx, csv, ods or pdf file in Drive.',
+      scope: 'sheets:write',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+      inputSchema: z.object({
+        fileId,
+        to: z.enum(['spreadsheet', 'xlsx', 'csv', 'ods', 'pdf']),
+        name: z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('Name of the new file; derived from the source by default.'),
+      }),
+      outputSchema: z.object({ fileId: z.string(), name: z.string(), mimeType: z.string() }),
+      async run(input, { auth, signal }) {
+        const { data: source } = await callGoogle(auth.userId, signal, (request) =>
+          drive.files.get({ fileId: input.fileId, fields: 'id, name, mimeType' }, request),
+        );
+        const sourceName = (source.name ?? 'file').replace(/\.(xlsx|xls|csv|ods)$/i, '');
+        if (input.to === 'spreadsheet') {
+          if (!IMPORTABLE.has(source.mimeType ?? '')) {
+            throw new ToolError(
+              `only xlsx, csv and ods files convert to a spreadsheet; this file is ${source.mimeType}`,
+            );
+          }
+          const { data: copy } = await callGoogle(auth.userId, signal, (request) =>
+            drive.files.copy(
+              {
+                fileId: input.fileId,
+                fields: 'id, name, mimeType',
+                requestBody: { name: input.name ?? sourceName, mimeType: SPREADSHEET_MIME },
+              },
+              request,
+            ),
+          );
+          return converted(copy.id, copy.name, copy.mimeType);
+        }
+        if (source.mimeType !== SPREADSHEET_MIME) {
+          throw new ToolError(
+            `only a Google spreadsheet converts to ${input.to}; this file is ${source.mimeType}`,
+          );
+        }
+        const mimeType = EXPORT_TYPES[input.to];
+        const { data: bytes } = await callGoogle(auth.userId, signal, (request) =>
+          drive.files.export({ fileId: input.fileId, mimeType }, { ...request, responseType: 'arraybuffer' }),
+        );
+        const { data: created } = await callGoogle(auth.userId, signal, (request) =>
+          drive.files.create(
+            {
+              fields: 'id, name, mimeType',
+              requestBody: { name: input.name ?? `${sourceName}.${input.to}`, mimeType },
+              media: { mimeType, body: Readable.from(Buffer.from(bytes as ArrayBuffer)) },
+            },
+            request,
+          ),
+        );
+        return converted(created.id, created.name, created.mimeType);
+      },
+    }),
+  ];
+}
+
+function converted(
+  id: string | null | undefined,
+  name: string | null | undefined,
+  mimeType: string | null | undefined,
+) {
+  if (!id) throw new ToolError('Google did not return the converted file’s id');
+  const result = { fileId: id, name: name ?? '', mimeType: mimeType ?? '' };
+  return {
+    structuredContent: result,
+    text: `Created ${result.name} (fileId ${result.fileId}, ${result.mimeType}).`,
+  };
+}

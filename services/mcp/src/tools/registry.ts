@@ -1,0 +1,11 @@
+import { fileTools } from './file-tools.ts';
+import { readTools } from './read-tools.ts';
+import { sheetTools } from './sheet-tools.ts';
+import type { ToolDefinition } from './tool-definition.ts';
+import type { ToolDeps } from './tool-deps.ts';
+import { writeTools } from './write-tools.ts';
+
+/** The tool registry (DESIGN §11): every tool, in the order tools/list shows them. */
+export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
+  return [...readTools(deps), ...writeTools(deps), ...sheetTools(deps), ...fileTools(deps)];
+}

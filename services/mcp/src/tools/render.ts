@@ -1,0 +1,22 @@
+/** Plain-text renderings of tool results, for clients that show `content` rather than structure. */
+
+const MAX_CELL = 200;
+
+export function renderRows(values: unknown[][]): string {
+  if (values.length === 0) return '(no values)';
+  return values
+    .map((row) =>
+      row.map((cell) => truncate(cell === null || cell === undefined ? '' : String(cell))).join('\t'),
+    )
+    .join('\n');
+}
+
+export function pagingNotice(range: string, next: number | null, remaining: number): string {
+  return next === null
+    ? ''
+    : `\n… ${remaining} more rows; call again with range=${JSON.stringify(range)} and offset=${next}.`;
+}
+
+function truncate(text: string): string {
+  return text.length > MAX_CELL ? `${text.slice(0, MAX_CELL)}…` : text;
+}

@@ -1,0 +1,308 @@
+import type { sheets_v4 } from 'googleapis';
+import { z } from 'zod';
+import { gridBounds, splitRange } from './a1.ts';
+import { a1Range, sheetId, spreadsheetId } from './common-schemas.ts';
+import { defineTool, ToolError } from './tool-definition.ts';
+import type { ToolDeps } from './tool-deps.ts';
+
+const CHANGE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+
+/** The request kinds batch_update passes through; anything else is refused before Google sees it. */
+export const ALLOWED_BATCH_REQUESTS = [
+  'addSheet',
+  'deleteSheet',
+  'updateSheetProperties',
+  'duplicateSheet',
+  'insertDimension',
+  'deleteDimension',
+  'repeatCell',
+  'updateCells',
+  'findReplace',
+  'appendCells',
+  'mergeCells',
+  'unmergeCells',
+  'autoResizeDimensions',
+  'updateDimensionProperties',
+  'sortRange',
+  'setBasicFilter',
+  'clearBasicFilter',
+  'updateBorders',
+] as const;
+
+const hexColor = z
+  .string()
+  .regex(/^#[0-9a-fA-F]{6}$/, 'a colour like #1a73e8')
+  .transform((hex) => ({
+    red: Number.parseInt(hex.slice(1, 3), 16) / 255,
+    green: Number.parseInt(hex.slice(3, 5), 16) / 255,
+    blue: Number.parseInt(hex.slice(5, 7), 16) / 255,
+  }));
+
+export function sheetTools({ sheets, callGoogle }: ToolDeps) {
+  async function batchUpdate(
+    userId: string,
+    signal: AbortSignal,
+    id: string,
+    requests: sheets_v4.Schema$Request[],
+  ) {
+    const { data } = await callGoogle(userId, signal, (request) =>
+      sheets.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests } }, request),
+    );
+    return data;
+  }
+
+  async function sheetIdForTitle(userId: string, signal: AbortSignal, id: string, title: string | undefined) {
+    const { data } = await callGoogle(userId, signal, (request) =>
+      sheets.spreadsheets.get({ spreadsheetId: id, fields: 'sheets.properties(sheetId,title)' }, request),
+    );
+    const tabs = data.sheets ?? [];
+    const tab = title === undefined ? tabs[0] : tabs.find((sheet) => sheet.properties?.title === title);
+    if (!tab)
+      throw new ToolError(`there is no tab named ${JSON.stringify(title)}; get_spreadsheet lists the tabs`);
+    return tab.properties?.sheetId ?? 0;
+  }
+
+  return [
+    defineTool({
+      name: 'add_sheet',
+      title: 'Add a tab',
+      description: 'Adds a tab (sheet) to a spreadsheet.',
+      scope: 'sheets:write',
+      annotations: CHANGE,
+      inputSchema: z.object({
+        spreadsheetId,
+        title: z.string().min(1).max(100),
+        index: z.number().int().min(0).optional().describe('Position among the tabs; last by default.'),
+        rowCount: z.number().int().min(1).max(100_000).optional(),
+        columnCount: z.number().int().min(1).max(18_278).optional(),
+      }),
+      outputSchema: z.object({ sheetId: z.number(), title: z.string() }),
+      async run(input, { auth, signal }) {
+        const reply = await batchUpdate(auth.userId, signal, input.spreadsheetId, [
+          {
+            addSheet: {
+              properties: {
+                title: input.title,
+                ...(input.index === undefined ? {} : { index: input.index }),
+                ...(input.rowCount || input.columnCount
+                  ? {
+                      gridProperties: {
+                        rowCount: input.rowCount ?? 1000,
+                        columnCount: input.columnCount ?? 26,
+                      },
+                    }
+                  : {}),
+              },
+            },
+          },
+        ]);
+        const properties = reply.replies?.[0]?.addSheet?.properties;
+        const result = { sheetId: properties?.sheetId ?? 0, title: properties?.title ?? input.title };
+        return { structuredContent: result, text: `Added tab ${result.title} (sheetId ${result.sheetId}).` };
+      },
+    }),
+
+    defineTool({
+      name: 'rename_sheet',
+      title: 'Rename a tab',
+      description: 'Renames a tab.',
+      scope: 'sheets:write',
+      annotations: { ...CHANGE, idempotentHint: true },
+      inputSchema: z.object({ spreadsheetId, sheetId, title: z.string().min(1).max(100) }),
+      outputSchema: z.object({ sheetId: z.number(), title: z.string() }),
+      async run(input, { auth, signal }) {
+        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
+          {
+            updateSheetProperties: {
+              properties: { sheetId: input.sheetId, title: input.title },
+              fields: 'title',
+            },
+          },
+        ]);
+        return {
+          structuredContent: { sheetId: input.sheetId, title: input.title },
+          text: `Renamed the tab to ${input.title}.`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'delete_sheet',
+      title: 'Delete a tab',
+      description: 'Deletes a tab and everything on it.',
+      scope: 'sheets:write',
+      annotations: { ...CHANGE, destructiveHint: true },
+      inputSchema: z.object({ spreadsheetId, sheetId }),
+      outputSchema: z.object({ deletedSheetId: z.number() }),
+      async run(input, { auth, signal }) {
+        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
+          { deleteSheet: { sheetId: input.sheetId } },
+        ]);
+        return {
+          structuredContent: { deletedSheetId: input.sheetId },
+          text: `Deleted the tab with sheetId ${input.sheetId}.`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'duplicate_sheet',
+      title: 'Duplicate a tab',
+      description: 'Copies a tab, with its values and formatting, within the same spreadsheet.',
+      scope: 'sheets:write',
+      annotations: CHANGE,
+      inputSchema: z.object({
+        spreadsheetId,
+        sheetId,
+        newTitle: z.string().min(1).max(100).optional(),
+        insertIndex: z.number().int().min(0).optional(),
+      }),
+      outputSchema: z.object({ sheetId: z.number(), title: z.string() }),
+      async run(input, { auth, signal }) {
+        const reply = await batchUpdate(auth.userId, signal, input.spreadsheetId, [
+          {
+            duplicateSheet: {
+              sourceSheetId: input.sheetId,
+              ...(input.newTitle ? { newSheetName: input.newTitle } : {}),
+              ...(input.insertIndex === undefined ? {} : { insertSheetIndex: input.insertIndex }),
+            },
+          },
+        ]);
+        const properties = reply.replies?.[0]?.duplicateSheet?.properties;
+        const result = {
+          sheetId: properties?.sheetId ?? 0,
+          title: properties?.title ?? input.newTitle ?? '',
+        };
+        return { structuredContent: result, text: `Created ${result.title} (sheetId ${result.sheetId}).` };
+      },
+    }),
+
+    defineTool({
+      name: 'format_range',
+      title: 'Format a range',
+      description: 'Sets text style, colours, alignment, wrapping or number format on every cell of a range.',
+      scope: 'sheets:write',
+      annotations: { ...CHANGE, idempotentHint: true },
+      inputSchema: z.object({
+        spreadsheetId,
+        range: a1Range,
+        bold: z.boolean().optional(),
+        italic: z.boolean().optional(),
+        fontSize: z.number().int().min(6).max(96).optional(),
+        textColor: hexColor.optional(),
+        backgroundColor: hexColor.optional(),
+        horizontalAlignment: z.enum(['LEFT', 'CENTER', 'RIGHT']).optional(),
+        wrapStrategy: z.enum(['OVERFLOW_CELL', 'CLIP', 'WRAP']).optional(),
+        numberFormat: z
+          .object({
+            type: z.enum([
+              'TEXT',
+              'NUMBER',
+              'PERCENT',
+              'CURRENCY',
+              'DATE',
+              'TIME',
+              'DATE_TIME',
+              'SCIENTIFIC',
+            ]),
+            pattern: z.string().max(100).optional(),
+          })
+          .optional(),
+      }),
+      outputSchema: z.object({ range: z.string(), fields: z.string() }),
+      async run(input, { auth, signal }) {
+        const { sheetTitle, cells } = splitRange(input.range);
+        const bounds = gridBounds(cells);
+        if (!bounds)
+          throw new ToolError(`cannot read the cells of ${JSON.stringify(input.range)} as A1 notation`);
+        const { format, fields } = cellFormatFor(input);
+        if (fields.length === 0)
+          throw new ToolError('name at least one format to set (bold, backgroundColor, numberFormat, …)');
+        const id = await sheetIdForTitle(auth.userId, signal, input.spreadsheetId, sheetTitle);
+        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
+          {
+            repeatCell: {
+              range: { sheetId: id, ...bounds },
+              cell: { userEnteredFormat: format },
+              fields: fields.join(','),
+            },
+          },
+        ]);
+        return {
+          structuredContent: { range: input.range, fields: fields.join(',') },
+          text: `Formatted ${input.range} (${fields.map((field) => field.split('.').at(-1)).join(', ')}).`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'batch_update',
+      title: 'Apply spreadsheet changes',
+      description: `Applies several Sheets API batchUpdate requests at once. Each request has exactly one of: ${ALLOWED_BATCH_REQUESTS.join(', ')}.`,
+      scope: 'sheets:write',
+      annotations: { ...CHANGE, destructiveHint: true },
+      inputSchema: z.object({
+        spreadsheetId,
+        requests: z
+          .array(z.record(z.string(), z.unknown()))
+          .min(1)
+          .max(100)
+          .refine(
+            (requests) =>
+              requests.every((request) => {
+                const keys = Object.keys(request);
+                return keys.length === 1 && (ALLOWED_BATCH_REQUESTS as readonly string[]).includes(keys[0]!);
+              }),
+            { message: `each request must have exactly one key among: ${ALLOWED_BATCH_REQUESTS.join(', ')}` },
+          ),
+      }),
+      outputSchema: z.object({ replies: z.array(z.unknown()) }),
+      async run(input, { auth, signal }) {
+        const reply = await batchUpdate(
+          auth.userId,
+          signal,
+          input.spreadsheetId,
+          input.requests as sheets_v4.Schema$Request[],
+        );
+        const replies = reply.replies ?? [];
+        return { structuredContent: { replies }, text: `Applied ${input.requests.length} requests.` };
+      },
+    }),
+  ];
+}
+
+/** The CellFormat and the `fields` mask for the formats a format_range call names. */
+function cellFormatFor(input: {
+  bold?: boolean | undefined;
+  italic?: boolean | undefined;
+  fontSize?: number | undefined;
+  textColor?: sheets_v4.Schema$Color | undefined;
+  backgroundColor?: sheets_v4.Schema$Color | undefined;
+  horizontalAlignment?: string | undefined;
+  wrapStrategy?: string | undefined;
+  numberFormat?: sheets_v4.Schema$NumberFormat | undefined;
+}) {
+  const textFormat: sheets_v4.Schema$TextFormat = {};
+  const format: sheets_v4.Schema$CellFormat = {};
+  const fields: string[] = [];
+  const text = (key: keyof sheets_v4.Schema$TextFormat, value: unknown) => {
+    if (value === undefined) return;
+    (textFormat as Record<string, unknown>)[key] = value;
+    fields.push(`userEnteredFormat.textFormat.${key}`);
+  };
+  const cell = (key: keyof sheets_v4.Schema$CellFormat, value: unknown) => {
+    if (value === undefined) return;
+    (format as Record<string, unknown>)[key] = value;
+    fields.push(`userEnteredFormat.${key}`);
+  };
+  text('bold', input.bold);
+  text('italic', input.italic);
+  text('fontSize', input.fontSize);
+  text('foregroundColor', input.textColor);
+  if (Object.keys(textFormat).length > 0) format.textFormat = textFormat;
+  cell('backgroundColor', input.backgroundColor);
+  cell('horizontalAlignment', input.horizontalAlignment);
+  cell('wrapStrategy', input.wrapStrategy);
+  cell('numberFormat', input.numberFormat);
+  return { format, fields };
+}

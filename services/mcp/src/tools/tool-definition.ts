@@ -1,0 +1,47 @@
+import type { z } from 'zod';
+import type { AuthInfo } from '../auth/auth-info.ts';
+
+export type ResourceScope = 'sheets:read' | 'sheets:write';
+
+export interface ToolContext {
+  auth: AuthInfo;
+  /** Aborted when the client goes away or the request times out. */
+  signal: AbortSignal;
+}
+
+export interface ToolOutput {
+  /** Matches the tool's output schema. */
+  structuredContent: Record<string, unknown>;
+  /** A readable rendering of the same result, for clients that show text. */
+  text: string;
+}
+
+/** A tool failure the model should read (not a protocol error): becomes `isError: true`. */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
+
+/** One entry of the tool registry (DESIGN §11): schema, scope, annotations and behaviour. */
+export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  scope: ResourceScope;
+  inputSchema: Input;
+  outputSchema: z.ZodObject;
+  annotations: {
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
+  run(input: z.infer<Input>, context: ToolContext): Promise<ToolOutput>;
+}
+
+/** Keeps the input type of each definition while collecting them in one array. */
+export function defineTool<Input extends z.ZodObject>(definition: ToolDefinition<Input>): ToolDefinition {
+  return definition as unknown as ToolDefinition;
+}

@@ -1,0 +1,9 @@
+import type { drive_v3, sheets_v4 } from 'googleapis';
+import type { CallGoogle } from '../google/call-google.ts';
+
+/** What every Sheets/Drive tool needs: the API clients (one per process) and the call wrapper. */
+export interface ToolDeps {
+  sheets: sheets_v4.Sheets;
+  drive: drive_v3.Drive;
+  callGoogle: CallGoogle;
+}

@@ -1,0 +1,257 @@
+import type { sheets_v4 } from 'googleapis';
+import { z } from 'zod';
+import { normalizeRange } from './a1.ts';
+import { a1Range, rows, sheetId, spreadsheetId, valueInput } from './common-schemas.ts';
+import { defineTool } from './tool-definition.ts';
+import type { ToolDeps } from './tool-deps.ts';
+
+const WRITE = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
+const updateOutput = z.object({
+  updatedRange: z.string(),
+  updatedRows: z.number(),
+  updatedColumns: z.number(),
+  updatedCells: z.number(),
+});
+
+function summary(update: sheets_v4.Schema$UpdateValuesResponse | undefined, fallbackRange: string) {
+  return {
+    updatedRange: update?.updatedRange ?? fallbackRange,
+    updatedRows: update?.updatedRows ?? 0,
+    updatedColumns: update?.updatedColumns ?? 0,
+    updatedCells: update?.updatedCells ?? 0,
+  };
+}
+
+export function writeTools({ sheets, callGoogle }: ToolDeps) {
+  return [
+    defineTool({
+      name: 'write_range',
+      title: 'Write a range',
+      description:
+        'Writes rows of values into a range, replacing what is there. Values are parsed as typed unless RAW.',
+      scope: 'sheets:write',
+      annotations: WRITE,
+      inputSchema: z.object({ spreadsheetId, range: a1Range, values: rows, valueInputOption: valueInput }),
+      outputSchema: updateOutput,
+      async run(input, { auth, signal }) {
+        const range = normalizeRange(input.range);
+        const { data } = await callGoogle(auth.userId, signal, (request) =>
+          sheets.spreadsheets.values.update(
+            {
+              spreadsheetId: input.spreadsheetId,
+              range,
+              valueInputOption: input.valueInputOption,
+              requestBody: { range, majorDimension: 'ROWS', values: input.values },
+            },
+            request,
+          ),
+        );
+        const result = summary(data, range);
+        return {
+          structuredContent: result,
+          text: `Updated ${result.updatedCells} cells in ${result.updatedRange}.`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'write_ranges',
+      title: 'Write several ranges',
+      description: 'Writes several ranges of one spreadsheet in one call.',
+      scope: 'sheets:write',
+      annotations: WRITE,
+      inputSchema: z.object({
+        spreadsheetId,
+        data: z
+          .array(z.object({ range: a1Range, values: rows }))
+          .min(1)
+          .max(100),
+        valueInputOption: valueInput,
+      }),
+      outputSchema: z.object({ totalUpdatedCells: z.number(), responses: z.array(updateOutput) }),
+      async run(input, { auth, signal }) {
+        const data = input.data.map((entry) => ({
+          range: normalizeRange(entry.range),
+          majorDimension: 'ROWS',
+          values: entry.values,
+        }));
+        const { data: response } = await callGoogle(auth.userId, signal, (request) =>
+          sheets.spreadsheets.values.batchUpdate(
+            {
+              spreadsheetId: input.spreadsheetId,
+              requestBody: { valueInputOption: input.valueInputOption, data },
+            },
+            request,
+          ),
+        );
+        const responses = (response.responses ?? []).map((update, index) =>
+          summary(update, data[index]?.range ?? ''),
+        );
+        const total =
+          response.totalUpdatedCells ?? responses.reduce((sum, update) => sum + update.updatedCells, 0);
+        return {
+          structuredContent: { totalUpdatedCells: total, responses },
+          text: `Updated ${total} cells in ${responses.length} ranges.`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'append_rows',
+      title: 'Append rows',
+      description:
+        'Appends rows after the last row of the table found in the range. New rows are inserted by default, so nothing below is overwritten.',
+      scope: 'sheets:write',
+      annotations: { ...WRITE, destructiveHint: false, idempotentHint: false },
+      inputSchema: z.object({
+        spreadsheetId,
+        range: a1Range.describe("The table to append to, e.g. 'Orders'!A:F or a tab name."),
+        values: rows,
+        valueInputOption: valueInput,
+        insertDataOption: z
+          .enum(['INSERT_ROWS', 'OVERWRITE'])
+          .default('INSERT_ROWS')
+          .describe('INSERT_ROWS adds new rows; OVERWRITE writes into empty cells after the table.'),
+      }),
+      outputSchema: updateOutput.extend({ tableRange: z.string().nullable() }),
+      async run(input, { auth, signal }) {
+        const range = normalizeRange(input.range);
+        const { data } = await callGoogle(auth.userId, signal, (request) =>
+          sheets.spreadsheets.values.append(
+            {
+              spreadsheetId: input.spreadsheetId,
+              range,
+              valueInputOption: input.valueInputOption,
+              insertDataOption: input.insertDataOption,
+              requestBody: { majorDimension: 'ROWS', values: input.values },
+            },
+            request,
+          ),
+        );
+        const result = { ...summary(data.updates, range), tableRange: data.tableRange ?? null };
+        return {
+          structuredContent: result,
+          text: `Appended ${result.updatedRows} rows at ${result.updatedRange}.`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'clear_range',
+      title: 'Clear a range',
+      description: 'Clears the values of a range (formatting stays).',
+      scope: 'sheets:write',
+      annotations: WRITE,
+      inputSchema: z.object({ spreadsheetId, range: a1Range }),
+      outputSchema: z.object({ clearedRange: z.string() }),
+      async run(input, { auth, signal }) {
+        const range = normalizeRange(input.range);
+        const { data } = await callGoogle(auth.userId, signal, (request) =>
+          sheets.spreadsheets.values.clear(
+            { spreadsheetId: input.spreadsheetId, range, requestBody: {} },
+            request,
+          ),
+        );
+        const clearedRange = data.clearedRange ?? range;
+        return { structuredContent: { clearedRange }, text: `Cleared ${clearedRange}.` };
+      },
+    }),
+
+    defineTool({
+      name: 'insert_dimension',
+      title: 'Insert rows or columns',
+      description: 'Inserts empty rows or columns into a tab at a zero-based index.',
+      scope: 'sheets:write',
+      annotations: { ...WRITE, destructiveHint: false, idempotentHint: false },
+      inputSchema: z.object({
+        spreadsheetId,
+        sheetId,
+        dimension: z.enum(['ROWS', 'COLUMNS']),
+        startIndex: z.number().int().min(0).describe('Zero-based: 0 inserts before the first row/column.'),
+        count: z.number().int().min(1).max(10_000),
+        inheritFromBefore: z.boolean().default(false),
+      }),
+      outputSchema: z.object({ inserted: z.number() }),
+      async run(input, { auth, signal }) {
+        await batchUpdate(
+          [
+            {
+              insertDimension: {
+                range: {
+                  sheetId: input.sheetId,
+                  dimension: input.dimension,
+                  startIndex: input.startIndex,
+                  endIndex: input.startIndex + input.count,
+                },
+                inheritFromBefore: input.inheritFromBefore && input.startIndex > 0,
+              },
+            },
+          ],
+          input.spreadsheetId,
+          auth.userId,
+          signal,
+        );
+        return {
+          structuredContent: { inserted: input.count },
+          text: `Inserted ${input.count} ${input.dimension.toLowerCase()} at index ${input.startIndex}.`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'delete_dimension',
+      title: 'Delete rows or columns',
+      description: 'Deletes rows or columns [startIndex, endIndex) of a tab (zero-based, end exclusive).',
+      scope: 'sheets:write',
+      annotations: { ...WRITE, idempotentHint: false },
+      inputSchema: z
+        .object({
+          spreadsheetId,
+          sheetId,
+          dimension: z.enum(['ROWS', 'COLUMNS']),
+          startIndex: z.number().int().min(0),
+          endIndex: z.number().int().min(1),
+        })
+        .refine((value) => value.endIndex > value.startIndex, {
+          message: 'endIndex must be greater than startIndex',
+        }),
+      outputSchema: z.object({ deleted: z.number() }),
+      async run(input, { auth, signal }) {
+        await batchUpdate(
+          [
+            {
+              deleteDimension: {
+                range: {
+                  sheetId: input.sheetId,
+                  dimension: input.dimension,
+                  startIndex: input.startIndex,
+                  endIndex: input.endIndex,
+                },
+              },
+            },
+          ],
+          input.spreadsheetId,
+          auth.userId,
+          signal,
+        );
+        const deleted = input.endIndex - input.startIndex;
+        return {
+          structuredContent: { deleted },
+          text: `Deleted ${deleted} ${input.dimension.toLowerCase()}.`,
+        };
+      },
+    }),
+  ];
+
+  async function batchUpdate(
+    requests: sheets_v4.Schema$Request[],
+    spreadsheet: string,
+    userId: string,
+    signal: AbortSignal,
+  ) {
+    const { data } = await callGoogle(userId, signal, (request) =>
+      sheets.spreadsheets.batchUpdate({ spreadsheetId: spreadsheet, requestBody: { requests } }, request),
+    );
+    return data;
+  }
+}

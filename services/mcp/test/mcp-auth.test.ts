@@ -1,0 +1,316 @@
+import { randomBytes } from 'node:crypto';
+import { readJson } from '@sheetgate/test-harness';
+import { base64url, CompactEncrypt, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
+
+let stack: McpUnderTest;
+beforeAll(async () => {
+  stack = await startMcpUnderTest();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+
+function post(body: unknown, headers: Record<string, string> = {}) {
+  return fetch(stack.mcpUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+      ...headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+const metadataUrl = () => `${stack.baseUrl}/.well-known/oauth-protected-resource/api/mcp`;
+
+describe('error contract of /api/mcp (DESIGN §8)', () => {
+  it('no credentials: 401 with the resource metadata and scopes', async () => {
+    const response = await post(LIST);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${metadataUrl()}", scope="sheets:read sheets:write"`,
+    );
+  });
+
+  it('a valid access token lists the tools', async () => {
+    const response = await post(LIST, { authorization: `Bearer ${await stack.sign()}` });
+    expect(response.status).toBe(200);
+    const body = await readJson(response);
+    expect(body.id).toBe(1);
+    expect(body.result.tools.length).toBe(19);
+  });
+
+  const otherKey = async () => (await generateKeyPair('ES256')).privateKey;
+  const now = () => Math.floor(Date.now() / 1000);
+  const badTokens: Array<[string, () => Promise<string>]> = [
+    ['expired', () => stack.sign({ iat: now() - 600, exp: now() - 60 })],
+    ['issued in the future', () => stack.sign({ iat: now() + 600, exp: now() + 900 })],
+    ['not valid yet (nbf)', () => stack.sign({ nbf: now() + 600 })],
+    ['from another issuer', () => stack.sign({ iss: 'https://evil.example' })],
+    ['for another audience', () => stack.sign({ aud: 'https://other.example/api/mcp' })],
+    ['typed as a plain JWT (an ID token)', () => stack.sign({}, { typ: 'JWT' })],
+    [
+      'signed by an unknown key',
+      async () => {
+        const now = Math.floor(Date.now() / 1000);
+        return new SignJWT({
+          iss: stack.baseUrl,
+          aud: stack.resource,
+          sub: 'u',
+          scope: 'sheets:read',
+          iat: now,
+          exp: now + 60,
+        })
+          .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: 'unknown-kid' })
+          .sign(await otherKey());
+      },
+    ],
+    [
+      'signed by another key under our kid',
+      async () => {
+        const now = Math.floor(Date.now() / 1000);
+        return new SignJWT({
+          iss: stack.baseUrl,
+          aud: stack.resource,
+          sub: 'u',
+          scope: 'sheets:read',
+          iat: now,
+          exp: now + 60,
+        })
+          .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: stack.kid })
+          .sign(await otherKey());
+      },
+    ],
+    [
+      'with alg none',
+      async () => {
+        const header = base64url.encode(JSON.stringify({ alg: 'none', typ: 'at+jwt', kid: stack.kid }));
+        const payload = base64url.encode(
+          JSON.stringify({
+            iss: stack.baseUrl,
+            aud: stack.resource,
+            sub: 'u',
+            scope: 'sheets:read',
+            exp: now() + 60,
+          }),
+        );
+        return `${header}.${payload}.`;
+      },
+    ],
+    [
+      'HS256 signed with the public key',
+      async () => {
+        const publicJwk = await exportJWK(stack.signingKey);
+        const secret = new TextEncoder().encode(
+          JSON.stringify({ kty: publicJwk.kty, crv: publicJwk.crv, x: publicJwk.x, y: publicJwk.y }),
+        );
+        return new SignJWT({
+          iss: stack.baseUrl,
+          aud: stack.resource,
+          sub: 'u',
+          scope: 'sheets:read',
+          iat: now(),
+          exp: now() + 60,
+        })
+          .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid: stack.kid })
+          .sign(secret);
+      },
+    ],
+    ['naming its own key (jku)', () => stack.sign({}, { jku: 'https://evil.example/jwks.json' })],
+    ['opaque', async () => randomBytes(32).toString('base64url')],
+    [
+      'encrypted (JWE)',
+      async () => {
+        const { publicKey } = await generateKeyPair('RSA-OAEP-256');
+        return new CompactEncrypt(new TextEncoder().encode('{}'))
+          .setProtectedHeader({ alg: 'RSA-OAEP-256', enc: 'A256GCM' })
+          .encrypt(publicKey);
+      },
+    ],
+  ];
+
+  it.each(badTokens)('refuses a token %s: 401 invalid_token', async (_name, make) => {
+    const response = await post(LIST, { authorization: `Bearer ${await make()}` });
+    expect(response.status).toBe(401);
+    const challenge = response.headers.get('www-authenticate') ?? '';
+    expect(challenge).toMatch(/^Bearer error="invalid_token"/);
+    expect(challenge).toContain(`resource_metadata="${metadataUrl()}"`);
+    const body = await response.text();
+    expect(body).not.toContain('eyJ');
+  });
+
+  it('a token without sheets:read: 403 insufficient_scope', async () => {
+    const response = await post(LIST, { authorization: `Bearer ${await stack.sign({ scope: 'openid' })}` });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toBe(
+      `Bearer error="insufficient_scope", scope="sheets:read", resource_metadata="${metadataUrl()}"`,
+    );
+  });
+
+  it('a write tool with a read-only token: 403 naming sheets:write (step-up)', async () => {
+    const token = await stack.sign({ scope: 'sheets:read' });
+    const call = {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'write_range', arguments: {} },
+    };
+    const response = await post(call, { authorization: `Bearer ${token}` });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('www-authenticate')).toContain('scope="sheets:write"');
+    // Reading is still allowed with that token.
+    expect((await post(LIST, { authorization: `Bearer ${token}` })).status).toBe(200);
+  });
+
+  it('both a bearer token and an API key: 400 invalid_request, echoing neither', async () => {
+    const token = await stack.sign();
+    const key = `sg_live_${randomBytes(32).toString('base64url')}`;
+    const response = await post(LIST, { authorization: `Bearer ${token}`, 'x-api-key': key });
+    expect(response.status).toBe(400);
+    const body = await response.text();
+    expect(JSON.parse(body).error).toBe('invalid_request');
+    expect(body).not.toContain(token);
+    expect(body).not.toContain(key);
+  });
+
+  it('ignores a token in the query string', async () => {
+    const response = await fetch(`${stack.mcpUrl}?access_token=${await stack.sign()}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(LIST),
+    });
+    expect(response.status).toBe(401);
+  });
+
+  it('API keys get 503 with Retry-After while auth cannot be asked', async () => {
+    // This stack's auth serves no gRPC broker yet in this test; a key is never accepted unchecked.
+    const response = await post(LIST, { 'x-api-key': `sg_live_${randomBytes(32).toString('base64url')}` });
+    expect([401, 503]).toContain(response.status);
+    if (response.status === 503) expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('Streamable HTTP request handling', () => {
+  let token: string;
+  beforeAll(async () => {
+    token = await stack.sign();
+  });
+  const authed = (headers: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, ...headers });
+
+  it.each(['GET', 'DELETE'])('%s answers 405', async (method) => {
+    const response = await fetch(stack.mcpUrl, { method, headers: authed() });
+    expect(response.status).toBe(405);
+  });
+
+  it('refuses a foreign Origin (DNS rebinding)', async () => {
+    const response = await post(LIST, authed({ origin: 'https://evil.example' }));
+    expect(response.status).toBe(403);
+  });
+
+  it('refuses an unknown protocol version', async () => {
+    const response = await post(LIST, authed({ 'mcp-protocol-version': '1999-01-01' }));
+    expect(response.status).toBe(400);
+  });
+
+  it.each(['2025-11-25', '2025-06-18', '2025-03-26'])('accepts protocol version %s', async (version) => {
+    const response = await post(LIST, authed({ 'mcp-protocol-version': version }));
+    expect(response.status).toBe(200);
+  });
+
+  it('refuses a body that is not JSON as a JSON-RPC parse error', async () => {
+    const response = await post('{"jsonrpc":', authed());
+    expect(response.status).toBe(400);
+    expect((await readJson(response)).error.code).toBe(-32700);
+  });
+
+  it.each([
+    ['an array of strings', '["x"]', 400],
+    ['a request with extra members', { jsonrpc: '2.0', id: 3, method: 'tools/list', extra: true }, 200],
+    ['a wrong jsonrpc version', { jsonrpc: '1.0', id: 3, method: 'tools/list' }, 200],
+    ['a null id', { jsonrpc: '2.0', id: null, method: 'tools/list' }, 200],
+  ])('answers %s with -32600, never hanging', async (_name, body, status) => {
+    const response = await post(body, authed());
+    expect(response.status).toBe(status);
+    if (status === 200) expect((await readJson(response)).error.code).toBe(-32600);
+  });
+
+  it('answers an unknown method with -32601', async () => {
+    const response = await post({ jsonrpc: '2.0', id: 'x', method: 'nope/nothing' }, authed());
+    expect(await readJson(response)).toMatchObject({ id: 'x', error: { code: -32601 } });
+  });
+
+  it('accepts notifications with 202 and no body', async () => {
+    const response = await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, authed());
+    expect(response.status).toBe(202);
+    expect(await response.text()).toBe('');
+  });
+
+  it('refuses a body over 1 MiB with 413', async () => {
+    const response = await post(
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(1_100_000) } },
+      authed(),
+    );
+    expect(response.status).toBe(413);
+  });
+
+  it('refuses a non-JSON content type with 415', async () => {
+    const response = await fetch(stack.mcpUrl, {
+      method: 'POST',
+      headers: authed({ 'content-type': 'text/plain' }),
+      body: 'x',
+    });
+    expect(response.status).toBe(415);
+  });
+
+  it('keeps concurrent clients apart even when they reuse the same JSON-RPC id', async () => {
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, index) =>
+        post({ jsonrpc: '2.0', id: 1, method: index % 2 ? 'tools/list' : 'ping' }, authed()).then(readJson),
+      ),
+    );
+    replies.forEach((reply, index) => {
+      expect(reply.id).toBe(1);
+      if (index % 2) expect(reply.result.tools).toHaveLength(19);
+      else expect(reply.result).toEqual({});
+    });
+  });
+
+  it('allows batches only in protocol 2025-03-26', async () => {
+    const batch = [LIST, { jsonrpc: '2.0', id: 2, method: 'ping' }];
+    expect((await post(batch, authed())).status).toBe(400);
+    const response = await post(batch, authed({ 'mcp-protocol-version': '2025-03-26' }));
+    expect(response.status).toBe(200);
+    const replies = await readJson(response);
+    expect(replies.map((reply: { id: number }) => reply.id)).toEqual([1, 2]);
+  });
+
+  it('initializes without remembering the client on the shared server', async () => {
+    const initialize = (version: string, name: string) =>
+      post(
+        {
+          jsonrpc: '2.0',
+          id: 9,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name, version: '1' } },
+        },
+        // Before initialization a client may not know a version to put in the header.
+        authed({ 'mcp-protocol-version': version.startsWith('2030') ? '2025-03-26' : version }),
+      ).then(readJson);
+    const first = await initialize('2025-06-18', 'client-a');
+    const second = await initialize('2025-03-26', 'client-b');
+    expect(first.result).toMatchObject({
+      protocolVersion: '2025-06-18',
+      serverInfo: { name: 'sheetgate' },
+      capabilities: { tools: {} },
+    });
+    expect(second.result.protocolVersion).toBe('2025-03-26');
+    const unknown = await initialize('2030-01-01', 'client-c');
+    expect(unknown.result.protocolVersion).toBe('2025-11-25');
+  });
+});
