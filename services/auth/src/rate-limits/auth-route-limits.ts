@@ -1,0 +1,63 @@
+import type { Logger } from '@sheetgate/service-runtime';
+import type { Middleware } from 'koa';
+import type { AuditLog } from '../audit/index.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+import type { RateLimits } from './rate-limits.ts';
+
+/** The provider's registration and token endpoints (OIDC_ROUTES in oidc/provider.ts; a test checks). */
+export const limitedAuthPaths = {
+  scope: '/api/auth/',
+  registration: '/api/auth/oauth2/register',
+  token: '/api/auth/oauth2/token',
+} as const;
+
+export interface AuthRouteLimitOptions {
+  /** Records the first refusal of each window as `rate_limit.hit`. */
+  audit?: AuditLog;
+  logger?: Logger;
+}
+
+/** The limiters that apply to one request, all keyed by the client IP. */
+function limitersFor(method: string, path: string, limits: RateLimits): RateLimiter[] {
+  if (!path.startsWith(limitedAuthPaths.scope)) return [];
+  const applicable = [limits.authIp];
+  if (method === 'POST' && path === limitedAuthPaths.registration) applicable.push(limits.register);
+  if (method === 'POST' && path === limitedAuthPaths.token) applicable.push(limits.token);
+  return applicable;
+}
+
+/**
+ * Koa middleware for the per-IP limits on `/api/auth/*` (tighter on registration and token):
+ * over a limit it answers 429 with `Retry-After` and an OAuth-style JSON error. Keyed by `ctx.ip`,
+ * which is the client behind the ingress because the app trusts exactly one proxy hop
+ * (`proxy: true, maxIpsCount: 1`); a client cannot pick its own key with a forged X-Forwarded-For.
+ */
+export function rateLimitAuthRoutes(limits: RateLimits, options: AuthRouteLimitOptions = {}): Middleware {
+  return async (ctx, next) => {
+    const applicable = limitersFor(ctx.method, ctx.path, limits);
+    if (applicable.length === 0) return next();
+    const ip = ctx.ip || 'unknown';
+    const decisions = await Promise.all(applicable.map((limiter) => limiter.consume(ip)));
+    let retryAfterSeconds = 0;
+    decisions.forEach((decision, index) => {
+      if (decision.allowed) return;
+      retryAfterSeconds = Math.max(retryAfterSeconds, decision.retryAfterSeconds);
+      if (decision.firstRefusal && options.audit) {
+        const limit = applicable[index]!.name;
+        options.audit
+          .record('rate_limit.hit', { details: { limit, ip, method: ctx.method, path: ctx.path } })
+          .catch((error: unknown) =>
+            options.logger?.warn({ err: error }, 'could not audit a rate-limit hit'),
+          );
+      }
+    });
+    if (retryAfterSeconds === 0) return next();
+    ctx.status = 429;
+    ctx.set('Retry-After', String(retryAfterSeconds));
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      error: 'rate_limited',
+      error_description: `Too many requests from this address; retry after ${retryAfterSeconds} seconds.`,
+    };
+  };
+}
