@@ -1,0 +1,94 @@
+import type { DatabasePool } from '../db/pool.ts';
+import type { ApiKeyScopes } from './api-key-input.ts';
+
+/** An API key as the dashboard sees it: never the secret, never its hash. */
+export interface ApiKeyRecord {
+  id: string;
+  userId: string;
+  name: string;
+  displayPrefix: string;
+  scopes: ApiKeyScopes;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+/** What resolving a presented key needs, found by the key's hash. */
+export interface ApiKeyCredential {
+  id: string;
+  userId: string;
+  secretHash: string;
+  scopes: ApiKeyScopes;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const RECORD_COLUMNS = `id, user_id AS "userId", name, display_prefix AS "displayPrefix", scopes,
+  created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt", last_used_at AS "lastUsedAt"`;
+
+/** SQL for the `api_keys` table. */
+export function createApiKeyQueries(pool: DatabasePool) {
+  return {
+    async insert(row: {
+      userId: string;
+      name: string;
+      displayPrefix: string;
+      secretHash: string;
+      scopes: ApiKeyScopes;
+      expiresAt: Date | null;
+    }): Promise<ApiKeyRecord> {
+      const { rows } = await pool.query<ApiKeyRecord>(
+        `INSERT INTO api_keys (user_id, name, display_prefix, secret_hash, scopes, expires_at)
+         VALUES ($1, $2, $3, $4, $5::text[], $6)
+         RETURNING ${RECORD_COLUMNS}`,
+        [row.userId, row.name, row.displayPrefix, row.secretHash, row.scopes, row.expiresAt],
+      );
+      return rows[0]!;
+    },
+
+    /** Newest first. */
+    async listByUser(userId: string): Promise<ApiKeyRecord[]> {
+      const { rows } = await pool.query<ApiKeyRecord>(
+        `SELECT ${RECORD_COLUMNS} FROM api_keys WHERE user_id = $1 ORDER BY created_at DESC, id`,
+        [userId],
+      );
+      return rows;
+    },
+
+    /** The hot path of every API-key request: one unique-index lookup. */
+    async findCredentialByHash(secretHash: string): Promise<ApiKeyCredential | undefined> {
+      const { rows } = await pool.query<ApiKeyCredential>(
+        `SELECT id, user_id AS "userId", secret_hash AS "secretHash", scopes,
+                expires_at AS "expiresAt", revoked_at AS "revokedAt"
+           FROM api_keys WHERE secret_hash = $1`,
+        [secretHash],
+      );
+      return rows[0];
+    },
+
+    /** Revokes the user's key if it is still live, and says what it found. */
+    async revoke(userId: string, keyId: string): Promise<'revoked' | 'already_revoked' | 'not_found'> {
+      const updated = await pool.query(
+        `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL RETURNING id`,
+        [keyId, userId],
+      );
+      if (updated.rowCount) return 'revoked';
+      const existing = await pool.query('SELECT 1 FROM api_keys WHERE id = $1 AND user_id = $2', [
+        keyId,
+        userId,
+      ]);
+      return existing.rowCount ? 'already_revoked' : 'not_found';
+    },
+
+    /** One statement for a whole batch of keys used since the last flush. */
+    async touchLastUsed(keyIds: string[], usedAt: Date): Promise<void> {
+      await pool.query(
+        `UPDATE api_keys SET last_used_at = GREATEST(last_used_at, $2::timestamptz) WHERE id = ANY($1::uuid[])`,
+        [keyIds, usedAt],
+      );
+    },
+  };
+}
+
+export type ApiKeyQueries = ReturnType<typeof createApiKeyQueries>;

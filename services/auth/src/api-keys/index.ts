@@ -1,0 +1,10 @@
+export { API_KEY_PATTERN, API_KEY_PREFIX } from './api-key-format.ts';
+export { ApiKeyInputError, type ApiKeyScopes } from './api-key-input.ts';
+export {
+  type ApiKeyLibrary,
+  type ApiKeyLibraryOptions,
+  type ApiKeyResolution,
+  type ApiKeyStatus,
+  createApiKeyLibrary,
+} from './api-key-library.ts';
+export type { ApiKeyRecord } from './api-key-queries.ts';

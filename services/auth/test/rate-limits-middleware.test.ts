@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '@sheetgate/service-runtime';
+import {
+  createTestDatabase,
+  createTestRedis,
+  type TestDatabase,
+  type TestRedis,
+} from '@sheetgate/test-harness';
+import Koa from 'koa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAuditLog } from '../src/audit/index.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
+import { OIDC_ROUTES } from '../src/oidc/provider.ts';
+import {
+  createRateLimits,
+  limitedAuthPaths,
+  type RateLimits,
+  rateLimitAuthRoutes,
+} from '../src/rate-limits/index.ts';
+
+let database: TestDatabase;
+let redis: TestRedis;
+let pool: DatabasePool;
+let limits: RateLimits;
+let server: Server;
+let baseUrl: string;
+
+beforeAll(async () => {
+  [database, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
+  await migrateToLatest(database.url, createLogger({ service: 'test', level: 'silent' }));
+  pool = createDatabasePool(database.url, 4);
+  limits = await createRateLimits({
+    redisUrl: redis.url,
+    pool,
+    keyPrefix: `sheetgate:test:${randomBytes(4).toString('hex')}`,
+    rules: {
+      authIp: { points: 5, durationSeconds: 60 },
+      register: { points: 2, durationSeconds: 3_600 },
+      token: { points: 3, durationSeconds: 60 },
+    },
+  });
+  // The same proxy trust as the auth app: exactly one hop, the ingress.
+  const app = new Koa({ proxy: true, maxIpsCount: 1 });
+  app.use(rateLimitAuthRoutes(limits, { audit: createAuditLog(pool) }));
+  app.use((ctx) => {
+    ctx.body = { ok: true };
+  });
+  server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => server?.close(resolve));
+  await limits?.close();
+  await pool?.end();
+  await database?.close();
+  await redis?.close();
+});
+
+const call = (path: string, ip: string, method = 'GET') =>
+  fetch(`${baseUrl}${path}`, { method, headers: { 'x-forwarded-for': ip } });
+
+describe('rate limits on /api/auth/* (per client IP)', () => {
+  it('limits the paths the provider really serves', () => {
+    expect(limitedAuthPaths.registration).toBe(OIDC_ROUTES.registration);
+    expect(limitedAuthPaths.token).toBe(OIDC_ROUTES.token);
+  });
+
+  it('answers 429 with Retry-After and a JSON error for one IP, and not for another', async () => {
+    for (let i = 0; i < 5; i++) expect((await call('/api/auth/jwks', '192.0.2.10')).status).toBe(200);
+    const refused = await call('/api/auth/jwks', '192.0.2.10');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.headers.get('cache-control')).toBe('no-store');
+    expect(refused.headers.get('content-type')).toMatch(/application\/json/);
+    const body = (await refused.json()) as { error: string; error_description: string };
+    expect(body.error).toBe('rate_limited');
+    expect(body.error_description).toMatch(/retry after \d+ seconds/);
+
+    expect((await call('/api/auth/jwks', '192.0.2.11')).status).toBe(200);
+  });
+
+  it('is tighter on registration and on the token endpoint', async () => {
+    const ip = '192.0.2.20';
+    expect((await call('/api/auth/oauth2/register', ip, 'POST')).status).toBe(200);
+    expect((await call('/api/auth/oauth2/register', ip, 'POST')).status).toBe(200);
+    expect((await call('/api/auth/oauth2/register', ip, 'POST')).status).toBe(429);
+    // The same address may still use the rest of /api/auth.
+    expect((await call('/api/auth/oauth2/token', ip, 'POST')).status).toBe(200);
+
+    const other = '192.0.2.21';
+    for (let i = 0; i < 3; i++)
+      expect((await call('/api/auth/oauth2/token', other, 'POST')).status).toBe(200);
+    expect((await call('/api/auth/oauth2/token', other, 'POST')).status).toBe(429);
+  });
+
+  it('leaves other paths alone', async () => {
+    for (let i = 0; i < 8; i++) {
+      expect((await call('/.well-known/openid-configuration', '192.0.2.30')).status).toBe(200);
+      expect((await call('/healthz', '192.0.2.30')).status).toBe(200);
+    }
+  });
+
+  it('keys by the address the ingress saw, not by what the client claims further left', async () => {
+    // A client prepends its own X-Forwarded-For entries; only the last hop (the ingress's) counts.
+    for (let i = 0; i < 5; i++) {
+      expect((await call('/api/auth/oauth2/userinfo', `10.0.0.${i}, 192.0.2.40`)).status).toBe(200);
+    }
+    expect((await call('/api/auth/oauth2/userinfo', '10.0.0.99, 192.0.2.40')).status).toBe(429);
+  });
+
+  it('audits the first refusal of a window, not every refused request', async () => {
+    const ip = '192.0.2.50';
+    for (let i = 0; i < 8; i++) await call('/api/auth/jwks', ip);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const { rows } = await pool.query(
+      `SELECT details FROM audit_events WHERE kind = 'rate_limit.hit' AND details->>'ip' = $1`,
+      [ip],
+    );
+    expect(rows).toEqual([{ details: { limit: 'authIp', ip, method: 'GET', path: '/api/auth/jwks' } }]);
+  });
+});
