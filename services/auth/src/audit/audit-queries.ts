@@ -25,7 +25,7 @@ export function createAuditQueries(pool: DatabasePool) {
         `SELECT id::text AS id, occurred_at AS "occurredAt", kind, user_id AS "userId", details
            FROM audit_events
           WHERE ($1::uuid IS NULL OR user_id = $1::uuid) AND ($2::text IS NULL OR kind = $2::text)
-          ORDER BY id DESC
+          ORDER BY audit_events.id DESC
           LIMIT $3`,
         [filter.userId ?? null, filter.kind ?? null, filter.limit],
       );
