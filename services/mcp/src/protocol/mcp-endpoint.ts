@@ -2,7 +2,7 @@ import { HttpError } from '@sheetgate/service-runtime';
 import type { Context, Middleware } from 'koa';
 import type { AuthInfo } from '../auth/auth-info.ts';
 import { requireScope } from '../auth/authenticate-request.ts';
-import { classifyMessage, parseError } from './json-rpc.ts';
+import { classifyMessage, parseError, serializeReply } from './json-rpc.ts';
 import type { McpServerHandle } from './mcp-server.ts';
 import { SUPPORTED_PROTOCOL_VERSIONS } from './mcp-server.ts';
 import type { JsonRpcReply } from './multiplexing-transport.ts';
@@ -108,10 +108,10 @@ export function mcpEndpoint(options: McpEndpointOptions): Middleware {
   };
 }
 
-function reply(ctx: Context, status: number, body: unknown) {
+function reply(ctx: Context, status: number, body: JsonRpcReply | JsonRpcReply[]) {
   ctx.status = status;
   ctx.type = 'application/json';
-  ctx.body = JSON.stringify(body);
+  ctx.body = Array.isArray(body) ? JSON.stringify(body) : serializeReply(body);
 }
 
 async function readBody(ctx: Context): Promise<string> {

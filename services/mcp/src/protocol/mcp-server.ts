@@ -10,6 +10,7 @@ import type { Logger } from '@sheetgate/service-runtime';
 import { z } from 'zod';
 import type { AuthInfo } from '../auth/auth-info.ts';
 import { type ToolDefinition, ToolError } from '../tools/tool-definition.ts';
+import { markConstantResult } from './json-rpc.ts';
 import { MultiplexingTransport } from './multiplexing-transport.ts';
 
 /** Protocol versions this endpoint speaks, newest first (issue 5). */
@@ -38,6 +39,8 @@ export async function createMcpServer(options: { tools: ToolDefinition[]; logger
       annotations: { title: tool.title, ...tool.annotations },
     })),
   };
+
+  markConstantResult(listResult);
 
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false } },

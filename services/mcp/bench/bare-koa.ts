@@ -1,0 +1,14 @@
+/** Baseline: bare Koa answering POST /api/mcp with fixed bytes (the MCP service's tools/list reply). */
+import http from 'node:http';
+import Koa from 'koa';
+
+const body = Buffer.from(process.env.BENCH_BODY ?? '{}');
+const app = new Koa();
+app.use(async (ctx) => {
+  for await (const _chunk of ctx.req);
+  ctx.type = 'application/json';
+  ctx.body = body;
+});
+http
+  .createServer(app.callback())
+  .listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\n'));
