@@ -1,0 +1,74 @@
+import type Router from '@koa/router';
+import { healthRoutes, type Logger, requestLog } from '@sheetgate/service-runtime';
+import Koa from 'koa';
+import { createAccessControl } from './access-control.ts';
+import { adminRoutes } from './admin/admin-routes.ts';
+import { FaultInjector } from './admin/faults.ts';
+import type { AccessControl, NativeSpreadsheets } from './contracts.ts';
+import { createDriveLibrary } from './drive/drive-library.ts';
+import { MemoryFileStore } from './drive/file-store.ts';
+import { filesRoutes } from './drive/files-routes.ts';
+import { uploadRoutes } from './drive/upload-routes.ts';
+import { emulatorErrors } from './http/error-middleware.ts';
+import type { SeedSheet } from './native-spreadsheets.ts';
+import { authorizeRoutes } from './oauth/authorize-routes.ts';
+import { type OAuthClientConfig, OAuthClients } from './oauth/clients.ts';
+import { discoveryRoutes } from './oauth/discovery-routes.ts';
+import { GrantStore } from './oauth/grant-store.ts';
+import type { SigningKey } from './oauth/signing-key.ts';
+import { tokenRoutes } from './oauth/token-routes.ts';
+
+export interface EmulatorAppOptions {
+  publicUrl: string;
+  accounts: string[];
+  clients: OAuthClientConfig[];
+  accessTokenTtlSeconds: number;
+  signingKey: SigningKey;
+  logger: Logger;
+  /** The Sheets part: its router over the shared files and access control, and Drive's view of it. */
+  sheets: (shared: { files: MemoryFileStore; access: AccessControl; publicUrl: string }) => {
+    router: Router;
+    spreadsheets: NativeSpreadsheets & {
+      createWithValues(fileId: string, title: string, sheets: SeedSheet[]): void;
+    };
+  };
+}
+
+/** The whole emulator as one Koa app: every Google host folded onto one origin, Google's paths kept. */
+export function createEmulatorApp(options: EmulatorAppOptions) {
+  const { publicUrl, logger } = options;
+  const accounts = options.accounts.map((email) => email.toLowerCase());
+  const grants = new GrantStore(options.accessTokenTtlSeconds);
+  const clients = new OAuthClients(options.clients);
+  const files = new MemoryFileStore();
+  const access = createAccessControl(grants);
+  const faults = new FaultInjector();
+  const sheets = options.sheets({ files, access, publicUrl });
+  const driveDeps = { files, access, spreadsheets: sheets.spreadsheets, publicUrl };
+  const drive = createDriveLibrary(driveDeps);
+
+  const routers = [
+    authorizeRoutes({ clients, grants, accounts: () => accounts }),
+    tokenRoutes({ clients, grants, signingKey: options.signingKey, issuer: publicUrl }),
+    discoveryRoutes({ issuer: publicUrl, signingKey: options.signingKey, grants }),
+    adminRoutes({
+      files,
+      grants,
+      faults,
+      accounts: () => accounts,
+      publicUrl,
+      spreadsheets: sheets.spreadsheets,
+    }),
+    filesRoutes(driveDeps, drive),
+    uploadRoutes(driveDeps, drive),
+    sheets.router,
+  ];
+
+  const app = new Koa();
+  app.use(requestLog(logger));
+  app.use(emulatorErrors(logger));
+  app.use(healthRoutes([]));
+  app.use(faults.middleware());
+  for (const router of routers) app.use(router.routes());
+  return { app, files, grants, access };
+}
