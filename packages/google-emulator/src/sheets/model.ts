@@ -1,0 +1,58 @@
+/**
+ * The emulator's own state for a native spreadsheet. Cells are stored in Google's `CellData` shape
+ * (only `userEnteredValue`, `userEnteredFormat` and `note`); everything effective or formatted is
+ * computed when read.
+ */
+import type { sheets_v4 } from 'googleapis';
+
+export type CellData = sheets_v4.Schema$CellData;
+export type CellFormat = sheets_v4.Schema$CellFormat;
+export type ExtendedValue = sheets_v4.Schema$ExtendedValue;
+export type NumberFormat = sheets_v4.Schema$NumberFormat;
+
+/** Rows of cells, sparse: a missing row or cell is an empty cell. */
+export type CellRows = Array<Array<CellData | undefined> | undefined>;
+
+export interface GridSize {
+  rowCount: number;
+  columnCount: number;
+}
+
+export interface SheetProperties {
+  sheetId: number;
+  title: string;
+  index: number;
+  sheetType: 'GRID';
+  gridProperties: GridSize & { frozenRowCount?: number; frozenColumnCount?: number; hideGridlines?: boolean };
+  hidden?: boolean;
+  rightToLeft?: boolean;
+  tabColor?: sheets_v4.Schema$Color;
+  tabColorStyle?: sheets_v4.Schema$ColorStyle;
+}
+
+export interface SheetModel {
+  properties: SheetProperties;
+  rows: CellRows;
+}
+
+export interface SpreadsheetModel {
+  spreadsheetId: string;
+  properties: {
+    title: string;
+    locale: string;
+    autoRecalc: string;
+    timeZone: string;
+  };
+  /** In tab order: `sheets[i].properties.index === i`. */
+  sheets: SheetModel[];
+  /** Incremented on every write, so that formula results can be cached between writes. */
+  revision: number;
+}
+
+/** What a spreadsheet holds, independent of ids: what import produces and copies carry. */
+export interface SpreadsheetContents {
+  title: string;
+  sheets: Array<{ title: string; rows: CellRows; rowCount?: number; columnCount?: number; sheetId?: number }>;
+}
+
+export const DEFAULT_GRID: GridSize = { rowCount: 1000, columnCount: 26 };
