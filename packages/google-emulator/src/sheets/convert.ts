@@ -7,6 +7,7 @@ import { formatDelimited, parseDelimited } from './delimited-text.ts';
 import type { CellData, CellRows, SpreadsheetContents, SpreadsheetModel } from './model.ts';
 import { exportOds, importOds } from './ods-workbook.ts';
 import { exportPdf } from './pdf-export.ts';
+import { SpreadsheetStore } from './spreadsheet-store.ts';
 import { parseUserEntered } from './user-entered.ts';
 import { formattedRows } from './workbook-cells.ts';
 import { exportXlsx, importXlsx } from './xlsx-workbook.ts';
@@ -89,3 +90,14 @@ export async function exportSpreadsheet(
   if (type === PDF_MIME_TYPE) return exportPdf(spreadsheet, chosen ? [chosen] : spreadsheet.sheets);
   throw googleErrors.badRequest(`Export to ${targetMimeType} is not supported.`);
 }
+
+/**
+ * The converter Drive's side uses (`SpreadsheetConverter` in src/native-spreadsheets.ts): the same
+ * conversions over spreadsheet contents rather than a stored spreadsheet.
+ */
+export const spreadsheetConverter = {
+  importContents: importSpreadsheet,
+  exportContents(contents: SpreadsheetContents, targetMimeType: string): Promise<Buffer> {
+    return exportSpreadsheet(new SpreadsheetStore().create('export', contents), targetMimeType);
+  },
+};

@@ -139,9 +139,13 @@ function isDatePattern(section: string): boolean {
 function formatNumericSection(value: number, section: string): string {
   const tokens = tokenize(section);
   const isPlaceholder = (token: Token) => !token.literal && /[0#?]/.test(token.text);
-  const first = tokens.findIndex(isPlaceholder);
+  const exponentAt = tokens.findIndex(
+    (token, index) => !token.literal && /[eE]/.test(token.text) && /[+-]/.test(tokens[index + 1]?.text ?? ''),
+  );
+  const mantissaTokens = exponentAt >= 0 ? tokens.slice(0, exponentAt) : tokens;
+  const first = mantissaTokens.findIndex(isPlaceholder);
   if (first < 0) return tokens.map((token) => token.text).join('');
-  let last = tokens.length - 1;
+  let last = mantissaTokens.length - 1;
   while (last > first && !isPlaceholder(tokens[last] as Token) && !/[.,]/.test((tokens[last] as Token).text))
     last--;
   const percent = tokens.some((token) => !token.literal && token.text === '%');
@@ -150,9 +154,6 @@ function formatNumericSection(value: number, section: string): string {
     .filter((token) => !token.literal)
     .map((token) => token.text)
     .join('');
-  const exponentAt = tokens.findIndex(
-    (token, index) => index > last && !token.literal && /[eE]/.test(token.text),
-  );
   let scaled = percent ? value * 100 : value;
   const dot = body.indexOf('.');
   const integerPart = dot < 0 ? body : body.slice(0, dot);
@@ -174,10 +175,11 @@ function formatNumericSection(value: number, section: string): string {
     .slice(0, first)
     .map((token) => token.text)
     .join('');
-  const suffixStart = exponentAt >= 0 ? exponentAt + 1 : last + 1;
+  // After an exponent, its sign and digits were rendered with the mantissa.
+  const suffixStart = exponentAt >= 0 ? exponentAt + 2 : last + 1;
   const suffix = tokens
     .slice(suffixStart)
-    .filter((token) => token.literal || !/[+\-0]/.test(token.text) || exponentAt < 0)
+    .filter((token) => exponentAt < 0 || token.literal || !/[0#?]/.test(token.text))
     .map((token) => token.text)
     .join('');
   return prefix + rendered + suffix;
