@@ -1,19 +1,34 @@
+import { AccountServiceService, startGrpcServer, TokenBrokerServiceService } from '@sheetgate/proto';
 import { createLogger, loadSettingsOrExit, runService } from '@sheetgate/service-runtime';
+import type { Middleware } from 'koa';
+import { createApiKeyLibrary } from './api-keys/index.ts';
 import { createAuthApp } from './app.ts';
+import { createAuditLog } from './audit/index.ts';
 import type { Cache } from './cache/cache.ts';
 import { createMemoryCache } from './cache/memory-cache.ts';
 import { createRedisCache } from './cache/redis-cache.ts';
+import { createConnectedApps } from './connected-apps/connected-apps.ts';
 import { parseKeyring } from './crypto/keyring.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createDatabasePool } from './db/pool.ts';
+import {
+  createAccessTokenCache,
+  createGoogleConnectionLibrary,
+  createGoogleSignIn,
+  createGoogleTokenBroker,
+} from './google/index.ts';
+import { accountServiceHandlers } from './grpc/account-service.ts';
+import { tokenBrokerHandlers } from './grpc/token-broker-service.ts';
 import { createCsrfTokens } from './interactions/csrf.ts';
 import { interactionRoutes, type SignedInUser } from './interactions/interaction-routes.ts';
 import { signOutRoute } from './interactions/sign-out-route.ts';
 import { sweepExpiredOidcModels } from './oidc/postgres-adapter.ts';
 import { createOidcProvider } from './oidc/provider.ts';
+import { createRateLimits, rateLimitAuthRoutes } from './rate-limits/index.ts';
 import { createSessionStore, readSessionCookie } from './sessions/index.ts';
 import { authSettingsSchema } from './settings.ts';
 import { createSigningKeyStore, parseConfiguredSigningKeys } from './signing-keys/signing-key-store.ts';
+import { createUserLibrary } from './users/index.ts';
 
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
@@ -31,9 +46,19 @@ await runService('auth', logger, async () => {
     logger.warn('REDIS_URL is not set: using the in-process cache (run one auth replica only)');
     cache = createMemoryCache();
   }
+  const audit = createAuditLog(pool);
+  const rateLimits = await createRateLimits({
+    pool,
+    logger,
+    keyPrefix: settings.RATE_LIMIT_KEY_PREFIX,
+    ...(settings.REDIS_URL ? { redisUrl: settings.REDIS_URL } : {}),
+    ...(settings.RATE_LIMIT_OVERRIDES ? { rules: settings.RATE_LIMIT_OVERRIDES } : {}),
+  });
+
   const signingKeys = settings.AUTH_SIGNING_KEYS
     ? parseConfiguredSigningKeys(settings.AUTH_SIGNING_KEYS)
     : await createSigningKeyStore(pool, keyring).loadOrCreate();
+  const cookieKeys = settings.AUTH_COOKIE_KEYS.split(',');
   const provider = createOidcProvider({
     baseUrl: settings.BASE_URL,
     pool,
@@ -41,23 +66,52 @@ await runService('auth', logger, async () => {
     shortLivedModelsInCache: Boolean(settings.REDIS_URL),
     keyring,
     signingKeys,
-    cookieKeys: settings.AUTH_COOKIE_KEYS.split(','),
+    cookieKeys,
     accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
     logger,
   });
-  const cookieKeys = settings.AUTH_COOKIE_KEYS.split(',');
+
   const csrf = createCsrfTokens(cookieKeys[0]!);
+  const users = createUserLibrary(pool);
   const sessions = createSessionStore(pool);
+  const googleConnections = createGoogleConnectionLibrary({ pool, keyring });
+  const googleTokens = createGoogleTokenBroker({
+    pool,
+    cache,
+    settings,
+    connections: googleConnections,
+    logger,
+  });
+  const cachedGoogleTokens = createAccessTokenCache(cache, keyring);
+  const apiKeys = createApiKeyLibrary({
+    pool,
+    pepper: settings.API_KEY_PEPPER,
+    rateLimiter: rateLimits.apiKey,
+    audit,
+    logger,
+  });
+  const connectedApps = createConnectedApps({ pool, provider });
   const signedInUser: SignedInUser = async (ctx) => {
     const session = await sessions.findByCookieValue(readSessionCookie(ctx));
     return session ? { userId: session.userId, sessionId: session.id } : undefined;
   };
+
   const app = createAuthApp({
     logger,
     baseUrl: settings.BASE_URL,
     provider,
     cookieKeys,
     routes: [
+      rateLimitAuthRoutes(rateLimits, { audit, logger }),
+      createGoogleSignIn({
+        pool,
+        cache,
+        settings,
+        logger,
+        users,
+        sessions,
+        connections: googleConnections,
+      }).routes() as Middleware,
       interactionRoutes({ provider, baseUrl: settings.BASE_URL, signedInUser, csrf, logger }),
       signOutRoute({ pool, sessions, csrf, secureCookies: settings.BASE_URL.startsWith('https:'), logger }),
     ],
@@ -66,16 +120,59 @@ await runService('auth', logger, async () => {
       { name: 'cache', check: () => cache.ping() },
     ],
   });
+
+  const grpc = await startGrpcServer({
+    host: settings.AUTH_HOST,
+    port: settings.AUTH_GRPC_PORT,
+    serviceToken: settings.INTERNAL_SERVICE_TOKEN,
+    services: [
+      {
+        definition: TokenBrokerServiceService,
+        handlers: tokenBrokerHandlers({
+          logger,
+          resolveApiKey: (secret) => apiKeys.resolve(secret),
+          googleAccessToken: async (userId, { forceRefresh }) => {
+            // Google refused the cached token (401): drop it so the broker refreshes.
+            if (forceRefresh) await cachedGoogleTokens.forget(userId);
+            return googleTokens.getAccessToken(userId);
+          },
+        }),
+      },
+      {
+        definition: AccountServiceService,
+        handlers: accountServiceHandlers({
+          logger,
+          sessions,
+          users,
+          csrf,
+          googleConnections,
+          connectedApps,
+          apiKeys,
+          provider,
+        }),
+      },
+    ],
+  });
+  logger.info({ port: grpc.port }, 'auth gRPC listening');
+
   // Expired tokens, grants and sessions are deleted in the background; every replica may run it.
   const sweeper = setInterval(() => {
     sweepExpiredOidcModels(pool).catch((error: unknown) => logger.warn({ err: error }, 'sweep failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
+
   return {
     handler: app.callback(),
     host: settings.AUTH_HOST,
     port: settings.AUTH_PORT,
     portSetting: 'AUTH_PORT',
-    resources: [async () => clearInterval(sweeper), () => cache.close(), () => pool.end()],
+    otherServers: [{ close: () => grpc.close() }],
+    resources: [
+      async () => clearInterval(sweeper),
+      () => apiKeys.close(),
+      () => rateLimits.close(),
+      () => cache.close(),
+      () => pool.end(),
+    ],
   };
 });

@@ -1,6 +1,12 @@
 import { setting } from '@sheetgate/service-runtime';
 import { z } from 'zod';
 
+const rule = z.object({ points: z.number().int().positive(), durationSeconds: z.number().int().positive() });
+const rateLimitOverridesSchema = z
+  .object({ apiKey: rule, authIp: rule, register: rule, token: rule, signIn: rule })
+  .partial()
+  .strict();
+
 /** Every setting of the auth service, read from the environment once at start. */
 export const authSettingsSchema = z.object({
   BASE_URL: setting.baseUrl().default('http://localhost:8080'),
@@ -30,6 +36,27 @@ export const authSettingsSchema = z.object({
   GOOGLE_EMULATOR_URL: setting.url(['http', 'https']).optional(),
   /** Access-token lifetime in seconds (at most 15 minutes; tests shorten it). */
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(900).default(900),
+  /** Namespace of rate-limit counters (tests give each stack its own). */
+  RATE_LIMIT_KEY_PREFIX: z.string().min(1).max(100).default('sheetgate:rl'),
+  /**
+   * Optional JSON overriding limits by name, e.g. {"register":{"points":100,"durationSeconds":3600}}
+   * (names: apiKey, authIp, register, token, signIn); services/auth/README.md lists the defaults.
+   */
+  RATE_LIMIT_OVERRIDES: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (!value) return undefined;
+      try {
+        return rateLimitOverridesSchema.parse(JSON.parse(value));
+      } catch {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'expected JSON like {"register":{"points":100,"durationSeconds":3600}}',
+        });
+        return z.NEVER;
+      }
+    }),
   LOG_LEVEL: setting.logLevel(),
 });
 

@@ -448,3 +448,68 @@ describe('sign-in and sign-out', () => {
 });
 
 void createLogger;
+
+describe('connected apps (AccountService)', () => {
+  it('lists the connected app and Disconnect ends its tokens', async () => {
+    const { createAccountServiceClient } = await import('@sheetgate/proto');
+    const accounts = createAccountServiceClient({
+      address: `127.0.0.1:${subject.env.AUTH_GRPC_PORT}`,
+      serviceToken: subject.env.INTERNAL_SERVICE_TOKEN!,
+    });
+    try {
+      const dave = await createUserLibrary(pool).upsertFromGoogle({
+        sub: '3001',
+        email: 'dave@example.com',
+        name: 'Dave',
+      });
+      const session = await createSessionStore(pool).create(dave.id);
+      const browser = createBrowser();
+      await browser.jar.setCookie(`sg_session=${session.cookieValue}; Path=/; HttpOnly`, subject.baseUrl);
+      const client = await newClient('Spreadsheet Helper');
+      const { redirect, codeVerifier } = await authorizeInBrowser(browser, client);
+      const tokens = await exchangeAuthorization(subject.baseUrl, {
+        metadata,
+        clientInformation: client,
+        authorizationCode: redirect.searchParams.get('code')!,
+        codeVerifier,
+        redirectUri: REDIRECT,
+        resource,
+      });
+      const { apps } = await accounts.listConnectedApps({ sessionCookie: session.cookieValue });
+      expect(apps).toEqual([
+        expect.objectContaining({
+          clientId: client.client_id,
+          clientName: 'Spreadsheet Helper',
+          redirectHost: '127.0.0.1:40111',
+          scopes: ['sheets:read', 'sheets:write'],
+        }),
+      ]);
+      // Another user sees nothing of Dave's apps and cannot disconnect them.
+      const aliceSession = await createSessionStore(pool).create(aliceId);
+      expect(
+        (
+          await accounts.disconnectApp({
+            sessionCookie: aliceSession.cookieValue,
+            clientId: client.client_id,
+          })
+        ).disconnected,
+      ).toBe(false);
+
+      expect(
+        (await accounts.disconnectApp({ sessionCookie: session.cookieValue, clientId: client.client_id }))
+          .disconnected,
+      ).toBe(true);
+      expect((await accounts.listConnectedApps({ sessionCookie: session.cookieValue })).apps).toEqual([]);
+      await expect(
+        refreshAuthorization(subject.baseUrl, {
+          metadata,
+          clientInformation: client,
+          refreshToken: tokens.refresh_token!,
+          resource,
+        }),
+      ).rejects.toThrow(INVALID_GRANT);
+    } finally {
+      accounts.close();
+    }
+  });
+});

@@ -2,7 +2,7 @@ import type { DatabasePool } from '../db/pool.ts';
 
 /**
  * SQL for the `rate_limits` table beyond what RateLimiterPostgres runs itself (its counters use the
- * same table, created by migration 20261122191000).
+ * same table, created by migration 20261122193000).
  */
 export function createRateLimitQueries(pool: DatabasePool) {
   return {

@@ -37,6 +37,9 @@ export async function startAuthUnderTest(extraEnv: Record<string, string> = {}):
     INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
     GOOGLE_CLIENT_ID: 'test-client.apps.googleusercontent.com',
     GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
+    // Each stack counts its own requests (tests share one Redis), and registers many clients.
+    RATE_LIMIT_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}`,
+    RATE_LIMIT_OVERRIDES: JSON.stringify({ register: { points: 500, durationSeconds: 3600 } }),
     ...(redis.url ? { REDIS_URL: redis.url } : {}),
     ...extraEnv,
   };

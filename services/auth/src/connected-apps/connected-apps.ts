@@ -1,0 +1,81 @@
+import type Provider from 'oidc-provider';
+import type { DatabasePool } from '../db/pool.ts';
+
+export interface ConnectedApp {
+  clientId: string;
+  clientName: string;
+  redirectHost: string;
+  scopes: string[];
+  firstUsedAt: string;
+  lastUsedAt: string;
+}
+
+/**
+ * The OAuth clients a user has granted access to (their grants in the provider's store), and
+ * disconnecting one: revoking its grants revokes every token issued under them.
+ */
+export function createConnectedApps(deps: { pool: DatabasePool; provider: Provider }) {
+  const { pool, provider } = deps;
+  return {
+    async list(userId: string): Promise<ConnectedApp[]> {
+      const { rows } = await pool.query<{
+        client_id: string;
+        client: Record<string, unknown> | null;
+        scopes: string | null;
+        first_used: string;
+        last_used: string;
+      }>(
+        `WITH grants AS (
+           SELECT id, payload->>'clientId' AS client_id, payload->'resources'->>$2 AS scopes,
+                  (payload->>'iat')::bigint AS iat
+             FROM oidc_models
+            WHERE model = 'Grant' AND payload->>'accountId' = $1 AND (expires_at IS NULL OR expires_at > now())
+         )
+         SELECT grants.client_id, c.payload AS client, string_agg(DISTINCT grants.scopes, ' ') AS scopes,
+                to_timestamp(min(grants.iat)) AS first_used,
+                to_timestamp(max(COALESCE((t.payload->>'iat')::bigint, grants.iat))) AS last_used
+           FROM grants
+           LEFT JOIN oidc_models c ON c.model = 'Client' AND c.id = grants.client_id
+           LEFT JOIN oidc_models t ON t.model = 'RefreshToken' AND t.grant_id = grants.id
+          GROUP BY grants.client_id, c.payload
+          ORDER BY last_used DESC`,
+        [userId, resourceKey(provider)],
+      );
+      return rows.map((row) => {
+        const redirect = Array.isArray(row.client?.redirect_uris)
+          ? String(row.client.redirect_uris[0] ?? '')
+          : '';
+        return {
+          clientId: row.client_id,
+          clientName: String(row.client?.client_name ?? row.client_id),
+          redirectHost: URL.parse(redirect)?.host || URL.parse(redirect)?.protocol || '',
+          scopes: [...new Set((row.scopes ?? '').split(' ').filter(Boolean))],
+          firstUsedAt: new Date(row.first_used).toISOString(),
+          lastUsedAt: new Date(row.last_used).toISOString(),
+        };
+      });
+    },
+
+    /** Revokes every grant of `userId` to `clientId`; true when there was one. */
+    async disconnect(userId: string, clientId: string): Promise<boolean> {
+      const { rows } = await pool.query<{ id: string }>(
+        `SELECT id FROM oidc_models WHERE model = 'Grant' AND payload->>'accountId' = $1 AND payload->>'clientId' = $2`,
+        [userId, clientId],
+      );
+      for (const { id } of rows) {
+        await pool.query('DELETE FROM oidc_models WHERE grant_id = $1 OR (model = $2 AND id = $1)', [
+          id,
+          'Grant',
+        ]);
+      }
+      return rows.length > 0;
+    },
+  };
+}
+
+// Grants store resource scopes under the resource URL: payload.resources[<resource>] = "a b".
+function resourceKey(provider: Provider): string {
+  return `${provider.issuer}/api/mcp`;
+}
+
+export type ConnectedAppsLibrary = ReturnType<typeof createConnectedApps>;

@@ -1,0 +1,246 @@
+import {
+  type ApiKey as ApiKeyMessage,
+  type CreateApiKeyRequest,
+  type CreateApiKeyResponse,
+  type DisconnectAppRequest,
+  type DisconnectAppResponse,
+  type GetGoogleConnectionRequest,
+  type GetGoogleConnectionResponse,
+  type GetInteractionRequest,
+  type GetInteractionResponse,
+  type GetSessionRequest,
+  type GetSessionResponse,
+  GrpcStatus,
+  type ListApiKeysRequest,
+  type ListApiKeysResponse,
+  type ListConnectedAppsRequest,
+  type ListConnectedAppsResponse,
+  type RevokeApiKeyRequest,
+  type RevokeApiKeyResponse,
+} from '@sheetgate/proto';
+import type { Logger } from '@sheetgate/service-runtime';
+import type Provider from 'oidc-provider';
+import { ApiKeyInputError } from '../api-keys/index.ts';
+import type { ConnectedAppsLibrary } from '../connected-apps/connected-apps.ts';
+import type { GoogleConnectionLibrary } from '../google/index.ts';
+import type { CsrfTokens } from '../interactions/csrf.ts';
+import { isLoopbackHttp } from '../oidc/redirect-policy.ts';
+import type { SessionStore } from '../sessions/index.ts';
+import type { UserLibrary } from '../users/index.ts';
+import { GrpcError, unaryHandler } from './unary-handler.ts';
+
+/** The API-key operations the dashboard needs (the api-keys library). */
+export interface ApiKeyManagement {
+  list(userId: string): Promise<ApiKeyRecord[]>;
+  create(input: {
+    userId: string;
+    name: string;
+    scopes: string[];
+    expiresAt?: Date;
+  }): Promise<{ key: ApiKeyRecord; secret: string }>;
+  revoke(userId: string, keyId: string): Promise<boolean>;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  displayPrefix: string;
+  scopes: string[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const KEY_SCOPE_SETS = new Set(['sheets:read', 'sheets:read sheets:write']);
+
+/**
+ * gRPC AccountService: what the web pages read, each call bound to the browser's dashboard
+ * session (a missing or ended session is PERMISSION_DENIED; the web service sends the person to
+ * sign in).
+ */
+export function accountServiceHandlers(deps: {
+  logger: Logger;
+  sessions: SessionStore;
+  users: UserLibrary;
+  csrf: CsrfTokens;
+  googleConnections: GoogleConnectionLibrary;
+  connectedApps: ConnectedAppsLibrary;
+  apiKeys: ApiKeyManagement;
+  provider: Provider;
+}) {
+  const { logger, sessions, users, csrf } = deps;
+
+  async function signedIn(cookie: string) {
+    const session = await sessions.findByCookieValue(cookie);
+    if (!session) throw new GrpcError(GrpcStatus.PERMISSION_DENIED, 'no signed-in session');
+    const user = await users.findById(session.userId);
+    if (!user) throw new GrpcError(GrpcStatus.PERMISSION_DENIED, 'no signed-in session');
+    return { session, user };
+  }
+
+  const toMessage = (key: ApiKeyRecord): ApiKeyMessage => ({
+    id: key.id,
+    name: key.name,
+    displayPrefix: key.displayPrefix,
+    scopes: key.scopes,
+    createdAt: key.createdAt.toISOString(),
+    lastUsedAt: key.lastUsedAt?.toISOString() ?? '',
+    expiresAt: key.expiresAt?.toISOString() ?? '',
+    revokedAt: key.revokedAt?.toISOString() ?? '',
+  });
+
+  return {
+    getSession: unaryHandler<GetSessionRequest, GetSessionResponse>(logger, 'GetSession', async (request) => {
+      const session = await sessions.findByCookieValue(request.sessionCookie);
+      const user = session ? await users.findById(session.userId) : undefined;
+      if (!session || !user) return { user: undefined, signOutCsrfToken: '' };
+      return {
+        user: { id: user.id, email: user.email, name: user.displayName ?? '' },
+        signOutCsrfToken: csrf.issue('sign-out', session.id),
+      };
+    }),
+
+    listApiKeys: unaryHandler<ListApiKeysRequest, ListApiKeysResponse>(
+      logger,
+      'ListApiKeys',
+      async (request) => {
+        const { user } = await signedIn(request.sessionCookie);
+        return { keys: (await deps.apiKeys.list(user.id)).map(toMessage) };
+      },
+    ),
+
+    createApiKey: unaryHandler<CreateApiKeyRequest, CreateApiKeyResponse>(
+      logger,
+      'CreateApiKey',
+      async (request) => {
+        const { user } = await signedIn(request.sessionCookie);
+        const scopes = [...new Set(request.scopes)].sort();
+        if (!KEY_SCOPE_SETS.has(scopes.join(' '))) {
+          throw new GrpcError(
+            GrpcStatus.INVALID_ARGUMENT,
+            'scopes must be sheets:read, or sheets:read and sheets:write',
+          );
+        }
+        let expiresAt: Date | undefined;
+        if (request.expiresAt) {
+          expiresAt = new Date(request.expiresAt);
+          if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now()) {
+            throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, 'expires_at must be a future RFC 3339 time');
+          }
+        }
+        try {
+          const { key, secret } = await deps.apiKeys.create({
+            userId: user.id,
+            name: request.name,
+            scopes,
+            ...(expiresAt ? { expiresAt } : {}),
+          });
+          return { key: toMessage(key), secret };
+        } catch (error) {
+          if (error instanceof ApiKeyInputError)
+            throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, error.message);
+          throw error;
+        }
+      },
+    ),
+
+    revokeApiKey: unaryHandler<RevokeApiKeyRequest, RevokeApiKeyResponse>(
+      logger,
+      'RevokeApiKey',
+      async (request) => {
+        const { user } = await signedIn(request.sessionCookie);
+        return { revoked: await deps.apiKeys.revoke(user.id, request.keyId) };
+      },
+    ),
+
+    getGoogleConnection: unaryHandler<GetGoogleConnectionRequest, GetGoogleConnectionResponse>(
+      logger,
+      'GetGoogleConnection',
+      async (request) => {
+        const { user } = await signedIn(request.sessionCookie);
+        const connection = await deps.googleConnections.find(user.id);
+        if (!connection)
+          return { status: 'GOOGLE_CONNECTION_STATUS_NONE', email: '', grantedScopes: [], partial: false };
+        return {
+          status:
+            connection.status === 'connected'
+              ? 'GOOGLE_CONNECTION_STATUS_CONNECTED'
+              : 'GOOGLE_CONNECTION_STATUS_REAUTH_REQUIRED',
+          email: connection.email,
+          grantedScopes: connection.grantedScopes,
+          partial: connection.partial,
+        };
+      },
+    ),
+
+    listConnectedApps: unaryHandler<ListConnectedAppsRequest, ListConnectedAppsResponse>(
+      logger,
+      'ListConnectedApps',
+      async (request) => {
+        const { user } = await signedIn(request.sessionCookie);
+        return { apps: await deps.connectedApps.list(user.id) };
+      },
+    ),
+
+    disconnectApp: unaryHandler<DisconnectAppRequest, DisconnectAppResponse>(
+      logger,
+      'DisconnectApp',
+      async (request) => {
+        const { user } = await signedIn(request.sessionCookie);
+        const disconnected = await deps.connectedApps.disconnect(user.id, request.clientId);
+        if (disconnected) logger.info({ userId: user.id, clientId: request.clientId }, 'app disconnected');
+        return { disconnected };
+      },
+    ),
+
+    getInteraction: unaryHandler<GetInteractionRequest, GetInteractionResponse>(
+      logger,
+      'GetInteraction',
+      async (request) => {
+        const notFound: GetInteractionResponse = {
+          found: false,
+          prompt: 'INTERACTION_PROMPT_UNSPECIFIED',
+          clientId: '',
+          clientName: '',
+          redirectHost: '',
+          loopbackRedirect: false,
+          unverifiedClient: false,
+          requestedScopes: [],
+          account: undefined,
+          consentCsrfToken: '',
+        };
+        if (!/^[A-Za-z0-9_-]{1,64}$/.test(request.interactionUid)) return notFound;
+        const interaction = await deps.provider.Interaction.find(request.interactionUid);
+        if (!interaction) return notFound;
+        const clientId = String(interaction.params.client_id ?? '');
+        const client = await deps.provider.Client.find(clientId);
+        const redirect = URL.parse(String(interaction.params.redirect_uri ?? ''));
+        const session = request.sessionCookie
+          ? await sessions.findByCookieValue(request.sessionCookie)
+          : undefined;
+        const account = session ? await users.findById(session.userId) : undefined;
+        const isConsent = interaction.prompt.name === 'consent';
+        // The consent is for the account the provider signed in, and only that account may see it.
+        if (isConsent && interaction.session?.accountId !== account?.id) return notFound;
+        return {
+          found: true,
+          prompt: isConsent ? 'INTERACTION_PROMPT_CONSENT' : 'INTERACTION_PROMPT_LOGIN',
+          clientId,
+          clientName: String(client?.clientName ?? clientId),
+          redirectHost: redirect ? redirect.host || redirect.protocol : '',
+          loopbackRedirect: redirect ? isLoopbackHttp(redirect) : false,
+          // Every client here registered itself: nothing vouches for the name it gave.
+          unverifiedClient: true,
+          requestedScopes: String(interaction.params.scope ?? '')
+            .split(' ')
+            .filter(Boolean),
+          account: account
+            ? { id: account.id, email: account.email, name: account.displayName ?? '' }
+            : undefined,
+          consentCsrfToken: isConsent ? csrf.issue('consent', interaction.uid) : '',
+        };
+      },
+    ),
+  };
+}

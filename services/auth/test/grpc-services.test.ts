@@ -1,0 +1,133 @@
+import { createAccountServiceClient, createTokenBrokerClient, GrpcStatus } from '@sheetgate/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
+import { createSessionStore } from '../src/sessions/index.ts';
+import { createUserLibrary } from '../src/users/index.ts';
+import { type AuthUnderTest, startAuthUnderTest } from './support/auth-process.ts';
+
+let subject: AuthUnderTest;
+let pool: DatabasePool;
+let accounts: ReturnType<typeof createAccountServiceClient>;
+let broker: ReturnType<typeof createTokenBrokerClient>;
+let cookie: string;
+let userId: string;
+
+beforeAll(async () => {
+  subject = await startAuthUnderTest();
+  pool = createDatabasePool(subject.database.url, 2);
+  const address = `127.0.0.1:${subject.env.AUTH_GRPC_PORT}`;
+  accounts = createAccountServiceClient({ address, serviceToken: subject.env.INTERNAL_SERVICE_TOKEN! });
+  broker = createTokenBrokerClient({ address, serviceToken: subject.env.INTERNAL_SERVICE_TOKEN! });
+  userId = (
+    await createUserLibrary(pool).upsertFromGoogle({ sub: '2001', email: 'carol@example.com', name: 'Carol' })
+  ).id;
+  cookie = (await createSessionStore(pool).create(userId)).cookieValue;
+});
+afterAll(async () => {
+  accounts?.close();
+  broker?.close();
+  await pool?.end();
+  await subject?.stop();
+});
+
+describe('AccountService over gRPC', () => {
+  it('resolves the dashboard session to its user, with a sign-out CSRF token', async () => {
+    const session = await accounts.getSession({ sessionCookie: cookie });
+    expect(session.user).toEqual({ id: userId, email: 'carol@example.com', name: 'Carol' });
+    expect(session.signOutCsrfToken).toMatch(/^[\w-]{20,}$/);
+    expect((await accounts.getSession({ sessionCookie: 'not-a-session' })).user).toBeUndefined();
+  });
+
+  it('refuses account calls without a live session', async () => {
+    await expect(accounts.listApiKeys({ sessionCookie: 'x'.repeat(43) })).rejects.toMatchObject({
+      code: GrpcStatus.PERMISSION_DENIED,
+    });
+  });
+
+  it('creates, lists, resolves and revokes an API key end to end', async () => {
+    const created = await accounts.createApiKey({
+      sessionCookie: cookie,
+      name: 'CI job',
+      scopes: ['sheets:read'],
+      expiresAt: '',
+    });
+    expect(created.secret).toMatch(/^sg_live_[A-Za-z0-9_-]{43}$/);
+    expect(created.key).toMatchObject({
+      name: 'CI job',
+      scopes: ['sheets:read'],
+      expiresAt: '',
+      revokedAt: '',
+    });
+    expect(created.secret.startsWith(created.key!.displayPrefix)).toBe(true);
+
+    const listed = await accounts.listApiKeys({ sessionCookie: cookie });
+    expect(listed.keys.map((key) => key.id)).toEqual([created.key!.id]);
+    expect(JSON.stringify(listed)).not.toContain(created.secret);
+
+    const resolved = await broker.resolveApiKey({ apiKey: created.secret });
+    expect(resolved.resolved).toEqual({ userId, scopes: ['sheets:read'], keyId: created.key!.id });
+
+    expect((await accounts.revokeApiKey({ sessionCookie: cookie, keyId: created.key!.id })).revoked).toBe(
+      true,
+    );
+    const refused = await broker.resolveApiKey({ apiKey: created.secret });
+    expect(refused.refused?.reason).toBe('API_KEY_REFUSAL_REVOKED');
+  });
+
+  it('refuses invalid key requests with INVALID_ARGUMENT', async () => {
+    await expect(
+      accounts.createApiKey({ sessionCookie: cookie, name: 'x', scopes: ['sheets:write'], expiresAt: '' }),
+    ).rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
+    await expect(
+      accounts.createApiKey({
+        sessionCookie: cookie,
+        name: 'x',
+        scopes: ['sheets:read'],
+        expiresAt: '2001-01-01T00:00:00Z',
+      }),
+    ).rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
+    await expect(
+      accounts.createApiKey({
+        sessionCookie: cookie,
+        name: '\u202Eevil',
+        scopes: ['sheets:read'],
+        expiresAt: '',
+      }),
+    ).rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
+  });
+
+  it('reports no Google connection, no connected apps, and unknown interactions as not found', async () => {
+    expect(await accounts.getGoogleConnection({ sessionCookie: cookie })).toMatchObject({
+      status: 'GOOGLE_CONNECTION_STATUS_NONE',
+      partial: false,
+    });
+    expect((await accounts.listConnectedApps({ sessionCookie: cookie })).apps).toEqual([]);
+    expect((await accounts.getInteraction({ interactionUid: 'nope', sessionCookie: cookie })).found).toBe(
+      false,
+    );
+    expect((await accounts.getInteraction({ interactionUid: '../../etc', sessionCookie: '' })).found).toBe(
+      false,
+    );
+  });
+});
+
+describe('TokenBroker over gRPC', () => {
+  it('answers unknown for malformed keys and NOT_CONNECTED for a user without Google', async () => {
+    expect((await broker.resolveApiKey({ apiKey: 'nonsense' })).refused?.reason).toBe(
+      'API_KEY_REFUSAL_UNKNOWN',
+    );
+    const google = await broker.getGoogleAccessToken({ userId, forceRefresh: false });
+    expect(google.refused).toBe('GOOGLE_TOKEN_REFUSAL_NOT_CONNECTED');
+  });
+
+  it('refuses callers without the service credential', async () => {
+    const stranger = createTokenBrokerClient({
+      address: `127.0.0.1:${subject.env.AUTH_GRPC_PORT}`,
+      serviceToken: 'wrong',
+    });
+    await expect(stranger.resolveApiKey({ apiKey: 'x' })).rejects.toMatchObject({
+      code: GrpcStatus.UNAUTHENTICATED,
+    });
+    stranger.close();
+  });
+});
