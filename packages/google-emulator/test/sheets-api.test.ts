@@ -19,12 +19,21 @@ afterAll(async () => {
 });
 
 /** The Google error body of a failed call. */
-async function googleError(call: Promise<unknown>) {
+interface GoogleErrorBody {
+  httpStatus: number;
+  code: number;
+  message: string;
+  status: string;
+  errors: unknown[];
+}
+
+async function googleError(call: Promise<unknown>): Promise<GoogleErrorBody> {
   try {
     await call;
   } catch (error) {
-    const response = (error as { response?: { status: number; data: { error: Record<string, unknown> } } })
-      .response;
+    const response = (
+      error as { response?: { status: number; data: { error: Omit<GoogleErrorBody, 'httpStatus'> } } }
+    ).response;
     if (response) return { httpStatus: response.status, ...response.data.error };
   }
   throw new Error('expected the call to fail');
