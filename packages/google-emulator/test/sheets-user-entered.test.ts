@@ -76,9 +76,13 @@ describe('number formats', () => {
     expect(formatNumber(1500, { type: 'SCIENTIFIC', pattern: '0.00E+00' })).toBe('1.50E+03');
     expect(formatNumber(45356, { type: 'DATE', pattern: 'yyyy-mm-dd' })).toBe('2024-03-05');
     expect(formatNumber(45356, { type: 'DATE', pattern: 'M/d/yyyy' })).toBe('3/5/2024');
-    expect(formatNumber(45356.75, { type: 'DATE_TIME', pattern: 'M/d/yyyy H:mm:ss' })).toBe('3/5/2024 18:00:00');
+    expect(formatNumber(45356.75, { type: 'DATE_TIME', pattern: 'M/d/yyyy H:mm:ss' })).toBe(
+      '3/5/2024 18:00:00',
+    );
     expect(formatNumber(0.75, { type: 'TIME', pattern: 'h:mm am/pm' })).toBe('6:00 PM');
-    expect(formatNumber(45356, { type: 'DATE', pattern: 'dddd, mmmm d, yyyy' })).toBe('Tuesday, March 5, 2024');
+    expect(formatNumber(45356, { type: 'DATE', pattern: 'dddd, mmmm d, yyyy' })).toBe(
+      'Tuesday, March 5, 2024',
+    );
   });
 
   it('renders the automatic format', () => {

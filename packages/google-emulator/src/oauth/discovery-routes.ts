@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { accountFor } from '../accounts.ts';
+import { readFormBody } from '../http/request-body.ts';
 import type { GrantStore } from './grant-store.ts';
 import { identityClaims } from './id-token.ts';
 import { OAuthError } from './oauth-error.ts';
@@ -73,8 +74,13 @@ export function discoveryRoutes(deps: { issuer: string; signingKey: SigningKey; 
   router.get('/oauth2/v3/userinfo', userinfo);
   router.get('/openidconnect/v1/userinfo', userinfo);
 
-  const tokeninfo = (ctx: Context) => {
-    const token = ctx.query.access_token?.toString();
+  // google-auth-library's getTokenInfo POSTs with the token as a Bearer header.
+  const tokeninfo = async (ctx: Context) => {
+    const header = ctx.get('authorization');
+    const form = await readFormBody(ctx);
+    const token = /^bearer /i.test(header)
+      ? header.slice(7).trim()
+      : (ctx.query.access_token?.toString() ?? form.get('access_token') ?? undefined);
     const access = token ? deps.grants.findAccessToken(token) : undefined;
     if (!access) throw new OAuthError('invalid_token', 'Invalid Value');
     const expiresIn = Math.max(0, Math.floor((access.expiresAt - Date.now()) / 1000));
