@@ -97,6 +97,29 @@ describe('Google token broker (GetGoogleAccessToken)', () => {
     expect(proxy.tokenRequests).toBe(1);
   });
 
+  it('replaces a token Google refused (forceRefresh) once for many callers, but not one just obtained', async () => {
+    const proxy = await testbed.proxy();
+    const replicas = await Promise.all(Array.from({ length: 5 }, () => testbed.newBroker({}, proxy)));
+    const before = await replicas[0]!.getAccessToken(aliceId);
+    if (!before.ok) throw new Error(before.reason);
+    await sleep(1_000);
+    const requestsBefore = proxy.tokenRequests;
+    const forced = await Promise.all(
+      replicas.flatMap((broker) => [
+        broker.getAccessToken(aliceId, { forceRefresh: true }),
+        broker.getAccessToken(aliceId, { forceRefresh: true }),
+      ]),
+    );
+    const tokens = new Set(forced.map((answer) => (answer.ok ? answer.accessToken : answer.reason)));
+    expect(tokens.size).toBe(1);
+    expect(tokens.has(before.accessToken)).toBe(false);
+    expect(proxy.tokenRequests - requestsBefore).toBe(1);
+    // A caller whose 401 raced the refresh gets the fresh token, without another refresh.
+    const late = await replicas[3]!.getAccessToken(aliceId, { forceRefresh: true });
+    expect(late).toEqual(forced[0]);
+    expect(proxy.tokenRequests - requestsBefore).toBe(1);
+  });
+
   it('treats Google 5xx as retryable, not as a reason to reconnect', async () => {
     const proxy = await testbed.proxy();
     const broker = await testbed.newBroker({}, proxy);

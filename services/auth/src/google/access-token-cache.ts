@@ -6,6 +6,8 @@ export interface CachedAccessToken {
   /** Unix seconds. */
   expiresAt: number;
   scopes: string[];
+  /** Unix seconds (fractional) when Sheetgate received it. */
+  obtainedAt?: number;
 }
 
 const tokenKey = (userId: string) => `google-access-token:${userId}`;

@@ -73,7 +73,7 @@ export function createSignInCompletion(deps: {
       const expiresAt = Math.floor(tokens.expiry_date / 1000);
       await accessTokens.set(
         user.id,
-        { accessToken: tokens.access_token, expiresAt, scopes: grantedScopes },
+        { accessToken: tokens.access_token, expiresAt, scopes: grantedScopes, obtainedAt: now },
         expiresAt - now - refreshMarginSeconds(expiresAt - now),
       );
     }

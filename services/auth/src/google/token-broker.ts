@@ -25,6 +25,12 @@ export interface TokenBrokerTiming {
   failureTtlSeconds: number;
 }
 
+/**
+ * A forced refresh (Google just refused the token) is ignored for a token this young: when many
+ * calls fail with one token at once, the first refreshes and the rest get its fresh token.
+ */
+const FORCED_REFRESH_MIN_AGE_SECONDS = 5;
+
 const DEFAULT_TIMING: TokenBrokerTiming = {
   lockTtlSeconds: 30,
   waitTimeoutMs: 10_000,
@@ -67,7 +73,17 @@ export function createGoogleTokenBroker(deps: {
   // Concurrent calls for one user in this process share one attempt (and one lock poll).
   const inFlight = new Map<string, Promise<GoogleAccessTokenResult>>();
 
-  const answer = (token: CachedAccessToken): GoogleAccessTokenResult => ({ ok: true, ...token });
+  const answer = ({ accessToken, expiresAt, scopes }: CachedAccessToken): GoogleAccessTokenResult => ({
+    ok: true,
+    accessToken,
+    expiresAt,
+    scopes,
+  });
+  const isYoung = ({ obtainedAt = 0, expiresAt }: CachedAccessToken) =>
+    Date.now() / 1000 - obtainedAt < Math.min(FORCED_REFRESH_MIN_AGE_SECONDS, (expiresAt - obtainedAt) / 4);
+  /** A cached token the caller may have: not the one a forced refresh is replacing. */
+  const usable = (cached: CachedAccessToken | undefined, replacing: string | undefined) =>
+    cached && cached.accessToken !== replacing ? cached : undefined;
 
   async function refresh(userId: string): Promise<GoogleAccessTokenResult> {
     const connection = await connections.findSealed(userId);
@@ -88,7 +104,7 @@ export function createGoogleTokenBroker(deps: {
     const now = Date.now() / 1000;
     const expiresAt = Math.floor((granted.expiry_date ?? (now + 3600) * 1000) / 1000);
     const scopes = granted.scope ? parseGrantedScopes(granted.scope) : connection.grantedScopes;
-    const token = { accessToken: granted.access_token, expiresAt, scopes };
+    const token = { accessToken: granted.access_token, expiresAt, scopes, obtainedAt: now };
     await tokens.set(userId, token, expiresAt - now - refreshMarginSeconds(expiresAt - now));
     return answer(token);
   }
@@ -115,14 +131,15 @@ export function createGoogleTokenBroker(deps: {
     throw new Error(`Google refused the token refresh: ${code ?? status ?? 'unknown error'}`);
   }
 
-  async function obtain(userId: string): Promise<GoogleAccessTokenResult> {
+  /** A token from another replica's refresh or our own; `replacing` is a token Google refused. */
+  async function obtain(userId: string, replacing: string | undefined): Promise<GoogleAccessTokenResult> {
     const deadline = Date.now() + timing.waitTimeoutMs;
     for (;;) {
       const holder = randomBytes(8).toString('hex');
       if (await cache.setIfAbsent(lockKey(userId), holder, timing.lockTtlSeconds)) {
         try {
           // Another replica may have stored a token between our cache miss and taking the lock.
-          const cached = await tokens.get(userId);
+          const cached = usable(await tokens.get(userId), replacing);
           return cached ? answer(cached) : await refresh(userId);
         } finally {
           await cache.delete(lockKey(userId));
@@ -133,7 +150,7 @@ export function createGoogleTokenBroker(deps: {
         if (Date.now() >= deadline)
           throw new GoogleUnavailableError('timed out waiting for another Google token refresh');
         await sleep(timing.pollIntervalMs);
-        const cached = await tokens.get(userId);
+        const cached = usable(await tokens.get(userId), replacing);
         if (cached) return answer(cached);
         if (await cache.get(failureKey(userId)))
           throw new GoogleUnavailableError('Google token refresh failed; retry shortly');
@@ -145,12 +162,20 @@ export function createGoogleTokenBroker(deps: {
   }
 
   return {
-    async getAccessToken(userId: string): Promise<GoogleAccessTokenResult> {
+    /**
+     * The user's Google access token. `forceRefresh`: Google refused the token it answered before
+     * (401), so get a new one unless the cached one was obtained moments ago.
+     */
+    async getAccessToken(
+      userId: string,
+      options: { forceRefresh?: boolean } = {},
+    ): Promise<GoogleAccessTokenResult> {
       const cached = await tokens.get(userId);
-      if (cached) return answer(cached);
+      const replacing = options.forceRefresh && cached && !isYoung(cached) ? cached.accessToken : undefined;
+      if (cached && !replacing) return answer(cached);
       let attempt = inFlight.get(userId);
       if (!attempt) {
-        attempt = obtain(userId).finally(() => inFlight.delete(userId));
+        attempt = obtain(userId, replacing).finally(() => inFlight.delete(userId));
         inFlight.set(userId, attempt);
       }
       return attempt;
