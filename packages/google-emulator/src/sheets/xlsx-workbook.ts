@@ -56,8 +56,11 @@ function importCell(cell: ExcelJS.Cell): CellData | undefined {
     if ('richText' in value)
       stored.userEnteredValue = { stringValue: value.richText.map((part) => part.text).join('') };
     else if ('text' in value) stored.userEnteredValue = { stringValue: String(value.text) };
-    else if ('error' in value)
-      stored.userEnteredValue = { formulaValue: `=${errorFormula(String(value.error))}` };
+    else if ('error' in value) {
+      // Sheets has no error constants; a formula of the error literal gives the same cell.
+      const error = String(value.error);
+      stored.userEnteredValue = { formulaValue: `=${EXCEL_ERRORS.has(error) ? error : '#N/A'}` };
+    }
   }
   const numberFormat =
     numberFormatFromPattern(cell.numFmt) ??
@@ -72,13 +75,6 @@ function importCell(cell: ExcelJS.Cell): CellData | undefined {
     };
   }
   return Object.keys(stored).length > 0 ? stored : undefined;
-}
-
-/** An error constant in a cell has no formula in Sheets; these formulas reproduce it. */
-function errorFormula(error: string): string {
-  if (error === '#DIV/0!') return '1/0';
-  if (error === '#N/A') return 'NA()';
-  return EXCEL_ERRORS.has(error) ? `ERROR.TYPE(${error})` : 'NA()';
 }
 
 export async function exportXlsx(spreadsheet: SpreadsheetModel): Promise<Buffer> {
