@@ -1,22 +1,21 @@
-import type Router from '@koa/router';
 import { healthRoutes, type Logger, requestLog } from '@sheetgate/service-runtime';
 import Koa from 'koa';
 import { createAccessControl } from './access-control.ts';
 import { adminRoutes } from './admin/admin-routes.ts';
 import { FaultInjector } from './admin/faults.ts';
-import type { AccessControl, NativeSpreadsheets } from './contracts.ts';
+import type { AccessControl } from './contracts.ts';
 import { createDriveLibrary } from './drive/drive-library.ts';
 import { MemoryFileStore } from './drive/file-store.ts';
 import { filesRoutes } from './drive/files-routes.ts';
 import { uploadRoutes } from './drive/upload-routes.ts';
 import { emulatorErrors } from './http/error-middleware.ts';
-import type { SeedSheet } from './native-spreadsheets.ts';
 import { authorizeRoutes } from './oauth/authorize-routes.ts';
 import { type OAuthClientConfig, OAuthClients } from './oauth/clients.ts';
 import { discoveryRoutes } from './oauth/discovery-routes.ts';
 import { GrantStore } from './oauth/grant-store.ts';
 import type { SigningKey } from './oauth/signing-key.ts';
 import { tokenRoutes } from './oauth/token-routes.ts';
+import type { SheetsPart } from './sheets-part.ts';
 
 export interface EmulatorAppOptions {
   publicUrl: string;
@@ -26,12 +25,7 @@ export interface EmulatorAppOptions {
   signingKey: SigningKey;
   logger: Logger;
   /** The Sheets part: its router over the shared files and access control, and Drive's view of it. */
-  sheets: (shared: { files: MemoryFileStore; access: AccessControl; publicUrl: string }) => {
-    router: Router;
-    spreadsheets: NativeSpreadsheets & {
-      createWithValues(fileId: string, title: string, sheets: SeedSheet[]): void;
-    };
-  };
+  sheets: (shared: { files: MemoryFileStore; access: AccessControl; publicUrl: string }) => SheetsPart;
 }
 
 /** The whole emulator as one Koa app: every Google host folded onto one origin, Google's paths kept. */
@@ -58,6 +52,7 @@ export function createEmulatorApp(options: EmulatorAppOptions) {
       accounts: () => accounts,
       publicUrl,
       spreadsheets: sheets.spreadsheets,
+      seedSpreadsheet: sheets.seedSpreadsheet,
     }),
     filesRoutes(driveDeps, drive),
     uploadRoutes(driveDeps, drive),

@@ -44,7 +44,9 @@ export class GoogleApiError extends Error {
             message: this.message,
             domain: this.domain,
             reason: this.reason,
-            ...(this.location ? { location: this.location, locationType: this.locationType ?? 'parameter' } : {}),
+            ...(this.location
+              ? { location: this.location, locationType: this.locationType ?? 'parameter' }
+              : {}),
           },
         ],
       },
@@ -70,13 +72,18 @@ export const googleErrors = {
       status: 'PERMISSION_DENIED',
       message: 'Request had insufficient authentication scopes.',
       reason: 'insufficientPermissions',
-      headers: { 'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="insufficient_scope"' },
+      headers: {
+        'www-authenticate': 'Bearer realm="https://accounts.google.com/", error="insufficient_scope"',
+      },
     }),
   permissionDenied: (message = 'The caller does not have permission') =>
     new GoogleApiError({ code: 403, status: 'PERMISSION_DENIED', message, reason: 'forbidden' }),
   notFound: (message = 'Requested entity was not found.', reason = 'notFound') =>
     new GoogleApiError({ code: 404, status: 'NOT_FOUND', message, reason }),
-  rateLimited: (retryAfterSeconds: number, reason: 'rateLimitExceeded' | 'userRateLimitExceeded' = 'rateLimitExceeded') =>
+  rateLimited: (
+    retryAfterSeconds: number,
+    reason: 'rateLimitExceeded' | 'userRateLimitExceeded' = 'rateLimitExceeded',
+  ) =>
     new GoogleApiError({
       code: 429,
       status: 'RESOURCE_EXHAUSTED',
@@ -86,7 +93,17 @@ export const googleErrors = {
       headers: { 'retry-after': String(retryAfterSeconds) },
     }),
   internal: () =>
-    new GoogleApiError({ code: 500, status: 'INTERNAL', message: 'Internal error encountered.', reason: 'backendError' }),
+    new GoogleApiError({
+      code: 500,
+      status: 'INTERNAL',
+      message: 'Internal error encountered.',
+      reason: 'backendError',
+    }),
   unavailable: () =>
-    new GoogleApiError({ code: 503, status: 'UNAVAILABLE', message: 'The service is currently unavailable.', reason: 'backendError' }),
+    new GoogleApiError({
+      code: 503,
+      status: 'UNAVAILABLE',
+      message: 'The service is currently unavailable.',
+      reason: 'backendError',
+    }),
 };

@@ -1,12 +1,12 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import type { DriveFile } from '../contracts.ts';
+import type { DriveFile, NativeSpreadsheets } from '../contracts.ts';
 import { SPREADSHEET_IMPORT_MIME_TYPES, SPREADSHEET_MIME_TYPE } from '../contracts.ts';
 import { fileResource } from '../drive/file-resource.ts';
 import type { MemoryFileStore } from '../drive/file-store.ts';
 import { readJsonBody } from '../http/request-body.ts';
-import type { SeedSheet } from '../native-spreadsheets.ts';
+import type { SeedSpreadsheet } from './seed-spreadsheet.ts';
 import type { GrantStore } from '../oauth/grant-store.ts';
 import { type FaultInjector, validFaultMatch } from './faults.ts';
 
@@ -90,11 +90,8 @@ export interface AdminDeps {
   faults: FaultInjector;
   accounts: () => string[];
   publicUrl: string;
-  spreadsheets: {
-    importInto(fileId: string, title: string, bytes: Buffer, sourceMimeType: string): Promise<void>;
-    createWithValues(fileId: string, title: string, sheets: SeedSheet[]): void;
-    reset(): void;
-  };
+  spreadsheets: Pick<NativeSpreadsheets, 'importInto' | 'reset'>;
+  seedSpreadsheet: SeedSpreadsheet;
 }
 
 async function parseBody<T>(ctx: Context, schema: z.ZodType<T>): Promise<T> {
@@ -179,7 +176,7 @@ async function seedOne(deps: AdminDeps, owner: string, spec: z.infer<typeof seed
       await deps.spreadsheets.importInto(file.id, spec.name, content, spec.sourceMimeType!);
     } else if (native) {
       const sheets = spec.sheets ?? [{ title: 'Sheet1', values: spec.values ?? [] }];
-      deps.spreadsheets.createWithValues(file.id, spec.name, sheets);
+      deps.seedSpreadsheet(file.id, spec.name, sheets);
     }
   } catch (error) {
     deps.files.delete(file.id);
