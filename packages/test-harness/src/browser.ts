@@ -1,4 +1,5 @@
 import makeFetchCookie from 'fetch-cookie';
+import { parse } from 'node-html-parser';
 import { CookieJar } from 'tough-cookie';
 
 export interface BrowserStep {
@@ -47,6 +48,41 @@ export function createBrowser() {
       }
       return { ...step, redirects };
     },
+    /**
+     * Presses the submit button whose accessible name is `label` on a server-rendered page, sending
+     * its form as a browser without JavaScript would: named fields, checked boxes (minus those whose
+     * value is in `untick`), and the button's own name and value.
+     */
+    pressButton(page: { url: string; body: string }, label: string, options: { untick?: string[] } = {}) {
+      for (const form of parse(page.body).querySelectorAll('form')) {
+        const button = form
+          .querySelectorAll('button, input[type=submit]')
+          .find((candidate) => accessibleName(candidate).toLowerCase() === label.toLowerCase());
+        if (!button) continue;
+        const fields = new URLSearchParams();
+        for (const control of form.querySelectorAll('input, select, textarea')) {
+          const name = control.getAttribute('name');
+          const type = (control.getAttribute('type') ?? 'text').toLowerCase();
+          if (!name || type === 'submit' || type === 'button') continue;
+          const value = control.getAttribute('value') ?? '';
+          if ((type === 'checkbox' || type === 'radio') && control.getAttribute('checked') === undefined)
+            continue;
+          if (type === 'checkbox' && options.untick?.includes(value)) continue;
+          fields.append(name, value);
+        }
+        const buttonName = button.getAttribute('name');
+        if (buttonName) fields.append(buttonName, button.getAttribute('value') ?? '');
+        const action = new URL(form.getAttribute('action') ?? page.url, page.url).toString();
+        if ((form.getAttribute('method') ?? 'get').toLowerCase() === 'get')
+          return request(`${action}?${fields}`);
+        return request(action, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: fields.toString(),
+        });
+      }
+      throw new Error(`no button named "${label}" on ${page.url}`);
+    },
     /** Submits a form as a browser would (application/x-www-form-urlencoded). */
     submitForm(url: string, fields: Record<string, string>) {
       return request(url, {
@@ -59,3 +95,15 @@ export function createBrowser() {
 }
 
 export type Browser = ReturnType<typeof createBrowser>;
+
+/** A button's accessible name: aria-label, else its text (a <button>) or its value (an <input>). */
+function accessibleName(element: {
+  tagName: string;
+  getAttribute(name: string): string | undefined;
+  text: string;
+}): string {
+  const name =
+    element.getAttribute('aria-label') ??
+    (element.tagName.toLowerCase() === 'input' ? (element.getAttribute('value') ?? '') : element.text);
+  return name.replace(/\s+/g, ' ').trim();
+}

@@ -36,6 +36,7 @@ await runService('mcp', logger, async () => {
   const rootUrl = settings.GOOGLE_EMULATOR_URL ? `${settings.GOOGLE_EMULATOR_URL}/` : undefined;
   const callGoogle = createGoogleCaller({
     tokens: brokerGoogleAccessTokens(broker),
+    ...(rootUrl ? { rootUrl } : {}),
     dashboardUrl: `${settings.BASE_URL}/dashboard`,
   });
   const tools = sheetgateTools({

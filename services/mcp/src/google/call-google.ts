@@ -5,6 +5,8 @@ import { createUserConcurrency } from './user-concurrency.ts';
 
 export interface GoogleCallOptions {
   tokens: GoogleAccessTokens;
+  /** The emulator's URL; googleapis builds media-upload URLs from a per-call rootUrl only. */
+  rootUrl?: string;
   dashboardUrl: string;
   maxAttempts?: number;
   /** Longest pause honoured from a Retry-After header, in seconds. */
@@ -28,7 +30,7 @@ export function createGoogleCaller(options: GoogleCallOptions) {
   return function callGoogle<T>(
     userId: string,
     signal: AbortSignal,
-    call: (request: { headers: { Authorization: string }; signal: AbortSignal }) => Promise<T>,
+    call: (request: GoogleRequestOptions) => Promise<T>,
   ): Promise<T> {
     return withUserSlot(userId, async () => {
       let forceRefresh = false;
@@ -36,7 +38,13 @@ export function createGoogleCaller(options: GoogleCallOptions) {
         const token = await options.tokens.get(userId, { forceRefresh });
         if (!token.ok) throw authenticationRequired(options.dashboardUrl);
         try {
-          return await call({ headers: { Authorization: `Bearer ${token.accessToken}` }, signal });
+          return await call({
+            headers: { Authorization: `Bearer ${token.accessToken}` },
+            signal,
+            // gaxios would retry on its own without reading Retry-After; the loop here does it.
+            retry: false,
+            ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}),
+          });
         } catch (error) {
           if (signal.aborted) throw new ToolError('the request was cancelled');
           const failure = describeGoogleFailure(error);
@@ -64,6 +72,14 @@ export function createGoogleCaller(options: GoogleCallOptions) {
 }
 
 export type CallGoogle = ReturnType<typeof createGoogleCaller>;
+
+/** Per-call options handed to a googleapis method (its second argument). */
+export interface GoogleRequestOptions {
+  headers: { Authorization: string };
+  signal: AbortSignal;
+  retry: false;
+  rootUrl?: string;
+}
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

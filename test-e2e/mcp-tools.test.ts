@@ -1,0 +1,375 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountService, createApiKey, signIn } from './support/people.ts';
+import { type Stack, startStack } from './support/stack.ts';
+
+// Every tool of DESIGN §11 through the real MCP SDK client, with an API key made on the
+// dashboard's AccountService, against the whole stack and the Google emulator.
+
+const PINNED_TOOLS = [
+  'list_spreadsheets',
+  'get_spreadsheet',
+  'read_range',
+  'read_ranges',
+  'find_in_spreadsheet',
+  'write_range',
+  'write_ranges',
+  'append_rows',
+  'clear_range',
+  'insert_dimension',
+  'delete_dimension',
+  'add_sheet',
+  'rename_sheet',
+  'delete_sheet',
+  'duplicate_sheet',
+  'format_range',
+  'batch_update',
+  'create_spreadsheet',
+  'convert_file',
+];
+
+let stack: Stack;
+let alice: Client;
+let aliceKey: string;
+
+async function mcpClient(apiKey: string): Promise<Client> {
+  const client = new Client({ name: 'sheetgate-e2e', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${stack.baseUrl}/api/mcp`), {
+      requestInit: { headers: { 'x-api-key': apiKey } },
+    }),
+  );
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>) {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+function structured<T = Record<string, unknown>>(result: CallToolResult): T {
+  if (result.isError) throw new Error(`tool error: ${JSON.stringify(result.content)}`);
+  return result.structuredContent as T;
+}
+
+beforeAll(async () => {
+  stack = await startStack();
+  const { sessionCookie } = await signIn(stack, 'alice@example.com');
+  aliceKey = (await createApiKey(stack, sessionCookie)).secret;
+  alice = await mcpClient(aliceKey);
+}, 120_000);
+
+afterAll(async () => {
+  await alice?.close();
+  await stack?.stop();
+});
+
+describe('tools over MCP with an API key', () => {
+  let spreadsheetId: string;
+  let sheetId: number;
+
+  it('lists exactly the pinned tools, each with schemas and annotations', async () => {
+    const { tools } = await alice.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(PINNED_TOOLS);
+    for (const tool of tools) {
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+      expect(tool.annotations).toMatchObject({
+        readOnlyHint: expect.any(Boolean),
+        destructiveHint: expect.any(Boolean),
+      });
+    }
+  });
+
+  it('creates a spreadsheet with tabs and starting values', async () => {
+    const created = structured<{ spreadsheetId: string; sheets: string[] }>(
+      await call(alice, 'create_spreadsheet', {
+        title: 'E2E budget',
+        sheetTitles: ['My tab', "It's Q1"],
+        values: [['Item', 'Qty', 'Price', 'Total']],
+      }),
+    );
+    expect(created.spreadsheetId).toEqual(expect.any(String));
+    expect(created.sheets).toEqual(['My tab', "It's Q1"]);
+    spreadsheetId = created.spreadsheetId;
+    const described = structured<{ sheets: Array<{ sheetId: number; title: string }> }>(
+      await call(alice, 'get_spreadsheet', { spreadsheetId }),
+    );
+    sheetId = described.sheets.find((sheet) => sheet.title === 'My tab')!.sheetId;
+  });
+
+  it('writes with USER_ENTERED parsing and formulas, then reads formatted, unformatted and formulas', async () => {
+    const written = structured<{ updatedCells: number }>(
+      await call(alice, 'write_range', {
+        spreadsheetId,
+        range: 'My tab!A2:D3',
+        values: [
+          ['Pens', '3', '1.50', '=B2*C2'],
+          ['Paper', '2', '4', '=B3*C3'],
+        ],
+      }),
+    );
+    expect(written.updatedCells).toBe(8);
+    const formatted = structured<{ values: unknown[][] }>(
+      await call(alice, 'read_range', { spreadsheetId, range: "'My tab'!A1:D3" }),
+    );
+    expect(formatted.values[1]).toEqual(['Pens', '3', '1.5', '4.5']);
+    const formulas = structured<{ values: unknown[][] }>(
+      await call(alice, 'read_range', { spreadsheetId, range: 'My tab!D2:D3', valueRenderOption: 'FORMULA' }),
+    );
+    expect(formulas.values).toEqual([['=B2*C2'], ['=B3*C3']]);
+    const raw = structured<{ values: unknown[][] }>(
+      await call(alice, 'read_range', {
+        spreadsheetId,
+        range: 'My tab!B2:D2',
+        valueRenderOption: 'UNFORMATTED_VALUE',
+      }),
+    );
+    expect(raw.values).toEqual([[3, 1.5, 4.5]]);
+  });
+
+  it('appends rows, inserting them, and pages large reads', async () => {
+    const rows = Array.from({ length: 30 }, (_, index) => [
+      `Row ${index}`,
+      index,
+      1,
+      `=B${index + 4}*C${index + 4}`,
+    ]);
+    const appended = structured<{ updatedRows: number }>(
+      await call(alice, 'append_rows', { spreadsheetId, range: 'My tab!A:D', values: rows }),
+    );
+    expect(appended.updatedRows).toBe(30);
+    const page = await call(alice, 'read_range', { spreadsheetId, range: 'My tab!A1:D40', limit: 10 });
+    const first = structured<{ values: unknown[][]; nextOffset: number | null; totalRows: number }>(page);
+    expect(first.values).toHaveLength(10);
+    expect(first.totalRows).toBe(33);
+    expect(first.nextOffset).toBe(10);
+    expect((page.content[0] as { text: string }).text).toContain('offset=10');
+    const last = structured<{ values: unknown[][]; nextOffset: number | null }>(
+      await call(alice, 'read_range', { spreadsheetId, range: 'My tab!A1:D40', offset: 30, limit: 10 }),
+    );
+    expect(last.values).toHaveLength(3);
+    expect(last.nextOffset).toBeNull();
+  });
+
+  it('reads several ranges and finds values across tabs, quoting tab names', async () => {
+    await call(alice, 'write_range', { spreadsheetId, range: "It's Q1!A1", values: [['Pens again']] });
+    const both = structured<{ valueRanges: Array<{ range: string; values: unknown[][] }> }>(
+      await call(alice, 'read_ranges', { spreadsheetId, ranges: ['My tab!A1:A2', "It's Q1!A1"] }),
+    );
+    expect(both.valueRanges.map((range) => range.values)).toEqual([[['Item'], ['Pens']], [['Pens again']]]);
+    const found = structured<{ matches: Array<{ range: string; value: string }> }>(
+      await call(alice, 'find_in_spreadsheet', { spreadsheetId, query: 'pens' }),
+    );
+    expect(found.matches.map((match) => match.value)).toEqual(['Pens', 'Pens again']);
+    expect(found.matches[1]!.range).toBe("'It''s Q1'!A1");
+  });
+
+  it('edits structure: insert and delete rows, add, rename, duplicate and delete tabs, format, batch update', async () => {
+    expect(
+      structured(
+        await call(alice, 'insert_dimension', {
+          spreadsheetId,
+          sheetId,
+          dimension: 'ROWS',
+          startIndex: 1,
+          count: 2,
+        }),
+      ),
+    ).toEqual({ inserted: 2 });
+    const shifted = structured<{ values: unknown[][] }>(
+      await call(alice, 'read_range', { spreadsheetId, range: 'My tab!A1:A4' }),
+    );
+    expect(shifted.values).toEqual([['Item'], [], [], ['Pens']]);
+    await call(alice, 'delete_dimension', {
+      spreadsheetId,
+      sheetId,
+      dimension: 'ROWS',
+      startIndex: 1,
+      endIndex: 3,
+    });
+    const restored = structured<{ values: unknown[][] }>(
+      await call(alice, 'read_range', { spreadsheetId, range: 'My tab!A1:A2' }),
+    );
+    expect(restored.values).toEqual([['Item'], ['Pens']]);
+
+    const added = structured<{ sheetId: number }>(
+      await call(alice, 'add_sheet', { spreadsheetId, title: 'Scratch' }),
+    );
+    await call(alice, 'rename_sheet', { spreadsheetId, sheetId: added.sheetId, title: 'Scratch pad' });
+    const copy = structured<{ sheetId: number; title: string }>(
+      await call(alice, 'duplicate_sheet', { spreadsheetId, sheetId, newTitle: 'My tab (copy)' }),
+    );
+    expect(copy.title).toBe('My tab (copy)');
+    await call(alice, 'delete_sheet', { spreadsheetId, sheetId: added.sheetId });
+    const tabs = structured<{ sheets: Array<{ title: string }> }>(
+      await call(alice, 'get_spreadsheet', { spreadsheetId }),
+    );
+    expect(tabs.sheets.map((sheet) => sheet.title).sort()).toEqual(["It's Q1", 'My tab', 'My tab (copy)']);
+
+    expect(
+      (
+        await call(alice, 'format_range', {
+          spreadsheetId,
+          range: 'My tab!A1:D1',
+          bold: true,
+          backgroundColor: '#1a73e8',
+        })
+      ).isError,
+    ).toBeFalsy();
+    const replaced = await call(alice, 'batch_update', {
+      spreadsheetId,
+      requests: [{ findReplace: { find: 'Paper', replacement: 'Card', allSheets: true } }],
+    });
+    expect(replaced.isError).toBeFalsy();
+    const card = structured<{ values: unknown[][] }>(
+      await call(alice, 'read_range', { spreadsheetId, range: 'My tab!A3' }),
+    );
+    expect(card.values).toEqual([['Card']]);
+    const refused = await call(alice, 'batch_update', {
+      spreadsheetId,
+      requests: [{ deleteSpreadsheet: {} }],
+    });
+    expect(refused.isError).toBe(true);
+  });
+
+  it('writes several ranges and clears one', async () => {
+    const written = structured<{ totalUpdatedCells: number }>(
+      await call(alice, 'write_ranges', {
+        spreadsheetId,
+        data: [
+          { range: 'My tab (copy)!F1', values: [['x']] },
+          { range: 'My tab (copy)!G1:G2', values: [['y'], ['z']] },
+        ],
+      }),
+    );
+    expect(written.totalUpdatedCells).toBe(3);
+    await call(alice, 'clear_range', { spreadsheetId, range: 'My tab (copy)!F1:G2' });
+    const cleared = structured<{ values: unknown[][] }>(
+      await call(alice, 'read_range', { spreadsheetId, range: 'My tab (copy)!F1:G2' }),
+    );
+    expect(cleared.values).toEqual([]);
+  });
+
+  it('lists the spreadsheet and converts it to xlsx and back', async () => {
+    const listed = structured<{ spreadsheets: Array<{ spreadsheetId: string; name: string }> }>(
+      await call(alice, 'list_spreadsheets', { nameContains: 'E2E' }),
+    );
+    expect(listed.spreadsheets).toEqual([expect.objectContaining({ spreadsheetId, name: 'E2E budget' })]);
+    const xlsx = structured<{ fileId: string; mimeType: string }>(
+      await call(alice, 'convert_file', { fileId: spreadsheetId, to: 'xlsx' }),
+    );
+    expect(xlsx.mimeType).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    const back = structured<{ fileId: string; mimeType: string }>(
+      await call(alice, 'convert_file', { fileId: xlsx.fileId, to: 'spreadsheet', name: 'E2E round trip' }),
+    );
+    expect(back.mimeType).toBe('application/vnd.google-apps.spreadsheet');
+    const values = structured<{ values: unknown[][] }>(
+      await call(alice, 'read_range', { spreadsheetId: back.fileId, range: 'My tab!A1:B2' }),
+    );
+    expect(values.values).toEqual([
+      ['Item', 'Qty'],
+      ['Pens', '3'],
+    ]);
+  });
+
+  it('returns clear tool errors for bad input and unknown spreadsheets', async () => {
+    const invalid = await call(alice, 'read_range', { spreadsheetId: 'x', range: 'A1' });
+    expect(invalid.isError).toBe(true);
+    const missing = await call(alice, 'read_range', { spreadsheetId: 'doesnotexist12345', range: 'A1' });
+    expect(missing.isError).toBe(true);
+    expect((missing.content[0] as { text: string }).text).toMatch(/not found/i);
+  });
+
+  it('retries Google 429s honouring Retry-After, and reports a 5xx storm clearly', async () => {
+    const fault = (body: Record<string, unknown>) =>
+      fetch(`${stack.emulatorUrl}/__emulator/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect(
+      (await fault({ match: 'sheets.spreadsheets.values.get', status: 429, retryAfterSeconds: 1, count: 2 }))
+        .ok,
+    ).toBe(true);
+    const started = Date.now();
+    const retried = structured<{ values: unknown[][] }>(
+      await call(alice, 'read_range', { spreadsheetId, range: 'My tab!A1' }),
+    );
+    expect(retried.values).toEqual([['Item']]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
+    await fault({ match: 'sheets.spreadsheets.values.get', status: 503, count: 10 });
+    const failed = await call(alice, 'read_range', { spreadsheetId, range: 'My tab!A1' });
+    expect(failed.isError).toBe(true);
+    expect((failed.content[0] as { text: string }).text).toMatch(/Google is not answering/);
+    await fetch(`${stack.emulatorUrl}/__emulator/faults`, { method: 'DELETE' });
+  });
+});
+
+describe('credentials and people', () => {
+  it('a read-only key may read but a write is refused with 403 insufficient_scope', async () => {
+    const { sessionCookie } = await signIn(stack, 'alice@example.com');
+    const readOnly = await mcpClient((await createApiKey(stack, sessionCookie, ['sheets:read'])).secret);
+    expect((await readOnly.listTools()).tools).toHaveLength(19);
+    await expect(call(readOnly, 'create_spreadsheet', { title: 'nope' })).rejects.toThrow(
+      /403|insufficient_scope|Forbidden/i,
+    );
+    await readOnly.close();
+  });
+
+  it('a revoked key stops on the next request; other keys keep working', async () => {
+    const { sessionCookie } = await signIn(stack, 'alice@example.com');
+    const created = await createApiKey(stack, sessionCookie);
+    const client = await mcpClient(created.secret);
+    expect((await client.listTools()).tools).toHaveLength(19);
+    const accounts = accountService(stack);
+    await accounts.revokeApiKey({ sessionCookie, keyId: created.key!.id });
+    accounts.close();
+    const response = await fetch(`${stack.baseUrl}/api/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'x-api-key': created.secret,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(401);
+    expect((await alice.listTools()).tools).toHaveLength(19);
+  });
+
+  it('one person never sees another person’s spreadsheets', async () => {
+    const { sessionCookie } = await signIn(stack, 'bob@example.com');
+    const bob = await mcpClient((await createApiKey(stack, sessionCookie)).secret);
+    const mine = structured<{ spreadsheetId: string }>(
+      await call(alice, 'create_spreadsheet', { title: 'Alice private' }),
+    );
+    const bobsList = structured<{ spreadsheets: Array<{ name: string }> }>(
+      await call(bob, 'list_spreadsheets', {}),
+    );
+    expect(bobsList.spreadsheets.map((sheet) => sheet.name)).not.toContain('Alice private');
+    const peek = await call(bob, 'read_range', { spreadsheetId: mine.spreadsheetId, range: 'A1' });
+    expect(peek.isError).toBe(true);
+    await bob.close();
+  });
+
+  it('Google revoking the grant makes tools say authentication is required, naming the dashboard', async () => {
+    const { sessionCookie } = await signIn(stack, 'bob@example.com');
+    const bob = await mcpClient((await createApiKey(stack, sessionCookie)).secret);
+    expect((await call(bob, 'list_spreadsheets', {})).isError).toBeFalsy();
+    await fetch(`${stack.emulatorUrl}/__emulator/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bob@example.com' }),
+    });
+    const refused = await call(bob, 'list_spreadsheets', {});
+    expect(refused.isError).toBe(true);
+    expect((refused.content[0] as { text: string }).text).toContain(`${stack.baseUrl}/dashboard`);
+    expect((refused.content[0] as { text: string }).text).toMatch(/Authentication required/);
+    // Reconnecting Google (signing in again) restores the tools.
+    await signIn(stack, 'bob@example.com');
+    expect((await call(bob, 'list_spreadsheets', {})).isError).toBeFalsy();
+    await bob.close();
+  });
+});
