@@ -2,7 +2,7 @@ import type Router from '@koa/router';
 import { type SeedSpreadsheet, seedSpreadsheetInto } from './admin/seed-spreadsheet.ts';
 import type { AccessControl, NativeSpreadsheets } from './contracts.ts';
 import type { MemoryFileStore } from './drive/file-store.ts';
-import { createNativeSpreadsheets } from './sheets/native-spreadsheets.ts';
+import { createNativeSpreadsheets } from './native-spreadsheets.ts';
 import { createSheetsRouter } from './sheets/router.ts';
 import { SpreadsheetStore } from './sheets/spreadsheet-store.ts';
 
@@ -14,7 +14,11 @@ export interface SheetsPart {
 }
 
 /** The Sheets API part of the emulator over the shared files and access control. */
-export function sheetsPart(shared: { files: MemoryFileStore; access: AccessControl; publicUrl: string }): SheetsPart {
+export function sheetsPart(shared: {
+  files: MemoryFileStore;
+  access: AccessControl;
+  publicUrl: string;
+}): SheetsPart {
   const store = new SpreadsheetStore();
   return {
     // Without publicUrl, spreadsheetUrl points at docs.google.com as Drive's webViewLink does.
