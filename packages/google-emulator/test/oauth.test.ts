@@ -11,9 +11,9 @@ import {
   REDIRECT_URI,
   SCOPES,
   signIn,
+  startTestEmulator,
   statusOf,
   type TestClient,
-  startTestEmulator,
 } from './support/emulator.ts';
 
 let emulator: GoogleEmulator;
@@ -26,7 +26,14 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-const API_SCOPES = ['openid', 'email', 'profile', SCOPES.spreadsheets, SCOPES.driveReadonly, SCOPES.driveFile];
+const API_SCOPES = [
+  'openid',
+  'email',
+  'profile',
+  SCOPES.spreadsheets,
+  SCOPES.driveReadonly,
+  SCOPES.driveFile,
+];
 
 /** A raw token-endpoint call, for the error answers google-auth-library hides behind exceptions. */
 async function tokenRequest(form: Record<string, string>, headers: Record<string, string> = {}) {
@@ -50,14 +57,25 @@ describe('OAuth 2.0 authorization code flow (RFC 6749 §4.1) with PKCE (RFC 7636
     expect(tokens.token_type).toBe('Bearer');
     expect(tokens.expiry_date! - Date.now()).toBeGreaterThan(3500_000);
     expect(tokens.scope!.split(' ').sort()).toEqual(
-      ['openid', SCOPES.userinfoEmail, SCOPES.userinfoProfile, SCOPES.spreadsheets, SCOPES.driveReadonly, SCOPES.driveFile].sort(),
+      [
+        'openid',
+        SCOPES.userinfoEmail,
+        SCOPES.userinfoProfile,
+        SCOPES.spreadsheets,
+        SCOPES.driveReadonly,
+        SCOPES.driveFile,
+      ].sort(),
     );
     expect(tokens.id_token).toBeTruthy();
   });
 
   it('signs ID tokens that google-auth-library verifies, with the claims Google sends', async () => {
     const nonce = randomBytes(8).toString('hex');
-    const { auth, tokens } = await signIn(emulator, clientA, { scopes: ['openid', 'email', 'profile'], account: 'bob@example.com', nonce });
+    const { auth, tokens } = await signIn(emulator, clientA, {
+      scopes: ['openid', 'email', 'profile'],
+      account: 'bob@example.com',
+      nonce,
+    });
     const ticket = await auth.verifyIdToken({ idToken: tokens.id_token!, audience: clientA.clientId });
     const payload = ticket.getPayload()!;
     expect(payload).toMatchObject({
@@ -72,18 +90,24 @@ describe('OAuth 2.0 authorization code flow (RFC 6749 §4.1) with PKCE (RFC 7636
     expect(payload.sub).toMatch(/^\d{21}$/);
     expect(payload.exp - payload.iat).toBe(3600);
     // Another audience is refused.
-    await expect(auth.verifyIdToken({ idToken: tokens.id_token!, audience: clientB.clientId })).rejects.toThrow(/audience/);
+    await expect(
+      auth.verifyIdToken({ idToken: tokens.id_token!, audience: clientB.clientId }),
+    ).rejects.toThrow(/audience/);
   });
 
   it('publishes discovery, JWKS and userinfo', async () => {
-    const discovery = (await (await fetch(`${emulator.url}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    const discovery = (await (
+      await fetch(`${emulator.url}/.well-known/openid-configuration`)
+    ).json()) as Record<string, unknown>;
     expect(discovery).toMatchObject({
       issuer: emulator.url,
       token_endpoint: `${emulator.url}/token`,
       jwks_uri: `${emulator.url}/oauth2/v3/certs`,
       code_challenge_methods_supported: ['plain', 'S256'],
     });
-    const jwks = (await (await fetch(`${emulator.url}/oauth2/v3/certs`)).json()) as { keys: Array<Record<string, string>> };
+    const jwks = (await (await fetch(`${emulator.url}/oauth2/v3/certs`)).json()) as {
+      keys: Array<Record<string, string>>;
+    };
     expect(jwks.keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
     const { auth } = await signIn(emulator, clientA, { scopes: ['openid', 'email'] });
     const { data } = await auth.request<Record<string, unknown>>({ url: `${emulator.url}/v1/userinfo` });
@@ -106,7 +130,9 @@ describe('OAuth 2.0 authorization code flow (RFC 6749 §4.1) with PKCE (RFC 7636
     expect(refreshed.credentials.access_token).toMatch(/^ya29\./);
     expect(refreshed.credentials.access_token).not.toBe(tokens.access_token);
     expect(refreshed.credentials.scope).toBe(SCOPES.driveReadonly);
-    const basic = Buffer.from(`${encodeURIComponent(clientA.clientId)}:${encodeURIComponent(clientA.clientSecret)}`).toString('base64');
+    const basic = Buffer.from(
+      `${encodeURIComponent(clientA.clientId)}:${encodeURIComponent(clientA.clientSecret)}`,
+    ).toString('base64');
     const viaBasic = await tokenRequest(
       { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! },
       { authorization: `Basic ${basic}` },
@@ -142,10 +168,19 @@ describe('OAuth 2.0 authorization code flow (RFC 6749 §4.1) with PKCE (RFC 7636
         })}`,
         { account: 'alice@example.com' },
       );
-    const base = { grant_type: 'authorization_code', client_id: clientA.clientId, client_secret: clientA.clientSecret };
+    const base = {
+      grant_type: 'authorization_code',
+      client_id: clientA.clientId,
+      client_secret: clientA.clientSecret,
+    };
 
     const code = (await authorize()).searchParams.get('code')!;
-    const wrongVerifier = await tokenRequest({ ...base, code, redirect_uri: REDIRECT_URI, code_verifier: 'x'.repeat(43) });
+    const wrongVerifier = await tokenRequest({
+      ...base,
+      code,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: 'x'.repeat(43),
+    });
     expect(wrongVerifier).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
 
     const second = (await authorize()).searchParams.get('code')!;
@@ -153,13 +188,28 @@ describe('OAuth 2.0 authorization code flow (RFC 6749 §4.1) with PKCE (RFC 7636
     expect(missingVerifier.body.error).toBe('invalid_grant');
 
     const third = (await authorize()).searchParams.get('code')!;
-    const wrongRedirect = await tokenRequest({ ...base, code: third, redirect_uri: 'http://127.0.0.1:9/other', code_verifier: codeVerifier! });
+    const wrongRedirect = await tokenRequest({
+      ...base,
+      code: third,
+      redirect_uri: 'http://127.0.0.1:9/other',
+      code_verifier: codeVerifier!,
+    });
     expect(wrongRedirect.body.error).toBe('invalid_grant');
 
     const fourth = (await authorize()).searchParams.get('code')!;
-    const good = await tokenRequest({ ...base, code: fourth, redirect_uri: REDIRECT_URI, code_verifier: codeVerifier! });
+    const good = await tokenRequest({
+      ...base,
+      code: fourth,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: codeVerifier!,
+    });
     expect(good.status).toBe(200);
-    const replay = await tokenRequest({ ...base, code: fourth, redirect_uri: REDIRECT_URI, code_verifier: codeVerifier! });
+    const replay = await tokenRequest({
+      ...base,
+      code: fourth,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: codeVerifier!,
+    });
     expect(replay).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
@@ -253,7 +303,9 @@ describe('the account chooser', () => {
       { account: 'bob@example.com' },
     );
     const { tokens } = await auth.getToken(redirect.searchParams.get('code')!);
-    expect(tokens.scope!.split(' ').sort()).toEqual(['openid', SCOPES.driveReadonly, SCOPES.spreadsheets].sort());
+    expect(tokens.scope!.split(' ').sort()).toEqual(
+      ['openid', SCOPES.driveReadonly, SCOPES.spreadsheets].sort(),
+    );
   });
 });
 
@@ -271,8 +323,14 @@ describe('revocation and expiry', () => {
   });
 
   it('revokes every grant of an account through the admin API', async () => {
-    const { tokens } = await signIn(emulator, clientB, { account: 'bob@example.com', scopes: [SCOPES.driveReadonly] });
-    const other = await signIn(emulator, clientB, { account: 'alice@example.com', scopes: [SCOPES.driveReadonly] });
+    const { tokens } = await signIn(emulator, clientB, {
+      account: 'bob@example.com',
+      scopes: [SCOPES.driveReadonly],
+    });
+    const other = await signIn(emulator, clientB, {
+      account: 'alice@example.com',
+      scopes: [SCOPES.driveReadonly],
+    });
     expect((await admin(emulator, 'POST', '/revoke', { email: 'bob@example.com' })).status).toBe(200);
 
     const bob = oauthClientFor(emulator, clientB);

@@ -6,9 +6,9 @@ import { SPREADSHEET_IMPORT_MIME_TYPES, SPREADSHEET_MIME_TYPE } from '../contrac
 import { fileResource } from '../drive/file-resource.ts';
 import type { MemoryFileStore } from '../drive/file-store.ts';
 import { readJsonBody } from '../http/request-body.ts';
-import type { SeedSpreadsheet } from './seed-spreadsheet.ts';
 import type { GrantStore } from '../oauth/grant-store.ts';
 import { type FaultInjector, validFaultMatch } from './faults.ts';
+import type { SeedSpreadsheet } from './seed-spreadsheet.ts';
 
 /** Bad input to the admin API: a 400 with `{"error":"invalid_request","error_description":…}`. */
 export class AdminInputError extends Error {

@@ -40,7 +40,11 @@ export async function startTestEmulator(options: GoogleEmulatorOptions = {}) {
 }
 
 /** google-auth-library's OAuth2Client pointed at the emulator, as the README says to. */
-export function oauthClientFor(emulator: GoogleEmulator, client: TestClient, extra: Partial<ConstructorParameters<typeof OAuth2Client>[0] & object> = {}) {
+export function oauthClientFor(
+  emulator: GoogleEmulator,
+  client: TestClient,
+  extra: Partial<ConstructorParameters<typeof OAuth2Client>[0] & object> = {},
+) {
   return new OAuth2Client({
     clientId: client.clientId,
     clientSecret: client.clientSecret,
@@ -101,13 +105,18 @@ export function parseChooser(html: string, pageUrl: string): ChooserForm {
     scopes: inputs
       .filter((tag) => attribute(tag, 'type') === 'checkbox' && /\schecked\b/.test(tag))
       .map((tag) => attribute(tag, 'value')!),
-    accounts: buttons.filter((button) => attribute(button.tag, 'name') === 'account').map((button) => button.label),
+    accounts: buttons
+      .filter((button) => attribute(button.tag, 'name') === 'account')
+      .map((button) => button.label),
     hasCancel: buttons.some((button) => button.label === 'Cancel'),
   };
 }
 
 /** Opens the authorization URL, picks `account` (or "Cancel"), and returns the redirect's URL. */
-export async function consent(authorizationUrl: string, choice: { account: string; untick?: string[] } | 'cancel') {
+export async function consent(
+  authorizationUrl: string,
+  choice: { account: string; untick?: string[] } | 'cancel',
+) {
   const page = await fetch(authorizationUrl);
   if (page.status !== 200) throw new Error(`chooser answered ${page.status}: ${await page.text()}`);
   const chooser = parseChooser(await page.text(), authorizationUrl);
@@ -125,7 +134,8 @@ export async function consent(authorizationUrl: string, choice: { account: strin
     redirect: 'manual',
   });
   const location = answer.headers.get('location');
-  if (answer.status !== 302 || !location) throw new Error(`expected a redirect, got ${answer.status}: ${await answer.text()}`);
+  if (answer.status !== 302 || !location)
+    throw new Error(`expected a redirect, got ${answer.status}: ${await answer.text()}`);
   return new URL(location);
 }
 
@@ -178,7 +188,9 @@ export async function statusOf(call: Promise<unknown>): Promise<number> {
   try {
     await call;
   } catch (error) {
-    const status = (error as { status?: number; response?: { status?: number } }).status ?? (error as { response?: { status?: number } }).response?.status;
+    const status =
+      (error as { status?: number; response?: { status?: number } }).status ??
+      (error as { response?: { status?: number } }).response?.status;
     if (typeof status === 'number') return status;
     throw error;
   }
@@ -192,9 +204,16 @@ export interface ClientError<Data = unknown> {
 }
 
 /** The error a call fails with; throws if it succeeds. */
-export async function failureOf<Data = { error: { code: number; status: string; message: string; errors: Array<{ reason: string; location?: string }> } }>(
-  call: Promise<unknown>,
-): Promise<ClientError<Data>> {
+export async function failureOf<
+  Data = {
+    error: {
+      code: number;
+      status: string;
+      message: string;
+      errors: Array<{ reason: string; location?: string }>;
+    };
+  },
+>(call: Promise<unknown>): Promise<ClientError<Data>> {
   try {
     await call;
   } catch (error) {
