@@ -73,6 +73,12 @@ describe('Google sign-in (OpenID Connect code flow with PKCE, at the emulator)',
     const cookie = await sessionCookieOf(browser);
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'lax', path: '/' });
     expect(await testbed.sessions.findByCookieValue(cookie!.value)).toMatchObject({ userId: user!.id });
+    // The sign-in is audited, without any credential.
+    const [event] = await testbed.audit.recent({ userId: user!.id, kind: 'sign_in' });
+    expect(event!.details).toMatchObject({ method: 'google', partialGrant: false, connection: 'connected' });
+    expect(JSON.stringify(event)).not.toContain(refreshToken);
+    expect(JSON.stringify(event)).not.toContain(cookie!.value);
+
     // The browser-binding cookie is gone once used.
     const binding = (await browser.jar.getCookies(`${testbed.baseUrl}/api/auth/google/callback`)).find(
       (each) => each.key === 'sg_google_sign_in',
@@ -182,6 +188,24 @@ describe('Google sign-in refuses', () => {
       headers: { cookie: `sg_google_sign_in=${binding}` },
     });
     expect(replay.status).toBe(400);
+  });
+
+  it('more sign-ins of one Google account than the signIn limit allows', async () => {
+    await signInWithGoogle(testbed, createBrowser(), { account: 'carol@example.com' });
+    const [carol] = await userByEmail('carol@example.com');
+    // Carol's one sign-in plus these use up the limit exactly.
+    for (let i = 1; i < testbed.signInLimiter.rule.points; i++)
+      await testbed.signInLimiter.consume(`google:${carol!.google_subject}`);
+    const browser = createBrowser();
+    const chooser = await browser.navigate(`${testbed.baseUrl}/api/auth/google/start`);
+    const pressed = await pressChooserButton(browser, chooser, 'carol@example.com');
+    const cookies = await browser.jar.getCookieString(pressed.location!);
+    const answer = await fetch(pressed.location!, { redirect: 'manual', headers: { cookie: cookies } });
+    expect(answer.status).toBe(429);
+    expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(answer.headers.get('set-cookie') ?? '').not.toContain('sg_session');
+    const [hit] = await testbed.audit.recent({ userId: carol!.id, kind: 'rate_limit.hit' });
+    expect(hit!.details).toMatchObject({ limit: 'signIn' });
   });
 
   it.each(['//evil.example', 'https://evil.example', '/\\evil'])(

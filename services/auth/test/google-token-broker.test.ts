@@ -158,6 +158,7 @@ describe('when Google refuses the refresh token (invalid_grant)', () => {
     expect(answers).toEqual(Array(5).fill({ ok: false, reason: 'GOOGLE_AUTH_REQUIRED' }));
     expect(proxy.tokenRequests).toBe(1);
     expect(await testbed.connections.find(bobId)).toMatchObject({ status: 'reauth_required' });
+    expect(await testbed.audit.recent({ userId: bobId, kind: 'google.reauth_required' })).toHaveLength(1);
 
     // Later calls answer from the database without asking Google again.
     expect(await replicas[1]!.getAccessToken(bobId)).toEqual({ ok: false, reason: 'GOOGLE_AUTH_REQUIRED' });

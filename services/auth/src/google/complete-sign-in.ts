@@ -47,7 +47,7 @@ export function createSignInCompletion(deps: {
   return async function completeSignIn(
     code: string,
     pending: { codeVerifier: string; nonce: string },
-  ): Promise<{ userId: string; connection: GoogleConnection }> {
+  ): Promise<{ userId: string; googleSubject: string; connection: GoogleConnection }> {
     const tokens = await exchange(code, pending.codeVerifier);
     if (!tokens.id_token) throw new SignInError('invalid_id_token', 'Google sent no ID token');
     let identity: Awaited<ReturnType<IdTokenVerifier>>;
@@ -77,7 +77,7 @@ export function createSignInCompletion(deps: {
         expiresAt - now - refreshMarginSeconds(expiresAt - now),
       );
     }
-    return { userId: user.id, connection };
+    return { userId: user.id, googleSubject: identity.sub, connection };
   };
 }
 

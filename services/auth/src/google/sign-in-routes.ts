@@ -2,9 +2,11 @@ import Router from '@koa/router';
 import { HttpError, type Logger } from '@sheetgate/service-runtime';
 import { CodeChallengeMethod } from 'google-auth-library';
 import type { Context } from 'koa';
+import type { AuditLog } from '../audit/index.ts';
 import type { Cache } from '../cache/cache.ts';
 import { parseKeyring } from '../crypto/keyring.ts';
 import type { DatabasePool } from '../db/pool.ts';
+import type { RateLimiter } from '../rate-limits/index.ts';
 import { readSessionCookie, setSessionCookie } from '../sessions/session-cookie.ts';
 import type { SessionStore } from '../sessions/session-store.ts';
 import type { UserLibrary } from '../users/user-library.ts';
@@ -37,8 +39,12 @@ export function createGoogleSignIn(deps: {
   users: UserLibrary;
   sessions: SessionStore;
   connections: GoogleConnectionLibrary;
+  /** Records `sign_in` (and `rate_limit.hit`) in the audit log. */
+  audit?: AuditLog;
+  /** Limits sign-ins per Google account (the `signIn` rule). */
+  signInLimiter?: RateLimiter;
 }): Router {
-  const { cache, settings, logger, sessions } = deps;
+  const { cache, settings, logger, sessions, audit, signInLimiter } = deps;
   const endpoints = googleEndpoints(settings);
   const client = new GoogleOAuthClient(settings, endpoints);
   const states = createSignInStates(cache);
@@ -122,6 +128,20 @@ export function createGoogleSignIn(deps: {
       throw failure;
     }
 
+    if (signInLimiter) {
+      const decision = await signInLimiter.consume(`google:${signedIn.googleSubject}`);
+      if (!decision.allowed) {
+        if (decision.firstRefusal)
+          await audit?.record('rate_limit.hit', {
+            userId: signedIn.userId,
+            details: { limit: signInLimiter.name, ip: ctx.ip },
+          });
+        throw new HttpError(429, 'rate_limited', 'too many sign-ins for this account: try again later', {
+          'retry-after': String(decision.retryAfterSeconds),
+        });
+      }
+    }
+
     // A browser switching accounts ends its previous dashboard session instead of leaving it live.
     const previous = await sessions.findByCookieValue(readSessionCookie(ctx));
     if (previous) await sessions.revoke(previous.id);
@@ -130,6 +150,16 @@ export function createGoogleSignIn(deps: {
       ip: ctx.ip,
     });
     setSessionCookie(ctx, session.cookieValue, session.expiresAt, secure);
+    await audit?.record('sign_in', {
+      userId: signedIn.userId,
+      details: {
+        method: 'google',
+        sessionId: session.id,
+        ip: ctx.ip,
+        partialGrant: signedIn.connection.partial,
+        connection: signedIn.connection.status,
+      },
+    });
     logger.info(
       { userId: signedIn.userId, partial: signedIn.connection.partial, status: signedIn.connection.status },
       'signed in with Google',

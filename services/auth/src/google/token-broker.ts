@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '@sheetgate/service-runtime';
+import type { AuditLog } from '../audit/index.ts';
 import type { Cache } from '../cache/cache.ts';
 import { parseKeyring } from '../crypto/keyring.ts';
 import type { DatabasePool } from '../db/pool.ts';
@@ -64,9 +65,11 @@ export function createGoogleTokenBroker(deps: {
   settings: GoogleSettings;
   connections: GoogleConnectionLibrary;
   logger: Logger;
+  /** Records `google.reauth_required` when Google refuses a refresh token. */
+  audit?: AuditLog;
   timing?: Partial<TokenBrokerTiming>;
 }) {
-  const { cache, settings, connections, logger } = deps;
+  const { cache, settings, connections, logger, audit } = deps;
   const timing = { ...DEFAULT_TIMING, ...deps.timing };
   const tokens = createAccessTokenCache(cache, parseKeyring(settings.AUTH_ENCRYPTION_KEYS));
   const client = new GoogleOAuthClient(settings, googleEndpoints(settings));
@@ -116,7 +119,11 @@ export function createGoogleTokenBroker(deps: {
     const code = oauthErrorCode(error);
     // RFC 6749 §5.2: the refresh token is invalid, expired or revoked. Only a new sign-in helps.
     if (code === 'invalid_grant') {
-      await connections.markReauthRequired(connection);
+      if (await connections.markReauthRequired(connection))
+        await audit?.record('google.reauth_required', {
+          userId: connection.userId,
+          details: { reason: code },
+        });
       logger.info({ userId: connection.userId }, 'Google refused the refresh token; reconnect required');
       return { ok: false, reason: 'GOOGLE_AUTH_REQUIRED' };
     }

@@ -12,6 +12,7 @@ import {
   type TestRedis,
 } from '@sheetgate/test-harness';
 import Koa from 'koa';
+import { createAuditLog } from '../../src/audit/index.ts';
 import type { Cache } from '../../src/cache/cache.ts';
 import { createMemoryCache } from '../../src/cache/memory-cache.ts';
 import { createRedisCache } from '../../src/cache/redis-cache.ts';
@@ -25,6 +26,7 @@ import {
   type GoogleSettings,
 } from '../../src/google/index.ts';
 import type { TokenBrokerTiming } from '../../src/google/token-broker.ts';
+import { createRateLimits } from '../../src/rate-limits/index.ts';
 import { createSessionStore } from '../../src/sessions/index.ts';
 import { createUserLibrary } from '../../src/users/index.ts';
 
@@ -61,6 +63,7 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
   const clientSecret = `GOCSPX-${randomBytes(18).toString('base64url')}`;
   const emulator = await startGoogleEmulator({
     port: 0,
+    accounts: ['alice@example.com', 'bob@example.com', 'carol@example.com'],
     clients: [{ clientId, clientSecret, redirectUris: [`${baseUrl}/api/auth/google/callback`] }],
     ...(options.accessTokenTtlSeconds ? { accessTokenTtlSeconds: options.accessTokenTtlSeconds } : {}),
   });
@@ -77,7 +80,24 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
   const users = createUserLibrary(pool);
   const sessions = createSessionStore(pool);
   const connections = createGoogleConnectionLibrary({ pool, keyring });
-  const router = createGoogleSignIn({ pool, cache, settings, logger, users, sessions, connections });
+  const audit = createAuditLog(pool);
+  const rateLimits = await createRateLimits({
+    pool,
+    ...(redis.url ? { redisUrl: redis.url } : {}),
+    keyPrefix: `${namespace}rl`,
+  });
+  const signInLimiter = rateLimits.signIn;
+  const router = createGoogleSignIn({
+    pool,
+    cache,
+    settings,
+    logger,
+    users,
+    sessions,
+    connections,
+    audit,
+    signInLimiter,
+  });
   const app = new Koa({ proxy: true });
   app.use(jsonErrors(logger));
   app.use(router.routes());
@@ -99,6 +119,8 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
     users,
     sessions,
     connections,
+    audit,
+    signInLimiter,
     /**
      * A token broker as one auth replica has it (its own cache connection and in-process state),
      * talking to Google through `via` (a counting proxy) when given.
@@ -110,6 +132,7 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
         settings: via ? { ...settings, GOOGLE_EMULATOR_URL: via.url } : settings,
         connections,
         logger,
+        audit,
         ...(timing ? { timing } : {}),
       });
     },
@@ -133,6 +156,7 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await emulator.close();
       for (const each of caches) await each.close();
+      await rateLimits.close();
       await sharedCache.close();
       await pool.end();
       await redis.close();
