@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, repoRoot } from '@sheetgate/test-harness';
+import { createTestDatabase, freePort, repoRoot, type TestDatabase } from '@sheetgate/test-harness';
 
 export interface Stack {
   process: ChildProcess;
@@ -26,13 +26,23 @@ export async function stackPorts(): Promise<Record<string, number>> {
 
 /**
  * `pnpm start`'s entry point as the README runs it, on free ports with its own data folder, so
- * tests can run several stacks side by side. Resolves once it prints its ready line.
+ * tests can run several stacks side by side. With `DATABASE_URL`/`REDIS_URL` in the test
+ * environment the stack gets its own fresh database on that server and the shared Redis, unless
+ * `env` says otherwise (an empty value means "unset": the embedded default). Resolves once it
+ * prints its ready line.
  */
 export async function startStack(
   env: Record<string, string> = {},
   ports?: Record<string, number>,
 ): Promise<Stack> {
   const chosen = ports ?? (await stackPorts());
+  let database: TestDatabase | undefined;
+  const servers: Record<string, string> = {};
+  if (process.env.DATABASE_URL && env.DATABASE_URL === undefined) {
+    database = await createTestDatabase();
+    servers.DATABASE_URL = database.url;
+  }
+  if (process.env.REDIS_URL && env.REDIS_URL === undefined) servers.REDIS_URL = process.env.REDIS_URL;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sheetgate-stack-'));
   const serviceToken = randomBytes(32).toString('base64url');
   const child = spawn(process.execPath, [path.join(repoRoot, 'packages/local-stack/src/start.ts')], {
@@ -45,6 +55,7 @@ export async function startStack(
       RATE_LIMIT_KEY_PREFIX: `e2e:${randomBytes(6).toString('hex')}`,
       RATE_LIMIT_OVERRIDES: JSON.stringify({ register: { points: 500, durationSeconds: 3600 } }),
       ...Object.fromEntries(Object.entries(chosen).map(([name, port]) => [name, String(port)])),
+      ...servers,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -83,6 +94,7 @@ export async function startStack(
       if (child.exitCode === null) child.kill('SIGINT');
       const code = await exited;
       await rm(dataDir, { recursive: true, force: true });
+      await database?.close();
       return code;
     },
   };
