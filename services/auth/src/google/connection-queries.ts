@@ -87,6 +87,16 @@ export function createConnectionQueries(pool: DatabasePool) {
       );
     },
 
+    /** Sealed refresh tokens written with a key other than `keyId` (the ring's current key). */
+    async listSealedWithOtherKey(keyId: string): Promise<Array<{ userId: string; sealed: string }>> {
+      const { rows } = await pool.query<{ userId: string; sealed: string }>(
+        `SELECT user_id AS "userId", refresh_token_encrypted AS sealed FROM google_connections
+         WHERE refresh_token_encrypted IS NOT NULL AND split_part(refresh_token_encrypted, '.', 2) <> $1`,
+        [keyId],
+      );
+      return rows;
+    },
+
     async delete(userId: string): Promise<boolean> {
       const { rowCount } = await pool.query('DELETE FROM google_connections WHERE user_id = $1', [userId]);
       return (rowCount ?? 0) > 0;

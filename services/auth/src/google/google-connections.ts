@@ -82,6 +82,29 @@ export function createGoogleConnectionLibrary(deps: { pool: DatabasePool; keyrin
     delete(userId: string): Promise<boolean> {
       return queries.delete(userId);
     },
+
+    /**
+     * Key rotation: re-seals refresh tokens written with an older key under the ring's current
+     * one, so the old key can then leave AUTH_ENCRYPTION_KEYS. Safe to run on several replicas at
+     * once (each row is replaced only if unchanged). Rows no key in the ring opens (a key already
+     * removed, a tampered row) are counted as unreadable and left alone: they need a reconnect.
+     */
+    async resealWithCurrentKey(): Promise<{ resealed: number; unreadable: number }> {
+      let resealed = 0;
+      let unreadable = 0;
+      for (const { userId, sealed } of await queries.listSealedWithOtherKey(deps.keyring.currentKeyId)) {
+        let refreshToken: string;
+        try {
+          refreshToken = deps.keyring.decrypt(sealed, userId);
+        } catch {
+          unreadable += 1;
+          continue;
+        }
+        await queries.replaceRefreshToken(userId, sealed, seal(userId, refreshToken));
+        resealed += 1;
+      }
+      return { resealed, unreadable };
+    },
   };
 }
 
