@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 // servers, so files run in a small number of forks sized for a 2-core machine.
 export default defineConfig({
   test: {
-    include: ['{services,packages,proto,test-e2e}/**/*.test.ts'],
+    include: ['{services,packages,proto,test-e2e,deploy}/**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/.data/**'],
     pool: 'forks',
     maxWorkers: 2,
