@@ -31,6 +31,7 @@ export function parseFieldMask(fields: string): FieldMask {
       if (fields[position] === '(') {
         position += 1;
         selection = parseList(')');
+        while (fields[position] === ' ') position += 1;
       }
       addPath(mask, path, selection);
       const next = fields[position];
