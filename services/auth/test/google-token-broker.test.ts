@@ -137,6 +137,7 @@ describe('Google token broker (GetGoogleAccessToken)', () => {
     const stranger = await testbed.users.upsertFromGoogle({ sub: '999000', email: 'nobody@example.com' });
     const broker = await testbed.newBroker();
     expect(await broker.getAccessToken(stranger.id)).toEqual({ ok: false, reason: 'NOT_CONNECTED' });
+    expect(await broker.getAccessToken('not-a-user-id')).toEqual({ ok: false, reason: 'NOT_CONNECTED' });
   });
 });
 

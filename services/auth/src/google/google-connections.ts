@@ -20,6 +20,8 @@ export interface SealedConnection extends GoogleConnection {
   refreshTokenEncrypted: string | null;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const publicView = ({ refreshTokenEncrypted: _, ...connection }: ConnectionRow): GoogleConnection =>
   connection;
 
@@ -51,12 +53,15 @@ export function createGoogleConnectionLibrary(deps: { pool: DatabasePool; keyrin
     },
 
     async find(userId: string): Promise<GoogleConnection | undefined> {
+      if (!UUID.test(userId)) return undefined;
       const row = await queries.findByUserId(userId);
       return row && publicView(row);
     },
 
     /** The connection with its sealed refresh token (the broker unseals it only to call Google). */
-    findSealed(userId: string): Promise<SealedConnection | undefined> {
+    async findSealed(userId: string): Promise<SealedConnection | undefined> {
+      // Ids arrive over gRPC; anything but a UUID is simply not connected.
+      if (!UUID.test(userId)) return undefined;
       return queries.findByUserId(userId);
     },
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '@sheetgate/service-runtime';
 import type { AuditLog } from '../audit/index.ts';
 import type { Cache } from '../cache/cache.ts';
-import { parseKeyring } from '../crypto/keyring.ts';
+import { KeyringError, parseKeyring } from '../crypto/keyring.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { type CachedAccessToken, createAccessTokenCache } from './access-token-cache.ts';
 import type { GoogleConnectionLibrary, SealedConnection } from './google-connections.ts';
@@ -91,8 +91,15 @@ export function createGoogleTokenBroker(deps: {
   async function refresh(userId: string): Promise<GoogleAccessTokenResult> {
     const connection = await connections.findSealed(userId);
     if (!connection) return { ok: false, reason: 'NOT_CONNECTED' };
-    const refreshToken =
-      connection.status === 'connected' ? connections.unsealRefreshToken(connection) : undefined;
+    if (connection.status !== 'connected') return { ok: false, reason: 'GOOGLE_AUTH_REQUIRED' };
+    let refreshToken: string | undefined;
+    try {
+      refreshToken = connections.unsealRefreshToken(connection);
+    } catch (error) {
+      // Its key left AUTH_ENCRYPTION_KEYS before a re-seal: only a new sign-in can help.
+      if (!(error instanceof KeyringError)) throw error;
+      logger.error({ userId, reason: error.message }, 'stored Google refresh token cannot be decrypted');
+    }
     if (!refreshToken) return { ok: false, reason: 'GOOGLE_AUTH_REQUIRED' };
     let granted: Awaited<ReturnType<GoogleOAuthClient['refreshGrant']>>['tokens'];
     try {
