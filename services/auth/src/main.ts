@@ -12,7 +12,6 @@ import { parseKeyring } from './crypto/keyring.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createDatabasePool } from './db/pool.ts';
 import {
-  createAccessTokenCache,
   createGoogleConnectionLibrary,
   createGoogleSignIn,
   createGoogleTokenBroker,
@@ -81,8 +80,8 @@ await runService('auth', logger, async () => {
     settings,
     connections: googleConnections,
     logger,
+    audit,
   });
-  const cachedGoogleTokens = createAccessTokenCache(cache, keyring);
   const apiKeys = createApiKeyLibrary({
     pool,
     pepper: settings.API_KEY_PEPPER,
@@ -131,11 +130,9 @@ await runService('auth', logger, async () => {
         handlers: tokenBrokerHandlers({
           logger,
           resolveApiKey: (secret) => apiKeys.resolve(secret),
-          googleAccessToken: async (userId, { forceRefresh }) => {
-            // Google refused the cached token (401): drop it so the broker refreshes.
-            if (forceRefresh) await cachedGoogleTokens.forget(userId);
-            return googleTokens.getAccessToken(userId);
-          },
+          // forceRefresh: Google refused the cached token (401); one refresh replaces it.
+          googleAccessToken: (userId, { forceRefresh }) =>
+            googleTokens.getAccessToken(userId, { forceRefresh }),
         }),
       },
       {
@@ -157,7 +154,9 @@ await runService('auth', logger, async () => {
 
   // Expired tokens, grants and sessions are deleted in the background; every replica may run it.
   const sweeper = setInterval(() => {
-    sweepExpiredOidcModels(pool).catch((error: unknown) => logger.warn({ err: error }, 'sweep failed'));
+    Promise.all([sweepExpiredOidcModels(pool), sessions.sweepEnded()]).catch((error: unknown) =>
+      logger.warn({ err: error }, 'sweep failed'),
+    );
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
 
