@@ -1,105 +1,152 @@
-import { type CallOptions, type Client, credentials, type Metadata, type ServiceError } from '@grpc/grpc-js';
 import {
-  AccountServiceClient,
-  type CreateApiKeyRequest,
-  type CreateApiKeyResponse,
-  type DisconnectAppRequest,
-  type DisconnectAppResponse,
-  type GetGoogleConnectionRequest,
-  type GetGoogleConnectionResponse,
-  type GetInteractionRequest,
-  type GetInteractionResponse,
-  type GetSessionRequest,
-  type GetSessionResponse,
-  type ListApiKeysRequest,
-  type ListApiKeysResponse,
-  type ListConnectedAppsRequest,
-  type ListConnectedAppsResponse,
-  type RevokeApiKeyRequest,
-  type RevokeApiKeyResponse,
-} from '../gen/sheetgate/v1/account_service.ts';
-import {
-  type GetGoogleAccessTokenRequest,
-  type GetGoogleAccessTokenResponse,
-  type ResolveApiKeyRequest,
-  type ResolveApiKeyResponse,
-  TokenBrokerServiceClient,
-} from '../gen/sheetgate/v1/token_broker.ts';
-import { serviceCredentialMetadata } from './service-credential.ts';
+  type CallOptions,
+  type ChannelOptions,
+  Client,
+  credentials,
+  type MethodDefinition,
+  type ServiceDefinition,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { AccountServiceService } from '../gen/sheetgate/v1/account_service.ts';
+import { TokenBrokerServiceService } from '../gen/sheetgate/v1/token_broker.ts';
+import { serviceCredentialInterceptor } from './service-credential.ts';
 
-const DEFAULT_DEADLINE_MS = 2_000;
-
-type UnaryMethod<Request, Response> = (
-  request: Request,
-  metadata: Metadata,
-  options: Partial<CallOptions>,
-  callback: (error: ServiceError | null, response: Response) => void,
-) => unknown;
-
-/** Promise form of a generated unary method, with the service credential and a deadline. */
-function unary<Request, Response>(
-  client: Client,
-  method: UnaryMethod<Request, Response>,
-  token: string,
-  deadlineMs: number,
-) {
-  const metadata = serviceCredentialMetadata(token);
-  return (request: Request): Promise<Response> =>
-    new Promise((resolve, reject) => {
-      method.call(client, request, metadata, { deadline: Date.now() + deadlineMs }, (error, response) =>
-        error ? reject(error) : resolve(response),
-      );
-    });
-}
+/** Every call gets this deadline unless the client or the call says otherwise. */
+export const DEFAULT_DEADLINE_MS = 2_000;
 
 export interface ClientOptions {
   /** host:port of auth's gRPC listener. */
   address: string;
+  /** INTERNAL_SERVICE_TOKEN, sent as `authorization: Bearer …` on every call. */
   serviceToken: string;
+  /** Default deadline of each call, in milliseconds (2 s when unset). */
   deadlineMs?: number;
+  /** Extra grpc-js channel options. */
+  channelOptions?: ChannelOptions;
 }
 
-/** The MCP service's view of the broker. */
-export function createTokenBrokerClient(options: ClientOptions) {
-  const client = new TokenBrokerServiceClient(options.address, credentials.createInsecure());
+/** Per-call options of the promise clients. */
+export interface CallSettings {
+  /** This call's deadline in milliseconds, instead of the client's default. */
+  deadlineMs?: number;
+  /** Cancels the call (it rejects with CANCELLED). */
+  signal?: AbortSignal;
+}
+
+/**
+ * A promise-returning unary method: resolves with the response, rejects with the grpc-js
+ * `ServiceError` (`code` is a `GrpcStatus`, e.g. UNAUTHENTICATED, DEADLINE_EXCEEDED, UNAVAILABLE).
+ */
+export type UnaryCall<Request, Response> = (request: Request, settings?: CallSettings) => Promise<Response>;
+
+/** The promise client of a service definition: one method per RPC, plus `close()`. */
+export type PromiseClient<Definition extends ServiceDefinition> = {
+  readonly [Name in keyof Definition]: Definition[Name] extends MethodDefinition<
+    infer Request,
+    infer Response
+  >
+    ? UnaryCall<Request, Response>
+    : never;
+} & {
+  /** Closes the channel; calls made afterwards fail. */
+  close(): void;
+};
+
+function normalise(addressOrOptions: string | ClientOptions, serviceToken?: string, deadlineMs?: number) {
+  const options: ClientOptions =
+    typeof addressOrOptions === 'string'
+      ? { address: addressOrOptions, serviceToken: serviceToken ?? '', ...(deadlineMs ? { deadlineMs } : {}) }
+      : addressOrOptions;
+  if (!options.address) throw new TypeError('gRPC client: an address (host:port) is required');
+  if (!options.serviceToken)
+    throw new TypeError('gRPC client: the service token (INTERNAL_SERVICE_TOKEN) is empty');
   const deadline = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
-  return {
-    resolveApiKey: unary<ResolveApiKeyRequest, ResolveApiKeyResponse>(
-      client,
-      client.resolveApiKey,
-      options.serviceToken,
-      deadline,
-    ),
-    getGoogleAccessToken: unary<GetGoogleAccessTokenRequest, GetGoogleAccessTokenResponse>(
-      client,
-      client.getGoogleAccessToken,
-      options.serviceToken,
-      deadline,
-    ),
-    close: () => client.close(),
-  };
+  if (!(deadline > 0)) throw new TypeError('gRPC client: deadlineMs must be positive');
+  return { ...options, deadlineMs: deadline };
 }
 
-/** The web service's view of auth. */
-export function createAccountServiceClient(options: ClientOptions) {
-  const client = new AccountServiceClient(options.address, credentials.createInsecure());
-  const deadline = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
-  const call = <Request, Response>(method: UnaryMethod<Request, Response>) =>
-    unary<Request, Response>(client, method, options.serviceToken, deadline);
-  return {
-    getSession: call<GetSessionRequest, GetSessionResponse>(client.getSession),
-    listApiKeys: call<ListApiKeysRequest, ListApiKeysResponse>(client.listApiKeys),
-    createApiKey: call<CreateApiKeyRequest, CreateApiKeyResponse>(client.createApiKey),
-    revokeApiKey: call<RevokeApiKeyRequest, RevokeApiKeyResponse>(client.revokeApiKey),
-    getGoogleConnection: call<GetGoogleConnectionRequest, GetGoogleConnectionResponse>(
-      client.getGoogleConnection,
-    ),
-    listConnectedApps: call<ListConnectedAppsRequest, ListConnectedAppsResponse>(client.listConnectedApps),
-    disconnectApp: call<DisconnectAppRequest, DisconnectAppResponse>(client.disconnectApp),
-    getInteraction: call<GetInteractionRequest, GetInteractionResponse>(client.getInteraction),
-    close: () => client.close(),
-  };
+/**
+ * A promise client for any unary service definition: every call carries the service credential
+ * (through an interceptor) and a deadline. The channel is plaintext: internal gRPC runs on the
+ * cluster network only (DESIGN §7.7).
+ */
+export function createPromiseClient<Definition extends ServiceDefinition>(
+  definition: Definition,
+  options: ClientOptions,
+): PromiseClient<Definition> {
+  const settings = normalise(options);
+  const client = new Client(settings.address, credentials.createInsecure(), {
+    ...settings.channelOptions,
+    interceptors: [serviceCredentialInterceptor(settings.serviceToken)],
+  });
+  const methods: Record<string, unknown> = { close: () => client.close() };
+  for (const [name, method] of Object.entries(definition)) {
+    if (method.requestStream || method.responseStream) continue; // every Sheetgate RPC is unary
+    methods[name] = (request: unknown, call: CallSettings = {}) =>
+      new Promise((resolve, reject) => {
+        const callOptions: Partial<CallOptions> = {
+          deadline: Date.now() + (call.deadlineMs ?? settings.deadlineMs),
+        };
+        const pending = client.makeUnaryRequest(
+          method.path,
+          method.requestSerialize,
+          method.responseDeserialize,
+          request,
+          callOptions,
+          (error: ServiceError | null, response?: unknown) => (error ? reject(error) : resolve(response)),
+        );
+        if (call.signal) {
+          if (call.signal.aborted) pending.cancel();
+          else call.signal.addEventListener('abort', () => pending.cancel(), { once: true });
+        }
+      });
+  }
+  return methods as PromiseClient<Definition>;
 }
 
-export type TokenBrokerClient = ReturnType<typeof createTokenBrokerClient>;
-export type AccountServiceClientApi = ReturnType<typeof createAccountServiceClient>;
+/** The MCP service's view of the broker: `resolveApiKey`, `getGoogleAccessToken`, `close`. */
+export function createTokenBrokerClient(options: ClientOptions): TokenBrokerClient;
+export function createTokenBrokerClient(
+  address: string,
+  serviceToken: string,
+  deadlineMs?: number,
+): TokenBrokerClient;
+export function createTokenBrokerClient(
+  addressOrOptions: string | ClientOptions,
+  serviceToken?: string,
+  deadlineMs?: number,
+): TokenBrokerClient {
+  return createPromiseClient(
+    TokenBrokerServiceService,
+    normalise(addressOrOptions, serviceToken, deadlineMs),
+  );
+}
+
+/** The web service's view of auth: one promise method per AccountService RPC, and `close`. */
+export function createAccountServiceClient(options: ClientOptions): AccountServiceClientApi;
+export function createAccountServiceClient(
+  address: string,
+  serviceToken: string,
+  deadlineMs?: number,
+): AccountServiceClientApi;
+export function createAccountServiceClient(
+  addressOrOptions: string | ClientOptions,
+  serviceToken?: string,
+  deadlineMs?: number,
+): AccountServiceClientApi {
+  return createPromiseClient(AccountServiceService, normalise(addressOrOptions, serviceToken, deadlineMs));
+}
+
+export type TokenBrokerClient = PromiseClient<typeof TokenBrokerServiceService>;
+export type AccountServiceClientApi = PromiseClient<typeof AccountServiceService>;
+
+/** True for the error a promise client rejects with (a grpc-js ServiceError), optionally of one status. */
+export function isServiceError(error: unknown, code?: number): error is ServiceError {
+  if (typeof error !== 'object' || error === null) return false;
+  const candidate = error as Partial<ServiceError>;
+  return (
+    typeof candidate.code === 'number' &&
+    'details' in candidate &&
+    (code === undefined || candidate.code === code)
+  );
+}

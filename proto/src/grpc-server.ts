@@ -1,55 +1,116 @@
 import {
   Server,
   ServerCredentials,
+  type ServerOptions,
   type ServiceDefinition,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
+import { type AccountServiceServer, AccountServiceService } from '../gen/sheetgate/v1/account_service.ts';
+import {
+  type TokenBrokerServiceServer,
+  TokenBrokerServiceService,
+} from '../gen/sheetgate/v1/token_broker.ts';
 import { requireServiceCredential } from './service-credential.ts';
 
+/** A service definition and the handlers that implement it (missing ones answer UNIMPLEMENTED). */
 export interface GrpcServiceBinding {
   definition: ServiceDefinition;
   handlers: UntypedServiceImplementation;
 }
 
-export interface RunningGrpcServer {
+/** Typed binding of TokenBrokerService; methods left out answer UNIMPLEMENTED. */
+export function tokenBrokerService(handlers: Partial<TokenBrokerServiceServer>): GrpcServiceBinding {
+  return { definition: TokenBrokerServiceService, handlers: handlers as UntypedServiceImplementation };
+}
+
+/** Typed binding of AccountService; methods left out answer UNIMPLEMENTED. */
+export function accountService(handlers: Partial<AccountServiceServer>): GrpcServiceBinding {
+  return { definition: AccountServiceService, handlers: handlers as UntypedServiceImplementation };
+}
+
+export interface GrpcServerOptions {
+  /** Interface to listen on, e.g. "0.0.0.0" in a container, "127.0.0.1" in tests. */
+  host: string;
+  /** 0 picks a free port (see RunningGrpcServer.port). */
   port: number;
-  /** Stops accepting calls and lets in-flight ones finish (forced after `graceMs`). */
+  /** INTERNAL_SERVICE_TOKEN: calls without `authorization: Bearer <it>` get UNAUTHENTICATED. */
+  serviceToken: string;
+  services: GrpcServiceBinding[];
+  /** Largest request accepted, in bytes (1 MiB when unset). */
+  maxReceiveMessageBytes?: number;
+}
+
+export interface RunningGrpcServer {
+  /** The port actually bound (useful with port 0). */
+  port: number;
+  /** The grpc-js server, for anything not covered here. */
+  server: Server;
+  /** Graceful stop: no new calls; resolves once the calls in flight have finished. */
+  tryShutdown(): Promise<void>;
+  /** Immediate stop: calls in flight end with UNAVAILABLE/CANCELLED. */
+  forceShutdown(): void;
+  /** `tryShutdown`, forced after `graceMs` (5 s when unset). */
   close(graceMs?: number): Promise<void>;
 }
+
+/** Shortest service token accepted: the services' settings ask for 32 random bytes. */
+const MIN_SERVICE_TOKEN_LENGTH = 16;
 
 /**
  * Auth's internal gRPC server: plaintext on the cluster network (NetworkPolicies limit who may
  * connect, DESIGN §7.7), every handler behind the service credential.
  */
-export async function startGrpcServer(options: {
-  host: string;
-  port: number;
-  serviceToken: string;
-  services: GrpcServiceBinding[];
-}): Promise<RunningGrpcServer> {
-  const server = new Server({ 'grpc.max_receive_message_length': 1024 * 1024 });
-  for (const service of options.services) {
-    server.addService(service.definition, requireServiceCredential(service.handlers, options.serviceToken));
+export async function startGrpcServer(options: GrpcServerOptions): Promise<RunningGrpcServer> {
+  if (options.serviceToken.length < MIN_SERVICE_TOKEN_LENGTH) {
+    throw new Error(
+      `gRPC server: the service token must have at least ${MIN_SERVICE_TOKEN_LENGTH} characters`,
+    );
   }
+  const serverOptions: ServerOptions = {
+    'grpc.max_receive_message_length': options.maxReceiveMessageBytes ?? 1024 * 1024,
+  };
+  const server = new Server(serverOptions);
+  for (const service of options.services) {
+    server.addService(
+      service.definition,
+      requireServiceCredential(service.handlers, options.serviceToken, service.definition),
+    );
+  }
+  const host =
+    options.host.includes(':') && !options.host.startsWith('[') ? `[${options.host}]` : options.host;
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(
-      `${options.host}:${options.port}`,
-      ServerCredentials.createInsecure(),
-      (error, boundPort) => (error ? reject(error) : resolve(boundPort)),
+    server.bindAsync(`${host}:${options.port}`, ServerCredentials.createInsecure(), (error, boundPort) =>
+      error ? reject(error) : resolve(boundPort),
     );
   });
+
+  const tryShutdown = () =>
+    new Promise<void>((resolve, reject) =>
+      server.tryShutdown((error) => (error ? reject(error) : resolve())),
+    );
   return {
     port,
+    server,
+    tryShutdown,
+    forceShutdown: () => server.forceShutdown(),
     close(graceMs = 5_000) {
       return new Promise((resolve) => {
         const force = setTimeout(() => {
           server.forceShutdown();
           resolve();
         }, graceMs);
-        server.tryShutdown(() => {
-          clearTimeout(force);
-          resolve();
-        });
+        force.unref();
+        tryShutdown().then(
+          () => {
+            clearTimeout(force);
+            resolve();
+          },
+          () => {
+            clearTimeout(force);
+            server.forceShutdown();
+            resolve();
+          },
+        );
       });
     },
   };

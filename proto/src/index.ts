@@ -1,16 +1,35 @@
+/**
+ * @sheetgate/proto: the internal gRPC contracts (generated from sheetgate/v1/*.proto by ts-proto)
+ * and the helpers every service uses with them. See proto/README.md.
+ */
 export { status as GrpcStatus } from '@grpc/grpc-js';
 export * from '../gen/sheetgate/v1/account_service.ts';
 export * from '../gen/sheetgate/v1/token_broker.ts';
 export {
   type AccountServiceClientApi,
+  type CallSettings,
   type ClientOptions,
   createAccountServiceClient,
+  createPromiseClient,
   createTokenBrokerClient,
+  DEFAULT_DEADLINE_MS,
+  isServiceError,
+  type PromiseClient,
   type TokenBrokerClient,
+  type UnaryCall,
 } from './clients.ts';
-export { type GrpcServiceBinding, type RunningGrpcServer, startGrpcServer } from './grpc-server.ts';
+export {
+  accountService,
+  type GrpcServerOptions,
+  type GrpcServiceBinding,
+  type RunningGrpcServer,
+  startGrpcServer,
+  tokenBrokerService,
+} from './grpc-server.ts';
 export {
   hasServiceCredential,
   requireServiceCredential,
+  SERVICE_CREDENTIAL_HEADER,
+  serviceCredentialInterceptor,
   serviceCredentialMetadata,
 } from './service-credential.ts';

@@ -1,48 +1,102 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
   type handleUnaryCall,
+  InterceptingCall,
+  type Interceptor,
   Metadata,
   type ServerUnaryCall,
+  type ServiceDefinition,
   type sendUnaryData,
   status,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 
-const HEADER = 'authorization';
+/**
+ * The internal service credential (DESIGN §7.7): every call between Sheetgate's services carries
+ * `authorization: Bearer <INTERNAL_SERVICE_TOKEN>` gRPC metadata, and auth's server refuses any
+ * call without it. The token is a shared secret of at least 32 random bytes, set the same in every
+ * service; it is never logged.
+ */
+export const SERVICE_CREDENTIAL_HEADER = 'authorization';
+const SCHEME = 'Bearer ';
 
-/** The metadata every internal call carries: `authorization: Bearer <INTERNAL_SERVICE_TOKEN>`. */
+/** The metadata every internal call carries: `authorization: Bearer <serviceToken>`. */
 export function serviceCredentialMetadata(serviceToken: string): Metadata {
   const metadata = new Metadata();
-  metadata.set(HEADER, `Bearer ${serviceToken}`);
+  metadata.set(SERVICE_CREDENTIAL_HEADER, `${SCHEME}${serviceToken}`);
   return metadata;
 }
 
-/** Constant-time comparison of the presented credential with the expected one (DESIGN §7.7). */
-export function hasServiceCredential(metadata: Metadata, serviceToken: string): boolean {
-  const presented = metadata.get(HEADER)[0];
-  if (typeof presented !== 'string' || !presented.startsWith('Bearer ')) return false;
-  // Hash both sides so the comparison is constant-time whatever the lengths.
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(presented.slice('Bearer '.length)), digest(serviceToken));
+/**
+ * A client interceptor that adds the service credential to every call of the client it is given
+ * to (`new XClient(address, credentials, { interceptors: [serviceCredentialInterceptor(token)] })`).
+ * Metadata rather than grpc-js call credentials: those are only sent over TLS channels, and the
+ * internal network is plaintext behind NetworkPolicies.
+ */
+export function serviceCredentialInterceptor(serviceToken: string): Interceptor {
+  const value = `${SCHEME}${serviceToken}`;
+  return (options, nextCall) =>
+    new InterceptingCall(nextCall(options), {
+      start(metadata, listener, next) {
+        metadata.set(SERVICE_CREDENTIAL_HEADER, value);
+        next(metadata, listener);
+      },
+    });
 }
 
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+
 /**
- * Wraps every unary handler of a service so that a call without the service credential gets
+ * True when the call's metadata carries exactly one `authorization: Bearer <serviceToken>`.
+ * Compared in constant time (both sides hashed first, so neither length nor content leaks); an
+ * empty expected token never matches.
+ */
+export function hasServiceCredential(metadata: Metadata, serviceToken: string): boolean {
+  const values = metadata.get(SERVICE_CREDENTIAL_HEADER);
+  const presented = values[0];
+  if (values.length !== 1 || typeof presented !== 'string' || !presented.startsWith(SCHEME)) return false;
+  const matches = timingSafeEqual(digest(presented.slice(SCHEME.length)), digest(serviceToken));
+  return matches && serviceToken.length > 0;
+}
+
+const UNAUTHENTICATED_DETAILS = 'missing or wrong service credential';
+
+/**
+ * Wraps every handler of a service so that a call without the right service credential gets
  * UNAUTHENTICATED and never reaches the handler. Handlers that are missing stay missing, so
- * grpc-js answers UNIMPLEMENTED for them.
+ * grpc-js answers UNIMPLEMENTED for them. Given the service definition, it also refuses handler
+ * names the service does not have (a typo would otherwise leave the method UNIMPLEMENTED) and
+ * streaming methods (every Sheetgate RPC is unary; the guard only knows unary calls).
  */
 export function requireServiceCredential<Handlers extends UntypedServiceImplementation>(
   handlers: Handlers,
   serviceToken: string,
+  definition?: ServiceDefinition,
 ): Handlers {
+  if (definition) {
+    for (const name of Object.keys(handlers)) {
+      const method = definition[name];
+      if (!method) {
+        const known = Object.keys(definition).join(', ');
+        throw new Error(`gRPC handler "${name}" is not a method of this service (methods: ${known})`);
+      }
+      if (method.requestStream || method.responseStream) {
+        throw new Error(
+          `gRPC method ${method.path} streams; requireServiceCredential guards unary methods only`,
+        );
+      }
+    }
+  }
   const guarded: UntypedServiceImplementation = {};
   for (const [name, handler] of Object.entries(handlers)) {
+    if (typeof handler !== 'function') continue;
+    const unary = handler as handleUnaryCall<unknown, unknown>;
     guarded[name] = ((call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
       if (!hasServiceCredential(call.metadata, serviceToken)) {
-        callback({ code: status.UNAUTHENTICATED, details: 'missing or wrong service credential' });
+        callback({ code: status.UNAUTHENTICATED, details: UNAUTHENTICATED_DETAILS });
         return;
       }
-      (handler as handleUnaryCall<unknown, unknown>)(call, callback);
+      unary(call, callback);
     }) as handleUnaryCall<unknown, unknown>;
   }
   return guarded as Handlers;

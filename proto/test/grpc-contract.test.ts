@@ -3,21 +3,37 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  AccountServiceService,
+  accountService,
   createAccountServiceClient,
   createTokenBrokerClient,
+  type GetGoogleAccessTokenRequest,
+  type GetSessionRequest,
   GrpcStatus,
+  hasServiceCredential,
+  isServiceError,
   type ResolveApiKeyRequest,
   type RunningGrpcServer,
+  serviceCredentialInterceptor,
+  serviceCredentialMetadata,
   startGrpcServer,
+  TokenBrokerServiceClient,
   TokenBrokerServiceService,
+  tokenBrokerService,
 } from '../src/index.ts';
 
+const protoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TOKEN = 'a-service-token-for-tests-only-0123456789';
+const SLOW_USER = 'slow-user';
+
+/** What the handlers below were called with, in order. */
+const calls: { method: string; request: unknown }[] = [];
+const callsTo = (method: string) => calls.filter((call) => call.method === method).length;
+
 let server: RunningGrpcServer;
-const received: ResolveApiKeyRequest[] = [];
+const address = () => `127.0.0.1:${server.port}`;
 
 beforeAll(async () => {
   server = await startGrpcServer({
@@ -25,24 +41,48 @@ beforeAll(async () => {
     port: 0,
     serviceToken: TOKEN,
     services: [
-      {
-        definition: TokenBrokerServiceService,
-        handlers: {
-          resolveApiKey: (
-            call: { request: ResolveApiKeyRequest },
-            callback: (error: null, response: unknown) => void,
-          ) => {
-            received.push(call.request);
-            callback(null, { resolved: { userId: 'user-1', scopes: ['sheets:read'], keyId: 'key-1' } });
-          },
-          getGoogleAccessToken: (_call: unknown, callback: (error: null, response: unknown) => void) => {
-            // Slower than the client's deadline in the deadline test.
-            setTimeout(() => callback(null, { token: { accessToken: 'x', expiresAt: 1, scopes: [] } }), 500);
-          },
+      tokenBrokerService({
+        resolveApiKey(call, callback) {
+          calls.push({ method: 'resolveApiKey', request: call.request });
+          if (call.request.apiKey === 'sg_revoked') {
+            callback(null, { refused: { reason: 'API_KEY_REFUSAL_REVOKED', retryAfterSeconds: 0 } });
+            return;
+          }
+          callback(null, { resolved: { userId: 'user-1', scopes: ['sheets:read'], keyId: 'key-1' } });
         },
-      },
-      // AccountService is bound with no handlers: every method must answer UNIMPLEMENTED.
-      { definition: AccountServiceService, handlers: {} },
+        getGoogleAccessToken(call, callback) {
+          calls.push({ method: 'getGoogleAccessToken', request: call.request });
+          const answer = () =>
+            callback(null, {
+              token: {
+                accessToken: `ya29.for-${call.request.userId}`,
+                expiresAt: 1_900_000_000,
+                scopes: ['https://www.googleapis.com/auth/spreadsheets'],
+              },
+            });
+          // The slow user is slower than any deadline the tests set.
+          if (call.request.userId === SLOW_USER) setTimeout(answer, 600);
+          else answer();
+        },
+      }),
+      // Only GetSession is implemented: every other AccountService method must be UNIMPLEMENTED.
+      accountService({
+        getSession(call, callback) {
+          calls.push({ method: 'getSession', request: call.request });
+          callback(null, {
+            user:
+              call.request.sessionCookie === 'live-cookie'
+                ? {
+                    id: 'user-1',
+                    email: 'alice@example.com',
+                    name: 'Alice',
+                    picture: 'https://example.com/a.png',
+                  }
+                : undefined,
+            signOutCsrfToken: call.request.sessionCookie === 'live-cookie' ? 'csrf-1' : '',
+          });
+        },
+      }),
     ],
   });
 });
@@ -50,58 +90,296 @@ afterAll(async () => {
   await server?.close();
 });
 
-const address = () => `127.0.0.1:${server.port}`;
+/** Runs a callback-style call of the generated client and returns its error (or null). */
+function rawCall(client: TokenBrokerServiceClient, metadata: Metadata): Promise<ServiceError | null> {
+  return new Promise((resolve) => {
+    client.resolveApiKey({ apiKey: 'sg_live_example' }, metadata, { deadline: Date.now() + 2_000 }, (error) =>
+      resolve(error),
+    );
+  });
+}
 
-describe('internal gRPC contracts', () => {
-  it('carries a call with the service credential to the handler and back', async () => {
+describe('a call with the service credential', () => {
+  it('reaches the handler and returns its data through the promise client', async () => {
     const broker = createTokenBrokerClient({ address: address(), serviceToken: TOKEN });
-    const response = await broker.resolveApiKey({ apiKey: 'sg_live_example' });
-    expect(response).toEqual({
-      resolved: { userId: 'user-1', scopes: ['sheets:read'], keyId: 'key-1' },
-      refused: undefined,
-    });
-    expect(received.at(-1)).toEqual({ apiKey: 'sg_live_example' });
-    broker.close();
+    try {
+      const request: ResolveApiKeyRequest = { apiKey: 'sg_live_example', requestId: 'req-42' };
+      expect(await broker.resolveApiKey(request)).toEqual({
+        resolved: { userId: 'user-1', scopes: ['sheets:read'], keyId: 'key-1' },
+        refused: undefined,
+      });
+      expect(calls.at(-1)).toEqual({ method: 'resolveApiKey', request });
+
+      expect((await broker.resolveApiKey({ apiKey: 'sg_revoked' })).refused).toEqual({
+        reason: 'API_KEY_REFUSAL_REVOKED',
+        retryAfterSeconds: 0,
+      });
+
+      const google = await broker.getGoogleAccessToken({ userId: 'user-1', forceRefresh: true });
+      expect(google.token).toEqual({
+        accessToken: 'ya29.for-user-1',
+        expiresAt: 1_900_000_000,
+        scopes: ['https://www.googleapis.com/auth/spreadsheets'],
+      });
+      expect(calls.at(-1)?.request).toEqual({
+        userId: 'user-1',
+        forceRefresh: true,
+        requestId: undefined,
+      } satisfies GetGoogleAccessTokenRequest);
+    } finally {
+      broker.close();
+    }
   });
 
-  it.each([
-    ['a wrong credential', 'not-the-token'],
-    ['an empty credential', ''],
-  ])('refuses %s with UNAUTHENTICATED without calling the handler', async (_name, token) => {
-    const before = received.length;
-    const broker = createTokenBrokerClient({ address: address(), serviceToken: token });
-    await expect(broker.resolveApiKey({ apiKey: 'sg_live_example' })).rejects.toMatchObject({
-      code: GrpcStatus.UNAUTHENTICATED,
-    });
-    expect(received.length).toBe(before);
-    broker.close();
+  it('works with the positional form of the client factories', async () => {
+    const accounts = createAccountServiceClient(address(), TOKEN);
+    try {
+      const request: GetSessionRequest = { sessionCookie: 'live-cookie' };
+      expect(await accounts.getSession(request)).toEqual({
+        user: {
+          id: 'user-1',
+          email: 'alice@example.com',
+          name: 'Alice',
+          picture: 'https://example.com/a.png',
+        },
+        signOutCsrfToken: 'csrf-1',
+      });
+      expect(await accounts.getSession({ sessionCookie: 'gone' })).toEqual({
+        user: undefined,
+        signOutCsrfToken: '',
+      });
+    } finally {
+      accounts.close();
+    }
   });
 
-  it('enforces the client deadline', async () => {
-    const broker = createTokenBrokerClient({ address: address(), serviceToken: TOKEN, deadlineMs: 100 });
-    await expect(
-      broker.getGoogleAccessToken({ userId: 'user-1', forceRefresh: false }),
-    ).rejects.toMatchObject({
-      code: GrpcStatus.DEADLINE_EXCEEDED,
+  it('works through the generated grpc-js client with the credential interceptor or metadata', async () => {
+    const viaInterceptor = new TokenBrokerServiceClient(address(), credentials.createInsecure(), {
+      interceptors: [serviceCredentialInterceptor(TOKEN)],
     });
-    broker.close();
-  });
-
-  it('answers UNIMPLEMENTED for a method nobody implemented, never a fake success', async () => {
-    const accounts = createAccountServiceClient({ address: address(), serviceToken: TOKEN });
-    await expect(accounts.getSession({ sessionCookie: 'x' })).rejects.toMatchObject({
-      code: GrpcStatus.UNIMPLEMENTED,
-    });
-    accounts.close();
+    const plain = new TokenBrokerServiceClient(address(), credentials.createInsecure());
+    try {
+      expect(await rawCall(viaInterceptor, new Metadata())).toBeNull();
+      expect(await rawCall(plain, serviceCredentialMetadata(TOKEN))).toBeNull();
+    } finally {
+      viaInterceptor.close();
+      plain.close();
+    }
   });
 });
 
-describe('generated code check', () => {
-  const protoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+describe('a call without the right service credential', () => {
+  it('gets UNAUTHENTICATED from a wrong token, and the handler is not called', async () => {
+    const before = callsTo('resolveApiKey');
+    const broker = createTokenBrokerClient({ address: address(), serviceToken: 'not-the-token' });
+    try {
+      const error = await broker.resolveApiKey({ apiKey: 'sg_live_example' }).catch((e: unknown) => e);
+      expect(isServiceError(error, GrpcStatus.UNAUTHENTICATED)).toBe(true);
+      expect((error as ServiceError).details).toBe('missing or wrong service credential');
+    } finally {
+      broker.close();
+    }
+    expect(callsTo('resolveApiKey')).toBe(before);
+  });
+
+  it.each([
+    ['no authorization metadata at all', () => new Metadata()],
+    ['an empty bearer token', () => serviceCredentialMetadata('')],
+    [
+      'the token under another scheme',
+      () => {
+        const metadata = new Metadata();
+        metadata.set('authorization', `Basic ${TOKEN}`);
+        return metadata;
+      },
+    ],
+    ['the token with a suffix', () => serviceCredentialMetadata(`${TOKEN}x`)],
+  ])('gets UNAUTHENTICATED with %s, and the handler is not called', async (_name, metadata) => {
+    const before = callsTo('resolveApiKey');
+    const client = new TokenBrokerServiceClient(address(), credentials.createInsecure());
+    try {
+      expect((await rawCall(client, metadata()))?.code).toBe(GrpcStatus.UNAUTHENTICATED);
+    } finally {
+      client.close();
+    }
+    expect(callsTo('resolveApiKey')).toBe(before);
+  });
+
+  it('is checked as exactly one bearer value (the check itself)', () => {
+    expect(hasServiceCredential(serviceCredentialMetadata(TOKEN), TOKEN)).toBe(true);
+    const twice = serviceCredentialMetadata(TOKEN);
+    twice.add('authorization', 'Bearer wrong');
+    expect(hasServiceCredential(twice, TOKEN)).toBe(false);
+    expect(hasServiceCredential(serviceCredentialMetadata(''), '')).toBe(false);
+    expect(hasServiceCredential(serviceCredentialMetadata(TOKEN.slice(0, -1)), TOKEN)).toBe(false);
+  });
+
+  it('is refused on every service the server carries', async () => {
+    const before = callsTo('getSession');
+    const accounts = createAccountServiceClient(address(), 'not-the-token');
+    try {
+      await expect(accounts.getSession({ sessionCookie: 'live-cookie' })).rejects.toMatchObject({
+        code: GrpcStatus.UNAUTHENTICATED,
+      });
+    } finally {
+      accounts.close();
+    }
+    expect(callsTo('getSession')).toBe(before);
+  });
+});
+
+describe('deadlines', () => {
+  it('ends a call to a slow handler with DEADLINE_EXCEEDED (client default)', async () => {
+    const broker = createTokenBrokerClient({ address: address(), serviceToken: TOKEN, deadlineMs: 100 });
+    try {
+      const started = Date.now();
+      await expect(
+        broker.getGoogleAccessToken({ userId: SLOW_USER, forceRefresh: false }),
+      ).rejects.toMatchObject({
+        code: GrpcStatus.DEADLINE_EXCEEDED,
+      });
+      expect(Date.now() - started).toBeLessThan(500);
+    } finally {
+      broker.close();
+    }
+  });
+
+  it('applies a per-call deadline, and the 2 s default is longer than a fast call', async () => {
+    const broker = createTokenBrokerClient(address(), TOKEN);
+    try {
+      await expect(
+        broker.getGoogleAccessToken({ userId: SLOW_USER, forceRefresh: false }, { deadlineMs: 50 }),
+      ).rejects.toMatchObject({ code: GrpcStatus.DEADLINE_EXCEEDED });
+      await expect(
+        broker.getGoogleAccessToken({ userId: 'user-1', forceRefresh: false }),
+      ).resolves.toMatchObject({
+        token: { accessToken: 'ya29.for-user-1' },
+      });
+    } finally {
+      broker.close();
+    }
+  });
+
+  it('cancels a call when its AbortSignal fires', async () => {
+    const broker = createTokenBrokerClient(address(), TOKEN);
+    try {
+      await expect(
+        broker.getGoogleAccessToken(
+          { userId: SLOW_USER, forceRefresh: false },
+          { signal: AbortSignal.timeout(50) },
+        ),
+      ).rejects.toMatchObject({ code: GrpcStatus.CANCELLED });
+    } finally {
+      broker.close();
+    }
+  });
+});
+
+describe('unimplemented methods', () => {
+  it.each([
+    [
+      'SignOut',
+      (a: ReturnType<typeof createAccountServiceClient>) => a.signOut({ sessionCookie: 'live-cookie' }),
+    ],
+    [
+      'ListApiKeys',
+      (a: ReturnType<typeof createAccountServiceClient>) => a.listApiKeys({ sessionCookie: 'x' }),
+    ],
+    [
+      'GetInteraction',
+      (a: ReturnType<typeof createAccountServiceClient>) =>
+        a.getInteraction({ interactionUid: 'abc', sessionCookie: '' }),
+    ],
+  ])('%s answers UNIMPLEMENTED, never a fake success', async (_name, call) => {
+    const accounts = createAccountServiceClient(address(), TOKEN);
+    try {
+      await expect(call(accounts)).rejects.toMatchObject({ code: GrpcStatus.UNIMPLEMENTED });
+    } finally {
+      accounts.close();
+    }
+  });
+});
+
+describe('misconfiguration fails loudly', () => {
+  it('refuses a server without a real service token', async () => {
+    await expect(
+      startGrpcServer({ host: '127.0.0.1', port: 0, serviceToken: '', services: [tokenBrokerService({})] }),
+    ).rejects.toThrow(/service token/);
+  });
+
+  it('refuses a handler that is not a method of the service', async () => {
+    await expect(
+      startGrpcServer({
+        host: '127.0.0.1',
+        port: 0,
+        serviceToken: TOKEN,
+        services: [{ definition: TokenBrokerServiceService, handlers: { resolveApiKeys: () => undefined } }],
+      }),
+    ).rejects.toThrow(/"resolveApiKeys" is not a method/);
+  });
+
+  it('refuses a client without a service token', () => {
+    expect(() => createTokenBrokerClient(address(), '')).toThrow(/service token/);
+  });
+});
+
+describe('shutdown', () => {
+  it('tryShutdown lets a call in flight finish, then refuses new connections', async () => {
+    const own = await startGrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      serviceToken: TOKEN,
+      services: [
+        tokenBrokerService({
+          getGoogleAccessToken(_call, callback) {
+            setTimeout(
+              () => callback(null, { token: { accessToken: 'late', expiresAt: 1, scopes: [] } }),
+              200,
+            );
+          },
+        }),
+      ],
+    });
+    const broker = createTokenBrokerClient(`127.0.0.1:${own.port}`, TOKEN);
+    try {
+      const inFlight = broker.getGoogleAccessToken({ userId: 'user-1', forceRefresh: false });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await own.tryShutdown();
+      await expect(inFlight).resolves.toMatchObject({ token: { accessToken: 'late' } });
+      const later = createTokenBrokerClient(`127.0.0.1:${own.port}`, TOKEN, 500);
+      await expect(
+        later.getGoogleAccessToken({ userId: 'user-1', forceRefresh: false }),
+      ).rejects.toMatchObject({
+        code: GrpcStatus.UNAVAILABLE,
+      });
+      later.close();
+    } finally {
+      broker.close();
+      own.forceShutdown();
+    }
+  });
+});
+
+describe('plain Node', () => {
+  it('loads the package and its generated code with type stripping only, no build step', () => {
+    const script = `
+      const proto = await import(${JSON.stringify(path.join(protoRoot, 'src/index.ts'))});
+      const bytes = proto.ResolveApiKeyRequest.encode({ apiKey: 'k', requestId: 'r' }).finish();
+      const back = proto.ResolveApiKeyRequest.decode(bytes);
+      console.log(JSON.stringify({ back, services: Object.keys(proto.AccountServiceService) }));
+    `;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    const parsed = JSON.parse(out) as { back: unknown; services: string[] };
+    expect(parsed.back).toEqual({ apiKey: 'k', requestId: 'r' });
+    expect(parsed.services).toContain('signOut');
+  });
+});
+
+describe('the generated-code check (`pnpm proto:check`)', () => {
   let copy: string;
   beforeAll(() => {
     copy = mkdtempSync(path.join(tmpdir(), 'sheetgate-proto-check-'));
-    for (const entry of ['buf.yaml', 'buf.gen.yaml', 'sheetgate', 'gen', 'scripts']) {
+    for (const entry of ['buf.yaml', 'buf.gen.yaml', 'sheetgate', 'gen', 'scripts', 'package.json']) {
       cpSync(path.join(protoRoot, entry), path.join(copy, entry), { recursive: true });
     }
     symlinkSync(path.join(protoRoot, 'node_modules'), path.join(copy, 'node_modules'));
@@ -114,6 +392,14 @@ describe('generated code check', () => {
       encoding: 'utf8',
       stdio: 'pipe',
     });
+  const failureOf = () => {
+    try {
+      check();
+    } catch (error) {
+      return error as { status?: number; stderr?: string };
+    }
+    return { status: 0, stderr: '' };
+  };
 
   it('passes on the committed code', () => {
     expect(check()).toContain('generated code is current');
@@ -121,20 +407,45 @@ describe('generated code check', () => {
 
   it('fails with a clear message when a .proto changed without regenerating', () => {
     const file = path.join(copy, 'sheetgate/v1/token_broker.proto');
+    const original = readFileSync(file, 'utf8');
     writeFileSync(
       file,
-      readFileSync(file, 'utf8').replace(
-        'bool force_refresh = 2;',
-        'bool force_refresh = 2;\n  string reason = 3;',
-      ),
+      original.replace('bool force_refresh = 2;', 'bool force_refresh = 2;\n  string reason = 4;'),
     );
-    let failure: { status?: number; stderr?: string } = {};
     try {
-      check();
-    } catch (error) {
-      failure = error as typeof failure;
+      const failure = failureOf();
+      expect(failure.status).toBe(1);
+      expect(failure.stderr).toContain(
+        'generated code is stale (sheetgate/v1/token_broker.ts); run `pnpm proto:gen` and commit proto/gen',
+      );
+    } finally {
+      writeFileSync(file, original);
     }
-    expect(failure.status).toBe(1);
-    expect(failure.stderr).toContain('generated code is stale (sheetgate/v1/token_broker.ts)');
+  });
+
+  it('fails when generated code was edited by hand', () => {
+    const file = path.join(copy, 'gen/sheetgate/v1/account_service.ts');
+    const original = readFileSync(file, 'utf8');
+    writeFileSync(file, `${original}\n// hand edit\n`);
+    try {
+      const failure = failureOf();
+      expect(failure.status).toBe(1);
+      expect(failure.stderr).toContain('generated code is stale (sheetgate/v1/account_service.ts)');
+    } finally {
+      writeFileSync(file, original);
+    }
+  });
+
+  it('fails when a .proto breaks the lint rules, naming the problem', () => {
+    const file = path.join(copy, 'sheetgate/v1/token_broker.proto');
+    const original = readFileSync(file, 'utf8');
+    writeFileSync(file, original.replace('message GoogleAccessToken {', 'message google_access_token {'));
+    try {
+      const failure = failureOf();
+      expect(failure.status).toBe(1);
+      expect(failure.stderr).toContain('buf lint failed');
+    } finally {
+      writeFileSync(file, original);
+    }
   });
 });

@@ -19,11 +19,15 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 
+/** The state of the person's Google connection. */
 export const GoogleConnectionStatus = {
+  /** GOOGLE_CONNECTION_STATUS_UNSPECIFIED - Never sent. */
   GOOGLE_CONNECTION_STATUS_UNSPECIFIED: "GOOGLE_CONNECTION_STATUS_UNSPECIFIED",
+  /** GOOGLE_CONNECTION_STATUS_CONNECTED - Sheetgate holds a refresh token that Google accepts. */
   GOOGLE_CONNECTION_STATUS_CONNECTED: "GOOGLE_CONNECTION_STATUS_CONNECTED",
-  /** GOOGLE_CONNECTION_STATUS_REAUTH_REQUIRED - Google refused the refresh token: reconnect. */
+  /** GOOGLE_CONNECTION_STATUS_REAUTH_REQUIRED - Google refused the refresh token (invalid_grant): the person must reconnect. */
   GOOGLE_CONNECTION_STATUS_REAUTH_REQUIRED: "GOOGLE_CONNECTION_STATUS_REAUTH_REQUIRED",
+  /** GOOGLE_CONNECTION_STATUS_NONE - No Google connection is stored. */
   GOOGLE_CONNECTION_STATUS_NONE: "GOOGLE_CONNECTION_STATUS_NONE",
   UNRECOGNIZED: "UNRECOGNIZED",
 } as const;
@@ -92,9 +96,13 @@ export function googleConnectionStatusToNumber(object: GoogleConnectionStatus): 
   }
 }
 
+/** What the interaction asks of the person. */
 export const InteractionPrompt = {
+  /** INTERACTION_PROMPT_UNSPECIFIED - Never sent. */
   INTERACTION_PROMPT_UNSPECIFIED: "INTERACTION_PROMPT_UNSPECIFIED",
+  /** INTERACTION_PROMPT_LOGIN - Nobody (or not the right person) is signed in: /login shows "Sign in with Google". */
   INTERACTION_PROMPT_LOGIN: "INTERACTION_PROMPT_LOGIN",
+  /** INTERACTION_PROMPT_CONSENT - The signed-in person must allow or deny the client: /authorize shows "Allow" and "Deny". */
   INTERACTION_PROMPT_CONSENT: "INTERACTION_PROMPT_CONSENT",
   UNRECOGNIZED: "UNRECOGNIZED",
 } as const;
@@ -154,34 +162,57 @@ export function interactionPromptToNumber(object: InteractionPrompt): number {
   }
 }
 
+/** A Sheetgate user, as shown on the pages. Identity comes from Google sign-in. */
 export interface User {
+  /** Sheetgate's user id (stable; not the Google subject). */
   id: string;
+  /** The Google account's email address. */
   email: string;
+  /** The display name Google gave; may be empty. */
   name: string;
+  /** URL of the Google profile picture; unset when Google gave none. */
+  picture?: string | undefined;
 }
 
 export interface GetSessionRequest {
-  /** The value of the browser's dashboard session cookie. */
+  /** The value of the browser's dashboard session cookie (empty when the browser sent none). */
   sessionCookie: string;
 }
 
 export interface GetSessionResponse {
-  /** Unset when the cookie is missing, expired or revoked. */
+  /** Unset when the cookie is missing, expired or revoked: nobody is signed in. */
   user?:
     | User
     | undefined;
-  /** For the dashboard's "Sign out" form (POST /api/auth/sign-out). */
+  /** For the dashboard's "Sign out" form (POST /api/auth/sign-out); empty when `user` is unset. */
   signOutCsrfToken: string;
 }
 
+export interface SignOutRequest {
+  /** The value of the browser's dashboard session cookie. */
+  sessionCookie: string;
+}
+
+export interface SignOutResponse {
+  /** False when there was no live session to end (already signed out, expired, unknown cookie). */
+  signedOut: boolean;
+}
+
+/**
+ * An API key as the dashboard lists it. Never carries the secret.
+ *
+ * Times are RFC 3339 strings in UTC (e.g. "2025-01-31T12:00:00.000Z"); an empty string means
+ * "not set" (never used, never expires, not revoked).
+ */
 export interface ApiKey {
   id: string;
+  /** The name the person gave the key. */
   name: string;
   /** The first characters of the key, to recognise it (never the secret). */
   displayPrefix: string;
+  /** "sheets:read", and "sheets:write" for read-write keys. */
   scopes: string[];
   createdAt: string;
-  /** Empty when never used / never expires. */
   lastUsedAt: string;
   expiresAt: string;
   revokedAt: string;
@@ -197,26 +228,37 @@ export interface ListApiKeysResponse {
 
 export interface CreateApiKeyRequest {
   sessionCookie: string;
+  /** A label for the person; required, trimmed by auth. */
   name: string;
+  /** ["sheets:read"] or ["sheets:read", "sheets:write"]; anything else is INVALID_ARGUMENT. */
   scopes: string[];
-  /** RFC 3339; empty for a key that does not expire. */
+  /**
+   * RFC 3339 time in the future (a bare date "2025-12-31" is midnight UTC); empty for a key that
+   * does not expire.
+   */
   expiresAt: string;
 }
 
 export interface CreateApiKeyResponse {
+  /** The new key's record, as ListApiKeys will show it. */
   key?:
     | ApiKey
     | undefined;
-  /** Shown once. */
+  /** The full key, to show the person once. A secret: never logged, never stored by the caller. */
   secret: string;
 }
 
 export interface RevokeApiKeyRequest {
   sessionCookie: string;
+  /** ApiKey.id of one of the signed-in person's keys. */
   keyId: string;
 }
 
 export interface RevokeApiKeyResponse {
+  /**
+   * False when no such key of this person was live (unknown id, someone else's key, already
+   * revoked).
+   */
   revoked: boolean;
 }
 
@@ -226,18 +268,29 @@ export interface GetGoogleConnectionRequest {
 
 export interface GetGoogleConnectionResponse {
   status: GoogleConnectionStatus;
+  /** The connected Google account; empty for GOOGLE_CONNECTION_STATUS_NONE. */
   email: string;
+  /** The Google scopes the person granted (full scope URLs and openid/email/profile). */
   grantedScopes: string[];
-  /** Some requested scope was not granted. */
+  /**
+   * Some scope Sheetgate asked for was not granted (the person unticked a box at Google): the
+   * dashboard shows the connection as partial, with what is missing.
+   */
   partial: boolean;
 }
 
+/** An OAuth client the person has granted access to. */
 export interface ConnectedApp {
   clientId: string;
+  /** The name the client registered; unverified for self-registered clients. */
   clientName: string;
+  /** Host of the client's redirect URI. */
   redirectHost: string;
+  /** The scopes granted to it. */
   scopes: string[];
+  /** RFC 3339 UTC; empty when unknown. */
   firstUsedAt: string;
+  /** RFC 3339 UTC; empty when unknown. */
   lastUsedAt: string;
 }
 
@@ -251,24 +304,31 @@ export interface ListConnectedAppsResponse {
 
 export interface DisconnectAppRequest {
   sessionCookie: string;
+  /** ConnectedApp.client_id. */
   clientId: string;
 }
 
 export interface DisconnectAppResponse {
+  /** False when the person had no grant for that client. */
   disconnected: boolean;
 }
 
 export interface GetInteractionRequest {
+  /** The OAuth provider's interaction uid, from the /login or /authorize URL. */
   interactionUid: string;
-  /** The browser's dashboard session cookie, when it has one. */
+  /**
+   * The browser's dashboard session cookie, when it has one; the interaction is only shown to
+   * the browser it belongs to.
+   */
   sessionCookie: string;
 }
 
 export interface GetInteractionResponse {
-  /** False when the interaction expired or does not exist. */
+  /** False when the interaction expired or does not exist; every other field is then empty. */
   found: boolean;
   prompt: InteractionPrompt;
   clientId: string;
+  /** The name the client registered (see unverified_client). */
   clientName: string;
   /** Host of the redirect URI the code will go to. */
   redirectHost: string;
@@ -279,8 +339,9 @@ export interface GetInteractionResponse {
    * for its name.
    */
   unverifiedClient: boolean;
+  /** The scopes the client asks for, e.g. "sheets:read", "sheets:write", "offline_access". */
   requestedScopes: string[];
-  /** The signed-in account the consent is for. */
+  /** The signed-in account the consent is for; unset for INTERACTION_PROMPT_LOGIN. */
   account?:
     | User
     | undefined;
@@ -289,7 +350,7 @@ export interface GetInteractionResponse {
 }
 
 function createBaseUser(): User {
-  return { id: "", email: "", name: "" };
+  return { id: "", email: "", name: "", picture: undefined };
 }
 
 export const User: MessageFns<User> = {
@@ -302,6 +363,9 @@ export const User: MessageFns<User> = {
     }
     if (message.name !== "") {
       writer.uint32(26).string(message.name);
+    }
+    if (message.picture !== undefined) {
+      writer.uint32(34).string(message.picture);
     }
     return writer;
   },
@@ -343,6 +407,14 @@ export const User: MessageFns<User> = {
             message.name = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.picture = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -360,6 +432,7 @@ export const User: MessageFns<User> = {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       email: isSet(object.email) ? globalThis.String(object.email) : "",
       name: isSet(object.name) ? globalThis.String(object.name) : "",
+      picture: isSet(object.picture) ? globalThis.String(object.picture) : undefined,
     };
   },
 
@@ -374,6 +447,9 @@ export const User: MessageFns<User> = {
     if (message.name !== "") {
       obj.name = message.name;
     }
+    if (message.picture !== undefined) {
+      obj.picture = message.picture;
+    }
     return obj;
   },
 
@@ -385,6 +461,7 @@ export const User: MessageFns<User> = {
     message.id = object.id ?? "";
     message.email = object.email ?? "";
     message.name = object.name ?? "";
+    message.picture = object.picture ?? undefined;
     return message;
   },
 };
@@ -547,6 +624,152 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
     const message = createBaseGetSessionResponse();
     message.user = (object.user !== undefined && object.user !== null) ? User.fromPartial(object.user) : undefined;
     message.signOutCsrfToken = object.signOutCsrfToken ?? "";
+    return message;
+  },
+};
+
+function createBaseSignOutRequest(): SignOutRequest {
+  return { sessionCookie: "" };
+}
+
+export const SignOutRequest: MessageFns<SignOutRequest> = {
+  encode(message: SignOutRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionCookie !== "") {
+      writer.uint32(10).string(message.sessionCookie);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignOutRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignOutRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionCookie = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignOutRequest {
+    return {
+      sessionCookie: isSet(object.sessionCookie)
+        ? globalThis.String(object.sessionCookie)
+        : isSet(object.session_cookie)
+        ? globalThis.String(object.session_cookie)
+        : "",
+    };
+  },
+
+  toJSON(message: SignOutRequest): unknown {
+    const obj: any = {};
+    if (message.sessionCookie !== "") {
+      obj.sessionCookie = message.sessionCookie;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SignOutRequest>, I>>(base?: I): SignOutRequest {
+    return SignOutRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SignOutRequest>, I>>(object: I): SignOutRequest {
+    const message = createBaseSignOutRequest();
+    message.sessionCookie = object.sessionCookie ?? "";
+    return message;
+  },
+};
+
+function createBaseSignOutResponse(): SignOutResponse {
+  return { signedOut: false };
+}
+
+export const SignOutResponse: MessageFns<SignOutResponse> = {
+  encode(message: SignOutResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.signedOut !== false) {
+      writer.uint32(8).bool(message.signedOut);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SignOutResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSignOutResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.signedOut = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SignOutResponse {
+    return {
+      signedOut: isSet(object.signedOut)
+        ? globalThis.Boolean(object.signedOut)
+        : isSet(object.signed_out)
+        ? globalThis.Boolean(object.signed_out)
+        : false,
+    };
+  },
+
+  toJSON(message: SignOutResponse): unknown {
+    const obj: any = {};
+    if (message.signedOut !== false) {
+      obj.signedOut = message.signedOut;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SignOutResponse>, I>>(base?: I): SignOutResponse {
+    return SignOutResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SignOutResponse>, I>>(object: I): SignOutResponse {
+    const message = createBaseSignOutResponse();
+    message.signedOut = object.signedOut ?? false;
     return message;
   },
 };
@@ -2293,13 +2516,27 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
 };
 
 /**
- * What the web service needs from auth to render the pages a person sees. Every call carries
- * the internal service credential. The browser posts decisions (consent, sign-out) to auth
- * directly; these calls only read state and manage API keys and connected apps.
+ * What the web service needs from auth to render the pages a person sees (/login, /authorize,
+ * /dashboard). Only auth serves it; every call carries the internal service credential
+ * (`authorization: Bearer <INTERNAL_SERVICE_TOKEN>` metadata, see proto/README.md).
+ *
+ * Every per-person call names the person by the value of their dashboard session cookie, never by
+ * a user id: the web service cannot act for anyone who is not signed in. On the calls that need a
+ * session (all but GetSession, SignOut and GetInteraction, which answer "none" instead) a missing,
+ * expired or revoked one is gRPC PERMISSION_DENIED — UNAUTHENTICATED is kept for a wrong service
+ * credential, so the web service can tell "send the person to /login" from a deployment mistake.
+ * A request auth rejects (an empty key name, an unknown scope set, an expiry in the past) is
+ * INVALID_ARGUMENT with a message fit to show the person.
+ *
+ * The browser posts its decisions (consent Allow/Deny, sign-out) to auth directly under
+ * /api/auth/**; the CSRF tokens those forms need come from these calls.
  */
 export type AccountServiceService = typeof AccountServiceService;
 export const AccountServiceService = {
-  /** The signed-in user behind a dashboard session cookie, with CSRF tokens for its forms. */
+  /**
+   * The signed-in user behind a dashboard session cookie, or none, with the CSRF token of the
+   * dashboard's sign-out form.
+   */
   getSession: {
     path: "/sheetgate.v1.AccountService/GetSession" as const,
     requestStream: false as const,
@@ -2309,6 +2546,20 @@ export const AccountServiceService = {
     responseSerialize: (value: GetSessionResponse): Buffer => Buffer.from(GetSessionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetSessionResponse => GetSessionResponse.decode(value),
   },
+  /**
+   * Ends the dashboard session and the OAuth provider's session of that browser, so the next OAuth
+   * connection asks the person to sign in again. Idempotent.
+   */
+  signOut: {
+    path: "/sheetgate.v1.AccountService/SignOut" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SignOutRequest): Buffer => Buffer.from(SignOutRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SignOutRequest => SignOutRequest.decode(value),
+    responseSerialize: (value: SignOutResponse): Buffer => Buffer.from(SignOutResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SignOutResponse => SignOutResponse.decode(value),
+  },
+  /** The person's API keys, newest first, revoked ones included (marked by revoked_at). */
   listApiKeys: {
     path: "/sheetgate.v1.AccountService/ListApiKeys" as const,
     requestStream: false as const,
@@ -2318,7 +2569,10 @@ export const AccountServiceService = {
     responseSerialize: (value: ListApiKeysResponse): Buffer => Buffer.from(ListApiKeysResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListApiKeysResponse => ListApiKeysResponse.decode(value),
   },
-  /** Creates a key; the secret is in the response once and never again. */
+  /**
+   * Creates a key; the secret is in the response once and never again (auth keeps only a keyed
+   * hash and the display prefix).
+   */
   createApiKey: {
     path: "/sheetgate.v1.AccountService/CreateApiKey" as const,
     requestStream: false as const,
@@ -2329,6 +2583,7 @@ export const AccountServiceService = {
       Buffer.from(CreateApiKeyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CreateApiKeyResponse => CreateApiKeyResponse.decode(value),
   },
+  /** Revokes one of the person's keys; it stops working for the very next request. Idempotent. */
   revokeApiKey: {
     path: "/sheetgate.v1.AccountService/RevokeApiKey" as const,
     requestStream: false as const,
@@ -2339,6 +2594,10 @@ export const AccountServiceService = {
       Buffer.from(RevokeApiKeyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RevokeApiKeyResponse => RevokeApiKeyResponse.decode(value),
   },
+  /**
+   * The person's Google connection as the dashboard shows it ("Connected as …" or "Reconnect
+   * Google").
+   */
   getGoogleConnection: {
     path: "/sheetgate.v1.AccountService/GetGoogleConnection" as const,
     requestStream: false as const,
@@ -2350,6 +2609,7 @@ export const AccountServiceService = {
       Buffer.from(GetGoogleConnectionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetGoogleConnectionResponse => GetGoogleConnectionResponse.decode(value),
   },
+  /** The OAuth clients (MCP apps) the person has granted access to. */
   listConnectedApps: {
     path: "/sheetgate.v1.AccountService/ListConnectedApps" as const,
     requestStream: false as const,
@@ -2361,7 +2621,7 @@ export const AccountServiceService = {
       Buffer.from(ListConnectedAppsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListConnectedAppsResponse => ListConnectedAppsResponse.decode(value),
   },
-  /** Revokes the app's grant and every token issued under it. */
+  /** Revokes the app's grant and every token issued under it; the app must ask for consent again. */
   disconnectApp: {
     path: "/sheetgate.v1.AccountService/DisconnectApp" as const,
     requestStream: false as const,
@@ -2387,22 +2647,43 @@ export const AccountServiceService = {
 } as const;
 
 export interface AccountServiceServer extends UntypedServiceImplementation {
-  /** The signed-in user behind a dashboard session cookie, with CSRF tokens for its forms. */
+  /**
+   * The signed-in user behind a dashboard session cookie, or none, with the CSRF token of the
+   * dashboard's sign-out form.
+   */
   getSession: handleUnaryCall<GetSessionRequest, GetSessionResponse>;
+  /**
+   * Ends the dashboard session and the OAuth provider's session of that browser, so the next OAuth
+   * connection asks the person to sign in again. Idempotent.
+   */
+  signOut: handleUnaryCall<SignOutRequest, SignOutResponse>;
+  /** The person's API keys, newest first, revoked ones included (marked by revoked_at). */
   listApiKeys: handleUnaryCall<ListApiKeysRequest, ListApiKeysResponse>;
-  /** Creates a key; the secret is in the response once and never again. */
+  /**
+   * Creates a key; the secret is in the response once and never again (auth keeps only a keyed
+   * hash and the display prefix).
+   */
   createApiKey: handleUnaryCall<CreateApiKeyRequest, CreateApiKeyResponse>;
+  /** Revokes one of the person's keys; it stops working for the very next request. Idempotent. */
   revokeApiKey: handleUnaryCall<RevokeApiKeyRequest, RevokeApiKeyResponse>;
+  /**
+   * The person's Google connection as the dashboard shows it ("Connected as …" or "Reconnect
+   * Google").
+   */
   getGoogleConnection: handleUnaryCall<GetGoogleConnectionRequest, GetGoogleConnectionResponse>;
+  /** The OAuth clients (MCP apps) the person has granted access to. */
   listConnectedApps: handleUnaryCall<ListConnectedAppsRequest, ListConnectedAppsResponse>;
-  /** Revokes the app's grant and every token issued under it. */
+  /** Revokes the app's grant and every token issued under it; the app must ask for consent again. */
   disconnectApp: handleUnaryCall<DisconnectAppRequest, DisconnectAppResponse>;
   /** An OAuth interaction (login or consent) for the /login and /authorize pages. */
   getInteraction: handleUnaryCall<GetInteractionRequest, GetInteractionResponse>;
 }
 
 export interface AccountServiceClient extends Client {
-  /** The signed-in user behind a dashboard session cookie, with CSRF tokens for its forms. */
+  /**
+   * The signed-in user behind a dashboard session cookie, or none, with the CSRF token of the
+   * dashboard's sign-out form.
+   */
   getSession(
     request: GetSessionRequest,
     callback: (error: ServiceError | null, response: GetSessionResponse) => void,
@@ -2418,6 +2699,26 @@ export interface AccountServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetSessionResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * Ends the dashboard session and the OAuth provider's session of that browser, so the next OAuth
+   * connection asks the person to sign in again. Idempotent.
+   */
+  signOut(
+    request: SignOutRequest,
+    callback: (error: ServiceError | null, response: SignOutResponse) => void,
+  ): ClientUnaryCall;
+  signOut(
+    request: SignOutRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SignOutResponse) => void,
+  ): ClientUnaryCall;
+  signOut(
+    request: SignOutRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SignOutResponse) => void,
+  ): ClientUnaryCall;
+  /** The person's API keys, newest first, revoked ones included (marked by revoked_at). */
   listApiKeys(
     request: ListApiKeysRequest,
     callback: (error: ServiceError | null, response: ListApiKeysResponse) => void,
@@ -2433,7 +2734,10 @@ export interface AccountServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListApiKeysResponse) => void,
   ): ClientUnaryCall;
-  /** Creates a key; the secret is in the response once and never again. */
+  /**
+   * Creates a key; the secret is in the response once and never again (auth keeps only a keyed
+   * hash and the display prefix).
+   */
   createApiKey(
     request: CreateApiKeyRequest,
     callback: (error: ServiceError | null, response: CreateApiKeyResponse) => void,
@@ -2449,6 +2753,7 @@ export interface AccountServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CreateApiKeyResponse) => void,
   ): ClientUnaryCall;
+  /** Revokes one of the person's keys; it stops working for the very next request. Idempotent. */
   revokeApiKey(
     request: RevokeApiKeyRequest,
     callback: (error: ServiceError | null, response: RevokeApiKeyResponse) => void,
@@ -2464,6 +2769,10 @@ export interface AccountServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RevokeApiKeyResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The person's Google connection as the dashboard shows it ("Connected as …" or "Reconnect
+   * Google").
+   */
   getGoogleConnection(
     request: GetGoogleConnectionRequest,
     callback: (error: ServiceError | null, response: GetGoogleConnectionResponse) => void,
@@ -2479,6 +2788,7 @@ export interface AccountServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetGoogleConnectionResponse) => void,
   ): ClientUnaryCall;
+  /** The OAuth clients (MCP apps) the person has granted access to. */
   listConnectedApps(
     request: ListConnectedAppsRequest,
     callback: (error: ServiceError | null, response: ListConnectedAppsResponse) => void,
@@ -2494,7 +2804,7 @@ export interface AccountServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListConnectedAppsResponse) => void,
   ): ClientUnaryCall;
-  /** Revokes the app's grant and every token issued under it. */
+  /** Revokes the app's grant and every token issued under it; the app must ask for consent again. */
   disconnectApp(
     request: DisconnectAppRequest,
     callback: (error: ServiceError | null, response: DisconnectAppResponse) => void,

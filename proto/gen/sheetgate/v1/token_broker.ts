@@ -19,11 +19,19 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 
+/**
+ * Why a presented API key does not authenticate the request. The MCP service answers 401 for
+ * UNKNOWN, EXPIRED and REVOKED (the body does not say which, nor echo the key) and 429 with
+ * `Retry-After` for RATE_LIMITED.
+ */
 export const ApiKeyRefusal = {
+  /** API_KEY_REFUSAL_UNSPECIFIED - Never sent; a receiver treats it like UNKNOWN. */
   API_KEY_REFUSAL_UNSPECIFIED: "API_KEY_REFUSAL_UNSPECIFIED",
   /** API_KEY_REFUSAL_UNKNOWN - Malformed, or no such key. */
   API_KEY_REFUSAL_UNKNOWN: "API_KEY_REFUSAL_UNKNOWN",
+  /** API_KEY_REFUSAL_EXPIRED - The key had an expiry and it has passed. */
   API_KEY_REFUSAL_EXPIRED: "API_KEY_REFUSAL_EXPIRED",
+  /** API_KEY_REFUSAL_REVOKED - The person revoked the key in the dashboard. Takes effect for the very next request. */
   API_KEY_REFUSAL_REVOKED: "API_KEY_REFUSAL_REVOKED",
   /** API_KEY_REFUSAL_RATE_LIMITED - The key's rate limit is spent; see retry_after_seconds. */
   API_KEY_REFUSAL_RATE_LIMITED: "API_KEY_REFUSAL_RATE_LIMITED",
@@ -101,7 +109,17 @@ export function apiKeyRefusalToNumber(object: ApiKeyRefusal): number {
   }
 }
 
+/**
+ * Why there is no Google access token for the user. Both mean the person must act in the
+ * dashboard (`{BASE_URL}/dashboard`, "Reconnect Google"); the tool call answers with an
+ * authentication-required tool error naming that URL.
+ *
+ * Chosen over a gRPC error status with a typed detail: the refusal is an expected outcome that the
+ * caller must branch on, a oneof makes it impossible to ignore in the generated types, and
+ * ts-proto/grpc-js have no typed status details. Transient failures are gRPC UNAVAILABLE instead.
+ */
 export const GoogleTokenRefusal = {
+  /** GOOGLE_TOKEN_REFUSAL_UNSPECIFIED - Never sent; a receiver treats it like GOOGLE_AUTH_REQUIRED. */
   GOOGLE_TOKEN_REFUSAL_UNSPECIFIED: "GOOGLE_TOKEN_REFUSAL_UNSPECIFIED",
   /**
    * GOOGLE_TOKEN_REFUSAL_GOOGLE_AUTH_REQUIRED - Google refused the stored refresh token (invalid_grant): the person must reconnect Google
@@ -170,44 +188,72 @@ export function googleTokenRefusalToNumber(object: GoogleTokenRefusal): number {
 }
 
 export interface ResolveApiKeyRequest {
-  /** The key exactly as presented. Never logged. */
+  /** The key exactly as presented in `x-api-key`. A secret: never logged, never echoed back. */
   apiKey: string;
+  /**
+   * The MCP request this lookup serves (its `x-request-id`), for correlating both services'
+   * logs. Unset when the caller has none.
+   */
+  requestId?: string | undefined;
 }
 
+/** The key is valid: the request acts as this user, within these scopes. */
 export interface ResolvedApiKey {
+  /** Sheetgate's user id (not the Google subject). */
   userId: string;
   /** "sheets:read", and "sheets:write" for read-write keys. */
   scopes: string[];
+  /** The key's id (not its secret), for logs and the audit trail. */
   keyId: string;
 }
 
+/** The key does not authenticate the request, and why. */
 export interface RefusedApiKey {
   reason: ApiKeyRefusal;
-  /** Set for API_KEY_REFUSAL_RATE_LIMITED. */
+  /**
+   * Seconds until the key may be used again; set (> 0) for API_KEY_REFUSAL_RATE_LIMITED, 0
+   * otherwise.
+   */
   retryAfterSeconds: number;
 }
 
+/** Exactly one of `resolved` or `refused`. */
 export interface ResolveApiKeyResponse {
   resolved?: ResolvedApiKey | undefined;
   refused?: RefusedApiKey | undefined;
 }
 
 export interface GetGoogleAccessTokenRequest {
+  /** Sheetgate's user id, as ResolveApiKey or the access token's `sub` gave it. */
   userId: string;
-  /** Skip auth's cache: Google just answered 401 to the cached token. */
+  /**
+   * Skip auth's cache: Google just answered 401 to the cached token. Auth replaces only that
+   * token (a concurrent caller may already have refreshed it) with one refresh per user at a time.
+   */
   forceRefresh: boolean;
+  /** The MCP request this lookup serves, for correlating logs. Unset when the caller has none. */
+  requestId?: string | undefined;
 }
 
+/** A Google OAuth access token for the user's Google account. A secret: never logged. */
 export interface GoogleAccessToken {
+  /** Sent to Google as `Authorization: Bearer`. */
   accessToken: string;
-  /** Unix seconds. */
+  /**
+   * When Google stops accepting it, in unix seconds (int64, mapped to a JS number). Auth refreshes
+   * ahead of this; a caller that keeps the token must not use it past this moment.
+   */
   expiresAt: number;
+  /**
+   * The Google scopes the person granted (e.g. "https://www.googleapis.com/auth/spreadsheets");
+   * a partial grant has fewer than Sheetgate asked for.
+   */
   scopes: string[];
 }
 
 /**
- * A refusal is an answer, not an error: transient failures (Google or the database down) are
- * gRPC errors (UNAVAILABLE) the caller may retry.
+ * Exactly one of `token` or `refused`. A refusal is an answer, not an error: transient failures
+ * (Google or the database down) are gRPC errors (UNAVAILABLE) the caller may retry.
  */
 export interface GetGoogleAccessTokenResponse {
   token?: GoogleAccessToken | undefined;
@@ -215,13 +261,16 @@ export interface GetGoogleAccessTokenResponse {
 }
 
 function createBaseResolveApiKeyRequest(): ResolveApiKeyRequest {
-  return { apiKey: "" };
+  return { apiKey: "", requestId: undefined };
 }
 
 export const ResolveApiKeyRequest: MessageFns<ResolveApiKeyRequest> = {
   encode(message: ResolveApiKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.apiKey !== "") {
       writer.uint32(10).string(message.apiKey);
+    }
+    if (message.requestId !== undefined) {
+      writer.uint32(18).string(message.requestId);
     }
     return writer;
   },
@@ -247,6 +296,14 @@ export const ResolveApiKeyRequest: MessageFns<ResolveApiKeyRequest> = {
             message.apiKey = reader.string();
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -266,6 +323,11 @@ export const ResolveApiKeyRequest: MessageFns<ResolveApiKeyRequest> = {
         : isSet(object.api_key)
         ? globalThis.String(object.api_key)
         : "",
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : undefined,
     };
   },
 
@@ -273,6 +335,9 @@ export const ResolveApiKeyRequest: MessageFns<ResolveApiKeyRequest> = {
     const obj: any = {};
     if (message.apiKey !== "") {
       obj.apiKey = message.apiKey;
+    }
+    if (message.requestId !== undefined) {
+      obj.requestId = message.requestId;
     }
     return obj;
   },
@@ -283,6 +348,7 @@ export const ResolveApiKeyRequest: MessageFns<ResolveApiKeyRequest> = {
   fromPartial<I extends Exact<DeepPartial<ResolveApiKeyRequest>, I>>(object: I): ResolveApiKeyRequest {
     const message = createBaseResolveApiKeyRequest();
     message.apiKey = object.apiKey ?? "";
+    message.requestId = object.requestId ?? undefined;
     return message;
   },
 };
@@ -575,7 +641,7 @@ export const ResolveApiKeyResponse: MessageFns<ResolveApiKeyResponse> = {
 };
 
 function createBaseGetGoogleAccessTokenRequest(): GetGoogleAccessTokenRequest {
-  return { userId: "", forceRefresh: false };
+  return { userId: "", forceRefresh: false, requestId: undefined };
 }
 
 export const GetGoogleAccessTokenRequest: MessageFns<GetGoogleAccessTokenRequest> = {
@@ -585,6 +651,9 @@ export const GetGoogleAccessTokenRequest: MessageFns<GetGoogleAccessTokenRequest
     }
     if (message.forceRefresh !== false) {
       writer.uint32(16).bool(message.forceRefresh);
+    }
+    if (message.requestId !== undefined) {
+      writer.uint32(26).string(message.requestId);
     }
     return writer;
   },
@@ -618,6 +687,14 @@ export const GetGoogleAccessTokenRequest: MessageFns<GetGoogleAccessTokenRequest
             message.forceRefresh = reader.bool();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -642,6 +719,11 @@ export const GetGoogleAccessTokenRequest: MessageFns<GetGoogleAccessTokenRequest
         : isSet(object.force_refresh)
         ? globalThis.Boolean(object.force_refresh)
         : false,
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : undefined,
     };
   },
 
@@ -653,6 +735,9 @@ export const GetGoogleAccessTokenRequest: MessageFns<GetGoogleAccessTokenRequest
     if (message.forceRefresh !== false) {
       obj.forceRefresh = message.forceRefresh;
     }
+    if (message.requestId !== undefined) {
+      obj.requestId = message.requestId;
+    }
     return obj;
   },
 
@@ -663,6 +748,7 @@ export const GetGoogleAccessTokenRequest: MessageFns<GetGoogleAccessTokenRequest
     const message = createBaseGetGoogleAccessTokenRequest();
     message.userId = object.userId ?? "";
     message.forceRefresh = object.forceRefresh ?? false;
+    message.requestId = object.requestId ?? undefined;
     return message;
   },
 };
@@ -864,8 +950,19 @@ export const GetGoogleAccessTokenResponse: MessageFns<GetGoogleAccessTokenRespon
 };
 
 /**
- * The token broker: what the MCP service asks auth on the hot path. Every call carries the
- * internal service credential (see proto/README.md) and a deadline.
+ * The token broker (DESIGN "TokenBroker"): what the MCP service asks auth on the hot path. Every
+ * call carries the internal service credential (`authorization: Bearer <INTERNAL_SERVICE_TOKEN>`
+ * metadata, see proto/README.md) and a deadline.
+ *
+ * Error model: an expected "no" is an answer, not an error. A key that is unknown, expired,
+ * revoked or rate-limited, and a Google connection that needs the person to act, come back as a
+ * typed refusal inside an OK response. gRPC error statuses are kept for what the caller cannot
+ * fix by itself: UNAUTHENTICATED (wrong service credential: a deployment mistake),
+ * INVALID_ARGUMENT (a malformed request), UNAVAILABLE (PostgreSQL, Redis or Google unreachable:
+ * retry later), DEADLINE_EXCEEDED, INTERNAL, UNIMPLEMENTED.
+ *
+ * The service is named with the `Service` suffix that buf's STANDARD lint requires
+ * (SERVICE_SUFFIX); its full name on the wire is `sheetgate.v1.TokenBrokerService`.
  */
 export type TokenBrokerServiceService = typeof TokenBrokerServiceService;
 export const TokenBrokerServiceService = {
