@@ -5,7 +5,6 @@
  * core 0 (`taskset`), this load generator on core 1. Bounded in time; loopback only.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
