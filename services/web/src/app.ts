@@ -1,58 +1,59 @@
-import {
-  HttpError,
-  healthRoutes,
-  jsonErrors,
-  type Logger,
-  notImplemented,
-  requestLog,
-} from '@sheetgate/service-runtime';
-import Koa from 'koa';
+import Router from '@koa/router';
+import type { AccountServiceClientApi } from '@sheetgate/proto';
+import { HttpError, healthRoutes, jsonErrors, type Logger, requestLog } from '@sheetgate/service-runtime';
+import Koa, { type Middleware } from 'koa';
+import { assetRoutes } from './assets/assets.ts';
+import { createFormTokens } from './forms/form-tokens.ts';
+import { homePage } from './pages/home-page.ts';
+import { dashboardRoutes } from './routes/dashboard-routes.ts';
+import { PageError, pageErrors } from './routes/page-errors.ts';
+import { sendPage } from './routes/request-values.ts';
+import { signInRoutes } from './routes/sign-in-routes.ts';
 import { securityHeaders } from './security-headers.ts';
 
-const PAGES_NOT_BUILT = new Set(['/login', '/authorize', '/dashboard']);
+/** Unknown discovery documents must be JSON, never an HTML page (DESIGN §2). */
+function wellKnownNotFound(logger: Logger): Middleware {
+  const errors = jsonErrors(logger);
+  return (ctx, next) => {
+    if (!ctx.path.startsWith('/.well-known/')) return next();
+    return errors(ctx, async () => {
+      throw new HttpError(404, 'not_found', 'no such metadata document');
+    });
+  };
+}
 
 /**
- * The web service's HTTP app. The sign-in, consent and dashboard pages arrive with the web issue
- * and answer 501 until then; `/` says what Sheetgate is and where its endpoint lives.
+ * The web service's HTTP app: `/`, `/login`, `/authorize`, `/dashboard` and its forms, and the
+ * static assets. Everything it shows comes from auth's AccountService, called with the browser's
+ * session cookie.
  */
-export function createWebApp(options: { logger: Logger; baseUrl: string }): Koa {
+export function createWebApp(options: {
+  logger: Logger;
+  baseUrl: string;
+  accounts: AccountServiceClientApi;
+  serviceToken: string;
+}): Koa {
+  const { logger, baseUrl, accounts } = options;
   const app = new Koa({ proxy: false });
   app.use(healthRoutes([]));
-  app.use(requestLog(options.logger));
+  app.use(requestLog(logger));
   app.use(securityHeaders());
-  app.use(jsonErrors(options.logger));
-  const home = homePage(options.baseUrl);
-  app.use(async (ctx) => {
-    // Unknown discovery documents must be JSON, never an HTML page (DESIGN §2).
-    if (ctx.path.startsWith('/.well-known/'))
-      throw new HttpError(404, 'not_found', 'no such metadata document');
-    if (PAGES_NOT_BUILT.has(ctx.path)) notImplemented(`the ${ctx.path} page`);
-    if (ctx.path === '/' && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
-      ctx.type = 'html';
-      ctx.body = home;
-      return;
-    }
-    throw new HttpError(404, 'not_found', 'no such page');
+  app.use(assetRoutes());
+  app.use(wellKnownNotFound(logger));
+  app.use(pageErrors(logger));
+
+  const router = new Router();
+  const home = homePage(baseUrl);
+  router.get('/', (ctx) => sendPage(ctx, home));
+  signInRoutes(router, { accounts });
+  dashboardRoutes(router, { accounts, formTokens: createFormTokens(options.serviceToken), baseUrl });
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  app.use(() => {
+    throw new PageError(404, 'Page not found', 'There is no page at this address.', {
+      href: '/',
+      label: 'Go to the home page',
+    });
   });
   return app;
-}
-
-function homePage(baseUrl: string): string {
-  const endpoint = escapeHtml(`${baseUrl}/api/mcp`);
-  return `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sheetgate</title></head>
-<body>
-<main>
-<h1>Sheetgate</h1>
-<p>Sheetgate lets MCP clients and scripts read and write your Google Sheets, with your consent.</p>
-<p>MCP endpoint: <code>${endpoint}</code></p>
-</main>
-</body>
-</html>
-`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }

@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { Middleware } from 'koa';
+
+interface Asset {
+  body: Buffer;
+  type: string;
+  /** `/assets/<name>.<hash>.<ext>`: the content hash makes a year of caching safe. */
+  url: string;
+}
+
+function load(file: string, type: string): Asset {
+  const body = readFileSync(new URL(file, import.meta.url));
+  const hash = createHash('sha256').update(body).digest('base64url').slice(0, 12);
+  const dot = file.lastIndexOf('.');
+  return { body, type, url: `/assets/${file.slice(0, dot)}.${hash}${file.slice(dot)}` };
+}
+
+/**
+ * The stylesheet and the one progressive-enhancement script. They are files because the CSP has
+ * no 'unsafe-inline' (DESIGN §7.5); pages link them by their hashed URL.
+ */
+export const assets = {
+  stylesheet: load('app.css', 'text/css; charset=utf-8'),
+  copyScript: load('copy.js', 'text/javascript; charset=utf-8'),
+};
+
+const byUrl = new Map(Object.values(assets).map((asset) => [asset.url, asset]));
+
+export function assetRoutes(): Middleware {
+  return async (ctx, next) => {
+    if (!ctx.path.startsWith('/assets/')) return next();
+    const asset = byUrl.get(ctx.path);
+    if (!asset || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) {
+      ctx.status = 404;
+      ctx.type = 'text/plain';
+      ctx.body = 'not found';
+      return;
+    }
+    ctx.set('cache-control', 'public, max-age=31536000, immutable');
+    ctx.type = asset.type;
+    ctx.body = asset.body;
+  };
+}

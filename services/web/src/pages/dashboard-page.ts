@@ -1,0 +1,233 @@
+import type { ApiKey, ConnectedApp, GetGoogleConnectionResponse } from '@sheetgate/proto';
+import { html, type SafeHtml, untrustedName } from '../html/html.ts';
+import { renderPage } from '../html/layout.ts';
+import { describeScopes, googleGrant, keyAccess } from '../html/scope-words.ts';
+import { displayTime } from '../html/time.ts';
+import { googleSignInHref } from './login-page.ts';
+
+/** The values of the "Create API key" form, echoed back with an error when auth refused them. */
+export interface CreateKeyForm {
+  name: string;
+  expires: string;
+  expiryDate: string;
+  access: 'read' | 'write';
+  error?: string;
+}
+
+export interface DashboardInput {
+  baseUrl: string;
+  account: { email: string; name: string; signOutCsrfToken: string };
+  google: GetGoogleConnectionResponse;
+  keys: ApiKey[];
+  apps: ConnectedApp[];
+  createToken: string;
+  /** A fresh value per rendered form: a re-sent form (reload after create) is recognised by it. */
+  createNonce: string;
+  /** The key just created: the only time its secret is ever on a page. */
+  created?: { key: ApiKey; secret: string } | undefined;
+  createForm?: CreateKeyForm | undefined;
+  notice?: string | undefined;
+}
+
+export const EXPIRY_CHOICES = [
+  { value: 'never', label: 'Never' },
+  { value: '30', label: '30 days' },
+  { value: '90', label: '90 days' },
+  { value: '365', label: '365 days' },
+  { value: 'date', label: 'On a date' },
+] as const;
+
+const NOTICES: Record<string, string> = {
+  key_revoked: 'The API key was revoked. It stops working with the very next request.',
+  key_already_created:
+    'That form was already sent, so no new key was created and the key is not shown again. If you did not copy it, revoke it and create a new one.',
+  app_disconnected: 'The app was disconnected: its access and refresh tokens no longer work.',
+  nothing_to_revoke: 'That API key was already revoked or does not exist.',
+  nothing_to_disconnect: 'That app was already disconnected.',
+};
+
+const RECONNECT = html`<a class="button" href="${googleSignInHref('/dashboard')}">Reconnect Google</a>`;
+
+function googleSection(google: GetGoogleConnectionResponse): SafeHtml {
+  const grant = googleGrant(google.grantedScopes);
+  const missing = grant.filter((entry) => entry.needed && !entry.granted);
+  let status: SafeHtml;
+  if (google.status === 'GOOGLE_CONNECTION_STATUS_CONNECTED') {
+    status = html`<p>Connected as <strong>${google.email}</strong>.</p>
+${
+  google.partial || missing.length > 0
+    ? html`<div class="warning" role="alert"><p><strong>Google gave Sheetgate only part of the access it needs.</strong>
+Missing: ${missing.map((entry, index) => html`${index ? ', ' : ''}${entry.words.toLowerCase()}`)}.
+Tools that need it will fail. Reconnect Google and leave every box ticked.</p></div>`
+    : ''
+}
+<h3>What Google allows Sheetgate to do</h3>
+<ul class="scopes">
+${grant.map((entry) => html`<li>${entry.granted ? 'Allowed' : 'Not allowed'}: ${entry.words}</li>`)}
+</ul>`;
+  } else if (google.status === 'GOOGLE_CONNECTION_STATUS_REAUTH_REQUIRED') {
+    status = html`<div class="warning" role="alert"><p><strong>Google no longer accepts Sheetgate's access${
+      google.email ? html` for ${google.email}` : ''
+    }.</strong> It was revoked or has expired. Spreadsheet tools fail until you reconnect Google.</p></div>`;
+  } else {
+    status = html`<div class="warning"><p>No Google account is connected. Spreadsheet tools fail until you connect one.</p></div>`;
+  }
+  return html`<section aria-labelledby="google-heading">
+<h2 id="google-heading">Google connection</h2>
+${status}
+<p class="actions">${RECONNECT}</p>
+<p class="hint">Sheetgate never asks for full access to your Drive: only your spreadsheets and the files it creates or opens.</p>
+</section>`;
+}
+
+function copyButton(target: string, label: string): SafeHtml {
+  return html`<p><button type="button" data-copy="${target}" data-status="${target}-status" hidden>${label}</button>
+<span id="${`${target}-status`}" role="status" class="muted"></span></p>`;
+}
+
+function createdKeyPanel(baseUrl: string, created: { key: ApiKey; secret: string }): SafeHtml {
+  const endpoint = `${baseUrl}/api/mcp`;
+  const config = JSON.stringify(
+    { mcpServers: { sheetgate: { type: 'http', url: endpoint, headers: { 'x-api-key': created.secret } } } },
+    null,
+    2,
+  );
+  const curl = [
+    `curl ${endpoint} \\`,
+    `  -H 'content-type: application/json' \\`,
+    `  -H 'accept: application/json, text/event-stream' \\`,
+    `  -H 'mcp-protocol-version: 2025-06-18' \\`,
+    `  -H "x-api-key: $SHEETGATE_API_KEY" \\`,
+    `  -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'`,
+  ].join('\n');
+  return html`<section aria-labelledby="new-key-heading" class="card">
+<h2 id="new-key-heading">Your new API key: ${untrustedName(created.key.name)}</h2>
+<div class="warning" role="alert"><p><strong>Copy it now: it will not be shown again.</strong> Sheetgate keeps only a
+hash of it. Keep it in a password manager or your CI's secret store; never put it in a URL, an issue, a log or a chat.</p></div>
+<code id="new-api-key" class="secret" data-testid="new-api-key">${created.secret}</code>
+${copyButton('new-api-key', 'Copy key')}
+<h3>MCP client configuration</h3>
+<p>For clients configured with a URL and a headers map:</p>
+<pre id="mcp-config">${config}</pre>
+${copyButton('mcp-config', 'Copy configuration')}
+<h3>Try it with curl</h3>
+<p>With the key in the environment variable <code>SHEETGATE_API_KEY</code>:</p>
+<pre id="curl-example">${curl}</pre>
+${copyButton('curl-example', 'Copy command')}
+</section>`;
+}
+
+function createKeyForm(input: DashboardInput): SafeHtml {
+  const form = input.createForm ?? { name: '', expires: 'never', expiryDate: '', access: 'write' };
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  return html`<form method="post" action="/dashboard/api-keys" aria-labelledby="create-key-heading" novalidate>
+<h3 id="create-key-heading">Create API key</h3>
+${form.error ? html`<div class="error" role="alert" id="create-key-error"><p>${form.error}</p></div>` : ''}
+<input type="hidden" name="csrf" value="${input.createToken}">
+<input type="hidden" name="nonce" value="${input.createNonce}">
+<label for="key-name">Name</label>
+<input type="text" id="key-name" name="name" value="${form.name}" maxlength="100" required autocomplete="off"
+ aria-describedby="key-name-hint"${form.error ? html` aria-invalid="true"` : ''}>
+<p id="key-name-hint" class="hint">So you recognise it later, for example "CI pipeline".</p>
+<label for="key-expires">Expires</label>
+<select id="key-expires" name="expires">
+${EXPIRY_CHOICES.map(
+  (choice) =>
+    html`<option value="${choice.value}"${choice.value === form.expires ? html` selected` : ''}>${choice.label}</option>`,
+)}
+</select>
+<label for="key-expiry-date">Expiry date (for "On a date")</label>
+<input type="date" id="key-expiry-date" name="expiry_date" value="${form.expiryDate}" min="${tomorrow}">
+<fieldset>
+<legend>Access</legend>
+<label><input type="radio" name="access" value="read"${form.access === 'read' ? html` checked` : ''}> Read only</label>
+<label><input type="radio" name="access" value="write"${form.access === 'write' ? html` checked` : ''}> Read and write</label>
+</fieldset>
+<div class="actions"><button type="submit" class="primary">Create API key</button></div>
+</form>`;
+}
+
+function expiryCell(iso: string): SafeHtml | string {
+  if (!iso) return 'Never';
+  const expired = new Date(iso).getTime() <= Date.now();
+  return expired ? html`Expired ${displayTime(iso)}` : displayTime(iso);
+}
+
+function keysSection(input: DashboardInput): SafeHtml {
+  const keys = input.keys.filter((key) => !key.revokedAt);
+  const table =
+    keys.length === 0
+      ? html`<p class="muted">You have no API keys.</p>`
+      : html`<div class="table-wrap"><table class="stack">
+<caption class="muted">Your API keys</caption>
+<thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Access</th><th scope="col">Created</th>
+<th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
+<tbody>
+${keys.map(
+  (key) => html`<tr data-key-id="${key.id}">
+<td data-label="Name">${untrustedName(key.name)}</td>
+<td data-label="Prefix"><code>${key.displayPrefix}…</code></td>
+<td data-label="Access">${keyAccess(key.scopes)}</td>
+<td data-label="Created">${displayTime(key.createdAt)}</td>
+<td data-label="Last used">${displayTime(key.lastUsedAt)}</td>
+<td data-label="Expires">${expiryCell(key.expiresAt)}</td>
+<td data-label="Action"><form method="get" action="/dashboard/api-keys/revoke">
+<input type="hidden" name="key" value="${key.id}"><button type="submit" class="danger">Revoke</button></form></td>
+</tr>`,
+)}
+</tbody></table></div>`;
+  return html`<section aria-labelledby="keys-heading">
+<h2 id="keys-heading">API keys</h2>
+<p>Scripts and MCP clients that take a headers map send a key in the <code>x-api-key</code> header to
+<code>${input.baseUrl}/api/mcp</code>.</p>
+${table}
+${createKeyForm(input)}
+</section>`;
+}
+
+function appsSection(apps: ConnectedApp[]): SafeHtml {
+  const body =
+    apps.length === 0
+      ? html`<p class="muted">No app is connected. Apps appear here after you allow them on the consent screen.</p>`
+      : html`<div class="table-wrap"><table class="stack">
+<caption class="muted">Apps you allowed</caption>
+<thead><tr><th scope="col">App</th><th scope="col">Redirect host</th><th scope="col">Access</th><th scope="col">First used</th>
+<th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
+<tbody>
+${apps.map(
+  (app) => html`<tr data-client-id="${app.clientId}">
+<td data-label="App">${untrustedName(app.clientName || app.clientId)}</td>
+<td data-label="Redirect host"><code>${app.redirectHost}</code></td>
+<td data-label="Access"><ul class="scopes">${describeScopes(app.scopes).map(({ words }) => html`<li>${words}</li>`)}</ul></td>
+<td data-label="First used">${displayTime(app.firstUsedAt, '—')}</td>
+<td data-label="Last used">${displayTime(app.lastUsedAt, '—')}</td>
+<td data-label="Action"><form method="get" action="/dashboard/apps/disconnect">
+<input type="hidden" name="client" value="${app.clientId}"><button type="submit" class="danger">Disconnect</button></form></td>
+</tr>`,
+)}
+</tbody></table></div>`;
+  return html`<section aria-labelledby="apps-heading">
+<h2 id="apps-heading">Connected apps</h2>
+${body}
+</section>`;
+}
+
+export function dashboardPage(input: DashboardInput): string {
+  const notice = input.notice ? NOTICES[input.notice] : undefined;
+  const body = html`<h1>Your dashboard</h1>
+${notice ? html`<div class="notice" role="status"><p>${notice}</p></div>` : ''}
+${input.created ? createdKeyPanel(input.baseUrl, input.created) : ''}
+${googleSection(input.google)}
+${keysSection(input)}
+${appsSection(input.apps)}
+<section aria-labelledby="session-heading">
+<h2 id="session-heading">Session</h2>
+<p>Signing out ends this browser's session; the next app you connect asks who is signing in. Keys and connected apps keep working.</p>
+</section>`;
+  return renderPage({
+    title: 'Dashboard',
+    body,
+    account: input.account,
+    copyScript: Boolean(input.created),
+  });
+}

@@ -1,0 +1,94 @@
+import type Router from '@koa/router';
+import type { AccountServiceClientApi } from '@sheetgate/proto';
+import type { Context } from 'koa';
+import { consentPage } from '../pages/consent-page.ts';
+import { type LoginInteraction, loginPage } from '../pages/login-page.ts';
+import { allowFormActionTo } from '../security-headers.ts';
+import { PageError } from './page-errors.ts';
+import { isInteractionUid, queryValue, safeReturnTo, sendPage, sessionCookieOf } from './request-values.ts';
+
+const EXPIRED = new PageError(
+  400,
+  'This request has expired',
+  'This authorization request has expired, was already answered, or is for another account. Go back to the app you were connecting and start again.',
+  { href: '/dashboard', label: 'Go to your dashboard' },
+);
+
+/**
+ * The CSP source for the app's redirect (see `allowFormActionTo`): `https://host`, `http://host`
+ * for a loopback redirect, or a native app's private-use scheme. Anything odd adds nothing: Allow
+ * then fails closed in the browser rather than loosening the policy.
+ */
+function redirectSource(redirectHost: string, loopback: boolean): string | undefined {
+  if (/^[a-z][a-z0-9+.-]*:$/i.test(redirectHost)) return redirectHost;
+  if (/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(redirectHost))
+    return `${loopback ? 'http' : 'https'}://${redirectHost}`;
+  return undefined;
+}
+
+/** `/login` (sign in with Google, for the dashboard or an OAuth interaction) and `/authorize` (consent). */
+export function signInRoutes(router: Router, deps: { accounts: AccountServiceClientApi }): void {
+  const { accounts } = deps;
+
+  const sessionOf = async (cookie: string) => {
+    if (!cookie) return undefined;
+    const session = await accounts.getSession({ sessionCookie: cookie });
+    return session.user ? { ...session.user, signOutCsrfToken: session.signOutCsrfToken } : undefined;
+  };
+
+  router.get('/login', async (ctx: Context) => {
+    const cookie = sessionCookieOf(ctx);
+    const uid = queryValue(ctx, 'interaction');
+    const account = await sessionOf(cookie);
+    let interaction: LoginInteraction | undefined;
+    let interactionExpired = false;
+    if (uid !== undefined) {
+      const found = isInteractionUid(uid)
+        ? await accounts.getInteraction({ interactionUid: uid, sessionCookie: cookie })
+        : undefined;
+      if (found?.found && found.prompt === 'INTERACTION_PROMPT_CONSENT') {
+        ctx.status = 303;
+        ctx.redirect(`/authorize?interaction=${encodeURIComponent(uid)}`);
+        return;
+      }
+      if (found?.found) {
+        interaction = {
+          uid,
+          clientName: found.clientName || found.clientId,
+          redirectHost: found.redirectHost,
+          unverifiedClient: found.unverifiedClient,
+        };
+      } else interactionExpired = true;
+    }
+    sendPage(
+      ctx,
+      loginPage({
+        returnTo: interaction
+          ? `/api/auth/interaction/${interaction.uid}`
+          : safeReturnTo(queryValue(ctx, 'return_to')),
+        interaction,
+        interactionExpired,
+        error: queryValue(ctx, 'error'),
+        signedOut: queryValue(ctx, 'signed_out') === '1' && !account,
+        account,
+      }),
+    );
+  });
+
+  router.get('/authorize', async (ctx: Context) => {
+    const uid = queryValue(ctx, 'interaction');
+    if (!isInteractionUid(uid)) throw EXPIRED;
+    const cookie = sessionCookieOf(ctx);
+    const interaction = await accounts.getInteraction({ interactionUid: uid, sessionCookie: cookie });
+    if (!interaction.found) throw EXPIRED;
+    const account = await sessionOf(cookie);
+    if (interaction.prompt !== 'INTERACTION_PROMPT_CONSENT' || !account) {
+      ctx.status = 303;
+      ctx.redirect(`/login?interaction=${encodeURIComponent(uid)}`);
+      return;
+    }
+    const source = redirectSource(interaction.redirectHost, interaction.loopbackRedirect);
+    if (source) allowFormActionTo(ctx, source);
+    sendPage(ctx, consentPage({ uid, interaction, account }));
+  });
+}
