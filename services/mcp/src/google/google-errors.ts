@@ -20,10 +20,11 @@ export function describeGoogleFailure(error: unknown): GoogleFailure | undefined
   const data = candidate.response?.data as
     | { error?: { message?: string; errors?: Array<{ reason?: string }>; status?: string } }
     | undefined;
-  const headers = candidate.response?.headers;
+  // gaxios hands back a fetch Headers object from another realm (so no instanceof), or a record.
+  const headers = candidate.response?.headers as { get?: unknown } | Record<string, string> | undefined;
   const retryAfter =
-    headers instanceof Headers
-      ? headers.get('retry-after')
+    typeof headers?.get === 'function'
+      ? (headers as Headers).get('retry-after')
       : (headers as Record<string, string> | undefined)?.['retry-after'];
   const seconds = retryAfter === undefined || retryAfter === null ? undefined : Number(retryAfter);
   return {
