@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
-import { type AccountServiceClientApi, GrpcStatus } from '@sheetgate/proto';
+import { type AccountServiceClientApi, GrpcStatus, isServiceError } from '@sheetgate/proto';
 import type { Context } from 'koa';
 import { readFormBody } from '../forms/form-body.ts';
 import { type FormPurpose, type FormTokens, isSameOriginPost } from '../forms/form-tokens.ts';
@@ -164,8 +164,9 @@ export function dashboardRoutes(
         expiresAt: expiry.expiresAt,
       });
     } catch (error) {
-      if ((error as { code?: number }).code === GrpcStatus.INVALID_ARGUMENT)
-        return refuse((error as { details?: string }).details || 'Auth refused these values.');
+      // Auth's INVALID_ARGUMENT messages are written to be shown (proto/README.md).
+      if (isServiceError(error, GrpcStatus.INVALID_ARGUMENT))
+        return refuse(error.details || 'These values were refused.');
       throw error;
     }
     if (nonce) {

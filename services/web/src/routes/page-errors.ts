@@ -1,4 +1,4 @@
-import { GrpcStatus } from '@sheetgate/proto';
+import { GrpcStatus, isServiceError } from '@sheetgate/proto';
 import { HttpError, type Logger } from '@sheetgate/service-runtime';
 import type { Middleware } from 'koa';
 import { messagePage } from '../pages/message-page.ts';
@@ -17,8 +17,6 @@ export class PageError extends Error {
   }
 }
 
-const grpcCode = (error: unknown) => (error as { code?: unknown }).code;
-
 /**
  * Turns failures on the page routes into HTML pages: no session (auth's PERMISSION_DENIED) sends
  * the browser to sign in, auth unreachable is a 503 page, anything unexpected a 500 page that
@@ -30,7 +28,7 @@ export function pageErrors(logger: Logger): Middleware {
       await next();
     } catch (error) {
       ctx.set('cache-control', 'no-store');
-      if (grpcCode(error) === GrpcStatus.PERMISSION_DENIED) {
+      if (isServiceError(error, GrpcStatus.PERMISSION_DENIED)) {
         ctx.status = 303;
         ctx.redirect(ctx.method === 'GET' ? `/login?return_to=${encodeURIComponent(ctx.path)}` : '/login');
         return;
@@ -40,8 +38,8 @@ export function pageErrors(logger: Logger): Middleware {
       else if (error instanceof HttpError)
         page = new PageError(error.status, 'Request refused', error.message);
       else if (
-        grpcCode(error) === GrpcStatus.UNAVAILABLE ||
-        grpcCode(error) === GrpcStatus.DEADLINE_EXCEEDED
+        isServiceError(error, GrpcStatus.UNAVAILABLE) ||
+        isServiceError(error, GrpcStatus.DEADLINE_EXCEEDED)
       ) {
         logger.warn({ err: error, path: ctx.path }, 'account service unavailable');
         page = new PageError(

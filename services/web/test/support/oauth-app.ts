@@ -59,3 +59,18 @@ export function listTools(baseUrl: string, headers: Record<string, string>) {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   });
 }
+
+/** `tools/call` at the MCP endpoint; the reply's text (JSON or one SSE event). */
+export async function callTool(baseUrl: string, headers: Record<string, string>, name: string) {
+  const response = await fetch(`${baseUrl}/api/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+      ...headers,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: {} } }),
+  });
+  return { status: response.status, text: await response.text() };
+}
