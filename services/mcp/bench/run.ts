@@ -9,8 +9,13 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createAccountServiceClient } from '@sheetgate/proto';
 import { freePort } from '@sheetgate/test-harness';
 import autocannon from 'autocannon';
+// Bench-only: auth's own libraries make the user and session the key belongs to.
+import { createDatabasePool } from '../../auth/src/db/pool.ts';
+import { createSessionStore } from '../../auth/src/sessions/index.ts';
+import { createUserLibrary } from '../../auth/src/users/index.ts';
 import { startMcpUnderTest } from '../test/support/stack.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -68,8 +73,46 @@ function rssMb(pid: number): number {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
 }
 
+/**
+ * A user, a dashboard session and a read-write API key, made as the dashboard makes them: the user
+ * and session through auth's own libraries on its database, the key through AccountService.
+ */
+async function createApiKeyForBench(): Promise<string> {
+  const pool = createDatabasePool(stack.database.url, 1);
+  try {
+    const user = await createUserLibrary(pool).upsertFromGoogle({
+      sub: '7001',
+      email: 'bench@example.com',
+      name: 'Bench',
+    });
+    const session = await createSessionStore(pool).create(user.id);
+    const accounts = createAccountServiceClient({
+      address: stack.grpcAddress,
+      serviceToken: stack.serviceToken,
+    });
+    const { secret } = await accounts.createApiKey({
+      sessionCookie: session.cookieValue,
+      name: 'bench',
+      scopes: ['sheets:read', 'sheets:write'],
+      expiresAt: '',
+    });
+    accounts.close();
+    return secret;
+  } finally {
+    await pool.end();
+  }
+}
+
 pin(1, process.pid);
-const stack = await startMcpUnderTest({ LOG_LEVEL: 'warn' });
+const stack = await startMcpUnderTest(
+  { LOG_LEVEL: 'warn' },
+  {
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_OVERRIDES: JSON.stringify({ apiKey: { points: 100_000_000, durationSeconds: 60 } }),
+    // As deployed: rate-limit counters in Redis when there is one (else in PostgreSQL).
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+  },
+);
 const mcpPid = stack.mcp.process.pid!;
 pin(0, mcpPid);
 const token = await stack.sign({ exp: Math.floor(Date.now() / 1000) + 3600 });
@@ -90,9 +133,9 @@ const sdk = await startBaseline('sdk-stateless.ts', {
 
 try {
   process.stdout.write(`tools/list, ${CONNECTIONS} connections, ${SECONDS} s per run after a 2 s warm-up\n`);
-  const measure = async (name: string, url: string) => {
-    await load(url, auth, { seconds: 2 });
-    const figures = await load(url, auth);
+  const measure = async (name: string, url: string, headers: Record<string, string> = auth) => {
+    await load(url, headers, { seconds: 2 });
+    const figures = await load(url, headers);
     process.stdout.write(
       `  ${name.padEnd(40)} ${String(figures.rps).padStart(7)} req/s  p99 ${figures.p99} ms  errors ${figures.errors}\n`,
     );
@@ -101,7 +144,12 @@ try {
   const koa = await measure('bare Koa, same bytes', bare.url);
   const ours = await measure('Sheetgate MCP service (JWT)', stack.mcpUrl);
   const baseline = await measure('SDK stateless pattern + bearer auth', sdk.url);
+  const apiKey = await createApiKeyForBench();
+  const keyed = await measure('Sheetgate MCP service (API key)', stack.mcpUrl, { 'x-api-key': apiKey });
   process.stdout.write(`  Sheetgate / bare Koa:     ${(ours.rps / koa.rps).toFixed(2)}x   (goal >= 0.5x)\n`);
+  process.stdout.write(
+    `  API key / JWT path:       ${(keyed.rps / ours.rps).toFixed(2)}x   (goal >= 0.5x)\n`,
+  );
   process.stdout.write(
     `  Sheetgate / SDK pattern:  ${(ours.rps / baseline.rps).toFixed(1)}x   (goal >= 10x)\n`,
   );

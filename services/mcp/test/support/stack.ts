@@ -10,6 +10,9 @@ import {
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 
 export interface McpUnderTest {
+  /** host:port of auth's gRPC, and the credential for it. */
+  grpcAddress: string;
+  serviceToken: string;
   baseUrl: string;
   mcpUrl: string;
   resource: string;
@@ -28,7 +31,10 @@ export interface McpUnderTest {
  * the test can mint tokens the MCP service must judge exactly as it judges auth's own: valid ones,
  * and ones wrong in each way DESIGN §7.1 lists.
  */
-export async function startMcpUnderTest(env: Record<string, string> = {}): Promise<McpUnderTest> {
+export async function startMcpUnderTest(
+  env: Record<string, string> = {},
+  authEnv: Record<string, string> = {},
+): Promise<McpUnderTest> {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   const kid = `test-${randomBytes(4).toString('hex')}`;
   const jwk: JWK = { ...(await exportJWK(privateKey)), kid, alg: 'ES256', use: 'sig' };
@@ -50,6 +56,7 @@ export async function startMcpUnderTest(env: Record<string, string> = {}): Promi
       GOOGLE_CLIENT_ID: 'test-client.apps.googleusercontent.com',
       GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
       AUTH_SIGNING_KEYS: JSON.stringify({ keys: [jwk] }),
+      ...authEnv,
     },
     authPort,
   );
@@ -67,6 +74,8 @@ export async function startMcpUnderTest(env: Record<string, string> = {}): Promi
   );
   const resource = `${baseUrl}/api/mcp`;
   return {
+    grpcAddress: `127.0.0.1:${grpcPort}`,
+    serviceToken,
     baseUrl,
     mcpUrl: `${mcp.url}/api/mcp`,
     resource,
