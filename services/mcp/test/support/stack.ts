@@ -10,6 +10,9 @@ import {
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 
 export interface McpUnderTest {
+  /** What auth was started with, to start it again after stopping it. */
+  authEnv: Record<string, string>;
+  authPort: number;
   /** host:port of auth's gRPC, and the credential for it. */
   grpcAddress: string;
   serviceToken: string;
@@ -33,7 +36,7 @@ export interface McpUnderTest {
  */
 export async function startMcpUnderTest(
   env: Record<string, string> = {},
-  authEnv: Record<string, string> = {},
+  extraAuthEnv: Record<string, string> = {},
 ): Promise<McpUnderTest> {
   const { privateKey } = await generateKeyPair('ES256', { extractable: true });
   const kid = `test-${randomBytes(4).toString('hex')}`;
@@ -44,22 +47,19 @@ export async function startMcpUnderTest(
   const mcpPort = await freePort();
   const baseUrl = `http://127.0.0.1:${authPort}`;
   const serviceToken = randomBytes(32).toString('base64url');
-  const auth = await startServiceProcess(
-    'auth',
-    {
-      ...generateLocalSecrets(),
-      BASE_URL: baseUrl,
-      AUTH_PORT: String(authPort),
-      AUTH_GRPC_PORT: String(grpcPort),
-      DATABASE_URL: database.url,
-      INTERNAL_SERVICE_TOKEN: serviceToken,
-      GOOGLE_CLIENT_ID: 'test-client.apps.googleusercontent.com',
-      GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
-      AUTH_SIGNING_KEYS: JSON.stringify({ keys: [jwk] }),
-      ...authEnv,
-    },
-    authPort,
-  );
+  const authEnv: Record<string, string> = {
+    ...generateLocalSecrets(),
+    BASE_URL: baseUrl,
+    AUTH_PORT: String(authPort),
+    AUTH_GRPC_PORT: String(grpcPort),
+    DATABASE_URL: database.url,
+    INTERNAL_SERVICE_TOKEN: serviceToken,
+    GOOGLE_CLIENT_ID: 'test-client.apps.googleusercontent.com',
+    GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
+    AUTH_SIGNING_KEYS: JSON.stringify({ keys: [jwk] }),
+    ...extraAuthEnv,
+  };
+  const auth = await startServiceProcess('auth', authEnv, authPort);
   const mcp = await startServiceProcess(
     'mcp',
     {
@@ -74,6 +74,8 @@ export async function startMcpUnderTest(
   );
   const resource = `${baseUrl}/api/mcp`;
   return {
+    authEnv,
+    authPort,
     grpcAddress: `127.0.0.1:${grpcPort}`,
     serviceToken,
     baseUrl,
@@ -100,9 +102,10 @@ export async function startMcpUnderTest(
         .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid, ...header })
         .sign(privateKey);
     },
-    async stop() {
-      await mcp.stop();
-      await auth.stop();
+    async stop(this: McpUnderTest) {
+      await this.mcp.stop();
+      // `auth` may have been replaced by a test that restarted it.
+      await this.auth.stop();
       await database.close();
     },
   };

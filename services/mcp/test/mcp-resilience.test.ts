@@ -1,0 +1,144 @@
+import { createAccountServiceClient } from '@sheetgate/proto';
+import { readJson, startServiceProcess } from '@sheetgate/test-harness';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The test makes its key's user and session with auth's own libraries on auth's database.
+import { createDatabasePool } from '../../auth/src/db/pool.ts';
+import { createSessionStore } from '../../auth/src/sessions/index.ts';
+import { createUserLibrary } from '../../auth/src/users/index.ts';
+import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
+
+let stack: McpUnderTest;
+let apiKey: string;
+
+beforeAll(async () => {
+  stack = await startMcpUnderTest();
+  const pool = createDatabasePool(stack.database.url, 1);
+  const user = await createUserLibrary(pool).upsertFromGoogle({
+    sub: '5001',
+    email: 'erin@example.com',
+    name: 'Erin',
+  });
+  const session = await createSessionStore(pool).create(user.id);
+  await pool.end();
+  const accounts = createAccountServiceClient({
+    address: stack.grpcAddress,
+    serviceToken: stack.serviceToken,
+  });
+  apiKey = (
+    await accounts.createApiKey({
+      sessionCookie: session.cookieValue,
+      name: 'resilience',
+      scopes: ['sheets:read'],
+      expiresAt: '',
+    })
+  ).secret;
+  accounts.close();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+function post(body: string, headers: Record<string, string>) {
+  return fetch(stack.mcpUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body,
+  });
+}
+const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+
+describe('when auth is down', () => {
+  it('JWT requests keep working from the cached JWKS; API keys get 503 with Retry-After, then recover', async () => {
+    const token = await stack.sign();
+    expect((await post(LIST, { authorization: `Bearer ${token}` })).status).toBe(200);
+    expect((await post(LIST, { 'x-api-key': apiKey })).status).toBe(200);
+
+    await stack.auth.stop();
+    const fresh = await stack.sign(); // a token never seen before: verified against the cached keys
+    expect((await post(LIST, { authorization: `Bearer ${fresh}` })).status).toBe(200);
+    const keyed = await post(LIST, { 'x-api-key': apiKey });
+    expect(keyed.status).toBe(503);
+    expect(Number(keyed.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await keyed.text()).not.toContain(apiKey);
+
+    stack.auth = await startServiceProcess('auth', stack.authEnv, stack.authPort);
+    let status = 0;
+    for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
+      status = (await post(LIST, { 'x-api-key': apiKey })).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(status).toBe(200);
+  });
+});
+
+describe('hostile input (property-based)', () => {
+  it('arbitrary JSON bodies never crash the endpoint: always a JSON-RPC or JSON answer, never a 5xx', async () => {
+    const token = await stack.sign();
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), async (value) => {
+        const response = await post(JSON.stringify(value), { authorization: `Bearer ${token}` });
+        const text = await response.text();
+        expect(response.status).toBeLessThan(500);
+        if (response.status !== 202) expect(() => JSON.parse(text)).not.toThrow();
+        return true;
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('arbitrary JSON-RPC-shaped messages get an answer with their own id or an error', async () => {
+    const token = await stack.sign();
+    const message = fc.record(
+      {
+        jsonrpc: fc.constantFrom('2.0', '1.0', 2),
+        id: fc.oneof(fc.integer(), fc.string({ maxLength: 20 }), fc.constant(null)),
+        method: fc.oneof(
+          fc.constantFrom('tools/list', 'tools/call', 'ping', 'initialize', 'resources/list'),
+          fc.string({ maxLength: 30 }),
+        ),
+        params: fc.oneof(fc.object({ maxDepth: 2 }), fc.constant([]), fc.constant('x')),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(message, async (body) => {
+        const response = await post(JSON.stringify(body), {
+          authorization: `Bearer ${token}`,
+          'mcp-protocol-version': '2025-06-18',
+        });
+        expect(response.status).toBeLessThan(500);
+        if (response.status === 200) {
+          const reply = await readJson(response);
+          expect(reply.jsonrpc).toBe('2.0');
+          expect('result' in reply || 'error' in reply).toBe(true);
+        }
+        return true;
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('arbitrary Authorization and x-api-key headers are refused cleanly and never echoed', async () => {
+    const headerValue = fc
+      .string({ minLength: 1, maxLength: 300 })
+      .filter((value) => /^[\x21-\x7e][\x20-\x7e]*$/.test(value));
+    await fc.assert(
+      fc.asyncProperty(headerValue, fc.boolean(), async (value, asKey) => {
+        const response = await post(
+          LIST,
+          asKey ? { 'x-api-key': value } : { authorization: `Bearer ${value}` },
+        );
+        expect([400, 401]).toContain(response.status);
+        const body = await response.text();
+        if (value.length > 8) expect(body).not.toContain(value);
+        return true;
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
