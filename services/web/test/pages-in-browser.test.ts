@@ -39,6 +39,7 @@ afterAll(async () => {
 async function newPerson(): Promise<{ context: BrowserContext; page: Page }> {
   const context = await chromium.newContext({ viewport: { width: 1100, height: 900 } });
   context.setDefaultTimeout(8_000);
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.baseUrl });
   await context.route(`http://127.0.0.1:${appPort}/**`, (route) =>
     route.fulfill({ status: 200, contentType: 'text/plain', body: 'app received the answer' }),
   );
@@ -54,7 +55,7 @@ async function signInWithGoogle(page: Page, email: string, landsOn: RegExp = /\/
 
 const redirectUri = () => `http://127.0.0.1:${appPort}/callback`;
 
-describe('sign-in and the dashboard', () => {
+describe('sign-in and the dashboard', { timeout: 60_000 }, () => {
   let person: { context: BrowserContext; page: Page };
   beforeAll(async () => {
     person = await newPerson();
@@ -81,9 +82,7 @@ describe('sign-in and the dashboard', () => {
     await expectAccessible(page);
   });
 
-  it('creates a key, shows it once with a copy button, and never again after reload', {
-    timeout: 60_000,
-  }, async () => {
+  it('creates a key, shows it once with a copy button, and never again after reload', async () => {
     const { page } = person;
     const form = page.getByRole('form', { name: 'Create API key' });
     await form.getByLabel('Name').fill('CI pipeline');
@@ -93,7 +92,9 @@ describe('sign-in and the dashboard', () => {
     const shown = page.getByTestId('new-api-key');
     const secret = (await shown.textContent())!.trim();
     expect(secret).toMatch(/^sg_live_/);
-    expect(await page.getByRole('button', { name: 'Copy key' }).isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    await expect.poll(() => page.locator('#new-api-key-status').textContent()).toBe('Copied.');
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret);
     expect(await page.getByText('it will not be shown again').count()).toBe(1);
     expect(await page.locator('#mcp-config').textContent()).toContain(`"x-api-key": "${secret}"`);
     await expectAccessible(page);
@@ -297,7 +298,7 @@ describe('sign-in and the dashboard', () => {
   });
 });
 
-describe('signing in during an OAuth authorization', () => {
+describe('signing in during an OAuth authorization', { timeout: 60_000 }, () => {
   it('names the app on /login, explains a cancelled Google sign-in, then reaches consent', async () => {
     const { context, page } = await newPerson();
     try {
