@@ -525,3 +525,44 @@ describe('revoking a key and disconnecting an app', () => {
     expect(done.headers.get('location')).toBe('/dashboard?notice=app_disconnected');
   });
 });
+
+describe('behind an https origin', () => {
+  it('marks the re-sent-form cookie Secure although the request reached web over http', async () => {
+    const port = await freePort();
+    const secureWeb = await startServiceProcess(
+      'web',
+      {
+        WEB_PORT: String(port),
+        BASE_URL: 'https://sheetgate.example',
+        INTERNAL_SERVICE_TOKEN: serviceToken,
+        AUTH_GRPC_ADDRESS: `127.0.0.1:${grpc.port}`,
+      },
+      port,
+    );
+    try {
+      const page = parse(await (await fetch(`${secureWeb.url}/dashboard`, { headers: signedIn })).text());
+      const csrf = page
+        .querySelector('form[action="/dashboard/api-keys"] input[name=csrf]')!
+        .getAttribute('value')!;
+      const created = await fetch(`${secureWeb.url}/dashboard/api-keys`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: 'https://sheetgate.example',
+          ...signedIn,
+        },
+        body: new URLSearchParams({ csrf, nonce: 'n1', name: 'k', expires: 'never' }).toString(),
+      });
+      expect(created.status).toBe(201);
+      expect(created.headers.get('set-cookie')).toMatch(/; secure/i);
+      const foreign = await fetch(`${secureWeb.url}/dashboard/api-keys`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: secureWeb.url, ...signedIn },
+        body: new URLSearchParams({ csrf, nonce: 'n2', name: 'k', expires: 'never' }).toString(),
+      });
+      expect(foreign.status).toBe(403);
+    } finally {
+      await secureWeb.stop();
+    }
+  });
+});

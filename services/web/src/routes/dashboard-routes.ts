@@ -10,7 +10,7 @@ import { type CreateKeyForm, type DashboardInput, dashboardPage } from '../pages
 import { PageError } from './page-errors.ts';
 import { queryValue, sendPage, sessionCookieOf } from './request-values.ts';
 
-/** Nonces of "Create API key" forms already answered in this browser (see `createApiKey`). */
+/** Nonces of "Create API key" forms already answered in this browser (see POST /dashboard/api-keys). */
 const SENT_FORMS_COOKIE = 'sg_sent_key_forms';
 const SENT_FORMS_KEPT = 5;
 
@@ -170,6 +170,9 @@ export function dashboardRoutes(
       throw error;
     }
     if (nonce) {
+      // Behind a TLS-terminating ingress the request reaches us as plain http, and `cookies`
+      // refuses to set a Secure cookie on it unless told the connection is secure.
+      if (secureCookies) (ctx.cookies as unknown as { secure: boolean }).secure = true;
       ctx.cookies.set(SENT_FORMS_COOKIE, [...sent, nonce].slice(-SENT_FORMS_KEPT).join('.'), {
         path: '/dashboard',
         httpOnly: true,
