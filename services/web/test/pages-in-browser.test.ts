@@ -5,7 +5,7 @@ import path from 'node:path';
 import { freePort, repoRoot } from '@sheetgate/test-harness';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, launchChromium } from './support/chromium.ts';
+import { chromiumMissing, expectAccessible, launchChromium } from './support/chromium.ts';
 import {
   authorizationRequest,
   callTool,
@@ -24,7 +24,11 @@ let stack: Stack;
 let chromium: Browser;
 let appPort: number;
 
+const missing = chromiumMissing();
+if (missing) console.warn(`browser tests skipped: ${missing}`);
+
 beforeAll(async () => {
+  if (missing) return;
   [stack, chromium] = await Promise.all([startStack(), launchChromium()]);
   appPort = await freePort();
   await mkdir(SCREENSHOTS, { recursive: true });
@@ -55,7 +59,7 @@ async function signInWithGoogle(page: Page, email: string, landsOn: RegExp = /\/
 
 const redirectUri = () => `http://127.0.0.1:${appPort}/callback`;
 
-describe('sign-in and the dashboard', { timeout: 60_000 }, () => {
+describe.skipIf(Boolean(missing))('sign-in and the dashboard', { timeout: 60_000 }, () => {
   let person: { context: BrowserContext; page: Page };
   beforeAll(async () => {
     person = await newPerson();
@@ -298,7 +302,7 @@ describe('sign-in and the dashboard', { timeout: 60_000 }, () => {
   });
 });
 
-describe('signing in during an OAuth authorization', { timeout: 60_000 }, () => {
+describe.skipIf(Boolean(missing))('signing in during an OAuth authorization', { timeout: 60_000 }, () => {
   it('names the app on /login, explains a cancelled Google sign-in, then reaches consent', async () => {
     const { context, page } = await newPerson();
     try {

@@ -3,6 +3,16 @@ import AxeBuilder from '@axe-core/playwright';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 
+/**
+ * Why the browser tests cannot run here, or undefined when they can. A laptop without Chromium
+ * skips them and says so; CI (CI=true) installs Chromium first and never skips them.
+ */
+export function chromiumMissing(): string | undefined {
+  const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (existsSync(executablePath) || process.env.CI) return undefined;
+  return `no Chromium at ${executablePath} (apt-get install chromium, or set CHROMIUM_PATH)`;
+}
+
 /** Debian's Chromium, never a downloaded one; flags keep it offline and quiet. */
 export function launchChromium(): Promise<Browser> {
   const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
