@@ -37,7 +37,9 @@ const logger = createLogger({ service: 'auth', level: settings.LOG_LEVEL });
 await runService('auth', logger, async () => {
   const keyring = parseKeyring(settings.AUTH_ENCRYPTION_KEYS);
   await migrateToLatest(settings.DATABASE_URL, logger);
-  const pool = createDatabasePool(settings.DATABASE_URL);
+  const pool = createDatabasePool(settings.DATABASE_URL, 10, (error) =>
+    logger.warn({ err: error }, 'a pooled PostgreSQL connection was lost'),
+  );
   let cache: Cache;
   if (settings.REDIS_URL) {
     cache = await createRedisCache(settings.REDIS_URL);
