@@ -373,3 +373,34 @@ describe('credentials and people', () => {
     await bob.close();
   });
 });
+
+describe('Google error paths', () => {
+  const fault = (body: Record<string, unknown>) =>
+    fetch(`${stack.emulatorUrl}/__emulator/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it('a 401 from Google makes the broker refresh the token once, and the call succeeds', async () => {
+    const created = structured<{ spreadsheetId: string }>(
+      await call(alice, 'create_spreadsheet', { title: '401 path' }),
+    );
+    expect((await fault({ match: 'sheets.spreadsheets.values.get', status: 401, count: 1 })).ok).toBe(true);
+    const read = await call(alice, 'read_range', { spreadsheetId: created.spreadsheetId, range: 'A1' });
+    expect(read.isError).toBeFalsy();
+    // Twice in a row is not a stale token but a refusal: the person must reconnect.
+    await fault({ match: 'sheets.spreadsheets.values.get', status: 401, count: 2 });
+    const refused = await call(alice, 'read_range', { spreadsheetId: created.spreadsheetId, range: 'A1' });
+    expect(refused.isError).toBe(true);
+    expect((refused.content[0] as { text: string }).text).toMatch(/Authentication required/);
+    await fetch(`${stack.emulatorUrl}/__emulator/faults`, { method: 'DELETE' });
+  });
+
+  it('a 403 from Google becomes a clear permission error', async () => {
+    await fault({ match: 'drive.files.list', status: 403, count: 1 });
+    const refused = await call(alice, 'list_spreadsheets', {});
+    expect(refused.isError).toBe(true);
+    expect((refused.content[0] as { text: string }).text).toMatch(/Google refused access/);
+  });
+});

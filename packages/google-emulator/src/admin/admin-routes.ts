@@ -33,7 +33,9 @@ const faultBody = z
         validFaultMatch,
         'expected a method id such as "sheets.spreadsheets.values.get" or a path regex',
       ),
-    status: z.union([z.literal(429), z.literal(500), z.literal(503)]).optional(),
+    status: z
+      .union([z.literal(401), z.literal(403), z.literal(429), z.literal(500), z.literal(503)])
+      .optional(),
     retryAfterSeconds: z.number().int().min(0).max(3600).optional(),
     latencyMs: z.number().int().min(0).max(60_000).optional(),
     count: z.number().int().min(1).max(10_000).optional(),

@@ -5,7 +5,7 @@ import { apiMethodOf, isApiPath } from './api-methods.ts';
 export interface FaultSpec {
   /** A method id or id prefix (`sheets.spreadsheets.values.get`, `drive.files`) or a path regex. */
   match: string;
-  status?: 429 | 500 | 503 | undefined;
+  status?: 401 | 403 | 429 | 500 | 503 | undefined;
   retryAfterSeconds?: number | undefined;
   latencyMs?: number | undefined;
   /** How many matching calls the fault answers; 1 unless given. */
@@ -71,12 +71,15 @@ export class FaultInjector {
 }
 
 function faultError(spec: FaultSpec): GoogleApiError {
-  const error =
-    spec.status === 429
-      ? googleErrors.rateLimited(spec.retryAfterSeconds ?? 1)
-      : spec.status === 500
-        ? googleErrors.internal()
-        : googleErrors.unavailable();
+  // 401 and 403 let clients' token-refresh and permission paths be tested without revoking grants.
+  const byStatus: Record<number, () => GoogleApiError> = {
+    401: googleErrors.unauthenticated,
+    403: () => googleErrors.permissionDenied(),
+    429: () => googleErrors.rateLimited(spec.retryAfterSeconds ?? 1),
+    500: googleErrors.internal,
+    503: googleErrors.unavailable,
+  };
+  const error = (byStatus[spec.status ?? 503] ?? googleErrors.unavailable)();
   if (spec.status !== 429 && spec.retryAfterSeconds !== undefined) {
     error.headers['retry-after'] = String(spec.retryAfterSeconds);
   }
