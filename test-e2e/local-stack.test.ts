@@ -1,9 +1,16 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
-import { createTestDatabase, readJson, repoRoot, type TestDatabase } from '@sheetgate/test-harness';
+import {
+  createTestDatabase,
+  readJson,
+  repoRoot,
+  type Stack,
+  stackPorts,
+  startStack,
+  type TestDatabase,
+} from '@sheetgate/test-harness';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Stack, stackPorts, startStack } from './support/stack.ts';
 
 function portIsListening(port: number): Promise<boolean> {
   return new Promise((resolve) => {

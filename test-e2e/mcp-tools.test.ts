@@ -1,9 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type Stack, startStack } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountService, createApiKey, signIn } from './support/people.ts';
-import { type Stack, startStack } from './support/stack.ts';
 
 // Every tool of DESIGN §11 through the real MCP SDK client, with an API key made on the
 // dashboard's AccountService, against the whole stack and the Google emulator.

@@ -1,9 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createBrowser } from '@sheetgate/test-harness';
+import { createBrowser, type Stack, startStack } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectWithOAuth, RecordingOAuthProvider } from './support/oauth-client.ts';
 import { accountService } from './support/people.ts';
-import { type Stack, startStack } from './support/stack.ts';
 
 // The seed's observable lifecycle with an interactive MCP client: the official SDK client doing
 // OAuth (discovery, registration, PKCE, refresh) against the whole stack, a person in a browser

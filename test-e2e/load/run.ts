@@ -6,11 +6,10 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createBrowser } from '@sheetgate/test-harness';
+import { createBrowser, startStack } from '@sheetgate/test-harness';
 import autocannon from 'autocannon';
 import { connectWithOAuth, RecordingOAuthProvider } from '../support/oauth-client.ts';
 import { createApiKey, signIn } from '../support/people.ts';
-import { startStack } from '../support/stack.ts';
 
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 20);
 const PEOPLE = ['alice@example.com', 'bob@example.com'];

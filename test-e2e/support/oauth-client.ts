@@ -6,9 +6,8 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { Browser } from '@sheetgate/test-harness';
+import type { Browser, Stack } from '@sheetgate/test-harness';
 import { accountService } from './people.ts';
-import type { Stack } from './stack.ts';
 
 const REDIRECT = 'http://127.0.0.1:43999/callback';
 

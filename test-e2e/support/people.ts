@@ -1,6 +1,6 @@
 import { createAccountServiceClient } from '@sheetgate/proto';
+import type { Stack } from '@sheetgate/test-harness';
 import { type Browser, createBrowser } from '@sheetgate/test-harness';
-import type { Stack } from './stack.ts';
 
 /** A person in a browser, signed in to Sheetgate with Google (the emulator's account chooser). */
 export async function signIn(stack: Stack, email: string, browser: Browser = createBrowser()) {

@@ -4,3 +4,4 @@ export { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis 
 export { dockerEngineAvailable } from './docker.ts';
 export { readJson } from './http.ts';
 export { freePort, type RunningService, repoRoot, startServiceProcess } from './processes.ts';
+export { type Stack, stackPorts, startStack } from './stack.ts';

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { freePort, repoRoot } from '@sheetgate/test-harness';
+import { freePort, repoRoot, type Stack, startStack } from '@sheetgate/test-harness';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumMissing, expectAccessible, launchChromium } from './support/chromium.ts';
@@ -13,7 +13,6 @@ import {
   registerClient,
   tokenRequest,
 } from './support/oauth-app.ts';
-import { type Stack, startStack } from './support/stack.ts';
 
 // Playwright (playwright-core + Debian's Chromium) against the whole stack as `pnpm start` runs it:
 // auth, mcp, web, the gateway and the Google emulator's account chooser.

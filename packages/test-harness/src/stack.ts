@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, freePort, repoRoot, type TestDatabase } from '@sheetgate/test-harness';
+import { createTestDatabase, type TestDatabase } from './databases.ts';
+import { freePort, repoRoot } from './processes.ts';
 
 export interface Stack {
   process: ChildProcess;
