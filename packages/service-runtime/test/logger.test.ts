@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, scrubSecrets } from '../src/logger.ts';
@@ -73,7 +74,9 @@ describe('log redaction (DESIGN §7.4)', () => {
   });
 
   it('scrubs a private key block', () => {
-    const pem = '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49\n-----END PRIVATE KEY-----';
+    // Generated here: no key material is ever committed, not even a test one.
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString().trim();
     expect(scrubSecrets(`key: ${pem}`)).toBe('key: [redacted]');
   });
 });
