@@ -1,0 +1,361 @@
+/**
+ * The Kubernetes manifests (deploy/k8s) hold the services' contract: every overlay renders and
+ * its objects pass the Kubernetes schemas; the Ingress is the route table; probes and ports are the
+ * services' own; the settings given are the settings each service accepts; nothing runs as root;
+ * auth's gRPC is reachable from mcp and web only, never through the Ingress.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { routeTable, type ServiceName } from '@sheetgate/route-table';
+import { generateLocalSecrets } from '@sheetgate/test-harness';
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { authSettingsSchema } from '../../services/auth/src/settings.ts';
+import { mcpSettingsSchema } from '../../services/mcp/src/settings.ts';
+import { webSettingsSchema } from '../../services/web/src/settings.ts';
+import {
+  type K8sObject,
+  kubectlKustomizeAvailable,
+  podContainers,
+  podSpecOf,
+  render,
+  renderOffline,
+  renderWithKubectl,
+} from './support/kustomize.ts';
+import { type Endpoint, mayConnect } from './support/network-policy.ts';
+import { validateObject } from './support/schemas.ts';
+
+const deployDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const k8sDir = path.join(deployDir, 'k8s');
+const overlays = ['dev', 'production'] as const;
+const rendered = Object.fromEntries(
+  [...overlays.map((name) => [name, path.join(k8sDir, 'overlays', name)]), ['base', path.join(k8sDir, 'base')]].map(
+    ([name, dir]) => [name, { dir: dir!, ...render(dir!) }],
+  ),
+) as Record<(typeof overlays)[number] | 'base', { dir: string; objects: K8sObject[]; renderer: string }>;
+
+const services = {
+  auth: { schema: authSettingsSchema, portSetting: 'AUTH_PORT' },
+  mcp: { schema: mcpSettingsSchema, portSetting: 'MCP_PORT' },
+  web: { schema: webSettingsSchema, portSetting: 'WEB_PORT' },
+} satisfies Record<ServiceName, { schema: z.ZodObject; portSetting: string }>;
+const serviceNames = Object.keys(services) as ServiceName[];
+
+/** A setting's default in the service's own schema (what it listens on when nothing is set). */
+function defaultOf(schema: z.ZodObject, key: string): unknown {
+  const field = schema.shape[key] as z.ZodType | undefined;
+  if (!field) throw new Error(`no setting ${key}`);
+  return field.parse(undefined);
+}
+const grpcPort = defaultOf(authSettingsSchema, 'AUTH_GRPC_PORT') as number;
+const httpPort = (service: ServiceName) =>
+  defaultOf(services[service].schema, services[service].portSetting) as number;
+
+const find = (objects: K8sObject[], kind: string, name: string) => {
+  const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  if (!found) throw new Error(`no ${kind} ${name}`);
+  return found;
+};
+const workloads = (objects: K8sObject[]) => objects.filter((o) => podSpecOf(o) !== undefined);
+const configMap = (objects: K8sObject[]) => {
+  const maps = objects.filter((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('sheetgate-config-'));
+  expect(maps).toHaveLength(1);
+  return maps[0]!.data as Record<string, string>;
+};
+
+/** Resolves a probe's or backend's named port against a container's ports. */
+function containerPort(container: { ports?: Array<{ name?: string; containerPort: number }> }, port: unknown) {
+  if (typeof port === 'number') return port;
+  const found = container.ports?.find((p) => p.name === port);
+  if (!found) throw new Error(`container has no port named ${String(port)}`);
+  return found.containerPort;
+}
+
+/** The container port a Service port sends to (targetPort by name or number). */
+function serviceTargetPort(objects: K8sObject[], serviceName: string, port: number): number {
+  const service = find(objects, 'Service', serviceName);
+  const servicePort = service.spec.ports.find((p: { port: number }) => p.port === port);
+  if (!servicePort) throw new Error(`Service ${serviceName} has no port ${port}`);
+  const pods = workloads(objects).filter((w) =>
+    Object.entries(service.spec.selector as Record<string, string>).every(
+      ([key, value]) => w.spec.template.metadata.labels[key] === value,
+    ),
+  );
+  expect(pods, `Service ${serviceName} selects one workload`).toHaveLength(1);
+  return containerPort(podContainers(pods[0]!)[0]!, servicePort.targetPort ?? servicePort.port);
+}
+
+describe.each(Object.keys(rendered))('kustomize %s', (name) => {
+  const { objects, renderer } = rendered[name as keyof typeof rendered];
+
+  it(`renders (with ${renderer}) and every object passes the Kubernetes schemas`, () => {
+    expect(objects.length).toBeGreaterThan(10);
+    for (const object of objects) validateObject(object);
+  });
+
+  it('renders the same objects offline as kubectl kustomize does', (context) => {
+    if (!kubectlKustomizeAvailable()) {
+      context.skip('kubectl (kustomize v5) is not installed: only the offline renderer ran');
+    }
+    const byId = (list: K8sObject[]) =>
+      Object.fromEntries(list.map((o) => [`${o.kind}/${o.metadata.namespace}/${o.metadata.name}`, o]));
+    const dir = rendered[name as keyof typeof rendered].dir;
+    expect(byId(renderOffline(dir))).toEqual(byId(renderWithKubectl(dir)));
+  });
+
+  it('has one Ingress whose paths are the route table, in order, to HTTP ports only', () => {
+    const ingresses = objects.filter((o) => o.kind === 'Ingress');
+    expect(ingresses).toHaveLength(1);
+    const rules = ingresses[0]!.spec.rules as Array<{ http: { paths: Array<Record<string, any>> } }>;
+    expect(rules).toHaveLength(1);
+    const paths = rules[0]!.http.paths;
+    expect(paths.map((p) => ({ path: p.path, pathType: p.pathType, service: p.backend.service.name }))).toEqual(
+      routeTable.map((route) => ({
+        path: route.path,
+        pathType: route.pathType,
+        service: `sheetgate-${route.service}`,
+      })),
+    );
+    for (const [index, p] of paths.entries()) {
+      const service = routeTable[index]!.service;
+      const port = p.backend.service.port.number as number;
+      expect(port).not.toBe(grpcPort);
+      expect(serviceTargetPort(objects, p.backend.service.name, port)).toBe(httpPort(service));
+    }
+    expect(ingresses[0]!.spec.defaultBackend).toBeUndefined();
+  });
+
+  it('keeps auth gRPC off every Service the Ingress uses, on a Service of its own', () => {
+    const ingressServices = new Set(
+      objects
+        .filter((o) => o.kind === 'Ingress')
+        .flatMap((o) => o.spec.rules.flatMap((r: any) => r.http.paths.map((p: any) => p.backend.service.name))),
+    );
+    for (const service of objects.filter((o) => o.kind === 'Service')) {
+      const ports = service.spec.ports as Array<{ port: number; targetPort?: number | string }>;
+      const targets = ports.map((p) => serviceTargetPort(objects, service.metadata.name, p.port));
+      if (ingressServices.has(service.metadata.name)) expect(targets).not.toContain(grpcPort);
+      if (targets.includes(grpcPort)) {
+        expect(service.metadata.name).toBe('sheetgate-auth-grpc');
+        expect(service.spec.type ?? 'ClusterIP').toBe('ClusterIP');
+      }
+    }
+    expect(serviceTargetPort(objects, 'sheetgate-auth-grpc', grpcPort)).toBe(grpcPort);
+  });
+
+  it.each(serviceNames)('%s: probes on its own port and paths, with resources and spread', (service) => {
+    const deployment = find(objects, 'Deployment', `sheetgate-${service}`);
+    const [container, ...others] = podContainers(deployment);
+    expect(others).toEqual([]);
+    const probe = (kind: string) => ({
+      path: container![kind]?.httpGet?.path,
+      port: containerPort(container!, container![kind]?.httpGet?.port),
+    });
+    expect(probe('readinessProbe')).toEqual({ path: '/readyz', port: httpPort(service) });
+    expect(probe('livenessProbe')).toEqual({ path: '/healthz', port: httpPort(service) });
+    expect(probe('startupProbe')).toEqual({ path: '/healthz', port: httpPort(service) });
+    expect(container!.resources?.requests?.cpu).toBeDefined();
+    expect(container!.resources?.requests?.memory).toBeDefined();
+    expect(container!.resources?.limits?.memory).toBeDefined();
+    const spread = deployment.spec.template.spec.topologySpreadConstraints as Array<{ topologyKey: string }>;
+    expect(spread.map((s) => s.topologyKey).sort()).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
+    const budget = find(objects, 'PodDisruptionBudget', `sheetgate-${service}`);
+    expect(budget.spec.selector).toEqual(deployment.spec.selector);
+  });
+
+  it.each(serviceNames)('%s: the settings the manifests give are the settings it accepts', (service) => {
+    const { schema } = services[service];
+    const deployment = find(objects, 'Deployment', `sheetgate-${service}`);
+    const container = podContainers(deployment)[0]!;
+    const config = configMap(objects);
+    const placeholders: Record<string, string> = {
+      ...generateLocalSecrets(),
+      DATABASE_URL: 'postgres://sheetgate:password@postgres:5432/sheetgate',
+      REDIS_URL: 'redis://redis:6379',
+      INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
+      GOOGLE_CLIENT_ID: 'client.apps.googleusercontent.com',
+      GOOGLE_CLIENT_SECRET: 'secret',
+    };
+    const env: Record<string, string> = {};
+    for (const source of container.envFrom ?? []) {
+      expect(source.configMapRef?.name).toMatch(/^sheetgate-config-/);
+      Object.assign(env, config);
+    }
+    for (const variable of container.env ?? []) {
+      expect(Object.keys(schema.shape), `${variable.name} is a setting of ${service}`).toContain(variable.name);
+      if (variable.valueFrom?.secretKeyRef) {
+        const ref = variable.valueFrom.secretKeyRef;
+        expect(ref.name).toBe('sheetgate-secrets');
+        if (!ref.optional) env[variable.name] = placeholders[ref.key]!;
+      } else if (variable.value !== undefined) {
+        env[variable.name] = variable.value;
+      }
+    }
+    const input = Object.fromEntries(Object.keys(schema.shape).map((key) => [key, env[key] || undefined]));
+    const parsed = schema.safeParse(input);
+    expect(parsed.error?.issues ?? []).toEqual([]);
+    const settings = parsed.data as Record<string, unknown>;
+    expect(settings[services[service].portSetting]).toBe(httpPort(service));
+    expect(settings[`${service.toUpperCase()}_HOST`]).toBe('0.0.0.0');
+    if (service === 'auth') {
+      expect(settings.AUTH_GRPC_PORT).toBe(grpcPort);
+      // More than one replica shares state through Redis, which the Secret must name.
+      expect(container.env.find((v: any) => v.name === 'REDIS_URL')?.valueFrom?.secretKeyRef?.optional).toBeFalsy();
+    } else {
+      const [host, port] = String(settings.AUTH_GRPC_ADDRESS).split(':');
+      expect(serviceTargetPort(objects, host!, Number(port))).toBe(grpcPort);
+    }
+    if (service === 'mcp') {
+      const url = new URL(String(settings.AUTH_INTERNAL_URL));
+      expect(serviceTargetPort(objects, url.hostname, Number(url.port))).toBe(httpPort('auth'));
+    }
+  });
+
+  it('every key of the ConfigMap is a setting of some service', () => {
+    const known = new Set(serviceNames.flatMap((s) => Object.keys(services[s].schema.shape)));
+    for (const key of Object.keys(configMap(objects))) expect(known, key).toContain(key);
+  });
+
+  it('runs no container as root, with no privilege escalation, a read-only root and no capabilities', () => {
+    for (const workload of workloads(objects)) {
+      const pod = podSpecOf(workload);
+      expect(pod.automountServiceAccountToken, workload.metadata.name).toBe(false);
+      expect(pod.securityContext?.seccompProfile?.type, workload.metadata.name).toBe('RuntimeDefault');
+      for (const container of podContainers(workload)) {
+        const id = `${workload.metadata.name}/${container.name}`;
+        const security = container.securityContext ?? {};
+        expect(security.runAsNonRoot ?? pod.securityContext?.runAsNonRoot, id).toBe(true);
+        const user = security.runAsUser ?? pod.securityContext?.runAsUser;
+        expect(user, `${id} runs as a numeric non-root user`).toBeGreaterThan(0);
+        expect(security.allowPrivilegeEscalation, id).toBe(false);
+        expect(security.readOnlyRootFilesystem, id).toBe(true);
+        expect(security.capabilities?.drop, id).toEqual(['ALL']);
+        expect(security.capabilities?.add, id).toBeUndefined();
+        expect(security.privileged ?? false, id).toBe(false);
+        if (container.image.includes('sheetgate/')) {
+          const tmp = container.volumeMounts?.find((m: { mountPath: string }) => m.mountPath === '/tmp');
+          expect(pod.volumes.find((v: { name: string }) => v.name === tmp?.name)?.emptyDir, id).toBeDefined();
+        }
+      }
+    }
+  });
+
+  it('runs migrations as a Job with the auth image and its migrate command', () => {
+    const job = find(objects, 'Job', 'sheetgate-migrate');
+    const [container] = podContainers(job);
+    const auth = podContainers(find(objects, 'Deployment', 'sheetgate-auth'))[0]!;
+    expect(container!.image).toBe(auth.image);
+    const authPackage = JSON.parse(readFileSync(path.join(deployDir, '../services/auth/package.json'), 'utf8'));
+    expect(container!.command.join(' ')).toBe(authPackage.scripts.migrate);
+    expect(container!.env.map((v: { name: string }) => v.name).sort()).toEqual(['DATABASE_URL', 'LOG_LEVEL']);
+  });
+
+  it('scales mcp with an HPA, and leaves the replica count to it', () => {
+    const hpa = find(objects, 'HorizontalPodAutoscaler', 'sheetgate-mcp');
+    expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'sheetgate-mcp' });
+    expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(1);
+    expect(find(objects, 'Deployment', 'sheetgate-mcp').spec.replicas).toBeUndefined();
+  });
+
+  it('claims no Prometheus metrics (the services do not export any yet)', () => {
+    const text = JSON.stringify(objects);
+    expect(text).not.toMatch(/prometheus\.io|\/metrics/);
+  });
+
+  describe('NetworkPolicies', () => {
+    const namespace = { name: 'sheetgate', labels: { 'kubernetes.io/metadata.name': 'sheetgate' } };
+    const pod = (component: string): Endpoint => ({
+      name: component,
+      namespace,
+      labels: { 'app.kubernetes.io/name': 'sheetgate', 'app.kubernetes.io/component': component },
+    });
+    const clients: Endpoint[] = [
+      ...['auth', 'mcp', 'web', 'migrate', 'postgres', 'redis'].map(pod),
+      { name: 'another pod in the namespace', namespace, labels: { app: 'debug' } },
+      {
+        name: 'ingress controller',
+        namespace: { name: 'ingress-nginx', labels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } },
+        labels: { 'app.kubernetes.io/name': 'ingress-nginx' },
+      },
+      {
+        name: 'a pod in another namespace',
+        namespace: { name: 'other', labels: { 'kubernetes.io/metadata.name': 'other' } },
+        labels: { 'app.kubernetes.io/name': 'sheetgate', 'app.kubernetes.io/component': 'mcp' },
+      },
+    ];
+    const external: Endpoint = { name: 'outside the cluster', labels: {} };
+    const allowed = (server: Endpoint, port: number) =>
+      clients.filter((client) => client !== server && mayConnect(objects, client, server, port)).map((c) => c.name);
+
+    it('let only mcp and web reach auth gRPC', () => {
+      expect(allowed(pod('auth'), grpcPort)).toEqual(['mcp', 'web']);
+    });
+
+    it('let the ingress controller reach each HTTP port (and mcp the JWKS), nothing else', () => {
+      expect(allowed(pod('auth'), httpPort('auth'))).toEqual(['mcp', 'ingress controller']);
+      expect(allowed(pod('mcp'), httpPort('mcp'))).toEqual(['ingress controller']);
+      expect(allowed(pod('web'), httpPort('web'))).toEqual(['ingress controller']);
+    });
+
+    it('let only auth and the migration Job reach PostgreSQL, and only auth Redis', () => {
+      const hasPostgres = objects.some((o) => o.metadata.name === 'sheetgate-postgres');
+      if (hasPostgres) {
+        expect(allowed(pod('postgres'), 5432)).toEqual(['auth', 'migrate']);
+        expect(allowed(pod('redis'), 6379)).toEqual(['auth']);
+      }
+      // An external database: only auth's and the Job's egress lets them out on its port.
+      const outward = clients.filter((c) => c.namespace?.name === 'sheetgate');
+      expect(outward.filter((c) => mayConnect(objects, c, external, 5432)).map((c) => c.name)).toEqual([
+        'auth',
+        'migrate',
+      ]);
+    });
+  });
+});
+
+describe('overlays', () => {
+  it('dev runs PostgreSQL and Redis in the cluster; production expects them outside', () => {
+    const names = (overlay: 'dev' | 'production') => rendered[overlay].objects.map((o) => o.metadata.name);
+    expect(names('dev')).toEqual(expect.arrayContaining(['sheetgate-postgres', 'sheetgate-redis']));
+    expect(names('production')).not.toEqual(expect.arrayContaining(['sheetgate-postgres']));
+    expect(names('production').filter((n) => /postgres|redis/.test(n))).toEqual([]);
+  });
+
+  it('production serves BASE_URL over TLS from cert-manager, with more replicas and pinned images', () => {
+    const { objects } = rendered.production;
+    const baseUrl = new URL(configMap(objects).BASE_URL!);
+    expect(baseUrl.protocol).toBe('https:');
+    const ingress = find(objects, 'Ingress', 'sheetgate');
+    expect(ingress.metadata.annotations['cert-manager.io/cluster-issuer']).toBeTruthy();
+    expect(ingress.spec.rules[0].host).toBe(baseUrl.hostname);
+    expect(ingress.spec.tls).toEqual([{ hosts: [baseUrl.hostname], secretName: expect.any(String) }]);
+    expect(find(objects, 'Deployment', 'sheetgate-auth').spec.replicas).toBeGreaterThan(
+      find(rendered.dev.objects, 'Deployment', 'sheetgate-auth').spec.replicas,
+    );
+    expect(find(objects, 'HorizontalPodAutoscaler', 'sheetgate-mcp').spec.minReplicas).toBeGreaterThanOrEqual(3);
+    for (const workload of workloads(objects)) {
+      for (const container of podContainers(workload)) expect(container.image).not.toMatch(/:(dev|latest)$/);
+    }
+  });
+
+  it('dev answers on http://localhost:8080, where the ingress controller is port-forwarded', () => {
+    expect(configMap(rendered.dev.objects).BASE_URL).toBe('http://localhost:8080');
+  });
+
+  it('documents every Secret key the manifests read', () => {
+    const readme = readFileSync(path.join(deployDir, 'README.md'), 'utf8');
+    const keys = new Set(
+      Object.values(rendered).flatMap(({ objects }) =>
+        workloads(objects).flatMap((w) =>
+          podContainers(w).flatMap((c) =>
+            (c.env ?? []).flatMap((v: any) => (v.valueFrom?.secretKeyRef ? [v.valueFrom.secretKeyRef.key] : [])),
+          ),
+        ),
+      ),
+    );
+    expect(keys.size).toBeGreaterThan(8);
+    for (const key of keys) expect(readme, `deploy/README.md names ${key}`).toContain(`\`${key}\``);
+  });
+});
