@@ -20,6 +20,8 @@ const deployDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 const composeText = readFileSync(path.join(deployDir, 'compose.yaml'), 'utf8');
 // biome-ignore lint/suspicious/noExplicitAny: the compose file is checked field by field below.
 const compose = parseYaml(composeText, { merge: true }) as { services: Record<string, any> };
+// biome-ignore lint/suspicious/noTemplateCurlyInString: compose's interpolation, as written in compose.yaml.
+const publishedGatewayPort = '${SHEETGATE_PORT:-8080}:8080';
 const envExample = readFileSync(path.join(deployDir, 'compose.env.example'), 'utf8');
 const exampleValues = Object.fromEntries(
   envExample
@@ -45,12 +47,17 @@ function interpolate(value: string): string {
     GOOGLE_CLIENT_ID: 'client.apps.googleusercontent.com',
     GOOGLE_CLIENT_SECRET: 'secret',
   };
-  return value.replace(/\$\{([A-Z_]+)(?::([?-])([^}]*))?\}/g, (_, name: string, kind?: string, rest?: string) => {
-    const given = exampleValues[name] || secrets[name];
-    if (given) return given;
-    if (kind === '-') return rest ?? '';
-    throw new Error(`compose.yaml needs ${name}, which compose.env.example leaves empty and the test cannot make`);
-  });
+  return value.replace(
+    /\$\{([A-Z_]+)(?::([?-])([^}]*))?\}/g,
+    (_, name: string, kind?: string, rest?: string) => {
+      const given = exampleValues[name] || secrets[name];
+      if (given) return given;
+      if (kind === '-') return rest ?? '';
+      throw new Error(
+        `compose.yaml needs ${name}, which compose.env.example leaves empty and the test cannot make`,
+      );
+    },
+  );
 }
 
 describe('deploy/compose.yaml', () => {
@@ -59,7 +66,9 @@ describe('deploy/compose.yaml', () => {
       ['auth', 'ingress', 'mcp', 'migrate', 'postgres', 'redis', 'web'].sort(),
     );
     const migrate = compose.services.migrate;
-    const authPackage = JSON.parse(readFileSync(path.join(deployDir, '../services/auth/package.json'), 'utf8'));
+    const authPackage = JSON.parse(
+      readFileSync(path.join(deployDir, '../services/auth/package.json'), 'utf8'),
+    );
     expect(migrate.command.join(' ')).toBe(authPackage.scripts.migrate);
     expect(migrate.image).toBe(compose.services.auth.image);
     expect(migrate.restart).toBe('no');
@@ -68,7 +77,7 @@ describe('deploy/compose.yaml', () => {
 
   it('publishes only the gateway, and hardens every container', () => {
     for (const [name, service] of Object.entries(compose.services)) {
-      expect(service.ports ?? [], name).toEqual(name === 'ingress' ? ['${SHEETGATE_PORT:-8080}:8080'] : []);
+      expect(service.ports ?? [], name).toEqual(name === 'ingress' ? [publishedGatewayPort] : []);
       expect(service.read_only, name).toBe(true);
       expect(service.cap_drop, name).toEqual(['ALL']);
       expect(service.security_opt, name).toContain('no-new-privileges:true');
@@ -78,28 +87,35 @@ describe('deploy/compose.yaml', () => {
     }
   });
 
-  it.each(['auth', 'mcp', 'web'] as const)('%s: built from its Dockerfile, with settings it accepts', (service) => {
-    const definition = compose.services[service];
-    expect(definition.build).toEqual({ context: '..', dockerfile: `deploy/docker/${service}.Dockerfile` });
-    const environment = Object.fromEntries(
-      Object.entries(definition.environment as Record<string, string>).map(([key, value]) => [
-        key,
-        interpolate(String(value)),
-      ]),
-    );
-    const schema = schemas[service];
-    for (const key of Object.keys(environment)) expect(Object.keys(schema.shape), key).toContain(key);
-    const input = Object.fromEntries(Object.keys(schema.shape).map((key) => [key, environment[key] || undefined]));
-    const parsed = schema.safeParse(input);
-    expect(parsed.error?.issues ?? []).toEqual([]);
-    if (service !== 'auth') expect(environment.AUTH_GRPC_ADDRESS).toBe(`auth:${grpcPort}`);
-    if (service === 'mcp') expect(environment.AUTH_INTERNAL_URL).toBe(`http://auth:${portOf('auth')}`);
-  });
+  it.each(['auth', 'mcp', 'web'] as const)(
+    '%s: built from its Dockerfile, with settings it accepts',
+    (service) => {
+      const definition = compose.services[service];
+      expect(definition.build).toEqual({ context: '..', dockerfile: `deploy/docker/${service}.Dockerfile` });
+      const environment = Object.fromEntries(
+        Object.entries(definition.environment as Record<string, string>).map(([key, value]) => [
+          key,
+          interpolate(String(value)),
+        ]),
+      );
+      const schema = schemas[service];
+      for (const key of Object.keys(environment)) expect(Object.keys(schema.shape), key).toContain(key);
+      const input = Object.fromEntries(
+        Object.keys(schema.shape).map((key) => [key, environment[key] || undefined]),
+      );
+      const parsed = schema.safeParse(input);
+      expect(parsed.error?.issues ?? []).toEqual([]);
+      if (service !== 'auth') expect(environment.AUTH_GRPC_ADDRESS).toBe(`auth:${grpcPort}`);
+      if (service === 'mcp') expect(environment.AUTH_INTERNAL_URL).toBe(`http://auth:${portOf('auth')}`);
+    },
+  );
 
   it('takes every secret from the env file, whose example has none filled in', () => {
     const referenced = new Set([...composeText.matchAll(/\$\{([A-Z_]+)/g)].map((m) => m[1]!));
     for (const name of referenced) expect(Object.keys(exampleValues), name).toContain(name);
-    const secrets = Object.keys(exampleValues).filter((name) => /PASSWORD|SECRET|TOKEN|KEYS|PEPPER|CLIENT_ID/.test(name));
+    const secrets = Object.keys(exampleValues).filter((name) =>
+      /PASSWORD|SECRET|TOKEN|KEYS|PEPPER|CLIENT_ID/.test(name),
+    );
     expect(secrets.length).toBeGreaterThanOrEqual(8);
     for (const name of secrets) expect(exampleValues[name], `${name} is empty in the example`).toBe('');
   });
@@ -123,9 +139,16 @@ describe('deploy/compose/nginx.conf', () => {
 
   it("sends each service to its own HTTP port, never to auth's gRPC port", () => {
     const upstreams = Object.fromEntries(
-      [...conf.matchAll(/upstream (\w+) \{\s*server (\w+):(\d+);\s*\}/g)].map((m) => [m[1], `${m[2]}:${m[3]}`]),
+      [...conf.matchAll(/upstream (\w+) \{\s*server (\w+):(\d+);\s*\}/g)].map((m) => [
+        m[1],
+        `${m[2]}:${m[3]}`,
+      ]),
     );
-    expect(upstreams).toEqual({ auth: `auth:${portOf('auth')}`, mcp: `mcp:${portOf('mcp')}`, web: `web:${portOf('web')}` });
+    expect(upstreams).toEqual({
+      auth: `auth:${portOf('auth')}`,
+      mcp: `mcp:${portOf('mcp')}`,
+      web: `web:${portOf('web')}`,
+    });
     const directives = conf.replace(/#.*$/gm, '');
     expect(directives).not.toContain(String(grpcPort));
   });

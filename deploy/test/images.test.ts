@@ -13,7 +13,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { ServiceName } from '@sheetgate/route-table';
-import { createTestDatabase, freePort, generateLocalSecrets, type TestDatabase } from '@sheetgate/test-harness';
+import {
+  createTestDatabase,
+  freePort,
+  generateLocalSecrets,
+  type TestDatabase,
+} from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authSettingsSchema } from '../../services/auth/src/settings.ts';
 import { mcpSettingsSchema } from '../../services/mcp/src/settings.ts';
@@ -24,7 +29,11 @@ const deployDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 const repoRoot = path.resolve(deployDir, '..');
 const serviceNames: ServiceName[] = ['auth', 'mcp', 'web'];
 const ports = {
-  auth: { setting: 'AUTH_PORT', host: 'AUTH_HOST', fallback: authSettingsSchema.shape.AUTH_PORT.parse(undefined) },
+  auth: {
+    setting: 'AUTH_PORT',
+    host: 'AUTH_HOST',
+    fallback: authSettingsSchema.shape.AUTH_PORT.parse(undefined),
+  },
   mcp: { setting: 'MCP_PORT', host: 'MCP_HOST', fallback: mcpSettingsSchema.shape.MCP_PORT.parse(undefined) },
   web: { setting: 'WEB_PORT', host: 'WEB_HOST', fallback: webSettingsSchema.shape.WEB_PORT.parse(undefined) },
 } as const;
@@ -60,7 +69,9 @@ describe.each(serviceNames)('%s.Dockerfile', (service) => {
     expect(healthcheck).not.toBeNull();
     const command = JSON.parse(healthcheck![1]!) as string[];
     expect(command.slice(0, 2)).toEqual(['node', '-e']);
-    expect(command[2]).toContain(`fetch('http://127.0.0.1:'+(process.env.${ports[service].setting}||${ports[service].fallback})+'/healthz')`);
+    expect(command[2]).toContain(
+      `fetch('http://127.0.0.1:'+(process.env.${ports[service].setting}||${ports[service].fallback})+'/healthz')`,
+    );
     expect(stages[1]).toMatch(/^CMD \["node", "src\/main\.ts"\]$/m);
   });
 
@@ -98,9 +109,13 @@ async function run(command: string, args: string[], options: { cwd: string; env?
 /** The build stage's steps, into `out`: pnpm deploy, then workspace packages out of node_modules. */
 async function deployService(service: ServiceName, out: string): Promise<void> {
   const [pnpm, prefix] = pnpmCommand();
-  await run(pnpm, [...prefix, '--filter', `@sheetgate/${service}`, 'deploy', '--legacy', '--prod', '--offline', out], {
-    cwd: repoRoot,
-  });
+  await run(
+    pnpm,
+    [...prefix, '--filter', `@sheetgate/${service}`, 'deploy', '--legacy', '--prod', '--offline', out],
+    {
+      cwd: repoRoot,
+    },
+  );
   await run('sh', [path.join(deployDir, 'docker/unpack-workspace-packages.sh'), out], { cwd: repoRoot });
   rmSync(path.join(out, 'test'), { recursive: true, force: true });
   rmSync(path.join(out, 'bench'), { recursive: true, force: true });
@@ -168,25 +183,33 @@ describe('images started from a pnpm deploy folder (no container engine needed)'
     rmSync(workDir, { recursive: true, force: true });
   });
 
-  it.each(serviceNames)('%s: no dev-only package and no workspace TypeScript under node_modules', (service) => {
-    const store = readdirSync(path.join(folders[service], 'node_modules/.pnpm'));
-    expect(store.filter((entry) => /google-emulator|test-harness|local-stack|vitest/.test(entry))).toEqual([]);
-    const workspace = readdirSync(path.join(folders[service], 'workspace')).sort();
-    expect(workspace).toEqual(['proto', 'service-runtime']);
-    expect(existsSync(path.join(folders[service], 'node_modules/@sheetgate/google-emulator'))).toBe(false);
-  });
+  it.each(serviceNames)(
+    '%s: no dev-only package and no workspace TypeScript under node_modules',
+    (service) => {
+      const store = readdirSync(path.join(folders[service], 'node_modules/.pnpm'));
+      expect(store.filter((entry) => /google-emulator|test-harness|local-stack|vitest/.test(entry))).toEqual(
+        [],
+      );
+      const workspace = readdirSync(path.join(folders[service], 'workspace')).sort();
+      expect(workspace).toEqual(['proto', 'service-runtime']);
+      expect(existsSync(path.join(folders[service], 'node_modules/@sheetgate/google-emulator'))).toBe(false);
+    },
+  );
 
-  it.each(['mcp', 'web'] as const)('%s: node src/main.ts answers /healthz with INTERNAL_SERVICE_TOKEN only', async (service) => {
-    const port = await freePort();
-    const started = startEntryCommand(folders[service], {
-      INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
-      [ports[service].setting]: String(port),
-    });
-    running.push(started);
-    expect(await healthz(started, port)).toEqual({ status: 'ok' });
-    await stop(started);
-    expect(started.child.exitCode, started.output.join('')).toBe(0);
-  });
+  it.each(['mcp', 'web'] as const)(
+    '%s: node src/main.ts answers /healthz with INTERNAL_SERVICE_TOKEN only',
+    async (service) => {
+      const port = await freePort();
+      const started = startEntryCommand(folders[service], {
+        INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
+        [ports[service].setting]: String(port),
+      });
+      running.push(started);
+      expect(await healthz(started, port)).toEqual({ status: 'ok' });
+      await stop(started);
+      expect(started.child.exitCode, started.output.join('')).toBe(0);
+    },
+  );
 
   it('auth: the migration command, then node src/main.ts, answer on a fresh database', async () => {
     database = await createTestDatabase();
@@ -200,7 +223,12 @@ describe('images started from a pnpm deploy folder (no container engine needed)'
     // The Job's command (deploy/k8s/base/migrate-job.yaml, compose's migrate service).
     await run(process.execPath, ['src/db/migrate-cli.ts'], {
       cwd: folders.auth,
-      env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', DATABASE_URL: database.url, LOG_LEVEL: 'warn' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        NODE_ENV: 'production',
+        DATABASE_URL: database.url,
+        LOG_LEVEL: 'warn',
+      },
     });
     const port = await freePort();
     const started = startEntryCommand(folders.auth, {
@@ -212,7 +240,12 @@ describe('images started from a pnpm deploy folder (no container engine needed)'
     expect(await healthz(started, port, 60_000)).toEqual({ status: 'ok' });
     const keys = await run(process.execPath, ['src/signing-keys/rotate-cli.ts', 'list'], {
       cwd: folders.auth,
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: database.url, AUTH_ENCRYPTION_KEYS: secrets.AUTH_ENCRYPTION_KEYS, LOG_LEVEL: 'warn' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATABASE_URL: database.url,
+        AUTH_ENCRYPTION_KEYS: secrets.AUTH_ENCRYPTION_KEYS,
+        LOG_LEVEL: 'warn',
+      },
     });
     expect(keys).toMatch(/\tES256\t/);
     await stop(started);

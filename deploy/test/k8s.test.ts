@@ -11,11 +11,13 @@ import { fileURLToPath } from 'node:url';
 import { routeTable, type ServiceName } from '@sheetgate/route-table';
 import { generateLocalSecrets } from '@sheetgate/test-harness';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { authSettingsSchema } from '../../services/auth/src/settings.ts';
 import { mcpSettingsSchema } from '../../services/mcp/src/settings.ts';
 import { webSettingsSchema } from '../../services/web/src/settings.ts';
 import {
+  type Field,
   type K8sObject,
   kubectlKustomizeAvailable,
   podContainers,
@@ -31,9 +33,10 @@ const deployDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..
 const k8sDir = path.join(deployDir, 'k8s');
 const overlays = ['dev', 'production'] as const;
 const rendered = Object.fromEntries(
-  [...overlays.map((name) => [name, path.join(k8sDir, 'overlays', name)]), ['base', path.join(k8sDir, 'base')]].map(
-    ([name, dir]) => [name, { dir: dir!, ...render(dir!) }],
-  ),
+  [
+    ...overlays.map((name) => [name, path.join(k8sDir, 'overlays', name)]),
+    ['base', path.join(k8sDir, 'base')],
+  ].map(([name, dir]) => [name, { dir: dir!, ...render(dir!) }]),
 ) as Record<(typeof overlays)[number] | 'base', { dir: string; objects: K8sObject[]; renderer: string }>;
 
 const services = {
@@ -60,15 +63,19 @@ const find = (objects: K8sObject[], kind: string, name: string) => {
 };
 const workloads = (objects: K8sObject[]) => objects.filter((o) => podSpecOf(o) !== undefined);
 const configMap = (objects: K8sObject[]) => {
-  const maps = objects.filter((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('sheetgate-config-'));
+  const maps = objects.filter(
+    (o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('sheetgate-config-'),
+  );
   expect(maps).toHaveLength(1);
   return maps[0]!.data as Record<string, string>;
 };
 
 /** Resolves a probe's or backend's named port against a container's ports. */
-function containerPort(container: { ports?: Array<{ name?: string; containerPort: number }> }, port: unknown) {
+function containerPort(container: Field, port: unknown): number {
   if (typeof port === 'number') return port;
-  const found = container.ports?.find((p) => p.name === port);
+  const found = (container.ports as Array<{ name?: string; containerPort: number }> | undefined)?.find(
+    (p) => p.name === port,
+  );
   if (!found) throw new Error(`container has no port named ${String(port)}`);
   return found.containerPort;
 }
@@ -108,10 +115,12 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
   it('has one Ingress whose paths are the route table, in order, to HTTP ports only', () => {
     const ingresses = objects.filter((o) => o.kind === 'Ingress');
     expect(ingresses).toHaveLength(1);
-    const rules = ingresses[0]!.spec.rules as Array<{ http: { paths: Array<Record<string, any>> } }>;
+    const rules = ingresses[0]!.spec.rules as Array<{ http: { paths: Array<Record<string, Field>> } }>;
     expect(rules).toHaveLength(1);
     const paths = rules[0]!.http.paths;
-    expect(paths.map((p) => ({ path: p.path, pathType: p.pathType, service: p.backend.service.name }))).toEqual(
+    expect(
+      paths.map((p) => ({ path: p.path, pathType: p.pathType, service: p.backend.service.name })),
+    ).toEqual(
       routeTable.map((route) => ({
         path: route.path,
         pathType: route.pathType,
@@ -131,7 +140,9 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
     const ingressServices = new Set(
       objects
         .filter((o) => o.kind === 'Ingress')
-        .flatMap((o) => o.spec.rules.flatMap((r: any) => r.http.paths.map((p: any) => p.backend.service.name))),
+        .flatMap((o) =>
+          o.spec.rules.flatMap((r: Field) => r.http.paths.map((p: Field) => p.backend.service.name)),
+        ),
     );
     for (const service of objects.filter((o) => o.kind === 'Service')) {
       const ports = service.spec.ports as Array<{ port: number; targetPort?: number | string }>;
@@ -160,7 +171,10 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
     expect(container!.resources?.requests?.memory).toBeDefined();
     expect(container!.resources?.limits?.memory).toBeDefined();
     const spread = deployment.spec.template.spec.topologySpreadConstraints as Array<{ topologyKey: string }>;
-    expect(spread.map((s) => s.topologyKey).sort()).toEqual(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']);
+    expect(spread.map((s) => s.topologyKey).sort()).toEqual([
+      'kubernetes.io/hostname',
+      'topology.kubernetes.io/zone',
+    ]);
     const budget = find(objects, 'PodDisruptionBudget', `sheetgate-${service}`);
     expect(budget.spec.selector).toEqual(deployment.spec.selector);
   });
@@ -184,7 +198,9 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
       Object.assign(env, config);
     }
     for (const variable of container.env ?? []) {
-      expect(Object.keys(schema.shape), `${variable.name} is a setting of ${service}`).toContain(variable.name);
+      expect(Object.keys(schema.shape), `${variable.name} is a setting of ${service}`).toContain(
+        variable.name,
+      );
       if (variable.valueFrom?.secretKeyRef) {
         const ref = variable.valueFrom.secretKeyRef;
         expect(ref.name).toBe('sheetgate-secrets');
@@ -202,7 +218,9 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
     if (service === 'auth') {
       expect(settings.AUTH_GRPC_PORT).toBe(grpcPort);
       // More than one replica shares state through Redis, which the Secret must name.
-      expect(container.env.find((v: any) => v.name === 'REDIS_URL')?.valueFrom?.secretKeyRef?.optional).toBeFalsy();
+      expect(
+        container.env.find((v: Field) => v.name === 'REDIS_URL')?.valueFrom?.secretKeyRef?.optional,
+      ).toBeFalsy();
     } else {
       const [host, port] = String(settings.AUTH_GRPC_ADDRESS).split(':');
       expect(serviceTargetPort(objects, host!, Number(port))).toBe(grpcPort);
@@ -247,14 +265,20 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
     const [container] = podContainers(job);
     const auth = podContainers(find(objects, 'Deployment', 'sheetgate-auth'))[0]!;
     expect(container!.image).toBe(auth.image);
-    const authPackage = JSON.parse(readFileSync(path.join(deployDir, '../services/auth/package.json'), 'utf8'));
+    const authPackage = JSON.parse(
+      readFileSync(path.join(deployDir, '../services/auth/package.json'), 'utf8'),
+    );
     expect(container!.command.join(' ')).toBe(authPackage.scripts.migrate);
     expect(container!.env.map((v: { name: string }) => v.name).sort()).toEqual(['DATABASE_URL', 'LOG_LEVEL']);
   });
 
   it('scales mcp with an HPA, and leaves the replica count to it', () => {
     const hpa = find(objects, 'HorizontalPodAutoscaler', 'sheetgate-mcp');
-    expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: 'sheetgate-mcp' });
+    expect(hpa.spec.scaleTargetRef).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      name: 'sheetgate-mcp',
+    });
     expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(1);
     expect(find(objects, 'Deployment', 'sheetgate-mcp').spec.replicas).toBeUndefined();
   });
@@ -287,7 +311,9 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
     ];
     const external: Endpoint = { name: 'outside the cluster', labels: {} };
     const allowed = (server: Endpoint, port: number) =>
-      clients.filter((client) => client !== server && mayConnect(objects, client, server, port)).map((c) => c.name);
+      clients
+        .filter((client) => client !== server && mayConnect(objects, client, server, port))
+        .map((c) => c.name);
 
     it('let only mcp and web reach auth gRPC', () => {
       expect(allowed(pod('auth'), grpcPort)).toEqual(['mcp', 'web']);
@@ -334,7 +360,9 @@ describe('overlays', () => {
     expect(find(objects, 'Deployment', 'sheetgate-auth').spec.replicas).toBeGreaterThan(
       find(rendered.dev.objects, 'Deployment', 'sheetgate-auth').spec.replicas,
     );
-    expect(find(objects, 'HorizontalPodAutoscaler', 'sheetgate-mcp').spec.minReplicas).toBeGreaterThanOrEqual(3);
+    expect(find(objects, 'HorizontalPodAutoscaler', 'sheetgate-mcp').spec.minReplicas).toBeGreaterThanOrEqual(
+      3,
+    );
     for (const workload of workloads(objects)) {
       for (const container of podContainers(workload)) expect(container.image).not.toMatch(/:(dev|latest)$/);
     }
@@ -344,17 +372,35 @@ describe('overlays', () => {
     expect(configMap(rendered.dev.objects).BASE_URL).toBe('http://localhost:8080');
   });
 
-  it('documents every Secret key the manifests read', () => {
-    const readme = readFileSync(path.join(deployDir, 'README.md'), 'utf8');
-    const keys = new Set(
+  const secretKeys = () =>
+    new Set(
       Object.values(rendered).flatMap(({ objects }) =>
         workloads(objects).flatMap((w) =>
           podContainers(w).flatMap((c) =>
-            (c.env ?? []).flatMap((v: any) => (v.valueFrom?.secretKeyRef ? [v.valueFrom.secretKeyRef.key] : [])),
+            (c.env ?? []).flatMap((v: Field) =>
+              v.valueFrom?.secretKeyRef ? [v.valueFrom.secretKeyRef.key] : [],
+            ),
           ),
         ),
       ),
     );
+
+  it('gives operators every Secret key the manifests read: env example and external-secrets example', () => {
+    const keys = [...secretKeys()].sort();
+    const example = readFileSync(path.join(k8sDir, 'examples/secrets.env.example'), 'utf8');
+    const exampleKeys = [...example.matchAll(/^([A-Z_]+)=(.*)$/gm)];
+    expect(exampleKeys.map((m) => m[1]).sort()).toEqual(keys);
+    for (const match of exampleKeys) expect(match[2], `${match[1]} is empty in the example`).toBe('');
+    const external = parseYaml(readFileSync(path.join(k8sDir, 'examples/external-secret.yaml'), 'utf8'));
+    expect(external.spec.target.name).toBe('sheetgate-secrets');
+    expect(external.spec.data.map((d: { secretKey: string }) => d.secretKey).sort()).toEqual(
+      keys.filter((key) => key !== 'POSTGRES_PASSWORD'),
+    );
+  });
+
+  it('documents every Secret key the manifests read', () => {
+    const readme = readFileSync(path.join(deployDir, 'README.md'), 'utf8');
+    const keys = secretKeys();
     expect(keys.size).toBeGreaterThan(8);
     for (const key of keys) expect(readme, `deploy/README.md names ${key}`).toContain(`\`${key}\``);
   });

@@ -9,16 +9,25 @@
  * field, so the manifests cannot drift outside what it understands. Where kubectl exists, a test
  * checks that both give the same objects.
  */
-import { createHash } from 'node:crypto';
+
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 
-// biome-ignore lint/suspicious/noExplicitAny: Kubernetes objects are checked by schema, not by type.
-export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; [key: string]: any } } & {
-  // biome-ignore lint/suspicious/noExplicitAny: as above.
-  [key: string]: any;
+/**
+ * Any field of a rendered object. Rendered objects are checked by the Kubernetes schemas and by
+ * the tests' assertions, not by static types.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: see above.
+export type Field = any;
+
+export type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; [key: string]: Field };
+  [key: string]: Field;
 };
 
 export type Renderer = 'kubectl' | 'offline';
@@ -119,7 +128,9 @@ export function renderOffline(dir: string): K8sObject[] {
 }
 
 function build(dir: string, generated: Set<K8sObject>): K8sObject[] {
-  const kustomization = parseYaml(readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) as Kustomization;
+  const kustomization = parseYaml(
+    readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8'),
+  ) as Kustomization;
   for (const field of Object.keys(kustomization)) {
     if (!UNDERSTOOD_FIELDS.has(field)) {
       throw new Error(`${dir}/kustomization.yaml: the offline renderer does not understand \`${field}\``);
@@ -170,7 +181,12 @@ function applyGenerator(
   const behavior = generator.behavior ?? 'create';
   if (behavior === 'create') {
     if (existing) throw new Error(`${dir}: ConfigMap ${generator.name} is generated twice`);
-    const configMap: K8sObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: generator.name }, data };
+    const configMap: K8sObject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: generator.name },
+      data,
+    };
     generated.add(configMap);
     objects.push(configMap);
     return;
@@ -187,7 +203,11 @@ function applyGenerator(
  */
 export function configMapHash(configMap: K8sObject): string {
   const data = configMap.data as Record<string, string>;
-  const sortedData = Object.fromEntries(Object.keys(data).sort().map((key) => [key, data[key]]));
+  const sortedData = Object.fromEntries(
+    Object.keys(data)
+      .sort()
+      .map((key) => [key, data[key]]),
+  );
   const json = goJson({ data: sortedData, kind: 'ConfigMap', name: '' });
   const hex = createHash('sha256').update(json).digest('hex').slice(0, 10);
   const letters: Record<string, string> = { '0': 'g', '1': 'h', '3': 'k', a: 'm', e: 't' };
@@ -231,14 +251,14 @@ function applyJsonPatch(object: K8sObject, operation: JsonPatchOperation): void 
     parent = (parent as Record<string, unknown>)?.[token];
     if (parent === undefined) throw new Error(`JSON patch: ${operation.path} has no parent`);
   }
-  const container = parent as Record<string, unknown> & unknown[];
-  if (Array.isArray(container)) {
-    const index = last === '-' ? container.length : Number(last);
-    if (operation.op === 'add') container.splice(index, 0, operation.value);
-    else if (operation.op === 'replace') container[index] = operation.value;
-    else container.splice(index, 1);
+  if (Array.isArray(parent)) {
+    const index = last === '-' ? parent.length : Number(last);
+    if (operation.op === 'add') parent.splice(index, 0, operation.value);
+    else if (operation.op === 'replace') parent[index] = operation.value;
+    else parent.splice(index, 1);
     return;
   }
+  const container = parent as Record<string, unknown>;
   if (operation.op !== 'add' && !(last in container)) {
     throw new Error(`JSON patch: ${operation.op} ${operation.path}, which does not exist`);
   }
@@ -256,13 +276,14 @@ function overrideImage(object: K8sObject, image: ImageOverride): void {
 }
 
 /** Every container (and init container) of a workload's pod template, or of a Pod. */
-export function podContainers(object: K8sObject): Array<{ name: string; image: string; [key: string]: any }> {
+export function podContainers(
+  object: K8sObject,
+): Array<{ name: string; image: string; [key: string]: Field }> {
   const podSpec = podSpecOf(object);
   return podSpec ? [...(podSpec.initContainers ?? []), ...(podSpec.containers ?? [])] : [];
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: see K8sObject.
-export function podSpecOf(object: K8sObject): any {
+export function podSpecOf(object: K8sObject): Field {
   if (object.kind === 'Pod') return object.spec;
   if (object.kind === 'CronJob') return object.spec?.jobTemplate?.spec?.template?.spec;
   return object.spec?.template?.spec;

@@ -23,7 +23,8 @@ interface Selector {
 
 function selects(selector: Selector | undefined, labels: Record<string, string>): boolean {
   if (!selector) return true;
-  if (selector.matchExpressions?.length) throw new Error('matchExpressions are not supported by the evaluator');
+  if (selector.matchExpressions?.length)
+    throw new Error('matchExpressions are not supported by the evaluator');
   return Object.entries(selector.matchLabels ?? {}).every(([key, value]) => labels[key] === value);
 }
 
@@ -79,7 +80,9 @@ function directionAllows(
     ((direction === 'Ingress' ? policy.spec.ingress : policy.spec.egress) ?? []).some((rule: Rule) => {
       const peers = direction === 'Ingress' ? rule.from : rule.to;
       const peerOk =
-        !peers || peers.length === 0 || peers.some((p) => peerMatches(p, policy.metadata.namespace ?? '', peer));
+        !peers ||
+        peers.length === 0 ||
+        peers.some((p) => peerMatches(p, policy.metadata.namespace ?? '', peer));
       return peerOk && portMatches(rule, port);
     }),
   );

@@ -21,7 +21,9 @@ function modelFor(apiVersion: string, kind: string): ModelClass | undefined {
         .join('')
     : undefined;
   const registry = models as unknown as Record<string, Record<string, Record<string, ModelClass>>>;
-  const versions = groupKey ? registry[groupKey] : (registry as unknown as Record<string, Record<string, ModelClass>>);
+  const versions = groupKey
+    ? registry[groupKey]
+    : (registry as unknown as Record<string, Record<string, ModelClass>>);
   return versions?.[version!]?.[kind];
 }
 
