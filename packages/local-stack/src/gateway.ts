@@ -9,7 +9,11 @@ export type ServiceOrigins = Record<ServiceName, string>;
  * route table names, adding X-Forwarded-{For,Host,Proto} as an ingress controller does.
  */
 export function createGateway(origins: ServiceOrigins): http.Server {
-  const proxy = createProxyServer({ xfwd: true, proxyTimeout: 120_000 });
+  // Connections to the services are kept alive, as an ingress keeps them: without an agent
+  // http-proxy sends `Connection: close` upstream and passes the upstream's `close` back, so every
+  // client request would cost two new TCP connections and no client could keep its own alive.
+  const agent = new http.Agent({ keepAlive: true });
+  const proxy = createProxyServer({ xfwd: true, proxyTimeout: 120_000, agent });
   proxy.on('error', (_error, _req, res) => {
     // An upstream that is down or restarting: answer as an ingress would, in JSON.
     if (res instanceof http.ServerResponse && !res.headersSent) {
@@ -21,7 +25,7 @@ export function createGateway(origins: ServiceOrigins): http.Server {
       res.destroy();
     }
   });
-  return http.createServer((req, res) => {
+  const server = http.createServer((req, res) => {
     const path = pathOf(req.url);
     const route = path === undefined ? undefined : resolveRoute(path);
     if (!route) {
@@ -31,6 +35,8 @@ export function createGateway(origins: ServiceOrigins): http.Server {
     }
     proxy.web(req, res, { target: origins[route.service] });
   });
+  server.on('close', () => agent.destroy());
+  return server;
 }
 
 function pathOf(url: string | undefined): string | undefined {

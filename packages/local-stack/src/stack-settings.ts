@@ -13,6 +13,10 @@ export const stackSettingsSchema = z.object({
   MCP_PORT: setting.port(8082),
   WEB_PORT: setting.port(8083),
   AUTH_GRPC_PORT: setting.port(8084),
+  /** Each service's Prometheus `/metrics` listener (the services' own defaults). */
+  AUTH_METRICS_PORT: setting.port(9081),
+  MCP_METRICS_PORT: setting.port(9082),
+  WEB_METRICS_PORT: setting.port(9083),
   GOOGLE_EMULATOR_PORT: setting.port(8090),
   DATA_DIR: z.string().default('.data'),
   DATABASE_URL: setting.url(['postgres', 'postgresql']).optional(),

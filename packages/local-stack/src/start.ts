@@ -34,6 +34,9 @@ const wantedPorts = [
   { setting: 'MCP_PORT', port: settings.MCP_PORT },
   { setting: 'WEB_PORT', port: settings.WEB_PORT },
   { setting: 'AUTH_GRPC_PORT', port: settings.AUTH_GRPC_PORT },
+  { setting: 'AUTH_METRICS_PORT', port: settings.AUTH_METRICS_PORT },
+  { setting: 'MCP_METRICS_PORT', port: settings.MCP_METRICS_PORT },
+  { setting: 'WEB_METRICS_PORT', port: settings.WEB_METRICS_PORT },
   ...(withEmulator ? [{ setting: 'GOOGLE_EMULATOR_PORT', port: settings.GOOGLE_EMULATOR_PORT }] : []),
 ];
 const taken = await findTakenPorts(wantedPorts, HOST);
@@ -115,13 +118,30 @@ try {
         AUTH_HOST: HOST,
         AUTH_PORT: String(settings.AUTH_PORT),
         AUTH_GRPC_PORT: String(settings.AUTH_GRPC_PORT),
+        AUTH_METRICS_PORT: String(settings.AUTH_METRICS_PORT),
         DATABASE_URL: databaseUrl,
         ...(settings.REDIS_URL ? { REDIS_URL: settings.REDIS_URL } : {}),
         ...(settings.AUTH_SIGNING_KEYS ? { AUTH_SIGNING_KEYS: settings.AUTH_SIGNING_KEYS } : {}),
       },
     },
-    { name: 'mcp', port: settings.MCP_PORT, env: { MCP_HOST: HOST, MCP_PORT: String(settings.MCP_PORT) } },
-    { name: 'web', port: settings.WEB_PORT, env: { WEB_HOST: HOST, WEB_PORT: String(settings.WEB_PORT) } },
+    {
+      name: 'mcp',
+      port: settings.MCP_PORT,
+      env: {
+        MCP_HOST: HOST,
+        MCP_PORT: String(settings.MCP_PORT),
+        MCP_METRICS_PORT: String(settings.MCP_METRICS_PORT),
+      },
+    },
+    {
+      name: 'web',
+      port: settings.WEB_PORT,
+      env: {
+        WEB_HOST: HOST,
+        WEB_PORT: String(settings.WEB_PORT),
+        WEB_METRICS_PORT: String(settings.WEB_METRICS_PORT),
+      },
+    },
   ];
   for (const service of services) {
     const child = spawnService(service.name, entryOf(`services/${service.name}/src/main.ts`), {

@@ -84,6 +84,36 @@ describe('local gateway follows the route table (DESIGN §2)', () => {
     });
   });
 
+  it('keeps connections alive on both sides, as an ingress does', async () => {
+    // One client connection for several requests: the gateway must not answer `Connection: close`.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const clientSockets = new Set<unknown>();
+    const upstreamSockets = new Set<unknown>();
+    const mcp = upstreams.get('mcp')!;
+    const onConnection = (socket: unknown) => upstreamSockets.add(socket);
+    mcp.on('connection', onConnection);
+    try {
+      for (let index = 0; index < 3; index++) {
+        const connection = await new Promise<string | undefined>((resolve, reject) => {
+          http
+            .get(`${gatewayUrl}/api/mcp`, { agent }, (response) => {
+              clientSockets.add(response.socket);
+              response.resume();
+              response.on('end', () => resolve(response.headers.connection));
+            })
+            .on('error', reject);
+        });
+        expect(connection).toBe('keep-alive');
+      }
+    } finally {
+      mcp.off('connection', onConnection);
+      agent.destroy();
+    }
+    expect(clientSockets.size).toBe(1);
+    // At most one new connection to the service (an earlier test's may be reused), not one each.
+    expect(upstreamSockets.size).toBeLessThanOrEqual(1);
+  });
+
   it('answers 502 in JSON when the upstream is down', async () => {
     const mcp = upstreams.get('mcp')!;
     await closeHttpServer(mcp);

@@ -1,6 +1,9 @@
 import http from 'node:http';
 import type { Middleware } from 'koa';
+import { withDeadline } from './deadline.ts';
+import { closeHttpServer, listen } from './http-server.ts';
 import type { Logger } from './logger.ts';
+import { type ServiceMetrics, serveMetrics } from './metrics.ts';
 
 export interface ReadinessCheck {
   name: string;
@@ -25,7 +28,11 @@ export function healthRoutes(checks: ReadinessCheck[]): Middleware {
     const results = await Promise.all(
       checks.map(async ({ name, check }) => {
         try {
-          await withTimeout(check(), READINESS_TIMEOUT_MS);
+          await withDeadline(
+            check(),
+            READINESS_TIMEOUT_MS,
+            () => new Error(`timed out after ${READINESS_TIMEOUT_MS} ms`),
+          );
           return [name, 'ok'] as const;
         } catch {
           return [name, 'failing'] as const;
@@ -62,34 +69,6 @@ export function requestLog(logger: Logger): Middleware {
   };
 }
 
-export class PortInUseError extends Error {
-  readonly port: number;
-  readonly setting: string;
-  constructor(port: number, setting: string) {
-    super(`port ${port} is already in use (set ${setting} to another port, or stop what is using it)`);
-    this.name = 'PortInUseError';
-    this.port = port;
-    this.setting = setting;
-  }
-}
-
-/** Listens on `port`, turning EADDRINUSE into an error that names the setting to change. */
-export function listen(server: http.Server, port: number, host: string, setting: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      server.off('listening', onListening);
-      reject(error.code === 'EADDRINUSE' ? new PortInUseError(port, setting) : error);
-    };
-    const onListening = () => {
-      server.off('error', onError);
-      resolve();
-    };
-    server.once('error', onError);
-    server.once('listening', onListening);
-    server.listen(port, host);
-  });
-}
-
 export interface ShutdownPlan {
   logger: Logger;
   /** Servers stop accepting at once; in-flight requests finish. */
@@ -98,15 +77,6 @@ export interface ShutdownPlan {
   resources?: Array<() => Promise<void>>;
   /** After this long the process exits anyway. */
   timeoutMs?: number;
-}
-
-/** Closes an HTTP server gracefully: no new connections, idle keep-alives closed, in-flight finished. */
-export function closeHttpServer(server: http.Server): Promise<void> {
-  return new Promise((resolve) => {
-    if (!server.listening) return resolve();
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
 }
 
 /** Shuts down on SIGTERM or SIGINT: drain servers, close resources, exit. Returns the trigger. */
@@ -137,22 +107,6 @@ export function shutdownOnSignals(plan: ShutdownPlan): (reason: string) => Promi
   return shutdown;
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error);
-      },
-    );
-  });
-}
-
 export interface ServicePlan {
   /** The HTTP app (a Koa `app.callback()`). */
   handler: http.RequestListener;
@@ -164,6 +118,11 @@ export interface ServicePlan {
   otherServers?: Array<{ close: () => Promise<void> }>;
   /** Closed after the servers have drained: pools, caches. */
   resources?: Array<() => Promise<void>>;
+  /**
+   * The service's metrics: every request on `port` is counted and timed, and `GET /metrics` is
+   * served on `metricsPort` (same host), an internal port the gateway and the Ingress never route.
+   */
+  metrics?: { collector: ServiceMetrics; port: number; portSetting: string };
 }
 
 /**
@@ -177,12 +136,29 @@ export async function runService(
 ): Promise<void> {
   try {
     const plan = await build();
-    const server = http.createServer(plan.handler);
+    // Metrics first: once the service port answers, a scrape must find them.
+    const metricsServer = plan.metrics
+      ? await serveMetrics(plan.metrics.collector, {
+          host: plan.host,
+          port: plan.metrics.port,
+          setting: plan.metrics.portSetting,
+        })
+      : undefined;
+    const server = http.createServer(
+      plan.metrics ? plan.metrics.collector.instrument(plan.handler) : plan.handler,
+    );
     await listen(server, plan.port, plan.host, plan.portSetting);
-    logger.info({ port: plan.port }, `${name} listening`);
+    logger.info(
+      { port: plan.port, ...(metricsServer ? { metricsPort: metricsServer.port } : {}) },
+      `${name} listening`,
+    );
     shutdownOnSignals({
       logger,
-      servers: [{ close: () => closeHttpServer(server) }, ...(plan.otherServers ?? [])],
+      servers: [
+        { close: () => closeHttpServer(server) },
+        ...(metricsServer ? [metricsServer] : []),
+        ...(plan.otherServers ?? []),
+      ],
       resources: plan.resources ?? [],
     });
   } catch (error) {

@@ -1,9 +1,8 @@
+export { withDeadline } from './deadline.ts';
 export { HttpError, jsonErrors, notImplemented } from './http-errors.ts';
+export { closeHttpServer, listen, PortInUseError } from './http-server.ts';
 export {
-  closeHttpServer,
   healthRoutes,
-  listen,
-  PortInUseError,
   type ReadinessCheck,
   requestLog,
   runService,
@@ -11,4 +10,6 @@ export {
   shutdownOnSignals,
 } from './http-service.ts';
 export { createLogger, type Logger, type LoggerOptions, redactValue, scrubSecrets } from './logger.ts';
+export { createServiceMetrics, type ServiceMetrics, serveMetrics } from './metrics.ts';
+export { readBodyUpTo } from './request-body.ts';
 export { loadSettingsOrExit, parseSettings, SettingsError, setting } from './settings.ts';

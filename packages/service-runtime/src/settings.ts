@@ -28,9 +28,8 @@ export function parseSettings<Schema extends z.ZodObject>(
   if (result.success) return result.data;
   const lines = result.error.issues.map((issue) => {
     const name = issue.path.join('.') || '(settings)';
-    const received = input[String(issue.path[0])];
-    const shown = received === undefined ? 'it is not set' : `got ${JSON.stringify(truncate(received))}`;
-    return `invalid setting ${name}: ${issue.message} (${shown})`;
+    const key = String(issue.path[0]);
+    return `invalid setting ${name}: ${issue.message} (${describeReceived(key, schema.shape[key], input[key])})`;
   });
   throw new SettingsError(service, lines);
 }
@@ -55,7 +54,44 @@ export function loadSettingsOrExit<Schema extends z.ZodObject>(
   }
 }
 
-// Settings that look secret are never echoed back in an error line in full.
+// Names that carry a credential whatever their schema says (defence in depth for a field someone
+// forgot to declare with `setting.secret`).
+const SECRET_NAME = /(TOKENS?|SECRETS?|PASSWORDS?|PEPPER|_KEYS?)$/;
+
+/** Whether a setting holds a credential: declared with `setting.secret`, or named like one. */
+function isSecretSetting(name: string, field: unknown): boolean {
+  return SECRET_NAME.test(name) || hasSecretMeta(field);
+}
+
+function hasSecretMeta(field: unknown): boolean {
+  for (let type = field as z.ZodType | undefined; type; ) {
+    if ((type.meta() as { secret?: boolean } | undefined)?.secret) return true;
+    type = (type as { _zod: { def: { innerType?: z.ZodType } } })._zod.def.innerType;
+  }
+  return false;
+}
+
+/**
+ * What an error line says about the value it refused. A secret is never echoed, only its length;
+ * a URL loses its user information and query (where PostgreSQL and Redis URLs carry passwords);
+ * anything else is shown, shortened when long.
+ */
+function describeReceived(name: string, field: unknown, received: string | undefined): string {
+  if (received === undefined) return 'it is not set';
+  if (isSecretSetting(name, field)) return `got ${received.length} characters`;
+  const urlLike = received.includes('://') || /_(URL|ADDRESS)$/.test(name);
+  return `got ${JSON.stringify(truncate(urlLike ? withoutCredentials(received) : received))}`;
+}
+
+/**
+ * `scheme://user:password@host/db?password=x` → `scheme://…@host/db?…`; also without a scheme
+ * (`user:password@host`, a URL missing its `postgres://`), since that is where a password hides.
+ */
+function withoutCredentials(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i, '$1…@').replace(/\?.*$/s, '?…');
+}
+
+// A long value is shown by its start: enough to recognise it in an error line.
 function truncate(value: string): string {
   return value.length > 60 ? `${value.slice(0, 20)}…` : value;
 }
@@ -103,6 +139,7 @@ export const setting = {
       )
       .transform((value) => value.replace(/\/+$/, '')),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** A credential: an error line never echoes it (only its length). */
   secret: (minLength: number) =>
-    z.string().min(minLength, `expected a secret of at least ${minLength} characters`),
+    z.string().min(minLength, `expected a secret of at least ${minLength} characters`).meta({ secret: true }),
 };

@@ -2,7 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeHttpServer, healthRoutes, listen, PortInUseError } from '../src/http-service.ts';
+import { closeHttpServer, listen, PortInUseError } from '../src/http-server.ts';
+import { healthRoutes } from '../src/http-service.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests assert the shape with expect
 const readJsonBody = (response: Response): Promise<any> => response.json();
@@ -60,6 +61,36 @@ describe('graceful shutdown', () => {
     await closed;
     expect(server.listening).toBe(false);
   });
+
+  it('closes while a client keeps sending on a kept-alive connection, answering each request whole', async () => {
+    const { server, url } = await serve((_req, res) => {
+      setTimeout(() => res.end('answered'), 10);
+    });
+    let sending = true;
+    const statuses: Array<number | string> = [];
+    const client = (async () => {
+      while (sending) {
+        try {
+          const response = await fetch(url);
+          statuses.push(`${response.status} ${await response.text()}`);
+        } catch {
+          statuses.push('refused');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Before the fix the kept-alive connection carried requests for as long as they came.
+    const closed = await Promise.race([
+      closeHttpServer(server).then(() => 'closed'),
+      new Promise((resolve) => setTimeout(() => resolve('still open after 10 s'), 10_000)),
+    ]);
+    sending = false;
+    await client;
+    expect(closed).toBe('closed');
+    expect(statuses.filter((status) => status !== 'refused' && status !== '200 answered')).toEqual([]);
+    expect(statuses).toContain('200 answered');
+  }, 20_000);
 });
 
 describe('listen', () => {

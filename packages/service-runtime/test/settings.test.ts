@@ -66,6 +66,54 @@ describe('parseSettings', () => {
     );
   });
 
+  it('never echoes a secret, declared or named like one, only its length', () => {
+    const short = 'hunter2-pepper';
+    const lines = errorLines({
+      ...valid,
+      SERVICE_TOKEN: short,
+    });
+    expect(lines).toEqual([
+      'svc: invalid setting SERVICE_TOKEN: expected a secret of at least 32 characters (got 14 characters)',
+    ]);
+    const named = z.object({
+      GOOGLE_CLIENT_SECRET: z.string().min(20),
+      AUTH_COOKIE_KEYS: z.string().min(32),
+      AUTH_SIGNING_KEYS: z.string().startsWith('{'),
+      INTERNAL_SERVICE_TOKEN: z.string().min(32).optional(),
+    });
+    const values = {
+      GOOGLE_CLIENT_SECRET: 'GOCSPX-short',
+      AUTH_COOKIE_KEYS: 'cookie-key-hunter2',
+      AUTH_SIGNING_KEYS: '[{"d":"private-part"}]',
+      INTERNAL_SERVICE_TOKEN: 'token-hunter2',
+    };
+    let message = '';
+    try {
+      parseSettings('svc', named, values);
+    } catch (error) {
+      message = (error as SettingsError).message;
+    }
+    expect(message.split('\n')).toHaveLength(4);
+    for (const [name, value] of Object.entries(values)) {
+      expect(message).toContain(`invalid setting ${name}: `);
+      expect(message).toContain(`(got ${value.length} characters)`);
+      expect(message).not.toContain(value);
+    }
+  });
+
+  it.each([
+    ['mysql://admin:hunter2@db.internal:3306/x', 'mysql://…@db.internal:3306/x'],
+    ['admin:hunter2@db.internal:5432/x', '…@db.internal:5432/x'],
+    ['mysql://db.internal/x?password=hunter2&sslmode=require', 'mysql://db.internal/x?…'],
+    ['mysql://:hunter2@db.internal?user=admin', 'mysql://…@db.internal?…'],
+  ])('strips credentials from a URL it refuses: %s', (url, shown) => {
+    const [line] = errorLines({ ...valid, DATABASE_URL: url });
+    expect(line).toBe(
+      `svc: invalid setting DATABASE_URL: expected a URL (postgres or postgresql) (got ${JSON.stringify(shown)})`,
+    );
+    expect(line).not.toMatch(/hunter2|admin/);
+  });
+
   it('never echoes a long value in full', () => {
     const secretish = `postgres-not-a-url-${'s3cr3t'.repeat(20)}`;
     const [line] = errorLines({ ...valid, DATABASE_URL: secretish });

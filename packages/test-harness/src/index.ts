@@ -1,7 +1,20 @@
 export { generateLocalSecrets } from '@sheetgate/local-stack';
+export { allowedCores, busyWhile, cpuSeconds, pin, rssMb, startBenchDatabase } from './bench-placement.ts';
+export {
+  type BetterAuthDatabase,
+  type BetterAuthGoogleAccount,
+  createBetterAuthDatabase,
+} from './better-auth-database.ts';
 export { type Browser, type BrowserStep, createBrowser } from './browser.ts';
+export { type ChromiumLauncher, chromiumMissing, launchChromium } from './chromium.ts';
 export { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './databases.ts';
 export { dockerEngineAvailable } from './docker.ts';
 export { readJson } from './http.ts';
+export {
+  type PrivateServer,
+  privateServersMissing,
+  startPrivatePostgres,
+  startPrivateRedis,
+} from './private-servers.ts';
 export { freePort, type RunningService, repoRoot, startServiceProcess } from './processes.ts';
 export { type Stack, stackPorts, startStack } from './stack.ts';

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from './databases.ts';
-import { freePort, repoRoot } from './processes.ts';
+import { freePorts, repoRoot } from './processes.ts';
 
 export interface Stack {
   process: ChildProcess;
@@ -17,12 +17,21 @@ export interface Stack {
   stop(): Promise<number | null>;
 }
 
-const PORT_SETTINGS = ['PORT', 'AUTH_PORT', 'MCP_PORT', 'WEB_PORT', 'AUTH_GRPC_PORT', 'GOOGLE_EMULATOR_PORT'];
+const PORT_SETTINGS = [
+  'PORT',
+  'AUTH_PORT',
+  'MCP_PORT',
+  'WEB_PORT',
+  'AUTH_GRPC_PORT',
+  'GOOGLE_EMULATOR_PORT',
+  'AUTH_METRICS_PORT',
+  'MCP_METRICS_PORT',
+  'WEB_METRICS_PORT',
+];
 
 export async function stackPorts(): Promise<Record<string, number>> {
-  const ports: Record<string, number> = {};
-  for (const name of PORT_SETTINGS) ports[name] = await freePort();
-  return ports;
+  const ports = await freePorts(PORT_SETTINGS.length);
+  return Object.fromEntries(PORT_SETTINGS.map((name, index) => [name, ports[index]!]));
 }
 
 /**
