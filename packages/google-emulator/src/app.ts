@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { createAccessControl } from './access-control.ts';
 import { adminRoutes } from './admin/admin-routes.ts';
 import { FaultInjector } from './admin/faults.ts';
+import { RequestStats } from './admin/request-stats.ts';
 import type { AccessControl } from './contracts.ts';
 import { createDriveLibrary } from './drive/drive-library.ts';
 import { MemoryFileStore } from './drive/file-store.ts';
@@ -22,6 +23,9 @@ export interface EmulatorAppOptions {
   accounts: string[];
   clients: OAuthClientConfig[];
   accessTokenTtlSeconds: number;
+  authorizationCodeTtlSeconds: number;
+  /** Whether the chooser's scope checkboxes start ticked (default) or unticked as at Google. */
+  scopeCheckboxes: 'ticked' | 'unticked';
   signingKey: SigningKey;
   logger: Logger;
   /** The Sheets part: its router over the shared files and access control, and Drive's view of it. */
@@ -32,23 +36,31 @@ export interface EmulatorAppOptions {
 export function createEmulatorApp(options: EmulatorAppOptions) {
   const { publicUrl, logger } = options;
   const accounts = options.accounts.map((email) => email.toLowerCase());
-  const grants = new GrantStore(options.accessTokenTtlSeconds);
+  const grants = new GrantStore(options.accessTokenTtlSeconds, options.authorizationCodeTtlSeconds);
   const clients = new OAuthClients(options.clients);
   const files = new MemoryFileStore();
   const access = createAccessControl(grants);
   const faults = new FaultInjector();
+  const stats = new RequestStats();
   const sheets = options.sheets({ files, access, publicUrl });
   const driveDeps = { files, access, spreadsheets: sheets.spreadsheets, publicUrl };
   const drive = createDriveLibrary(driveDeps);
 
   const routers = [
-    authorizeRoutes({ clients, grants, accounts: () => accounts }),
+    authorizeRoutes({
+      clients,
+      grants,
+      accounts: () => accounts,
+      scopesTicked: options.scopeCheckboxes === 'ticked',
+    }),
     tokenRoutes({ clients, grants, signingKey: options.signingKey, issuer: publicUrl }),
     discoveryRoutes({ issuer: publicUrl, signingKey: options.signingKey, grants }),
     adminRoutes({
       files,
       grants,
+      knownClient: (clientId) => clients.find(clientId) !== undefined,
       faults,
+      stats,
       accounts: () => accounts,
       publicUrl,
       spreadsheets: sheets.spreadsheets,
@@ -61,6 +73,7 @@ export function createEmulatorApp(options: EmulatorAppOptions) {
 
   const app = new Koa();
   app.use(requestLog(logger));
+  app.use(stats.middleware());
   app.use(emulatorErrors(logger));
   app.use(healthRoutes([]));
   app.use(faults.middleware());

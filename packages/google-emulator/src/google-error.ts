@@ -12,6 +12,8 @@ export class GoogleApiError extends Error {
   /** Where the bad input was, as Google reports it (e.g. location "q", locationType "parameter"). */
   readonly location: string | undefined;
   readonly locationType: string | undefined;
+  /** google.rpc status details (e.g. an ErrorInfo), as the Sheets API adds to quota errors. */
+  readonly details: readonly unknown[] | undefined;
   constructor(options: {
     code: number;
     status: string;
@@ -21,6 +23,7 @@ export class GoogleApiError extends Error {
     headers?: Record<string, string>;
     location?: string;
     locationType?: string;
+    details?: readonly unknown[];
   }) {
     super(options.message);
     this.name = 'GoogleApiError';
@@ -31,6 +34,7 @@ export class GoogleApiError extends Error {
     this.headers = options.headers ?? {};
     this.location = options.location;
     this.locationType = options.locationType;
+    this.details = options.details;
   }
 
   toJSON() {
@@ -49,9 +53,78 @@ export class GoogleApiError extends Error {
               : {}),
           },
         ],
+        ...(this.details ? { details: this.details } : {}),
       },
     };
   }
+}
+
+/** The quota reasons Google's APIs answer with (domain `usageLimits`). */
+export type QuotaReason = 'rateLimitExceeded' | 'userRateLimitExceeded' | 'dailyLimitExceeded';
+
+/** Drive's messages for its quota reasons (developers.google.com/drive/api/guides/handle-errors). */
+const DRIVE_QUOTA_MESSAGES: Record<QuotaReason, string> = {
+  rateLimitExceeded: 'Rate Limit Exceeded',
+  userRateLimitExceeded:
+    'User Rate Limit Exceeded. Rate of requests for user exceed configured project quota. You may consider re-evaluating expected per-user traffic to the API and adjust project quota limits accordingly.',
+  dailyLimitExceeded: 'Daily Limit Exceeded',
+};
+
+/**
+ * A quota error as the API answers it. Drive answers 403 (or 429) with reason
+ * `userRateLimitExceeded` / `rateLimitExceeded` / `dailyLimitExceeded` and its short messages;
+ * Sheets answers 429 `RESOURCE_EXHAUSTED` naming the quota metric, with an ErrorInfo detail
+ * `RATE_LIMIT_EXCEEDED`. Both keep the legacy `errors[0].reason` that clients classify on.
+ */
+function quotaExceeded(options: {
+  code: 403 | 429;
+  reason: QuotaReason;
+  api: 'sheets' | 'drive';
+  /** Sheets counts reads and writes against separate quotas. */
+  read: boolean;
+  retryAfterSeconds: number | undefined;
+}): GoogleApiError {
+  const { code, reason, api, read } = options;
+  const headers: Record<string, string> =
+    options.retryAfterSeconds === undefined ? {} : { 'retry-after': String(options.retryAfterSeconds) };
+  const status = code === 429 ? 'RESOURCE_EXHAUSTED' : 'PERMISSION_DENIED';
+  if (api === 'drive') {
+    return new GoogleApiError({
+      code,
+      status,
+      message: DRIVE_QUOTA_MESSAGES[reason],
+      reason,
+      domain: 'usageLimits',
+      headers,
+    });
+  }
+  const kind = read ? 'Read' : 'Write';
+  const perUser = reason === 'userRateLimitExceeded';
+  const limit =
+    reason === 'dailyLimitExceeded'
+      ? `${kind} requests per day`
+      : `${kind} requests per minute${perUser ? ' per user' : ''}`;
+  return new GoogleApiError({
+    code,
+    status,
+    message: `Quota exceeded for quota metric '${kind} requests' and limit '${limit}' of service 'sheets.googleapis.com' for consumer 'project_number:0'.`,
+    reason,
+    domain: 'usageLimits',
+    headers,
+    details: [
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'RATE_LIMIT_EXCEEDED',
+        domain: 'googleapis.com',
+        metadata: {
+          service: 'sheets.googleapis.com',
+          consumer: 'projects/0',
+          quota_metric: `sheets.googleapis.com/${kind.toLowerCase()}_requests`,
+          quota_limit: limit.replace(/(^|\s)(\w)/g, (_all, _space, letter: string) => letter.toUpperCase()),
+        },
+      },
+    ],
+  });
 }
 
 export const googleErrors = {
@@ -80,24 +153,13 @@ export const googleErrors = {
     new GoogleApiError({ code: 403, status: 'PERMISSION_DENIED', message, reason: 'forbidden' }),
   notFound: (message = 'Requested entity was not found.', reason = 'notFound') =>
     new GoogleApiError({ code: 404, status: 'NOT_FOUND', message, reason }),
-  rateLimited: (
-    retryAfterSeconds: number,
-    reason: 'rateLimitExceeded' | 'userRateLimitExceeded' = 'rateLimitExceeded',
-  ) =>
-    new GoogleApiError({
-      code: 429,
-      status: 'RESOURCE_EXHAUSTED',
-      message: `Quota exceeded for quota metric 'Requests' and limit 'Requests per minute per user'.`,
-      reason,
-      domain: 'usageLimits',
-      headers: { 'retry-after': String(retryAfterSeconds) },
-    }),
-  internal: () =>
+  quotaExceeded,
+  internal: (reason: 'backendError' | 'internalError' = 'backendError') =>
     new GoogleApiError({
       code: 500,
       status: 'INTERNAL',
       message: 'Internal error encountered.',
-      reason: 'backendError',
+      reason,
     }),
   unavailable: () =>
     new GoogleApiError({

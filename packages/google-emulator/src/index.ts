@@ -24,6 +24,13 @@ export interface GoogleEmulatorOptions {
   clients?: OAuthClientConfig[];
   /** Access-token lifetime; default 3600 as at Google. */
   accessTokenTtlSeconds?: number;
+  /** How long an authorization code can be exchanged; default 600 (Google's is about ten minutes). */
+  authorizationCodeTtlSeconds?: number;
+  /**
+   * How the chooser's scope checkboxes start. Default `ticked`, so that a person or test that just
+   * picks an account grants everything; `unticked` (with "Select all") is Google's granular consent.
+   */
+  scopeCheckboxes?: 'ticked' | 'unticked';
   logger?: Logger;
 }
 
@@ -55,6 +62,8 @@ export async function startGoogleEmulator(options: GoogleEmulatorOptions = {}): 
     accounts: options.accounts ?? DEFAULT_ACCOUNTS,
     clients: options.clients && options.clients.length > 0 ? options.clients : [DEFAULT_CLIENT],
     accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? 3600,
+    authorizationCodeTtlSeconds: options.authorizationCodeTtlSeconds ?? 600,
+    scopeCheckboxes: options.scopeCheckboxes ?? 'ticked',
     signingKey: await createSigningKey(),
     logger,
     sheets: sheetsPart,

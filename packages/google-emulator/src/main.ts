@@ -34,6 +34,8 @@ try {
           },
     ],
     accessTokenTtlSeconds: settings.GOOGLE_EMULATOR_ACCESS_TOKEN_TTL,
+    authorizationCodeTtlSeconds: settings.GOOGLE_EMULATOR_AUTHORIZATION_CODE_TTL,
+    scopeCheckboxes: settings.GOOGLE_EMULATOR_SCOPE_CHECKBOXES,
     logger,
   });
   logger.info({ url: emulator.url }, `google-emulator listening at ${emulator.url}`);

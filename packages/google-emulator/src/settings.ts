@@ -37,6 +37,13 @@ export const emulatorSettingsSchema = z.object({
     .min(1, 'expected at least 1 second')
     .max(86_400, 'expected at most 86400 seconds')
     .default(3600),
+  GOOGLE_EMULATOR_AUTHORIZATION_CODE_TTL: z.coerce
+    .number({ error: 'expected a number of seconds' })
+    .int('expected a whole number of seconds')
+    .min(1, 'expected at least 1 second')
+    .max(3600, 'expected at most 3600 seconds')
+    .default(600),
+  GOOGLE_EMULATOR_SCOPE_CHECKBOXES: z.enum(['ticked', 'unticked']).default('ticked'),
   LOG_LEVEL: setting.logLevel(),
 });
 

@@ -29,6 +29,7 @@ describe('the CLI (src/main.ts)', () => {
       GOOGLE_CLIENT_ID: 'cli-client',
       GOOGLE_CLIENT_SECRET: 'cli-secret',
       GOOGLE_EMULATOR_REDIRECT_URIS: 'http://127.0.0.1:9/cb',
+      GOOGLE_EMULATOR_SCOPE_CHECKBOXES: 'unticked',
       LOG_LEVEL: 'info',
     });
     const url = `http://127.0.0.1:${port}`;
@@ -41,6 +42,13 @@ describe('the CLI (src/main.ts)', () => {
     const html = await page.text();
     expect(html).toContain('>carol@example.com</button>');
     expect(html).not.toContain('alice@example.com');
+    const twoScopes = await fetch(
+      `${url}/o/oauth2/v2/auth?client_id=cli-client&redirect_uri=${encodeURIComponent('http://127.0.0.1:9/cb')}&response_type=code&scope=${encodeURIComponent('https://www.googleapis.com/auth/spreadsheets https://www.googleapis.com/auth/drive.file')}`,
+    );
+    const granular = await twoScopes.text();
+    expect(granular).toContain('Select all');
+    expect(granular).toContain('name="scope"');
+    expect(granular).not.toMatch(/\schecked\b/);
     cli.child.kill('SIGTERM');
     expect(await cli.exited).toBe(0);
   });
@@ -50,10 +58,14 @@ describe('the CLI (src/main.ts)', () => {
       GOOGLE_EMULATOR_PORT: 'abc',
       GOOGLE_EMULATOR_ACCESS_TOKEN_TTL: '-5',
       GOOGLE_EMULATOR_URL: 'not a url',
+      GOOGLE_EMULATOR_AUTHORIZATION_CODE_TTL: '7200',
+      GOOGLE_EMULATOR_SCOPE_CHECKBOXES: 'sometimes',
     });
     expect(await cli.exited).toBe(78);
     const lines = cli.output().trim().split('\n');
-    expect(lines).toHaveLength(3);
+    expect(lines).toHaveLength(5);
+    expect(cli.output()).toMatch(/GOOGLE_EMULATOR_SCOPE_CHECKBOXES/);
+    expect(cli.output()).toMatch(/GOOGLE_EMULATOR_AUTHORIZATION_CODE_TTL/);
     expect(cli.output()).toMatch(/GOOGLE_EMULATOR_PORT/);
     expect(cli.output()).toMatch(/GOOGLE_EMULATOR_ACCESS_TOKEN_TTL/);
     expect(cli.output()).toMatch(/GOOGLE_EMULATOR_URL/);

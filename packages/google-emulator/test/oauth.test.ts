@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { CodeChallengeMethod } from 'google-auth-library';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GoogleEmulator } from '../src/index.ts';
 import {
@@ -295,6 +296,18 @@ describe('the account chooser', () => {
     expect((await driveFor(emulator, auth).files.list()).status).toBe(200);
   });
 
+  it('shows no checkbox for a lone API scope and grants it with the account, as Google does', async () => {
+    const url = authorizationUrl({ scope: `openid ${SCOPES.spreadsheets}` });
+    const page = await (await fetch(url)).text();
+    expect(parseChooser(page, url).checkboxes).toEqual([]);
+    expect(page).toContain('See, edit, create, and delete all your Google Sheets spreadsheets');
+    // Even a forged scope field cannot refuse it or add one that was not asked for.
+    const redirect = await consent(url, { account: 'alice@example.com', tick: [SCOPES.drive] });
+    const auth = oauthClientFor(emulator, clientA);
+    const { tokens } = await auth.getToken(redirect.searchParams.get('code')!);
+    expect(tokens.scope!.split(' ').sort()).toEqual(['openid', SCOPES.spreadsheets].sort());
+  });
+
   it('adds previously granted scopes with include_granted_scopes=true', async () => {
     await signIn(emulator, clientB, { account: 'bob@example.com', scopes: ['openid', SCOPES.driveReadonly] });
     const auth = oauthClientFor(emulator, clientB);
@@ -309,7 +322,278 @@ describe('the account chooser', () => {
   });
 });
 
+/** An authorization code for `account` through `client` (PKCE), not yet exchanged. */
+async function outstandingCode(client: TestClient, account: string, scopes: string[]) {
+  const auth = oauthClientFor(emulator, client);
+  const { codeVerifier, codeChallenge } = await auth.generateCodeVerifierAsync();
+  const redirect = await consent(
+    auth.generateAuthUrl({
+      scope: scopes,
+      access_type: 'offline',
+      code_challenge: codeChallenge!,
+      code_challenge_method: CodeChallengeMethod.S256,
+    }),
+    { account },
+  );
+  const code = redirect.searchParams.get('code');
+  if (!code) throw new Error(`no code in ${redirect}`);
+  return { auth, code, codeVerifier: codeVerifier! };
+}
+
+describe('the chooser with scopeCheckboxes: "unticked" (Google\'s granular consent)', () => {
+  let google: Awaited<ReturnType<typeof startTestEmulator>>;
+  beforeAll(async () => {
+    google = await startTestEmulator({ scopeCheckboxes: 'unticked' });
+  });
+  afterAll(async () => {
+    await google?.emulator.close();
+  });
+  const SHEETGATE = ['openid', 'email', SCOPES.spreadsheets, SCOPES.driveReadonly, SCOPES.driveFile];
+  const url = () => oauthClientFor(google.emulator, google.clientA).generateAuthUrl({ scope: SHEETGATE });
+  const grantedBy = async (choice: { tick?: string[] }) => {
+    const redirect = await consent(url(), { account: 'alice@example.com', ...choice });
+    const { tokens } = await oauthClientFor(google.emulator, google.clientA).getToken(
+      redirect.searchParams.get('code')!,
+    );
+    expect(redirect.searchParams.get('scope')).toBe(tokens.scope);
+    return tokens.scope!.split(' ').sort();
+  };
+
+  it('starts every API scope unticked, under a "Select all" box', async () => {
+    const page = await (await fetch(url())).text();
+    expect(parseChooser(page, url()).checkboxes).toEqual([
+      { name: 'select_all', value: '1', checked: false, label: 'Select all' },
+      {
+        name: 'scope',
+        value: SCOPES.spreadsheets,
+        checked: false,
+        label: 'See, edit, create, and delete all your Google Sheets spreadsheets',
+      },
+      {
+        name: 'scope',
+        value: SCOPES.driveReadonly,
+        checked: false,
+        label: 'See and download all your Google Drive files',
+      },
+      {
+        name: 'scope',
+        value: SCOPES.driveFile,
+        checked: false,
+        label: 'See, edit, create, and delete only the specific Google Drive files you use with this app',
+      },
+    ]);
+  });
+
+  it('grants only the sign-in scopes when the account is picked without ticking, then the API refuses', async () => {
+    expect(await grantedBy({})).toEqual(['openid', SCOPES.userinfoEmail].sort());
+    const redirect = await consent(url(), { account: 'alice@example.com' });
+    const auth = oauthClientFor(google.emulator, google.clientA);
+    auth.setCredentials((await auth.getToken(redirect.searchParams.get('code')!)).tokens);
+    const refused = await failureOf(driveFor(google.emulator, auth).files.list());
+    expect(refused.response?.status).toBe(403);
+    expect(refused.response?.data.error.errors[0]?.reason).toBe('insufficientPermissions');
+  });
+
+  it('grants the ticked scopes, or all of them with "Select all"', async () => {
+    expect(await grantedBy({ tick: [SCOPES.driveFile] })).toEqual(
+      ['openid', SCOPES.userinfoEmail, SCOPES.driveFile].sort(),
+    );
+    expect(await grantedBy({ tick: ['select_all'] })).toEqual(
+      ['openid', SCOPES.userinfoEmail, SCOPES.spreadsheets, SCOPES.driveReadonly, SCOPES.driveFile].sort(),
+    );
+  });
+});
+
+describe('prompt and login_hint', () => {
+  // A fresh emulator: prompt=none depends on what each account granted before.
+  let fresh: Awaited<ReturnType<typeof startTestEmulator>>;
+  beforeAll(async () => {
+    fresh = await startTestEmulator({ accounts: ['alice@example.com', 'carol@example.com'] });
+  });
+  afterAll(async () => {
+    await fresh?.emulator.close();
+  });
+
+  const authorizationUrl = (params: Record<string, string>) =>
+    `${fresh.emulator.url}/o/oauth2/v2/auth?${new URLSearchParams({
+      client_id: fresh.clientA.clientId,
+      redirect_uri: REDIRECT_URI,
+      response_type: 'code',
+      state: 'the-state',
+      ...params,
+    })}`;
+  /** prompt=none never shows a page: the GET itself redirects. */
+  async function silently(params: Record<string, string>) {
+    const answer = await fetch(authorizationUrl({ prompt: 'none', ...params }), { redirect: 'manual' });
+    expect(answer.status).toBe(302);
+    const location = new URL(answer.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).toBe(REDIRECT_URI);
+    expect(location.searchParams.get('state')).toBe('the-state');
+    return location.searchParams;
+  }
+  it('prompt=none: login_required with no login_hint or an unknown account, interaction_required before consent', async () => {
+    const scope = `openid ${SCOPES.driveReadonly}`;
+    expect((await silently({ scope })).get('error')).toBe('login_required');
+    expect((await silently({ scope, login_hint: 'nobody@example.com' })).get('error')).toBe('login_required');
+    const beforeConsent = await silently({ scope, login_hint: 'carol@example.com' });
+    expect(beforeConsent.get('error')).toBe('interaction_required');
+    expect(beforeConsent.get('code')).toBeNull();
+  });
+
+  it('prompt=none: a code without a page once the hinted account granted every scope, by email or by sub', async () => {
+    const { tokens } = await signIn(fresh.emulator, fresh.clientA, {
+      account: 'carol@example.com',
+      scopes: ['openid', 'email', SCOPES.driveReadonly],
+    });
+    const ticket = await oauthClientFor(fresh.emulator, fresh.clientA).verifyIdToken({
+      idToken: tokens.id_token!,
+      audience: fresh.clientA.clientId,
+    });
+    const sub = ticket.getPayload()!.sub;
+
+    for (const loginHint of ['Carol@Example.com', sub]) {
+      const params = await silently({ scope: `openid ${SCOPES.driveReadonly}`, login_hint: loginHint });
+      expect(params.get('error')).toBeNull();
+      expect(params.get('scope')).toBe(`openid ${SCOPES.driveReadonly}`);
+      const exchanged = await oauthClientFor(fresh.emulator, fresh.clientA).getToken(params.get('code')!);
+      expect(exchanged.tokens.scope).toBe(`openid ${SCOPES.driveReadonly}`);
+      expect(exchanged.tokens.refresh_token).toBeUndefined(); // not offline, and not first consent
+    }
+    // A scope never granted needs the consent page.
+    const wider = await silently({ scope: `openid ${SCOPES.spreadsheets}`, login_hint: 'carol@example.com' });
+    expect(wider.get('error')).toBe('interaction_required');
+    // Another client has no grant from Carol.
+    const otherClient = await fetch(
+      authorizationUrl({
+        prompt: 'none',
+        scope: 'openid',
+        login_hint: 'carol@example.com',
+        client_id: fresh.clientB.clientId,
+      }),
+      { redirect: 'manual' },
+    );
+    expect(new URL(otherClient.headers.get('location')!).searchParams.get('error')).toBe(
+      'interaction_required',
+    );
+  });
+
+  it('refuses prompt=none combined with another value, and unknown prompt values, with an error page', async () => {
+    for (const prompt of ['none consent', 'login', 'consent bogus']) {
+      const page = await fetch(authorizationUrl({ scope: 'openid', prompt }), { redirect: 'manual' });
+      expect(page.status, prompt).toBe(400);
+      expect(await page.text()).toContain('invalid_request');
+    }
+    const fine = await fetch(authorizationUrl({ scope: 'openid', prompt: 'select_account consent' }));
+    expect(fine.status).toBe(200);
+  });
+
+  it('puts the account a login_hint names by sub first on the chooser', async () => {
+    const { tokens } = await signIn(fresh.emulator, fresh.clientA, {
+      account: 'carol@example.com',
+      scopes: ['openid'],
+    });
+    const sub = JSON.parse(Buffer.from(tokens.id_token!.split('.')[1]!, 'base64url').toString())
+      .sub as string;
+    const url = authorizationUrl({ scope: 'openid', login_hint: sub });
+    const chooser = parseChooser(await (await fetch(url)).text(), url);
+    expect(chooser.accounts).toEqual(['carol@example.com', 'alice@example.com']);
+    const unknown = authorizationUrl({ scope: 'openid', login_hint: '123' });
+    expect(parseChooser(await (await fetch(unknown)).text(), unknown).accounts).toEqual([
+      'alice@example.com',
+      'carol@example.com',
+    ]);
+  });
+
+  it('prompt=consent issues a new refresh token where a repeat consent without it issues none', async () => {
+    const first = await signIn(fresh.emulator, fresh.clientB, {
+      account: 'alice@example.com',
+      scopes: [SCOPES.driveReadonly],
+    });
+    expect(first.tokens.refresh_token).toMatch(/^1\/\/0/);
+
+    const auth = oauthClientFor(fresh.emulator, fresh.clientB);
+    const again = await consent(
+      auth.generateAuthUrl({ scope: [SCOPES.driveReadonly], access_type: 'offline' }),
+      { account: 'alice@example.com' },
+    );
+    const repeated = await auth.getToken(again.searchParams.get('code')!);
+    expect(repeated.tokens.access_token).toMatch(/^ya29\./);
+    expect(repeated.tokens.refresh_token).toBeUndefined();
+
+    const forced = await consent(
+      auth.generateAuthUrl({ scope: [SCOPES.driveReadonly], access_type: 'offline', prompt: 'consent' }),
+      { account: 'alice@example.com' },
+    );
+    const reissued = await auth.getToken(forced.searchParams.get('code')!);
+    expect(reissued.tokens.refresh_token).toMatch(/^1\/\/0/);
+    expect(reissued.tokens.refresh_token).not.toBe(first.tokens.refresh_token);
+    // The earlier refresh token keeps working, as at Google (until its per-client cap).
+    const old = oauthClientFor(fresh.emulator, fresh.clientB);
+    old.setCredentials({ refresh_token: first.tokens.refresh_token! });
+    expect((await old.refreshAccessToken()).credentials.access_token).toMatch(/^ya29\./);
+  });
+});
+
 describe('revocation and expiry', () => {
+  it('refuses an authorization code after authorizationCodeTtlSeconds', async () => {
+    // Three seconds: enough that the prompt exchange below is never late on a busy machine.
+    const short = await startTestEmulator({ authorizationCodeTtlSeconds: 3 });
+    try {
+      const codeOf = async () => {
+        const auth = oauthClientFor(short.emulator, short.clientA);
+        const redirect = await consent(auth.generateAuthUrl({ scope: ['openid'] }), {
+          account: 'alice@example.com',
+        });
+        return { auth, code: redirect.searchParams.get('code')! };
+      };
+      const prompt = await codeOf();
+      expect((await prompt.auth.getToken(prompt.code)).tokens.access_token).toMatch(/^ya29\./);
+      const late = await codeOf();
+      await new Promise((resolve) => setTimeout(resolve, 3100));
+      const error = await failureOf<{ error?: string }>(late.auth.getToken(late.code));
+      expect(error.response?.status).toBe(400);
+      expect(error.response?.data.error).toBe('invalid_grant');
+    } finally {
+      await short.emulator.close();
+    }
+  });
+
+  it('refuses a code issued before the account was revoked through the admin API', async () => {
+    const pending = await outstandingCode(clientA, 'bob@example.com', [SCOPES.driveReadonly]);
+    const otherAccount = await outstandingCode(clientA, 'alice@example.com', [SCOPES.driveReadonly]);
+    expect((await admin(emulator, 'POST', '/revoke', { email: 'bob@example.com' })).status).toBe(200);
+    const error = await failureOf<{ error?: string }>(
+      pending.auth.getToken({ code: pending.code, codeVerifier: pending.codeVerifier }),
+    );
+    expect(error.response?.status).toBe(400);
+    expect(error.response?.data.error).toBe('invalid_grant');
+    // Only Bob's grant went: Alice's outstanding code still works.
+    const { tokens } = await otherAccount.auth.getToken({
+      code: otherAccount.code,
+      codeVerifier: otherAccount.codeVerifier,
+    });
+    expect(tokens.access_token).toMatch(/^ya29\./);
+  });
+
+  it('refuses a code issued before the grant was revoked at the revocation endpoint', async () => {
+    const { auth, tokens } = await signIn(emulator, clientB, {
+      account: 'bob@example.com',
+      scopes: [SCOPES.driveReadonly],
+    });
+    const pending = await outstandingCode(clientB, 'bob@example.com', [SCOPES.driveReadonly]);
+    const otherClient = await outstandingCode(clientA, 'bob@example.com', [SCOPES.driveReadonly]);
+    await auth.revokeToken(tokens.access_token!);
+    expect(
+      await oauthErrorOf(pending.auth.getToken({ code: pending.code, codeVerifier: pending.codeVerifier })),
+    ).toBe('invalid_grant');
+    // The grant is per client: Bob's code for client A is untouched.
+    const other = await otherClient.auth.getToken({
+      code: otherClient.code,
+      codeVerifier: otherClient.codeVerifier,
+    });
+    expect(other.tokens.access_token).toMatch(/^ya29\./);
+  });
+
   it('revokes the grant at /revoke: refresh gets invalid_grant and the access token 401', async () => {
     const { auth, tokens } = await signIn(emulator, clientA, { scopes: [SCOPES.driveReadonly] });
     const drive = driveFor(emulator, auth);
@@ -353,7 +637,7 @@ describe('revocation and expiry', () => {
       const auth = oauthClientFor(short.emulator, short.clientA);
       auth.setCredentials({ access_token: tokens.access_token!, expiry_date: Date.now() + 3_600_000 });
       expect((await driveFor(short.emulator, auth).files.list()).status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await new Promise((resolve) => setTimeout(resolve, 3100));
       expect(await statusOf(driveFor(short.emulator, auth).files.list())).toBe(401);
       // With the refresh token, google-auth-library renews and the call succeeds again.
       auth.setCredentials({ ...tokens, expiry_date: Date.now() - 1000 });

@@ -1,13 +1,15 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import { accountFor } from '../accounts.ts';
 import type { DriveFile, NativeSpreadsheets } from '../contracts.ts';
 import { SPREADSHEET_IMPORT_MIME_TYPES, SPREADSHEET_MIME_TYPE } from '../contracts.ts';
 import { fileResource } from '../drive/file-resource.ts';
 import type { MemoryFileStore } from '../drive/file-store.ts';
 import { readJsonBody } from '../http/request-body.ts';
 import type { GrantStore } from '../oauth/grant-store.ts';
-import { type FaultInjector, validFaultMatch } from './faults.ts';
+import { FAULT_REASONS, FAULT_STATUSES, type FaultInjector, validFaultMatch } from './faults.ts';
+import type { RequestStats } from './request-stats.ts';
 import type { SeedSpreadsheet } from './seed-spreadsheet.ts';
 
 /** Bad input to the admin API: a 400 with `{"error":"invalid_request","error_description":…}`. */
@@ -33,9 +35,8 @@ const faultBody = z
         validFaultMatch,
         'expected a method id such as "sheets.spreadsheets.values.get" or a path regex',
       ),
-    status: z
-      .union([z.literal(401), z.literal(403), z.literal(429), z.literal(500), z.literal(503)])
-      .optional(),
+    status: z.union(FAULT_STATUSES.map((status) => z.literal(status))).optional(),
+    reason: z.enum([...new Set(Object.values(FAULT_REASONS).flat())]).optional(),
     retryAfterSeconds: z.number().int().min(0).max(3600).optional(),
     latencyMs: z.number().int().min(0).max(60_000).optional(),
     count: z.number().int().min(1).max(10_000).optional(),
@@ -43,7 +44,21 @@ const faultBody = z
   .refine(
     (fault) => fault.status !== undefined || fault.latencyMs !== undefined,
     'give a status, a latencyMs, or both',
-  );
+  )
+  .superRefine((fault, context) => {
+    if (fault.reason === undefined) return;
+    const allowed: readonly string[] = fault.status ? FAULT_REASONS[fault.status] : [];
+    if (!allowed.includes(fault.reason)) {
+      const statuses = FAULT_STATUSES.filter((status) =>
+        (FAULT_REASONS[status] as readonly string[]).includes(fault.reason!),
+      );
+      context.addIssue({
+        code: 'custom',
+        path: ['reason'],
+        message: `reason ${fault.reason} goes with status ${statuses.join(' or ')}`,
+      });
+    }
+  });
 
 const seedFile = z
   .strictObject({
@@ -86,10 +101,21 @@ const seedFile = z
 
 const seedBody = z.strictObject({ email, files: z.array(seedFile).min(1).max(1000) });
 
+const grantBody = z.strictObject({
+  email,
+  clientId: z.string().min(1).max(256),
+  scopes: z
+    .array(z.string().regex(/^[\x21-\x7e]{1,200}$/, 'expected a scope'))
+    .min(1)
+    .max(20),
+});
+
 export interface AdminDeps {
   files: MemoryFileStore;
   grants: GrantStore;
+  knownClient: (clientId: string) => boolean;
   faults: FaultInjector;
+  stats: RequestStats;
   accounts: () => string[];
   publicUrl: string;
   spreadsheets: Pick<NativeSpreadsheets, 'importInto' | 'reset'>;
@@ -139,12 +165,35 @@ export function adminRoutes(deps: AdminDeps) {
     ctx.status = 204;
   });
 
+  router.get('/stats', (ctx) => {
+    ctx.set('cache-control', 'no-store');
+    ctx.body = deps.stats.snapshot();
+  });
+  router.delete('/stats', (ctx) => {
+    deps.stats.clear();
+    ctx.status = 204;
+  });
+
   router.post('/reset', (ctx) => {
     deps.spreadsheets.reset();
     deps.files.clear();
     deps.grants.reset();
     deps.faults.clear();
+    deps.stats.clear();
     ctx.status = 204;
+  });
+
+  // A grant the account gave the client earlier, outside this emulator's lifetime (for instance
+  // through a deployment being replaced): its refresh token, as the code exchange would have given.
+  router.post('/grants', async (ctx) => {
+    const grant = await parseBody(ctx, grantBody);
+    knownAccount(grant.email);
+    if (!deps.knownClient(grant.clientId)) throw new AdminInputError(`no such client: ${grant.clientId}`);
+    const scopes = [...new Set(grant.scopes)];
+    deps.grants.recordGrant(grant.email, grant.clientId, scopes);
+    const token = deps.grants.issueRefreshToken(grant.email, grant.clientId, scopes);
+    ctx.status = 201;
+    ctx.body = { refresh_token: token.token, scope: scopes.join(' '), sub: accountFor(grant.email).sub };
   });
 
   router.post('/seed', async (ctx) => {

@@ -1,11 +1,35 @@
 import type { Middleware } from 'koa';
-import { type GoogleApiError, googleErrors } from '../google-error.ts';
+import { type GoogleApiError, googleErrors, type QuotaReason } from '../google-error.ts';
 import { apiMethodOf, isApiPath } from './api-methods.ts';
+
+/**
+ * The `reason`s a fault may answer with, per status; the first is the default. Quota reasons come
+ * as Drive sends them (403, or 429) and as Sheets sends them (429); see the README's table.
+ */
+export const FAULT_REASONS = {
+  401: ['authError'],
+  403: [
+    'forbidden',
+    'insufficientPermissions',
+    'rateLimitExceeded',
+    'userRateLimitExceeded',
+    'dailyLimitExceeded',
+  ],
+  429: ['rateLimitExceeded', 'userRateLimitExceeded'],
+  500: ['backendError', 'internalError'],
+  503: ['backendError'],
+} as const;
+
+export type FaultStatus = keyof typeof FAULT_REASONS;
+export type FaultReason = (typeof FAULT_REASONS)[FaultStatus][number];
+export const FAULT_STATUSES = Object.keys(FAULT_REASONS).map(Number) as FaultStatus[];
 
 export interface FaultSpec {
   /** A method id or id prefix (`sheets.spreadsheets.values.get`, `drive.files`) or a path regex. */
   match: string;
-  status?: 401 | 403 | 429 | 500 | 503 | undefined;
+  status?: FaultStatus | undefined;
+  /** One of FAULT_REASONS[status]; the status's default when absent. */
+  reason?: FaultReason | undefined;
   retryAfterSeconds?: number | undefined;
   latencyMs?: number | undefined;
   /** How many matching calls the fault answers; 1 unless given. */
@@ -65,23 +89,39 @@ export class FaultInjector {
       this.#faults = this.#faults.filter((each) => each.remaining > 0);
       if (fault.spec.latencyMs) await new Promise((resolve) => setTimeout(resolve, fault.spec.latencyMs));
       if (!fault.spec.status) return next();
-      throw faultError(fault.spec);
+      throw faultError(fault.spec, fault.spec.status, ctx.method, ctx.path);
     };
   }
 }
 
-function faultError(spec: FaultSpec): GoogleApiError {
-  // 401 and 403 let clients' token-refresh and permission paths be tested without revoking grants.
-  const byStatus: Record<number, () => GoogleApiError> = {
-    401: googleErrors.unauthenticated,
-    403: () => googleErrors.permissionDenied(),
-    429: () => googleErrors.rateLimited(spec.retryAfterSeconds ?? 1),
-    500: googleErrors.internal,
-    503: googleErrors.unavailable,
-  };
-  const error = (byStatus[spec.status ?? 503] ?? googleErrors.unavailable)();
-  if (spec.status !== 429 && spec.retryAfterSeconds !== undefined) {
-    error.headers['retry-after'] = String(spec.retryAfterSeconds);
+function faultError(spec: FaultSpec, status: FaultStatus, method: string, path: string): GoogleApiError {
+  const reason = spec.reason ?? FAULT_REASONS[status][0];
+  // Only a 429 promises a Retry-After by default; other statuses send one when asked to.
+  const retryAfterSeconds = spec.retryAfterSeconds ?? (status === 429 ? 1 : undefined);
+  let error: GoogleApiError;
+  if (
+    reason === 'rateLimitExceeded' ||
+    reason === 'userRateLimitExceeded' ||
+    reason === 'dailyLimitExceeded'
+  ) {
+    error = googleErrors.quotaExceeded({
+      code: status as 403 | 429,
+      reason,
+      api: path.startsWith('/v4/') ? 'sheets' : 'drive',
+      read: method === 'GET' || /ByDataFilter$/.test(apiMethodOf(method, path) ?? ''),
+      retryAfterSeconds,
+    });
+  } else {
+    // 401 and 403 let clients' token-refresh and permission paths be tested without revoking grants.
+    const byReason = {
+      authError: googleErrors.unauthenticated,
+      forbidden: () => googleErrors.permissionDenied(),
+      insufficientPermissions: googleErrors.insufficientScopes,
+      backendError: status === 503 ? googleErrors.unavailable : () => googleErrors.internal('backendError'),
+      internalError: () => googleErrors.internal('internalError'),
+    } satisfies Record<Exclude<FaultReason, QuotaReason>, () => GoogleApiError>;
+    error = byReason[reason]();
+    if (retryAfterSeconds !== undefined) error.headers['retry-after'] = String(retryAfterSeconds);
   }
   return error;
 }

@@ -1,8 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
+import { accountFor } from '../accounts.ts';
 import { readFormBody } from '../http/request-body.ts';
-import { renderAuthorizationErrorPage, renderChooserPage } from './chooser-page.ts';
+import {
+  hasScopeChoice,
+  renderAuthorizationErrorPage,
+  renderChooserPage,
+  SELECT_ALL,
+} from './chooser-page.ts';
 import type { OAuthClients } from './clients.ts';
 import type { Authorization, GrantStore } from './grant-store.ts';
 import { isIdentityScope, KNOWN_SCOPES, parseScopeParameter } from './scopes.ts';
@@ -19,6 +25,8 @@ interface PendingAuthorization {
   offline: boolean;
   forceConsent: boolean;
   includeGrantedScopes: boolean;
+  /** The account `login_hint` names (by email or by `sub`), when it is one of the accounts. */
+  hintedAccount: string | undefined;
   createdAt: number;
 }
 
@@ -44,6 +52,8 @@ export function authorizeRoutes(deps: {
   clients: OAuthClients;
   grants: GrantStore;
   accounts: () => string[];
+  /** Whether the chooser's scope checkboxes start ticked; Google's start unticked. */
+  scopesTicked: boolean;
 }) {
   const pending = new Map<string, PendingAuthorization>();
   const router = new Router();
@@ -84,13 +94,19 @@ export function authorizeRoutes(deps: {
 
   const start = (ctx: Context) => {
     try {
-      const request = parseAuthorizationRequest(new URLSearchParams(ctx.querystring), deps.clients);
+      const request = parseAuthorizationRequest(
+        new URLSearchParams(ctx.querystring),
+        deps.clients,
+        deps.accounts(),
+      );
       if (request.promptNone) {
-        // No page may be shown: only an account named by login_hint that already granted everything.
-        const email = ctx.query.login_hint?.toString().toLowerCase() ?? '';
-        const granted = deps.accounts().includes(email)
-          ? deps.grants.previouslyGranted(email, request.clientId)
-          : [];
+        // No page may be shown (OpenID Connect Core §3.1.2.6). The emulator has no browser session,
+        // so the person counts as signed in only as the account login_hint names; without one,
+        // nobody is: login_required. Signed in, but some scope never granted to this client:
+        // interaction_required, as Google answers when consent would have to be shown.
+        const email = request.hintedAccount;
+        if (!email) return redirectBack(ctx, request, { error: 'login_required' });
+        const granted = deps.grants.previouslyGranted(email, request.clientId);
         const covered = request.scopes.every((scope) => isIdentityScope(scope) || granted.includes(scope));
         if (granted.length === 0 || !covered)
           return redirectBack(ctx, request, { error: 'interaction_required' });
@@ -106,8 +122,9 @@ export function authorizeRoutes(deps: {
         requestId,
         clientId: request.clientId,
         accounts: deps.accounts(),
-        loginHint: ctx.query.login_hint?.toString(),
+        loginHint: request.hintedAccount,
         optionalScopes: request.scopes.filter((scope) => !isIdentityScope(scope)),
+        scopesTicked: deps.scopesTicked,
       });
     } catch (error) {
       showError(ctx, error);
@@ -131,7 +148,11 @@ export function authorizeRoutes(deps: {
       if (!deps.accounts().includes(email)) {
         throw new AuthorizationPageError('invalid_request', `No such account: ${email || '(none chosen)'}`);
       }
-      grantAndRedirect(ctx, request, email, form.getAll('scope'));
+      const apiScopes = request.scopes.filter((scope) => !isIdentityScope(scope));
+      // Decided here, not by hidden fields: a lone API scope has no checkbox and comes with the
+      // request; "Select all" grants every requested one.
+      const ticked = !hasScopeChoice(apiScopes) || form.has(SELECT_ALL) ? apiScopes : form.getAll('scope');
+      grantAndRedirect(ctx, request, email, ticked);
     } catch (error) {
       showError(ctx, error);
     }
@@ -139,9 +160,20 @@ export function authorizeRoutes(deps: {
   return router;
 }
 
+/** Google's `prompt` values; `none` must stand alone (OpenID Connect Core §3.1.2.1). */
+const PROMPT_VALUES = new Set(['none', 'consent', 'select_account']);
+
+/** `login_hint` is "an email address or the sub identifier" of the account (Google's OAuth docs). */
+function accountNamedBy(hint: string | null, accounts: string[]): string | undefined {
+  if (!hint) return undefined;
+  const lower = hint.trim().toLowerCase();
+  return accounts.find((email) => email === lower || accountFor(email).sub === lower);
+}
+
 function parseAuthorizationRequest(
   query: URLSearchParams,
   clients: OAuthClients,
+  accounts: string[],
 ): PendingAuthorization & { promptNone: boolean } {
   const clientId = query.get('client_id') ?? '';
   const client = clients.find(clientId);
@@ -182,6 +214,19 @@ function parseAuthorizationRequest(
     throw new AuthorizationPageError('invalid_request', `Invalid access_type: ${accessType}`);
   }
   const prompt = (query.get('prompt') ?? '').split(' ').filter(Boolean);
+  const unknownPrompt = prompt.find((value) => !PROMPT_VALUES.has(value));
+  if (unknownPrompt !== undefined) {
+    throw new AuthorizationPageError(
+      'invalid_request',
+      `Invalid parameter value for prompt: Invalid prompt: ${unknownPrompt}`,
+    );
+  }
+  if (prompt.includes('none') && prompt.length > 1) {
+    throw new AuthorizationPageError(
+      'invalid_request',
+      'Invalid parameter value for prompt: none must not be combined with other values',
+    );
+  }
   return {
     clientId,
     redirectUri,
@@ -194,6 +239,7 @@ function parseAuthorizationRequest(
     forceConsent: prompt.includes('consent'),
     includeGrantedScopes: query.get('include_granted_scopes') === 'true',
     promptNone: prompt.includes('none'),
+    hintedAccount: accountNamedBy(query.get('login_hint'), accounts),
     createdAt: Date.now(),
   };
 }

@@ -37,9 +37,6 @@ export interface AccessToken {
   revoked: boolean;
 }
 
-/** Google's authorization codes live about ten minutes. */
-const CODE_TTL_MS = 10 * 60 * 1000;
-
 const randomToken = (bytes: number) => randomBytes(bytes).toString('base64url');
 
 /**
@@ -54,9 +51,11 @@ export class GrantStore {
   /** `${email} ${clientId}` → scopes granted so far. */
   readonly #granted = new Map<string, Set<string>>();
   readonly #accessTokenTtlMs: number;
+  readonly #codeTtlMs: number;
 
-  constructor(accessTokenTtlSeconds: number) {
+  constructor(accessTokenTtlSeconds: number, authorizationCodeTtlSeconds: number) {
     this.#accessTokenTtlMs = accessTokenTtlSeconds * 1000;
+    this.#codeTtlMs = authorizationCodeTtlSeconds * 1000;
   }
 
   get accessTokenTtlSeconds(): number {
@@ -70,7 +69,9 @@ export class GrantStore {
   issueCode(authorization: Authorization): string {
     // Google's codes start with "4/0" and are URL-safe.
     const code = `4/0${randomToken(48)}`;
-    this.#codes.set(code, { ...authorization, expiresAt: Date.now() + CODE_TTL_MS, used: false });
+    const now = Date.now();
+    for (const [key, stored] of this.#codes) if (stored.expiresAt < now) this.#codes.delete(key);
+    this.#codes.set(code, { ...authorization, expiresAt: now + this.#codeTtlMs, used: false });
     return code;
   }
 
@@ -125,7 +126,10 @@ export class GrantStore {
     return stored;
   }
 
-  /** Revokes the grant behind an access or refresh token; false when the token is unknown or dead. */
+  /**
+   * Revokes the grant behind an access or refresh token, with the codes not yet exchanged for it;
+   * false when the token is unknown or dead.
+   */
   revokeToken(token: string): boolean {
     const owner = this.findRefreshToken(token) ?? this.findAccessToken(token);
     if (!owner) return false;
@@ -134,7 +138,10 @@ export class GrantStore {
     return true;
   }
 
-  /** Revokes every grant of the account, to every client (the person removed access at Google). */
+  /**
+   * Revokes every grant of the account, to every client (the person removed access at Google),
+   * including codes not yet exchanged. Returns how many live tokens were revoked (codes not counted).
+   */
   revokeAccount(email: string): number {
     const revoked = this.#revokeWhere((each) => each.email === email);
     for (const key of [...this.#granted.keys()]) if (key.startsWith(`${email} `)) this.#granted.delete(key);
@@ -148,7 +155,13 @@ export class GrantStore {
     this.#granted.clear();
   }
 
+  /**
+   * A removed grant takes its outstanding codes with it: a code issued before the revocation must
+   * not mint tokens for the grant after it (RFC 7009 §2.1: revoking one token invalidates what was
+   * issued on the same grant).
+   */
   #revokeWhere(predicate: (token: { email: string; clientId: string }) => boolean): number {
+    for (const code of this.#codes.values()) if (predicate(code)) code.used = true;
     let revoked = 0;
     for (const token of [...this.#refreshTokens.values(), ...this.#accessTokens.values()]) {
       if (!token.revoked && predicate(token)) {

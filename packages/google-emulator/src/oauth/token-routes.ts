@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { accountFor } from '../accounts.ts';
+import { GRANT_TYPE_STATE } from '../admin/request-stats.ts';
 import { readFormBody } from '../http/request-body.ts';
 import type { OAuthClientConfig, OAuthClients } from './clients.ts';
 import type { GrantStore } from './grant-store.ts';
@@ -22,8 +23,9 @@ export function tokenRoutes(deps: TokenRouteDeps) {
 
   router.post('/token', async (ctx) => {
     const form = await readFormBody(ctx);
-    const client = authenticateClient(ctx, form, deps.clients);
     const grantType = form.get('grant_type');
+    ctx.state[GRANT_TYPE_STATE] = grantType;
+    const client = authenticateClient(ctx, form, deps.clients);
     ctx.set('cache-control', 'no-store');
     if (grantType === 'authorization_code') ctx.body = await exchangeCode(form, client, deps);
     else if (grantType === 'refresh_token') ctx.body = await refresh(form, client, deps);

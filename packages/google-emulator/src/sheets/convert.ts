@@ -1,13 +1,12 @@
 /**
  * Conversions between native spreadsheets and files, as Drive performs them on upload, copy and
- * export: csv / tsv / xlsx / ods in, csv / tsv (first sheet, or `sheetId`) / xlsx / ods / pdf out.
+ * export: csv / tsv / xlsx / ods in, csv / tsv (first sheet) / xlsx / ods / pdf out.
  */
 import { googleErrors } from '../google-error.ts';
 import { formatDelimited, parseDelimited } from './delimited-text.ts';
 import type { CellData, CellRows, SpreadsheetContents, SpreadsheetModel } from './model.ts';
 import { exportOds, importOds } from './ods-workbook.ts';
 import { exportPdf } from './pdf-export.ts';
-import { SpreadsheetStore } from './spreadsheet-store.ts';
 import { parseUserEntered } from './user-entered.ts';
 import { formattedRows } from './workbook-cells.ts';
 import { exportXlsx, importXlsx } from './xlsx-workbook.ts';
@@ -63,41 +62,19 @@ function importDelimited(bytes: Buffer, delimiter: ',' | '\t'): CellRows {
   );
 }
 
-export interface ExportOptions {
-  /** For csv, tsv and pdf: the sheet to export (csv and tsv default to the first, pdf to all). */
-  sheetId?: number;
-}
-
+/** Drive's export: csv and tsv hold the first sheet only (Drive's API has no sheet selector). */
 export async function exportSpreadsheet(
   spreadsheet: SpreadsheetModel,
   targetMimeType: string,
-  options: ExportOptions = {},
 ): Promise<Buffer> {
   const type = targetMimeType.split(';')[0]?.trim().toLowerCase() ?? '';
-  const chosen =
-    options.sheetId === undefined
-      ? undefined
-      : spreadsheet.sheets.find((sheet) => sheet.properties.sheetId === options.sheetId);
-  if (options.sheetId !== undefined && !chosen)
-    throw googleErrors.badRequest(`No grid with id: ${options.sheetId}`);
   if (type === CSV_MIME_TYPE || type === TSV_MIME_TYPE) {
-    const sheet = chosen ?? spreadsheet.sheets[0];
+    const sheet = spreadsheet.sheets[0];
     const rows = sheet ? formattedRows(spreadsheet, sheet) : [];
     return Buffer.from(formatDelimited(rows, type === TSV_MIME_TYPE ? '\t' : ','), 'utf8');
   }
   if (type === XLSX_MIME_TYPE) return exportXlsx(spreadsheet);
   if (ODS_MIME_TYPES.includes(type)) return exportOds(spreadsheet);
-  if (type === PDF_MIME_TYPE) return exportPdf(spreadsheet, chosen ? [chosen] : spreadsheet.sheets);
+  if (type === PDF_MIME_TYPE) return exportPdf(spreadsheet);
   throw googleErrors.badRequest(`Export to ${targetMimeType} is not supported.`);
 }
-
-/**
- * The converter Drive's side uses (`SpreadsheetConverter` in src/native-spreadsheets.ts): the same
- * conversions over spreadsheet contents rather than a stored spreadsheet.
- */
-export const spreadsheetConverter = {
-  importContents: importSpreadsheet,
-  exportContents(contents: SpreadsheetContents, targetMimeType: string): Promise<Buffer> {
-    return exportSpreadsheet(new SpreadsheetStore().create('export', contents), targetMimeType);
-  },
-};

@@ -1,6 +1,7 @@
 /**
- * Formula results, computed with HyperFormula (GPL-3.0 licence key `gpl-v3`: acceptable because
- * the emulator is a development and test tool, never part of a production image). Its function
+ * Formula results, computed with HyperFormula under its GPLv3 option (licence key `gpl-v3`), which
+ * makes this package GPL-3.0-only: acceptable because the emulator is a development and test tool,
+ * never part of a production image (README.md, "Licence"). Its function
  * set is Excel's, which covers the common Sheets functions (SUM, AVERAGE, COUNT, COUNTA, MIN, MAX,
  * IF, CONCATENATE, `&`, ROUND, DATE, …); Sheets-only functions (QUERY, ARRAYFORMULA, FILTER,
  * IMPORTRANGE, GOOGLEFINANCE, …) evaluate to `#NAME?`, and array results do not spill.

@@ -14,18 +14,33 @@ import { exportCells } from './workbook-cells.ts';
 
 const ODS_MIME_TYPE = 'application/vnd.oasis.opendocument.spreadsheet';
 const MS_PER_DAY = 86_400_000;
+/**
+ * Bounds on what one upload may unfold into, all in memory: Google's own limits are 10 million
+ * cells per spreadsheet and 18,278 columns (ZZZ); the emulator stops at a million stored cells
+ * and refuses a `content.xml` declared larger than 128 MB (a zip bomb).
+ */
+const MAX_CELLS = 1_000_000;
+const MAX_COLUMNS = 18_278;
+const MAX_CONTENT_BYTES = 128 * 1024 * 1024;
 
 type XmlNode = Record<string, unknown> & { ':@'?: Record<string, string> };
 
 export function importOds(bytes: Buffer): SpreadsheetContents['sheets'] {
   let content: Uint8Array | undefined;
+  let declaredSize = 0;
   try {
-    content = unzipSync(new Uint8Array(bytes), { filter: (file) => file.name === 'content.xml' })[
-      'content.xml'
-    ];
+    content = unzipSync(new Uint8Array(bytes), {
+      filter: (file) => {
+        if (file.name !== 'content.xml') return false;
+        declaredSize = file.originalSize;
+        return file.originalSize <= MAX_CONTENT_BYTES;
+      },
+    })['content.xml'];
   } catch {
     content = undefined;
   }
+  if (declaredSize > MAX_CONTENT_BYTES)
+    throw googleErrors.badRequest('The ods file is too large: content.xml is over 128 MB.');
   if (!content) throw googleErrors.badRequest('The ods file could not be read: content.xml is missing.');
   const parser = new XMLParser({
     preserveOrder: true,
@@ -37,19 +52,30 @@ export function importOds(bytes: Buffer): SpreadsheetContents['sheets'] {
   });
   const document = parser.parse(Buffer.from(content).toString('utf8')) as XmlNode[];
   const tables = findAll(document, 'table:table');
+  let stored = 0;
+  const store = (count: number) => {
+    stored += count;
+    if (stored > MAX_CELLS)
+      throw googleErrors.badRequest(`The ods file has more than ${MAX_CELLS} cells with values.`);
+  };
   return tables.map((table) => {
     const rows: CellRows = [];
     let row = 0;
     for (const rowNode of findAll(children(table), 'table:table-row')) {
-      const repeatRows = Number(attributes(rowNode)['table:number-rows-repeated'] ?? 1);
+      const repeatRows = repeatCount(attributes(rowNode)['table:number-rows-repeated']);
       let column = 0;
       const cells: Array<CellData | undefined> = [];
       for (const cellNode of children(rowNode)) {
         const name = tagName(cellNode);
         if (name !== 'table:table-cell' && name !== 'table:covered-table-cell') continue;
-        const repeatColumns = Number(attributes(cellNode)['table:number-columns-repeated'] ?? 1);
+        const repeatColumns = repeatCount(attributes(cellNode)['table:number-columns-repeated']);
         const cell = name === 'table:table-cell' ? importCell(cellNode) : undefined;
-        if (cell) for (let i = 0; i < repeatColumns; i++) cells[column + i] = structuredClone(cell);
+        if (cell) {
+          if (column + repeatColumns > MAX_COLUMNS)
+            throw googleErrors.badRequest(`The ods file has more than ${MAX_COLUMNS} columns.`);
+          store(repeatColumns * repeatRows);
+          for (let i = 0; i < repeatColumns; i++) cells[column + i] = structuredClone(cell);
+        }
         column += repeatColumns;
       }
       // Trailing empty rows are often repeated a million times; only rows with cells are stored.
@@ -58,6 +84,17 @@ export function importOds(bytes: Buffer): SpreadsheetContents['sheets'] {
     }
     return { title: attributes(table)['table:name'] ?? 'Sheet1', rows };
   });
+}
+
+/** `table:number-*-repeated`: a positive whole number (ODF 1.3 Part 3 §19.615, §19.617). */
+function repeatCount(value: string | undefined): number {
+  if (value === undefined) return 1;
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count < 1)
+    throw googleErrors.badRequest(
+      `The ods file could not be read: bad repeat count "${value.slice(0, 20)}".`,
+    );
+  return count;
 }
 
 function tagName(node: XmlNode): string {
@@ -93,6 +130,7 @@ function flatText(node: XmlNode): string {
   const name = tagName(node);
   if (name === 'text:s') return ' '.repeat(Number(attributes(node)['text:c'] ?? 1));
   if (name === 'text:tab') return '\t';
+  if (name === 'text:line-break') return '\n';
   return children(node).map(flatText).join('');
 }
 
@@ -107,7 +145,13 @@ function importCell(node: XmlNode): CellData | undefined {
     case 'float':
     case 'percentage':
     case 'currency': {
-      cell.userEnteredValue ??= { numberValue: Number(attrs['office:value']) };
+      const value = Number(attrs['office:value'] ?? Number.NaN);
+      if (!Number.isFinite(value)) {
+        const text = textOf(node);
+        if (text !== '') cell.userEnteredValue ??= { stringValue: text };
+        break;
+      }
+      cell.userEnteredValue ??= { numberValue: value };
       if (type === 'percentage') numberFormat = { type: 'PERCENT', pattern: '0.00%' };
       if (type === 'currency')
         numberFormat = { type: 'CURRENCY', pattern: DEFAULT_PATTERNS.CURRENCY as string };
@@ -149,7 +193,8 @@ function importCell(node: XmlNode): CellData | undefined {
       cell.userEnteredValue ??= { boolValue: attrs['office:boolean-value'] === 'true' };
       break;
     default: {
-      const text = textOf(node);
+      // A writer may give a string cell's value as office:string-value instead of paragraphs.
+      const text = attrs['office:string-value'] ?? textOf(node);
       if (text !== '') cell.userEnteredValue ??= { stringValue: text };
     }
   }

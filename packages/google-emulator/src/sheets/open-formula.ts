@@ -33,7 +33,10 @@ export function toOpenFormula(formula: string): string {
 }
 
 export function fromOpenFormula(formula: string): string {
-  const body = formula.replace(/^of:/, '').replace(/^=/, '');
+  // Microsoft Excel writes ods formulas in its own A1 syntax under the `msoxl:` namespace.
+  if (formula.startsWith('msoxl:')) return `=${formula.slice('msoxl:'.length).replace(/^=/, '')}`;
+  // `oooc:` is OpenOffice.org 2's prefix for the same bracketed syntax as OpenFormula's `of:`.
+  const body = formula.replace(/^(of|oooc):/, '').replace(/^=/, '');
   const converted = body
     .split(STRING_LITERAL)
     .map((part, index) =>

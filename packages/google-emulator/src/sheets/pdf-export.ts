@@ -4,17 +4,15 @@
  * emulator's only promises a readable PDF of the values.
  */
 import PDFDocument from 'pdfkit';
-import type { SheetModel, SpreadsheetModel } from './model.ts';
+import type { SpreadsheetModel } from './model.ts';
 import { formattedRows } from './workbook-cells.ts';
 
 const COLUMN_WIDTH = 90;
 const ROW_HEIGHT = 16;
 const MARGIN = 36;
 
-export function exportPdf(
-  spreadsheet: SpreadsheetModel,
-  sheets: SheetModel[] = spreadsheet.sheets,
-): Promise<Buffer> {
+export function exportPdf(spreadsheet: SpreadsheetModel): Promise<Buffer> {
+  const { sheets } = spreadsheet;
   const document = new PDFDocument({
     size: 'A4',
     layout: 'landscape',

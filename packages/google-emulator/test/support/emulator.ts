@@ -70,6 +70,9 @@ export const sheetsFor = (emulator: GoogleEmulator, auth: OAuth2Client) =>
 interface ChooserForm {
   action: string;
   hidden: Array<[string, string]>;
+  /** Every checkbox, with its label's text. */
+  checkboxes: Array<{ name: string; value: string; checked: boolean; label: string }>;
+  /** The values of the ticked `scope` checkboxes. */
   scopes: string[];
   accounts: string[];
   hasCancel: boolean;
@@ -93,6 +96,8 @@ export function parseChooser(html: string, pageUrl: string): ChooserForm {
   if (!form) throw new Error(`no form on the chooser page:\n${html.slice(0, 500)}`);
   const body = form[2]!;
   const inputs = [...body.matchAll(/<input\b([^>]*)>/g)].map((match) => match[1]!);
+  const labelFor = (id: string | undefined) =>
+    decode(new RegExp(`<label for="${id}">([^<]*)</label>`).exec(body)?.[1] ?? '');
   const buttons = [...body.matchAll(/<button\b([^>]*)>([\s\S]*?)<\/button>/g)].map((match) => ({
     tag: match[1]!,
     label: decode(match[2]!.replace(/<[^>]*>/g, '').trim()),
@@ -102,8 +107,21 @@ export function parseChooser(html: string, pageUrl: string): ChooserForm {
     hidden: inputs
       .filter((tag) => attribute(tag, 'type') === 'hidden')
       .map((tag) => [attribute(tag, 'name')!, attribute(tag, 'value') ?? '']),
+    checkboxes: inputs
+      .filter((tag) => attribute(tag, 'type') === 'checkbox')
+      .map((tag) => ({
+        name: attribute(tag, 'name')!,
+        value: attribute(tag, 'value')!,
+        checked: /\schecked\b/.test(tag),
+        label: labelFor(attribute(tag, 'id')),
+      })),
     scopes: inputs
-      .filter((tag) => attribute(tag, 'type') === 'checkbox' && /\schecked\b/.test(tag))
+      .filter(
+        (tag) =>
+          attribute(tag, 'type') === 'checkbox' &&
+          attribute(tag, 'name') === 'scope' &&
+          /\schecked\b/.test(tag),
+      )
       .map((tag) => attribute(tag, 'value')!),
     accounts: buttons
       .filter((button) => attribute(button.tag, 'name') === 'account')
@@ -112,10 +130,13 @@ export function parseChooser(html: string, pageUrl: string): ChooserForm {
   };
 }
 
-/** Opens the authorization URL, picks `account` (or "Cancel"), and returns the redirect's URL. */
+/**
+ * Opens the authorization URL, picks `account` (or "Cancel") with the ticked boxes except those in
+ * `untick`, plus those whose value or name is in `tick`, and returns the redirect's URL.
+ */
 export async function consent(
   authorizationUrl: string,
-  choice: { account: string; untick?: string[] } | 'cancel',
+  choice: { account: string; untick?: string[]; tick?: string[] } | 'cancel',
 ) {
   const page = await fetch(authorizationUrl);
   if (page.status !== 200) throw new Error(`chooser answered ${page.status}: ${await page.text()}`);
@@ -124,7 +145,11 @@ export async function consent(
   if (choice === 'cancel') {
     form.set('cancel', '1');
   } else {
-    for (const scope of chooser.scopes) if (!choice.untick?.includes(scope)) form.append('scope', scope);
+    for (const box of chooser.checkboxes) {
+      const ticked = box.checked && !choice.untick?.includes(box.value);
+      if (ticked || choice.tick?.includes(box.value) || choice.tick?.includes(box.name))
+        form.append(box.name, box.value);
+    }
     form.set('account', choice.account);
   }
   const answer = await fetch(chooser.action, {
