@@ -14,6 +14,16 @@ import { serviceCredentialInterceptor } from './service-credential.ts';
 /** Every call gets this deadline unless the client or the call says otherwise. */
 export const DEFAULT_DEADLINE_MS = 2_000;
 
+/**
+ * Methods that need longer by default (a deadline given to the client or the call still wins).
+ * GetGoogleAccessToken may refresh at Google (5 s per attempt) or wait for another auth replica's
+ * refresh (up to 10 s); auth answers a retryable UNAVAILABLE shortly before whatever deadline the
+ * call carries.
+ */
+const METHOD_DEADLINES_MS: Readonly<Record<string, number>> = {
+  [TokenBrokerServiceService.getGoogleAccessToken.path]: 12_000,
+};
+
 export interface ClientOptions {
   /** host:port of auth's gRPC listener. */
   address: string;
@@ -60,9 +70,9 @@ function normalise(addressOrOptions: string | ClientOptions, serviceToken?: stri
   if (!options.address) throw new TypeError('gRPC client: an address (host:port) is required');
   if (!options.serviceToken)
     throw new TypeError('gRPC client: the service token (INTERNAL_SERVICE_TOKEN) is empty');
-  const deadline = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
-  if (!(deadline > 0)) throw new TypeError('gRPC client: deadlineMs must be positive');
-  return { ...options, deadlineMs: deadline };
+  if (options.deadlineMs !== undefined && !(options.deadlineMs > 0))
+    throw new TypeError('gRPC client: deadlineMs must be positive');
+  return options;
 }
 
 /**
@@ -85,7 +95,12 @@ export function createPromiseClient<Definition extends ServiceDefinition>(
     methods[name] = (request: unknown, call: CallSettings = {}) =>
       new Promise((resolve, reject) => {
         const callOptions: Partial<CallOptions> = {
-          deadline: Date.now() + (call.deadlineMs ?? settings.deadlineMs),
+          deadline:
+            Date.now() +
+            (call.deadlineMs ??
+              settings.deadlineMs ??
+              METHOD_DEADLINES_MS[method.path] ??
+              DEFAULT_DEADLINE_MS),
         };
         const pending = client.makeUnaryRequest(
           method.path,

@@ -1,6 +1,7 @@
 import {
   Server,
   ServerCredentials,
+  type ServerInterceptor,
   type ServerOptions,
   type ServiceDefinition,
   type UntypedServiceImplementation,
@@ -38,6 +39,8 @@ export interface GrpcServerOptions {
   services: GrpcServiceBinding[];
   /** Largest request accepted, in bytes (1 MiB when unset). */
   maxReceiveMessageBytes?: number;
+  /** grpc-js server interceptors; they see every call, also those the credential check refuses. */
+  interceptors?: ServerInterceptor[];
 }
 
 export interface RunningGrpcServer {
@@ -68,6 +71,7 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   }
   const serverOptions: ServerOptions = {
     'grpc.max_receive_message_length': options.maxReceiveMessageBytes ?? 1024 * 1024,
+    ...(options.interceptors ? { interceptors: options.interceptors } : {}),
   };
   const server = new Server(serverOptions);
   for (const service of options.services) {

@@ -6,6 +6,16 @@ export { status as GrpcStatus } from '@grpc/grpc-js';
 export * from '../gen/sheetgate/v1/account_service.ts';
 export * from '../gen/sheetgate/v1/token_broker.ts';
 export {
+  API_KEY_NAMESPACE,
+  API_KEY_PREFIX,
+  type ApiKeyResolution,
+  fromResolveApiKeyResponse,
+  ISSUED_API_KEY,
+  MAX_API_KEYS_PER_BATCH,
+  mayBeApiKey,
+  toResolveApiKeyResponse,
+} from './api-key-resolution.ts';
+export {
   type AccountServiceClientApi,
   type CallSettings,
   type ClientOptions,

@@ -47,16 +47,27 @@ export function serviceCredentialInterceptor(serviceToken: string): Interceptor 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
 /**
+ * The check of one expected token, with its digest computed once: on the hot path (every
+ * ResolveApiKeys call) only the presented value is hashed.
+ */
+function serviceCredentialCheck(serviceToken: string): (metadata: Metadata) => boolean {
+  const expected = digest(serviceToken);
+  return (metadata) => {
+    const values = metadata.get(SERVICE_CREDENTIAL_HEADER);
+    const presented = values[0];
+    if (values.length !== 1 || typeof presented !== 'string' || !presented.startsWith(SCHEME)) return false;
+    const matches = timingSafeEqual(digest(presented.slice(SCHEME.length)), expected);
+    return matches && serviceToken.length > 0;
+  };
+}
+
+/**
  * True when the call's metadata carries exactly one `authorization: Bearer <serviceToken>`.
  * Compared in constant time (both sides hashed first, so neither length nor content leaks); an
  * empty expected token never matches.
  */
 export function hasServiceCredential(metadata: Metadata, serviceToken: string): boolean {
-  const values = metadata.get(SERVICE_CREDENTIAL_HEADER);
-  const presented = values[0];
-  if (values.length !== 1 || typeof presented !== 'string' || !presented.startsWith(SCHEME)) return false;
-  const matches = timingSafeEqual(digest(presented.slice(SCHEME.length)), digest(serviceToken));
-  return matches && serviceToken.length > 0;
+  return serviceCredentialCheck(serviceToken)(metadata);
 }
 
 const UNAUTHENTICATED_DETAILS = 'missing or wrong service credential';
@@ -87,12 +98,13 @@ export function requireServiceCredential<Handlers extends UntypedServiceImplemen
       }
     }
   }
+  const authorised = serviceCredentialCheck(serviceToken);
   const guarded: UntypedServiceImplementation = {};
   for (const [name, handler] of Object.entries(handlers)) {
     if (typeof handler !== 'function') continue;
     const unary = handler as handleUnaryCall<unknown, unknown>;
     guarded[name] = ((call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
-      if (!hasServiceCredential(call.metadata, serviceToken)) {
+      if (!authorised(call.metadata)) {
         callback({ code: status.UNAUTHENTICATED, details: UNAUTHENTICATED_DETAILS });
         return;
       }

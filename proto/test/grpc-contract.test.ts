@@ -313,9 +313,9 @@ describe('misconfiguration fails loudly', () => {
         host: '127.0.0.1',
         port: 0,
         serviceToken: TOKEN,
-        services: [{ definition: TokenBrokerServiceService, handlers: { resolveApiKeys: () => undefined } }],
+        services: [{ definition: TokenBrokerServiceService, handlers: { resolveApiKeyz: () => undefined } }],
       }),
-    ).rejects.toThrow(/"resolveApiKeys" is not a method/);
+    ).rejects.toThrow(/"resolveApiKeyz" is not a method/);
   });
 
   it('refuses a client without a service token', () => {

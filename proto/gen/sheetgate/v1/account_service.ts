@@ -300,6 +300,12 @@ export interface ListConnectedAppsRequest {
 
 export interface ListConnectedAppsResponse {
   apps: ConnectedApp[];
+  /**
+   * RFC 3339 UTC. Apps the person connected before this time were disconnected by a provider
+   * upgrade (`migrate:import` or `migrate:reset-oauth`) and must be added again; empty when that
+   * never happened to this person.
+   */
+  appsResetAt: string;
 }
 
 export interface DisconnectAppRequest {
@@ -347,6 +353,27 @@ export interface GetInteractionResponse {
     | undefined;
   /** For the consent form (POST /api/auth/interaction/{uid}/consent). */
   consentCsrfToken: string;
+}
+
+export interface ExchangeLegacySessionRequest {
+  /**
+   * The retired provider's session cookie value exactly as the browser sent it (for Better Auth,
+   * `<token>.<signature>`, possibly percent-encoded).
+   */
+  legacySessionCookie: string;
+  /** Recorded with the new session, as for a Google sign-in; may be empty. */
+  userAgent: string;
+  ip: string;
+}
+
+export interface ExchangeLegacySessionResponse {
+  /**
+   * The new dashboard session cookie value (for `sg_session`); empty when the legacy cookie is
+   * unknown, expired, forged or was already exchanged.
+   */
+  sessionCookie: string;
+  /** RFC 3339 UTC: when the new session ends (never later than the imported one would have). */
+  expiresAt: string;
 }
 
 function createBaseUser(): User {
@@ -1938,13 +1965,16 @@ export const ListConnectedAppsRequest: MessageFns<ListConnectedAppsRequest> = {
 };
 
 function createBaseListConnectedAppsResponse(): ListConnectedAppsResponse {
-  return { apps: [] };
+  return { apps: [], appsResetAt: "" };
 }
 
 export const ListConnectedAppsResponse: MessageFns<ListConnectedAppsResponse> = {
   encode(message: ListConnectedAppsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.apps) {
       ConnectedApp.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.appsResetAt !== "") {
+      writer.uint32(18).string(message.appsResetAt);
     }
     return writer;
   },
@@ -1970,6 +2000,14 @@ export const ListConnectedAppsResponse: MessageFns<ListConnectedAppsResponse> = 
             message.apps.push(ConnectedApp.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.appsResetAt = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1985,6 +2023,11 @@ export const ListConnectedAppsResponse: MessageFns<ListConnectedAppsResponse> = 
   fromJSON(object: any): ListConnectedAppsResponse {
     return {
       apps: globalThis.Array.isArray(object?.apps) ? object.apps.map((e: any) => ConnectedApp.fromJSON(e)) : [],
+      appsResetAt: isSet(object.appsResetAt)
+        ? globalThis.String(object.appsResetAt)
+        : isSet(object.apps_reset_at)
+        ? globalThis.String(object.apps_reset_at)
+        : "",
     };
   },
 
@@ -1992,6 +2035,9 @@ export const ListConnectedAppsResponse: MessageFns<ListConnectedAppsResponse> = 
     const obj: any = {};
     if (message.apps?.length) {
       obj.apps = message.apps.map((e) => ConnectedApp.toJSON(e));
+    }
+    if (message.appsResetAt !== "") {
+      obj.appsResetAt = message.appsResetAt;
     }
     return obj;
   },
@@ -2002,6 +2048,7 @@ export const ListConnectedAppsResponse: MessageFns<ListConnectedAppsResponse> = 
   fromPartial<I extends Exact<DeepPartial<ListConnectedAppsResponse>, I>>(object: I): ListConnectedAppsResponse {
     const message = createBaseListConnectedAppsResponse();
     message.apps = object.apps?.map((e) => ConnectedApp.fromPartial(e)) || [];
+    message.appsResetAt = object.appsResetAt ?? "";
     return message;
   },
 };
@@ -2515,6 +2562,210 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
   },
 };
 
+function createBaseExchangeLegacySessionRequest(): ExchangeLegacySessionRequest {
+  return { legacySessionCookie: "", userAgent: "", ip: "" };
+}
+
+export const ExchangeLegacySessionRequest: MessageFns<ExchangeLegacySessionRequest> = {
+  encode(message: ExchangeLegacySessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.legacySessionCookie !== "") {
+      writer.uint32(10).string(message.legacySessionCookie);
+    }
+    if (message.userAgent !== "") {
+      writer.uint32(18).string(message.userAgent);
+    }
+    if (message.ip !== "") {
+      writer.uint32(26).string(message.ip);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExchangeLegacySessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExchangeLegacySessionRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.legacySessionCookie = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userAgent = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.ip = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExchangeLegacySessionRequest {
+    return {
+      legacySessionCookie: isSet(object.legacySessionCookie)
+        ? globalThis.String(object.legacySessionCookie)
+        : isSet(object.legacy_session_cookie)
+        ? globalThis.String(object.legacy_session_cookie)
+        : "",
+      userAgent: isSet(object.userAgent)
+        ? globalThis.String(object.userAgent)
+        : isSet(object.user_agent)
+        ? globalThis.String(object.user_agent)
+        : "",
+      ip: isSet(object.ip) ? globalThis.String(object.ip) : "",
+    };
+  },
+
+  toJSON(message: ExchangeLegacySessionRequest): unknown {
+    const obj: any = {};
+    if (message.legacySessionCookie !== "") {
+      obj.legacySessionCookie = message.legacySessionCookie;
+    }
+    if (message.userAgent !== "") {
+      obj.userAgent = message.userAgent;
+    }
+    if (message.ip !== "") {
+      obj.ip = message.ip;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExchangeLegacySessionRequest>, I>>(base?: I): ExchangeLegacySessionRequest {
+    return ExchangeLegacySessionRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExchangeLegacySessionRequest>, I>>(object: I): ExchangeLegacySessionRequest {
+    const message = createBaseExchangeLegacySessionRequest();
+    message.legacySessionCookie = object.legacySessionCookie ?? "";
+    message.userAgent = object.userAgent ?? "";
+    message.ip = object.ip ?? "";
+    return message;
+  },
+};
+
+function createBaseExchangeLegacySessionResponse(): ExchangeLegacySessionResponse {
+  return { sessionCookie: "", expiresAt: "" };
+}
+
+export const ExchangeLegacySessionResponse: MessageFns<ExchangeLegacySessionResponse> = {
+  encode(message: ExchangeLegacySessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionCookie !== "") {
+      writer.uint32(10).string(message.sessionCookie);
+    }
+    if (message.expiresAt !== "") {
+      writer.uint32(18).string(message.expiresAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ExchangeLegacySessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseExchangeLegacySessionResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionCookie = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.expiresAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ExchangeLegacySessionResponse {
+    return {
+      sessionCookie: isSet(object.sessionCookie)
+        ? globalThis.String(object.sessionCookie)
+        : isSet(object.session_cookie)
+        ? globalThis.String(object.session_cookie)
+        : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.String(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.String(object.expires_at)
+        : "",
+    };
+  },
+
+  toJSON(message: ExchangeLegacySessionResponse): unknown {
+    const obj: any = {};
+    if (message.sessionCookie !== "") {
+      obj.sessionCookie = message.sessionCookie;
+    }
+    if (message.expiresAt !== "") {
+      obj.expiresAt = message.expiresAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ExchangeLegacySessionResponse>, I>>(base?: I): ExchangeLegacySessionResponse {
+    return ExchangeLegacySessionResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ExchangeLegacySessionResponse>, I>>(
+    object: I,
+  ): ExchangeLegacySessionResponse {
+    const message = createBaseExchangeLegacySessionResponse();
+    message.sessionCookie = object.sessionCookie ?? "";
+    message.expiresAt = object.expiresAt ?? "";
+    return message;
+  },
+};
+
 /**
  * What the web service needs from auth to render the pages a person sees (/login, /authorize,
  * /dashboard). Only auth serves it; every call carries the internal service credential
@@ -2644,6 +2895,22 @@ export const AccountServiceService = {
       Buffer.from(GetInteractionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetInteractionResponse => GetInteractionResponse.decode(value),
   },
+  /**
+   * Exchanges the session cookie of the retired provider (a session `migrate:import` carried
+   * over) for a Sheetgate dashboard session. Each imported session is exchanged at most once: the
+   * same legacy cookie never works again, whether the exchange succeeded or not.
+   */
+  exchangeLegacySession: {
+    path: "/sheetgate.v1.AccountService/ExchangeLegacySession" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ExchangeLegacySessionRequest): Buffer =>
+      Buffer.from(ExchangeLegacySessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExchangeLegacySessionRequest => ExchangeLegacySessionRequest.decode(value),
+    responseSerialize: (value: ExchangeLegacySessionResponse): Buffer =>
+      Buffer.from(ExchangeLegacySessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExchangeLegacySessionResponse => ExchangeLegacySessionResponse.decode(value),
+  },
 } as const;
 
 export interface AccountServiceServer extends UntypedServiceImplementation {
@@ -2677,6 +2944,12 @@ export interface AccountServiceServer extends UntypedServiceImplementation {
   disconnectApp: handleUnaryCall<DisconnectAppRequest, DisconnectAppResponse>;
   /** An OAuth interaction (login or consent) for the /login and /authorize pages. */
   getInteraction: handleUnaryCall<GetInteractionRequest, GetInteractionResponse>;
+  /**
+   * Exchanges the session cookie of the retired provider (a session `migrate:import` carried
+   * over) for a Sheetgate dashboard session. Each imported session is exchanged at most once: the
+   * same legacy cookie never works again, whether the exchange succeeded or not.
+   */
+  exchangeLegacySession: handleUnaryCall<ExchangeLegacySessionRequest, ExchangeLegacySessionResponse>;
 }
 
 export interface AccountServiceClient extends Client {
@@ -2835,6 +3108,26 @@ export interface AccountServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetInteractionResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Exchanges the session cookie of the retired provider (a session `migrate:import` carried
+   * over) for a Sheetgate dashboard session. Each imported session is exchanged at most once: the
+   * same legacy cookie never works again, whether the exchange succeeded or not.
+   */
+  exchangeLegacySession(
+    request: ExchangeLegacySessionRequest,
+    callback: (error: ServiceError | null, response: ExchangeLegacySessionResponse) => void,
+  ): ClientUnaryCall;
+  exchangeLegacySession(
+    request: ExchangeLegacySessionRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ExchangeLegacySessionResponse) => void,
+  ): ClientUnaryCall;
+  exchangeLegacySession(
+    request: ExchangeLegacySessionRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ExchangeLegacySessionResponse) => void,
   ): ClientUnaryCall;
 }
 

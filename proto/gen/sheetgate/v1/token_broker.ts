@@ -21,8 +21,8 @@ import {
 
 /**
  * Why a presented API key does not authenticate the request. The MCP service answers 401 for
- * UNKNOWN, EXPIRED and REVOKED (the body does not say which, nor echo the key) and 429 with
- * `Retry-After` for RATE_LIMITED.
+ * UNKNOWN, EXPIRED and REVOKED (the JSON body says which: only the holder of the exact key can
+ * ask, and it never echoes the key) and 429 with `Retry-After` for RATE_LIMITED.
  */
 export const ApiKeyRefusal = {
   /** API_KEY_REFUSAL_UNSPECIFIED - Never sent; a receiver treats it like UNKNOWN. */
@@ -197,6 +197,19 @@ export interface ResolveApiKeyRequest {
   requestId?: string | undefined;
 }
 
+export interface ResolveApiKeysRequest {
+  /**
+   * The keys exactly as presented, one per MCP request (the same key may appear many times; each
+   * occurrence counts against its rate limit). At most 256. Secrets: never logged, never echoed.
+   */
+  apiKeys: string[];
+}
+
+/** One answer per key, in the order of `api_keys`. */
+export interface ResolveApiKeysResponse {
+  results: ResolveApiKeyResponse[];
+}
+
 /** The key is valid: the request acts as this user, within these scopes. */
 export interface ResolvedApiKey {
   /** Sheetgate's user id (not the Google subject). */
@@ -349,6 +362,150 @@ export const ResolveApiKeyRequest: MessageFns<ResolveApiKeyRequest> = {
     const message = createBaseResolveApiKeyRequest();
     message.apiKey = object.apiKey ?? "";
     message.requestId = object.requestId ?? undefined;
+    return message;
+  },
+};
+
+function createBaseResolveApiKeysRequest(): ResolveApiKeysRequest {
+  return { apiKeys: [] };
+}
+
+export const ResolveApiKeysRequest: MessageFns<ResolveApiKeysRequest> = {
+  encode(message: ResolveApiKeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.apiKeys) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveApiKeysRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveApiKeysRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.apiKeys.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveApiKeysRequest {
+    return {
+      apiKeys: globalThis.Array.isArray(object?.apiKeys)
+        ? object.apiKeys.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.api_keys)
+        ? object.api_keys.map((e: any) => globalThis.String(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ResolveApiKeysRequest): unknown {
+    const obj: any = {};
+    if (message.apiKeys?.length) {
+      obj.apiKeys = message.apiKeys;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResolveApiKeysRequest>, I>>(base?: I): ResolveApiKeysRequest {
+    return ResolveApiKeysRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResolveApiKeysRequest>, I>>(object: I): ResolveApiKeysRequest {
+    const message = createBaseResolveApiKeysRequest();
+    message.apiKeys = object.apiKeys?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseResolveApiKeysResponse(): ResolveApiKeysResponse {
+  return { results: [] };
+}
+
+export const ResolveApiKeysResponse: MessageFns<ResolveApiKeysResponse> = {
+  encode(message: ResolveApiKeysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.results) {
+      ResolveApiKeyResponse.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ResolveApiKeysResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseResolveApiKeysResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.results.push(ResolveApiKeyResponse.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ResolveApiKeysResponse {
+    return {
+      results: globalThis.Array.isArray(object?.results)
+        ? object.results.map((e: any) => ResolveApiKeyResponse.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: ResolveApiKeysResponse): unknown {
+    const obj: any = {};
+    if (message.results?.length) {
+      obj.results = message.results.map((e) => ResolveApiKeyResponse.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ResolveApiKeysResponse>, I>>(base?: I): ResolveApiKeysResponse {
+    return ResolveApiKeysResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ResolveApiKeysResponse>, I>>(object: I): ResolveApiKeysResponse {
+    const message = createBaseResolveApiKeysResponse();
+    message.results = object.results?.map((e) => ResolveApiKeyResponse.fromPartial(e)) || [];
     return message;
   },
 };
@@ -967,8 +1124,12 @@ export const GetGoogleAccessTokenResponse: MessageFns<GetGoogleAccessTokenRespon
 export type TokenBrokerServiceService = typeof TokenBrokerServiceService;
 export const TokenBrokerServiceService = {
   /**
-   * Resolves an API key presented in `x-api-key` to its user and scopes, or says why not.
-   * Called on every request that carries a key, so revocation takes effect at once.
+   * Resolves one API key presented in `x-api-key` to its user and scopes, or says why not.
+   * Deprecated: the MCP service calls ResolveApiKeys instead. Auth keeps serving it, answering
+   * exactly as ResolveApiKeys would for that one key, so an MCP service of an earlier release
+   * keeps working during a rolling upgrade; it may be removed once no such release runs.
+   *
+   * @deprecated
    */
   resolveApiKey: {
     path: "/sheetgate.v1.TokenBrokerService/ResolveApiKey" as const,
@@ -979,6 +1140,24 @@ export const TokenBrokerServiceService = {
     responseSerialize: (value: ResolveApiKeyResponse): Buffer =>
       Buffer.from(ResolveApiKeyResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResolveApiKeyResponse => ResolveApiKeyResponse.decode(value),
+  },
+  /**
+   * Resolves API keys to their users and scopes, or says why not. Called for every request that
+   * carries a key, so a revocation takes effect on the very next request; the MCP service
+   * coalesces the keys of requests that arrive together into one call, so the gRPC round trip is
+   * paid once per batch, not per request. Each key is still checked against the store at that
+   * moment and consumes its own rate-limit point, exactly as if it came alone.
+   */
+  resolveApiKeys: {
+    path: "/sheetgate.v1.TokenBrokerService/ResolveApiKeys" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ResolveApiKeysRequest): Buffer =>
+      Buffer.from(ResolveApiKeysRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ResolveApiKeysRequest => ResolveApiKeysRequest.decode(value),
+    responseSerialize: (value: ResolveApiKeysResponse): Buffer =>
+      Buffer.from(ResolveApiKeysResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ResolveApiKeysResponse => ResolveApiKeysResponse.decode(value),
   },
   /** The user's Google access token, cached by auth and refreshed before it expires. */
   getGoogleAccessToken: {
@@ -996,18 +1175,34 @@ export const TokenBrokerServiceService = {
 
 export interface TokenBrokerServiceServer extends UntypedServiceImplementation {
   /**
-   * Resolves an API key presented in `x-api-key` to its user and scopes, or says why not.
-   * Called on every request that carries a key, so revocation takes effect at once.
+   * Resolves one API key presented in `x-api-key` to its user and scopes, or says why not.
+   * Deprecated: the MCP service calls ResolveApiKeys instead. Auth keeps serving it, answering
+   * exactly as ResolveApiKeys would for that one key, so an MCP service of an earlier release
+   * keeps working during a rolling upgrade; it may be removed once no such release runs.
+   *
+   * @deprecated
    */
   resolveApiKey: handleUnaryCall<ResolveApiKeyRequest, ResolveApiKeyResponse>;
+  /**
+   * Resolves API keys to their users and scopes, or says why not. Called for every request that
+   * carries a key, so a revocation takes effect on the very next request; the MCP service
+   * coalesces the keys of requests that arrive together into one call, so the gRPC round trip is
+   * paid once per batch, not per request. Each key is still checked against the store at that
+   * moment and consumes its own rate-limit point, exactly as if it came alone.
+   */
+  resolveApiKeys: handleUnaryCall<ResolveApiKeysRequest, ResolveApiKeysResponse>;
   /** The user's Google access token, cached by auth and refreshed before it expires. */
   getGoogleAccessToken: handleUnaryCall<GetGoogleAccessTokenRequest, GetGoogleAccessTokenResponse>;
 }
 
 export interface TokenBrokerServiceClient extends Client {
   /**
-   * Resolves an API key presented in `x-api-key` to its user and scopes, or says why not.
-   * Called on every request that carries a key, so revocation takes effect at once.
+   * Resolves one API key presented in `x-api-key` to its user and scopes, or says why not.
+   * Deprecated: the MCP service calls ResolveApiKeys instead. Auth keeps serving it, answering
+   * exactly as ResolveApiKeys would for that one key, so an MCP service of an earlier release
+   * keeps working during a rolling upgrade; it may be removed once no such release runs.
+   *
+   * @deprecated
    */
   resolveApiKey(
     request: ResolveApiKeyRequest,
@@ -1023,6 +1218,28 @@ export interface TokenBrokerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResolveApiKeyResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Resolves API keys to their users and scopes, or says why not. Called for every request that
+   * carries a key, so a revocation takes effect on the very next request; the MCP service
+   * coalesces the keys of requests that arrive together into one call, so the gRPC round trip is
+   * paid once per batch, not per request. Each key is still checked against the store at that
+   * moment and consumes its own rate-limit point, exactly as if it came alone.
+   */
+  resolveApiKeys(
+    request: ResolveApiKeysRequest,
+    callback: (error: ServiceError | null, response: ResolveApiKeysResponse) => void,
+  ): ClientUnaryCall;
+  resolveApiKeys(
+    request: ResolveApiKeysRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ResolveApiKeysResponse) => void,
+  ): ClientUnaryCall;
+  resolveApiKeys(
+    request: ResolveApiKeysRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ResolveApiKeysResponse) => void,
   ): ClientUnaryCall;
   /** The user's Google access token, cached by auth and refreshed before it expires. */
   getGoogleAccessToken(
