@@ -1,10 +1,14 @@
 /**
- * `pnpm bench` (services/auth): refresh-token grants per second at the token endpoint and
- * ResolveApiKey calls per second over gRPC, each beside a baseline measured in the same run — a
- * bare SELECT by primary key on the same database, and a bare gRPC echo. The auth process runs on
- * core 0 (`taskset`), this load generator on core 1. Bounded in time; loopback only.
+ * `pnpm bench` (services/auth): refresh-token grants per second at the token endpoint, and API
+ * keys resolved per second over gRPC — one per ResolveApiKey call, and in ResolveApiKeys batches as
+ * the MCP service sends them — each beside a baseline measured in the same run: a bare SELECT by
+ * primary key on the same database, and a bare gRPC echo. The measured server (auth, then the
+ * echo) runs alone on SERVER_CORE; this load generator and the embedded PostgreSQL (its own
+ * process when DATABASE_URL is unset) on OTHER_CORE. Bounded in time; loopback only.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -14,24 +18,29 @@ import {
   startAuthorization,
 } from '@modelcontextprotocol/sdk/client/auth.js';
 import { createAccountServiceClient, createTokenBrokerClient } from '@sheetgate/proto';
-import { createBrowser, freePort } from '@sheetgate/test-harness';
+import {
+  allowedCores,
+  busyWhile,
+  createBrowser,
+  freePort,
+  generateLocalSecrets,
+  pin,
+  startBenchDatabase,
+  startServiceProcess,
+} from '@sheetgate/test-harness';
 import { createDatabasePool } from '../src/db/pool.ts';
 import { createCsrfTokens } from '../src/interactions/csrf.ts';
 import { createSessionStore } from '../src/sessions/index.ts';
 import { createUserLibrary } from '../src/users/index.ts';
-import { startAuthUnderTest } from '../test/support/auth-process.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONCURRENCY = 20;
+/** Keys per ResolveApiKeys call: what the MCP service coalesces from 50 concurrent requests. */
+const BATCH = 50;
+const SERVER_CORE = process.env.BENCH_SERVER_CORE ?? '1';
+const OTHER_CORE = process.env.BENCH_OTHER_CORE ?? '0';
 const here = path.dirname(fileURLToPath(import.meta.url));
-
-function pin(core: number, pid: number) {
-  try {
-    execFileSync('taskset', ['-a', '-p', '-c', String(core), String(pid)], { stdio: 'ignore' });
-  } catch {
-    process.stdout.write(`(taskset unavailable: pid ${pid} not pinned)\n`);
-  }
-}
+const out = (line: string) => process.stdout.write(`${line}\n`);
 
 /** Runs `work` in `CONCURRENCY` loops for SECONDS; returns completed operations per second. */
 async function throughput(work: (lane: number) => Promise<void>): Promise<number> {
@@ -48,17 +57,32 @@ async function throughput(work: (lane: number) => Promise<void>): Promise<number
   return Math.round(done / SECONDS);
 }
 
-pin(1, process.pid);
-const subject = await startAuthUnderTest({
+pin(process.pid, OTHER_CORE);
+const database = await startBenchDatabase(OTHER_CORE);
+const authPort = await freePort();
+const env: Record<string, string> = {
+  ...generateLocalSecrets(),
+  BASE_URL: `http://127.0.0.1:${authPort}`,
+  AUTH_PORT: String(authPort),
+  AUTH_GRPC_PORT: String(await freePort()),
+  AUTH_METRICS_PORT: String(await freePort()),
+  DATABASE_URL: database.url,
+  INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
+  GOOGLE_CLIENT_ID: 'bench-client.apps.googleusercontent.com',
+  GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
+  RATE_LIMIT_KEY_PREFIX: `bench:${randomBytes(6).toString('hex')}`,
   LOG_LEVEL: 'warn',
   RATE_LIMIT_OVERRIDES: JSON.stringify({
-    apiKey: { points: 10_000_000, durationSeconds: 60 },
+    apiKey: { points: 100_000_000, durationSeconds: 60 },
     token: { points: 10_000_000, durationSeconds: 60 },
     authIp: { points: 10_000_000, durationSeconds: 60 },
     register: { points: 10_000, durationSeconds: 3600 },
   }),
-});
-pin(0, subject.auth.process.pid!);
+  ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+};
+const auth = await startServiceProcess('auth', env, authPort);
+pin(auth.process.pid!, SERVER_CORE);
+const subject = { env, baseUrl: env.BASE_URL!, database };
 const pool = createDatabasePool(subject.database.url, CONCURRENCY);
 let echo: ChildProcess | undefined;
 try {
@@ -151,14 +175,24 @@ try {
     address: `127.0.0.1:${subject.env.AUTH_GRPC_PORT}`,
     serviceToken: subject.env.INTERNAL_SERVICE_TOKEN!,
   });
-  const resolves = await throughput(async () => {
-    const answer = await broker.resolveApiKey({ apiKey: secret });
-    if (!answer.resolved) throw new Error(`key refused: ${answer.refused?.reason}`);
-  });
+  const authPid = auth.process.pid!;
+  const resolves = await busyWhile({ auth: authPid, load: process.pid }, () =>
+    throughput(async () => {
+      const answer = await broker.resolveApiKey({ apiKey: secret });
+      if (!answer.resolved) throw new Error(`key refused: ${answer.refused?.reason}`);
+    }),
+  );
+  const batch = Array.from({ length: BATCH }, () => secret);
+  const batched = await busyWhile({ auth: authPid, load: process.pid }, () =>
+    throughput(async () => {
+      const { results } = await broker.resolveApiKeys({ apiKeys: batch });
+      if (!results.every((result) => result.resolved)) throw new Error('a key of the batch was refused');
+    }),
+  );
   broker.close();
 
   const echoPort = await freePort();
-  echo = spawn('taskset', ['-c', '0', process.execPath, path.join(here, 'grpc-echo.ts')], {
+  echo = spawn(process.execPath, [path.join(here, 'grpc-echo.ts')], {
     env: {
       ...process.env,
       PORT: String(echoPort),
@@ -167,22 +201,41 @@ try {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve) => echo?.stdout?.once('data', () => resolve()));
+  pin(echo.pid!, SERVER_CORE);
   const bare = createTokenBrokerClient({
     address: `127.0.0.1:${echoPort}`,
     serviceToken: subject.env.INTERNAL_SERVICE_TOKEN!,
   });
-  const echoes = await throughput(async () => void (await bare.resolveApiKey({ apiKey: secret })));
+  const echoes = await busyWhile({ echo: echo.pid!, load: process.pid }, () =>
+    throughput(async () => void (await bare.resolveApiKey({ apiKey: secret }))),
+  );
   bare.close();
 
-  process.stdout.write(
-    `auth service, ${CONCURRENCY} concurrent callers, ${SECONDS} s per figure, database: ${subject.database.kind}, cache: ${subject.redis.kind === 'none' ? 'in-process' : 'redis'}\n`,
+  const cpu = (busy: Record<string, number>) =>
+    Object.entries(busy)
+      .map(([name, share]) => `${name} ${(share * 100).toFixed(0)}%`)
+      .join(', ');
+  out(`auth service benchmark: ${CONCURRENCY} concurrent callers, ${SECONDS} s per figure`);
+  out(
+    `placement: auth pid ${authPid} cores ${allowedCores(authPid)}; load generator pid ${process.pid} cores ${allowedCores(process.pid)}${database.pid ? `; embedded PostgreSQL pid ${database.pid} cores ${allowedCores(database.pid)}` : ''}; echo on cores ${SERVER_CORE}`,
   );
-  process.stdout.write(`  refresh grants (token endpoint)      ${String(refreshes).padStart(7)} /s\n`);
-  process.stdout.write(`  baseline: SELECT by primary key      ${String(selects).padStart(7)} /s\n`);
-  process.stdout.write(`  ResolveApiKey (gRPC)                 ${String(resolves).padStart(7)} /s\n`);
-  process.stdout.write(`  baseline: bare gRPC echo             ${String(echoes).padStart(7)} /s\n`);
+  out(
+    `backends: PostgreSQL ${database.kind === 'embedded' ? 'embedded (PGlite, its own process)' : `server at ${new URL(database.url).host} (external, not pinned)`}; Redis ${process.env.REDIS_URL ? `at ${new URL(process.env.REDIS_URL).host} (external, not pinned)` : 'none (rate limits in PostgreSQL, revocations in-process)'}`,
+  );
+  out(`  refresh grants (token endpoint)          ${String(refreshes).padStart(7)} /s`);
+  out(`  baseline: SELECT by primary key          ${String(selects).padStart(7)} /s`);
+  out(
+    `  ResolveApiKey, one key per call          ${String(resolves.result).padStart(7)} keys/s  (cpu: ${cpu(resolves.busy)})`,
+  );
+  out(
+    `  ResolveApiKeys, ${BATCH} keys per call        ${String(batched.result * BATCH).padStart(7)} keys/s  (cpu: ${cpu(batched.busy)})`,
+  );
+  out(
+    `  baseline: bare gRPC echo                 ${String(echoes.result).padStart(7)} calls/s  (cpu: ${cpu(echoes.busy)})`,
+  );
 } finally {
   echo?.kill();
   await pool.end();
-  await subject.stop();
+  await auth.stop();
+  await database.close();
 }

@@ -8,12 +8,11 @@ import {
 } from '@sheetgate/service-runtime';
 import Koa, { type Middleware } from 'koa';
 import type Provider from 'oidc-provider';
-import { OIDC_ROUTES } from './oidc/provider.ts';
+import { registrationCors } from './oidc/cors.ts';
 import { publicOrigin } from './oidc/public-origin.ts';
+import { isDiscoveryPath, OIDC_ROUTES, OPENID_DISCOVERY_PATH } from './oidc/routes.ts';
+import { storeOutages } from './oidc/store-outage.ts';
 
-const DISCOVERY = '/.well-known/openid-configuration';
-const AS_METADATA = '/.well-known/oauth-authorization-server';
-const JWKS_PATH = '/api/auth/jwks';
 const PROVIDER_ROUTES: string[] = Object.values(OIDC_ROUTES);
 // The provider also answers below its routes (the authorization endpoint resumes at /authorize/<uid>).
 const isProviderPath = (path: string) =>
@@ -41,21 +40,18 @@ export function createAuthApp(options: AuthAppOptions): Koa {
   app.use(healthRoutes(options.readiness));
   app.use(requestLog(options.logger));
   app.use(jsonErrors(options.logger));
+  app.use(storeOutages());
   app.use(publicOrigin(options.baseUrl));
   for (const route of options.routes) app.use(route);
+  app.use(registrationCors());
   app.use(async (ctx) => {
     const path = ctx.path;
-    const isDiscovery =
-      path === DISCOVERY ||
-      path.startsWith(`${DISCOVERY}/`) ||
-      path === AS_METADATA ||
-      path.startsWith(`${AS_METADATA}/`);
-    if (isDiscovery) {
-      ctx.req.url = `${DISCOVERY}${ctx.search}`;
+    if (isDiscoveryPath(path)) {
+      ctx.req.url = `${OPENID_DISCOVERY_PATH}${ctx.search}`;
     } else if (!isProviderPath(path)) {
       throw new HttpError(404, 'not_found', 'no such route');
     }
-    if (path === JWKS_PATH) ctx.res.setHeader('cache-control', 'public, max-age=300');
+    if (path === OIDC_ROUTES.jwks) ctx.res.setHeader('cache-control', 'public, max-age=300');
     ctx.respond = false;
     await providerCallback(ctx.req, ctx.res);
   });

@@ -1,7 +1,7 @@
 import { AccountServiceService, startGrpcServer, TokenBrokerServiceService } from '@sheetgate/proto';
 import { createLogger, loadSettingsOrExit, runService } from '@sheetgate/service-runtime';
 import type { Middleware } from 'koa';
-import { createApiKeyLibrary } from './api-keys/index.ts';
+import { createApiKeyLibrary, createKeyRevocations } from './api-keys/index.ts';
 import { createAuthApp } from './app.ts';
 import { createAuditLog } from './audit/index.ts';
 import type { Cache } from './cache/cache.ts';
@@ -21,8 +21,11 @@ import { tokenBrokerHandlers } from './grpc/token-broker-service.ts';
 import { createCsrfTokens } from './interactions/csrf.ts';
 import { interactionRoutes, type SignedInUser } from './interactions/interaction-routes.ts';
 import { signOutRoute } from './interactions/sign-out-route.ts';
+import { createAuthMetrics } from './metrics/auth-metrics.ts';
 import { sweepExpiredOidcModels } from './oidc/postgres-adapter.ts';
 import { createOidcProvider } from './oidc/provider.ts';
+import { createRedisModelStore } from './oidc/redis-adapter.ts';
+import { createLegacySessionExchange } from './provider-migration/legacy-sessions.ts';
 import { createRateLimits, rateLimitAuthRoutes } from './rate-limits/index.ts';
 import { createSessionStore, readSessionCookie } from './sessions/index.ts';
 import { authSettingsSchema } from './settings.ts';
@@ -33,6 +36,7 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 const settings = loadSettingsOrExit('auth', authSettingsSchema);
 const logger = createLogger({ service: 'auth', level: settings.LOG_LEVEL });
+const metrics = createAuthMetrics();
 
 await runService('auth', logger, async () => {
   const keyring = parseKeyring(settings.AUTH_ENCRYPTION_KEYS);
@@ -42,34 +46,40 @@ await runService('auth', logger, async () => {
   );
   let cache: Cache;
   if (settings.REDIS_URL) {
-    cache = await createRedisCache(settings.REDIS_URL);
+    cache = await createRedisCache(settings.REDIS_URL, { logger });
   } else {
     logger.warn('REDIS_URL is not set: using the in-process cache (run one auth replica only)');
     cache = createMemoryCache();
   }
   const audit = createAuditLog(pool);
-  const rateLimits = await createRateLimits({
-    pool,
-    logger,
-    keyPrefix: settings.RATE_LIMIT_KEY_PREFIX,
-    ...(settings.REDIS_URL ? { redisUrl: settings.REDIS_URL } : {}),
-    ...(settings.RATE_LIMIT_OVERRIDES ? { rules: settings.RATE_LIMIT_OVERRIDES } : {}),
-  });
+  const rateLimits = metrics.countRateLimitRefusals(
+    await createRateLimits({
+      pool,
+      logger,
+      keyPrefix: settings.RATE_LIMIT_KEY_PREFIX,
+      ...(settings.REDIS_URL ? { redisUrl: settings.REDIS_URL } : {}),
+      ...(settings.RATE_LIMIT_OVERRIDES ? { rules: settings.RATE_LIMIT_OVERRIDES } : {}),
+    }),
+  );
 
   const signingKeys = settings.AUTH_SIGNING_KEYS
     ? parseConfiguredSigningKeys(settings.AUTH_SIGNING_KEYS)
     : await createSigningKeyStore(pool, keyring).loadOrCreate();
   const cookieKeys = settings.AUTH_COOKIE_KEYS.split(',');
+  const shortLivedModels = settings.REDIS_URL
+    ? await createRedisModelStore(settings.REDIS_URL, { logger })
+    : undefined;
   const provider = createOidcProvider({
     baseUrl: settings.BASE_URL,
     pool,
     cache,
-    shortLivedModelsInCache: Boolean(settings.REDIS_URL),
+    shortLivedModels,
     keyring,
     signingKeys,
     cookieKeys,
     accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
     logger,
+    audit,
   });
 
   const csrf = createCsrfTokens(cookieKeys[0]!);
@@ -77,21 +87,23 @@ await runService('auth', logger, async () => {
   const sessions = createSessionStore(pool);
   const googleConnections = createGoogleConnectionLibrary({ pool, keyring });
   const googleTokens = createGoogleTokenBroker({
-    pool,
     cache,
     settings,
     connections: googleConnections,
     logger,
     audit,
+    onRefresh: metrics.googleTokenRefreshed,
   });
   const apiKeys = createApiKeyLibrary({
     pool,
     pepper: settings.API_KEY_PEPPER,
     rateLimiter: rateLimits.apiKey,
+    revocations: await createKeyRevocations({ redisUrl: settings.REDIS_URL, logger }),
     audit,
     logger,
   });
-  const connectedApps = createConnectedApps({ pool, provider });
+  const legacySessions = createLegacySessionExchange({ pool, sessions, audit });
+  const connectedApps = createConnectedApps({ pool, provider, audit });
   const signedInUser: SignedInUser = async (ctx) => {
     const session = await sessions.findByCookieValue(readSessionCookie(ctx));
     return session ? { userId: session.userId, sessionId: session.id } : undefined;
@@ -105,16 +117,24 @@ await runService('auth', logger, async () => {
     routes: [
       rateLimitAuthRoutes(rateLimits, { audit, logger }),
       createGoogleSignIn({
-        pool,
         cache,
         settings,
         logger,
         users,
         sessions,
         connections: googleConnections,
+        audit,
+        signInLimiter: rateLimits.signIn,
       }).routes() as Middleware,
       interactionRoutes({ provider, baseUrl: settings.BASE_URL, signedInUser, csrf, logger }),
-      signOutRoute({ pool, sessions, csrf, secureCookies: settings.BASE_URL.startsWith('https:'), logger }),
+      signOutRoute({
+        provider,
+        sessions,
+        csrf,
+        secureCookies: settings.BASE_URL.startsWith('https:'),
+        logger,
+        audit,
+      }),
     ],
     readiness: [
       { name: 'postgres', check: async () => void (await pool.query('SELECT 1')) },
@@ -126,15 +146,22 @@ await runService('auth', logger, async () => {
     host: settings.AUTH_HOST,
     port: settings.AUTH_GRPC_PORT,
     serviceToken: settings.INTERNAL_SERVICE_TOKEN,
+    interceptors: [
+      metrics.grpcInterceptor(
+        [TokenBrokerServiceService, AccountServiceService].flatMap((service) =>
+          Object.values(service).map((method) => method.path),
+        ),
+      ),
+    ],
     services: [
       {
         definition: TokenBrokerServiceService,
         handlers: tokenBrokerHandlers({
           logger,
           resolveApiKey: (secret) => apiKeys.resolve(secret),
+          resolveApiKeys: (secrets) => apiKeys.resolveMany(secrets),
           // forceRefresh: Google refused the cached token (401); one refresh replaces it.
-          googleAccessToken: (userId, { forceRefresh }) =>
-            googleTokens.getAccessToken(userId, { forceRefresh }),
+          googleAccessToken: (userId, options) => googleTokens.getAccessToken(userId, options),
         }),
       },
       {
@@ -148,6 +175,7 @@ await runService('auth', logger, async () => {
           connectedApps,
           apiKeys,
           provider,
+          legacySessions,
         }),
       },
     ],
@@ -156,8 +184,8 @@ await runService('auth', logger, async () => {
 
   // Expired tokens, grants and sessions are deleted in the background; every replica may run it.
   const sweeper = setInterval(() => {
-    Promise.all([sweepExpiredOidcModels(pool), sessions.sweepEnded()]).catch((error: unknown) =>
-      logger.warn({ err: error }, 'sweep failed'),
+    Promise.all([sweepExpiredOidcModels(pool), sessions.sweepEnded(), legacySessions.sweep()]).catch(
+      (error: unknown) => logger.warn({ err: error }, 'sweep failed'),
     );
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
@@ -167,12 +195,18 @@ await runService('auth', logger, async () => {
     host: settings.AUTH_HOST,
     port: settings.AUTH_PORT,
     portSetting: 'AUTH_PORT',
+    metrics: {
+      collector: metrics.collector,
+      port: settings.AUTH_METRICS_PORT,
+      portSetting: 'AUTH_METRICS_PORT',
+    },
     otherServers: [{ close: () => grpc.close() }],
     resources: [
       async () => clearInterval(sweeper),
       () => apiKeys.close(),
       () => rateLimits.close(),
       () => cache.close(),
+      async () => shortLivedModels?.close(),
       () => pool.end(),
     ],
   };

@@ -1,7 +1,22 @@
 import { setting } from '@sheetgate/service-runtime';
 import { z } from 'zod';
+import { KeyringError, parseKeyring } from './crypto/keyring.ts';
 
 const rule = z.object({ points: z.number().int().positive(), durationSeconds: z.number().int().positive() });
+/**
+ * Key ring for secrets stored encrypted (Google tokens, signing keys): `id:base64key,…`, the first
+ * encrypts. Checked here so a malformed ring stops auth with the settings' one line (naming key
+ * ids, never key material). Generate a key with `openssl rand -base64 32`.
+ */
+export const encryptionKeysSetting = setting.secret(1).superRefine((value, ctx) => {
+  try {
+    parseKeyring(value);
+  } catch (error) {
+    if (!(error instanceof KeyringError)) throw error;
+    ctx.addIssue({ code: 'custom', message: error.message });
+  }
+});
+
 const rateLimitOverridesSchema = z
   .object({ apiKey: rule, authIp: rule, register: rule, token: rule, signIn: rule })
   .partial()
@@ -14,20 +29,22 @@ export const authSettingsSchema = z.object({
   AUTH_PORT: setting.port(8081),
   /** Internal gRPC (TokenBroker, AccountService); never routed by the gateway or Ingress. */
   AUTH_GRPC_PORT: setting.port(8084),
+  /**
+   * Prometheus metrics (`GET /metrics`) on AUTH_HOST, on a port of their own that the gateway and
+   * the Ingress never route (the NetworkPolicies open it to the scraper only).
+   */
+  AUTH_METRICS_PORT: setting.port(9081),
   DATABASE_URL: setting.url(['postgres', 'postgresql']),
   /** Optional: without it, an in-process cache stands in (one auth replica only). */
   REDIS_URL: setting.url(['redis', 'rediss']).optional(),
   /** Shared secret the mcp and web services present on every gRPC call. */
   INTERNAL_SERVICE_TOKEN: setting.secret(32),
-  /**
-   * Key ring for secrets stored encrypted (Google tokens, signing keys): `id:base64key,…`, the
-   * first encrypts. Generate a key with `openssl rand -base64 32`.
-   */
-  AUTH_ENCRYPTION_KEYS: z.string().min(1),
+  /** Key ring for secrets stored encrypted (see `encryptionKeysSetting`). */
+  AUTH_ENCRYPTION_KEYS: encryptionKeysSetting,
   /** Secret mixed into API-key hashes (HMAC-SHA-256), so a database dump alone cannot verify keys. */
   API_KEY_PEPPER: setting.secret(32),
   /** Keys that sign cookies (provider and dashboard sessions), comma-separated, first signs. */
-  AUTH_COOKIE_KEYS: z.string().min(32),
+  AUTH_COOKIE_KEYS: setting.secret(32),
   /** A private JWKS (JSON) for access tokens; when unset, keys are generated once and stored. */
   AUTH_SIGNING_KEYS: z.string().optional(),
   GOOGLE_CLIENT_ID: z.string().min(1),

@@ -4,14 +4,15 @@ import { createLogger, jsonErrors } from '@sheetgate/service-runtime';
 import { generateLocalSecrets } from '@sheetgate/test-harness';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AuditLog } from '../src/audit/index.ts';
 import { createMemoryCache } from '../src/cache/memory-cache.ts';
-import type { DatabasePool } from '../src/db/pool.ts';
 import type { GoogleConnectionLibrary } from '../src/google/google-connections.ts';
 import { googleEndpoints } from '../src/google/google-endpoints.ts';
 import { isPartialGrant, parseGrantedScopes } from '../src/google/google-scopes.ts';
 import { loginPageWithError, safeReturnTo } from '../src/google/return-to.ts';
 import { createGoogleSignIn } from '../src/google/sign-in-routes.ts';
 import { createSignInStates } from '../src/google/sign-in-state.ts';
+import type { RateLimiter } from '../src/rate-limits/index.ts';
 import type { SessionStore } from '../src/sessions/index.ts';
 import type { UserLibrary } from '../src/users/index.ts';
 
@@ -131,7 +132,8 @@ describe('pending sign-ins', () => {
 describe('GET /api/auth/google/start', () => {
   let base: string;
   let close: () => Promise<void>;
-  const unused = {} as DatabasePool & UserLibrary & SessionStore & GoogleConnectionLibrary;
+  // /start touches none of these: the callback tests run against the real ones (google-sign-in).
+  const unused = {} as UserLibrary & SessionStore & GoogleConnectionLibrary & AuditLog & RateLimiter;
 
   beforeAll(async () => {
     const logger = createLogger({ service: 'test', level: 'silent' });
@@ -148,6 +150,8 @@ describe('GET /api/auth/google/start', () => {
       users: unused,
       sessions: unused,
       connections: unused,
+      audit: unused,
+      signInLimiter: unused,
     });
     const app = new Koa({ proxy: true });
     app.use(jsonErrors(logger));

@@ -5,6 +5,7 @@ import { createSessionStore } from '../src/sessions/index.ts';
 import { createUserLibrary } from '../src/users/index.ts';
 import { type AuthUnderTest, startAuthUnderTest } from './support/auth-process.ts';
 
+const API_KEY_LIMIT = 3;
 let subject: AuthUnderTest;
 let pool: DatabasePool;
 let accounts: ReturnType<typeof createAccountServiceClient>;
@@ -13,7 +14,12 @@ let cookie: string;
 let userId: string;
 
 beforeAll(async () => {
-  subject = await startAuthUnderTest();
+  subject = await startAuthUnderTest({
+    RATE_LIMIT_OVERRIDES: JSON.stringify({
+      register: { points: 500, durationSeconds: 3600 },
+      apiKey: { points: API_KEY_LIMIT, durationSeconds: 600 },
+    }),
+  });
   pool = createDatabasePool(subject.database.url, 2);
   const address = `127.0.0.1:${subject.env.AUTH_GRPC_PORT}`;
   accounts = createAccountServiceClient({ address, serviceToken: subject.env.INTERNAL_SERVICE_TOKEN! });
@@ -109,6 +115,16 @@ describe('AccountService over gRPC', () => {
       false,
     );
   });
+
+  it.each([
+    ['a NUL byte', 'client\u0000id'],
+    ['an oversized id', 'c'.repeat(100_000)],
+    ['an unknown id', 'no-such-client'],
+  ])('answers "not disconnected" for %s rather than failing', async (_, clientId) => {
+    expect(await accounts.disconnectApp({ sessionCookie: cookie, clientId })).toEqual({
+      disconnected: false,
+    });
+  });
 });
 
 describe('TokenBroker over gRPC', () => {
@@ -118,6 +134,46 @@ describe('TokenBroker over gRPC', () => {
     );
     const google = await broker.getGoogleAccessToken({ userId, forceRefresh: false });
     expect(google.refused).toBe('GOOGLE_TOKEN_REFUSAL_NOT_CONNECTED');
+  });
+
+  const newKey = async (expiresAt = '') =>
+    accounts.createApiKey({
+      sessionCookie: cookie,
+      name: 'Refusal test',
+      scopes: ['sheets:read'],
+      expiresAt,
+    });
+
+  it('refuses an expired key with API_KEY_REFUSAL_EXPIRED', async () => {
+    const { secret } = await newKey(new Date(Date.now() + 1_500).toISOString());
+    expect((await broker.resolveApiKey({ apiKey: secret })).resolved?.userId).toBe(userId);
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    const { resolved, refused } = await broker.resolveApiKey({ apiKey: secret });
+    expect(resolved).toBeUndefined();
+    expect(refused).toEqual({ reason: 'API_KEY_REFUSAL_EXPIRED', retryAfterSeconds: 0 });
+  });
+
+  it('refuses a revoked key with API_KEY_REFUSAL_REVOKED, from the very next call', async () => {
+    const { secret, key } = await newKey();
+    expect((await broker.resolveApiKey({ apiKey: secret })).resolved?.keyId).toBe(key!.id);
+    expect((await accounts.revokeApiKey({ sessionCookie: cookie, keyId: key!.id })).revoked).toBe(true);
+    expect((await broker.resolveApiKey({ apiKey: secret })).refused).toEqual({
+      reason: 'API_KEY_REFUSAL_REVOKED',
+      retryAfterSeconds: 0,
+    });
+  });
+
+  it('refuses a key over its rate limit with API_KEY_REFUSAL_RATE_LIMITED and when to retry', async () => {
+    const { secret } = await newKey();
+    for (let call = 0; call < API_KEY_LIMIT; call++)
+      expect((await broker.resolveApiKey({ apiKey: secret })).resolved?.userId).toBe(userId);
+    const { resolved, refused } = await broker.resolveApiKey({ apiKey: secret });
+    expect(resolved).toBeUndefined();
+    expect(refused?.reason).toBe('API_KEY_REFUSAL_RATE_LIMITED');
+    expect(refused?.retryAfterSeconds).toBeGreaterThan(0);
+    expect(refused?.retryAfterSeconds).toBeLessThanOrEqual(600);
+    // The limit is per key: another key of the same person still resolves.
+    expect((await broker.resolveApiKey({ apiKey: (await newKey()).secret })).resolved?.userId).toBe(userId);
   });
 
   it('refuses callers without the service credential', async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import {
   discoverAuthorizationServerMetadata,
   exchangeAuthorization,
@@ -10,7 +11,6 @@ import type {
   AuthorizationServerMetadata,
   OAuthClientInformationFull,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { createLogger } from '@sheetgate/service-runtime';
 import { type Browser, createBrowser, readJson } from '@sheetgate/test-harness';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,6 +112,37 @@ async function authorizeInBrowser(
   return { redirect, codeVerifier, state, consentShown, pages, last };
 }
 
+/** The dashboard session a test browser holds. */
+async function sessionOfBrowser(browser: Browser) {
+  const cookie = (await browser.jar.getCookies(subject.baseUrl)).find((each) => each.key === 'sg_session')!;
+  return (await createSessionStore(pool).findByCookieValue(cookie.value))!;
+}
+
+/** A fresh authorization request URL for `client` (PKCE, state, resource). */
+async function authorizationRequestUrl(client: OAuthClientInformationFull) {
+  const { authorizationUrl } = await startAuthorization(subject.baseUrl, {
+    metadata,
+    clientInformation: client,
+    redirectUrl: REDIRECT,
+    scope: 'sheets:read',
+    state: randomBytes(8).toString('hex'),
+    resource,
+  });
+  return authorizationUrl;
+}
+
+/** The audit rows of `kind` whose details contain `details`, once the asynchronous write landed. */
+async function auditRows(kind: string, details: Record<string, unknown>) {
+  for (let attempt = 0; ; attempt++) {
+    const { rows } = await pool.query<{ user_id: string | null; details: Record<string, unknown> }>(
+      'SELECT user_id, details FROM audit_events WHERE kind = $1 AND details @> $2::jsonb ORDER BY id',
+      [kind, JSON.stringify(details)],
+    );
+    if (rows.length > 0 || attempt >= 40) return rows;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function verifyAccessToken(token: string) {
   const jwks = createRemoteJWKSet(new URL(`${subject.baseUrl}/api/auth/jwks`));
   return jwtVerify(token, jwks, { issuer: subject.baseUrl, audience: resource.href, typ: 'at+jwt' });
@@ -142,6 +173,12 @@ describe('OAuth 2.1 authorization code flow with PKCE (MCP client)', () => {
     });
     expect(tokens.token_type.toLowerCase()).toBe('bearer');
     expect(tokens.refresh_token).toEqual(expect.any(String));
+    // Codes and interactions are Redis's when there is one (DESIGN §5), PostgreSQL's otherwise.
+    const { rows: shortLived } = await pool.query<{ model: string }>(
+      `SELECT DISTINCT model FROM oidc_models WHERE model IN ('AuthorizationCode', 'Interaction', 'ReplayDetection')`,
+    );
+    if (subject.redis.url) expect(shortLived).toEqual([]);
+    else expect(shortLived.map((row) => row.model)).toContain('AuthorizationCode');
 
     // The same code a second time is refused (and, per the provider, revokes what it issued).
     await expect(
@@ -154,6 +191,18 @@ describe('OAuth 2.1 authorization code flow with PKCE (MCP client)', () => {
         resource,
       }),
     ).rejects.toThrow(INVALID_GRANT);
+    // …and the grant is gone with everything issued under it: the refresh token no longer works.
+    await expect(
+      refreshAuthorization(subject.baseUrl, {
+        metadata,
+        clientInformation: client,
+        refreshToken: tokens.refresh_token!,
+        resource,
+      }),
+    ).rejects.toThrow(INVALID_GRANT);
+    expect(
+      await auditRows('grant.revoked', { clientId: client.client_id, reason: 'authorization_code_reused' }),
+    ).toHaveLength(1);
   });
 
   it('issues a resource-bound ES256 JWT access token', async () => {
@@ -230,6 +279,15 @@ describe('OAuth 2.1 authorization code flow with PKCE (MCP client)', () => {
         resource,
       }),
     ).rejects.toThrow(INVALID_GRANT);
+    // Both security events are recorded for Alice, without the token.
+    const [reused] = await auditRows('refresh_token.reused', { clientId: client.client_id });
+    expect(reused).toMatchObject({ user_id: aliceId, details: { grantId: expect.any(String) } });
+    const [revoked] = await auditRows('grant.revoked', {
+      clientId: client.client_id,
+      reason: 'refresh_token_reused',
+    });
+    expect(revoked).toMatchObject({ user_id: aliceId, details: { grantId: reused!.details.grantId } });
+    expect(JSON.stringify([reused, revoked])).not.toContain(first);
   });
 });
 
@@ -436,8 +494,136 @@ describe('sign-in and sign-out', () => {
     });
     expect(signedOut.status).toBe(303);
     expect(signedOut.location).toBe(`${subject.baseUrl}/login?signed_out=1`);
+    const { rows: signOuts } = await pool.query(
+      `SELECT user_id, details FROM audit_events WHERE kind = 'sign_out' AND details->>'sessionId' = $1`,
+      [session!.id],
+    );
+    expect(signOuts).toEqual([
+      { user_id: aliceId, details: { sessionId: session!.id, ip: expect.any(String) } },
+    ]);
     const afterSignOut = await authorizeInBrowser(browser, client);
     expect(afterSignOut.last.pathname).toBe('/login');
+  });
+
+  it.each([
+    ['sign-out', '/api/auth/sign-out'],
+    ['consent', '/api/auth/interaction/some-interaction/consent'],
+  ])('refuses an oversized %s form with 413 and closes the connection', async (_name, path) => {
+    const body = `csrf=${'a'.repeat(20_000)}`;
+    // node:http rather than fetch, which hides the hop-by-hop Connection header.
+    const answer = await new Promise<{ status: number; connection: string | undefined; body: string }>(
+      (resolve, reject) => {
+        const request = http.request(
+          `${subject.baseUrl}${path}`,
+          {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/x-www-form-urlencoded',
+              'content-length': Buffer.byteLength(body),
+            },
+          },
+          (response) => {
+            let text = '';
+            response.on('data', (chunk: Buffer) => {
+              text += chunk.toString();
+            });
+            response.on('end', () =>
+              resolve({ status: response.statusCode!, connection: response.headers.connection, body: text }),
+            );
+          },
+        );
+        request.on('error', reject);
+        request.end(body);
+      },
+    );
+    expect(answer.status).toBe(413);
+    expect(answer.connection).toBe('close');
+    expect(JSON.parse(answer.body)).toEqual({
+      error: 'invalid_request',
+      error_description: 'form too large',
+    });
+  });
+
+  it('"Not you? Sign out" on consent continues the app\'s own authorization request as whoever signs in next', async () => {
+    const client = await newClient('Switching app');
+    const bobId = (await createUserLibrary(pool).upsertFromGoogle({ sub: '1002', email: 'bob@example.com' }))
+      .id;
+    const browser = await signedInBrowser(aliceId);
+    const state = randomBytes(8).toString('hex');
+    const { authorizationUrl, codeVerifier } = await startAuthorization(subject.baseUrl, {
+      metadata,
+      clientInformation: client,
+      redirectUrl: REDIRECT,
+      scope: 'sheets:read sheets:write',
+      state,
+      resource,
+    });
+    const atConsent = await browser.navigate(authorizationUrl.href, {}, atConsentPage);
+    const consentUrl = new URL(atConsent.redirects.at(-1)!);
+    expect(consentUrl.pathname).toBe('/authorize');
+    const uid = consentUrl.searchParams.get('interaction')!;
+
+    const aliceSession = await sessionOfBrowser(browser);
+    const signedOut = await browser.submitForm(`${subject.baseUrl}/api/auth/sign-out`, {
+      csrf: csrf.issue('sign-out', aliceSession.id),
+      interaction: uid,
+    });
+    expect(signedOut.status).toBe(303);
+    const login = new URL(signedOut.location!);
+    expect(login.pathname).toBe('/login');
+    expect(login.searchParams.get('signed_out')).toBe('1');
+    // The way back is the app's request itself: same client, redirect, scopes, state and challenge.
+    const continueTo = new URL(login.searchParams.get('return_to')!, subject.baseUrl);
+    expect(continueTo.pathname).toBe('/api/auth/oauth2/authorize');
+    expect(Object.fromEntries(continueTo.searchParams)).toEqual(
+      Object.fromEntries(authorizationUrl.searchParams),
+    );
+
+    // Bob signs in (Google sign-in returns to that path), sees consent as himself, and allows it.
+    const bobSession = await createSessionStore(pool).create(bobId);
+    await browser.jar.setCookie(`sg_session=${bobSession.cookieValue}; Path=/; HttpOnly`, subject.baseUrl);
+    const again = await browser.navigate(continueTo.href, {}, atConsentPage);
+    const bobConsent = new URL(again.redirects.at(-1)!);
+    expect(bobConsent.pathname).toBe('/authorize');
+    const bobUid = bobConsent.searchParams.get('interaction')!;
+    expect(bobUid).not.toBe(uid);
+    const posted = await browser.submitForm(`${subject.baseUrl}/api/auth/interaction/${bobUid}/consent`, {
+      decision: 'allow',
+      csrf: csrf.issue('consent', bobUid),
+    });
+    expect(posted.status).toBe(303);
+    const back = await browser.navigate(posted.location!, {}, (url) => url.href.startsWith(REDIRECT));
+    const redirect = new URL(back.redirects.at(-1) ?? back.url);
+    expect(redirect.searchParams.get('state')).toBe(state);
+    // The app's own verifier redeems the code, and the tokens are Bob's.
+    const tokens = await exchangeAuthorization(subject.baseUrl, {
+      metadata,
+      clientInformation: client,
+      authorizationCode: redirect.searchParams.get('code')!,
+      codeVerifier,
+      redirectUri: REDIRECT,
+      resource,
+    });
+    expect((await verifyAccessToken(tokens.access_token)).payload.sub).toBe(bobId);
+  });
+
+  it("signs out without continuing an interaction that is not the person's, unknown, or malformed", async () => {
+    const client = await newClient('Not yours');
+    const bob = await signedInBrowser(
+      (await createUserLibrary(pool).upsertFromGoogle({ sub: '1003', email: 'carol@example.com' })).id,
+    );
+    const bobsConsent = await bob.navigate((await authorizationRequestUrl(client)).href, {}, atConsentPage);
+    const bobsUid = new URL(bobsConsent.redirects.at(-1)!).searchParams.get('interaction')!;
+    for (const interaction of [bobsUid, 'no-such-interaction', '../../dashboard', 'a'.repeat(500)]) {
+      const alice = await signedInBrowser(aliceId);
+      const session = await sessionOfBrowser(alice);
+      const signedOut = await alice.submitForm(`${subject.baseUrl}/api/auth/sign-out`, {
+        csrf: csrf.issue('sign-out', session.id),
+        interaction,
+      });
+      expect(signedOut.status, interaction).toBe(303);
+      expect(signedOut.location, interaction).toBe(`${subject.baseUrl}/login?signed_out=1`);
+    }
   });
 
   it('refuses a sign-out post without the CSRF token', async () => {
@@ -446,8 +632,6 @@ describe('sign-in and sign-out', () => {
     expect(response.status).toBe(403);
   });
 });
-
-void createLogger;
 
 describe('connected apps (AccountService)', () => {
   it('lists the connected app and Disconnect ends its tokens', async () => {
@@ -500,6 +684,9 @@ describe('connected apps (AccountService)', () => {
           .disconnected,
       ).toBe(true);
       expect((await accounts.listConnectedApps({ sessionCookie: session.cookieValue })).apps).toEqual([]);
+      expect(
+        await auditRows('grant.revoked', { clientId: client.client_id, reason: 'disconnected' }),
+      ).toEqual([{ user_id: dave.id, details: expect.objectContaining({ grantId: expect.any(String) }) }]);
       await expect(
         refreshAuthorization(subject.baseUrl, {
           metadata,

@@ -79,9 +79,7 @@ describe('JWKS', () => {
 
   it('keeps the same key across a restart (stored encrypted, generated once)', async () => {
     const before = await readJson(await fetch(`${subject.baseUrl}/api/auth/jwks`));
-    await subject.auth.stop();
-    const { startServiceProcess } = await import('@sheetgate/test-harness');
-    subject.auth = await startServiceProcess('auth', subject.env, Number(subject.env.AUTH_PORT));
+    await subject.restart();
     const after = await readJson(await fetch(`${subject.baseUrl}/api/auth/jwks`));
     expect(after.keys.map((key: { kid: string }) => key.kid)).toEqual(
       before.keys.map((key: { kid: string }) => key.kid),

@@ -13,13 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuditLog } from '../src/audit/index.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
-import { OIDC_ROUTES } from '../src/oidc/provider.ts';
-import {
-  createRateLimits,
-  limitedAuthPaths,
-  type RateLimits,
-  rateLimitAuthRoutes,
-} from '../src/rate-limits/index.ts';
+import { createRateLimits, type RateLimits, rateLimitAuthRoutes } from '../src/rate-limits/index.ts';
 
 let database: TestDatabase;
 let redis: TestRedis;
@@ -60,15 +54,10 @@ afterAll(async () => {
   await redis?.close();
 });
 
-const call = (path: string, ip: string, method = 'GET') =>
-  fetch(`${baseUrl}${path}`, { method, headers: { 'x-forwarded-for': ip } });
+const call = (path: string, ip: string, method = 'GET', headers: Record<string, string> = {}) =>
+  fetch(`${baseUrl}${path}`, { method, headers: { 'x-forwarded-for': ip, ...headers } });
 
 describe('rate limits on /api/auth/* (per client IP)', () => {
-  it('limits the paths the provider really serves', () => {
-    expect(limitedAuthPaths.registration).toBe(OIDC_ROUTES.registration);
-    expect(limitedAuthPaths.token).toBe(OIDC_ROUTES.token);
-  });
-
   it('answers 429 with Retry-After and a JSON error for one IP, and not for another', async () => {
     for (let i = 0; i < 5; i++) expect((await call('/api/auth/jwks', '192.0.2.10')).status).toBe(200);
     const refused = await call('/api/auth/jwks', '192.0.2.10');
@@ -95,6 +84,24 @@ describe('rate limits on /api/auth/* (per client IP)', () => {
     for (let i = 0; i < 3; i++)
       expect((await call('/api/auth/oauth2/token', other, 'POST')).status).toBe(200);
     expect((await call('/api/auth/oauth2/token', other, 'POST')).status).toBe(429);
+  });
+
+  it('lets a browser-based client read the 429 on the endpoints it calls cross-origin', async () => {
+    const origin = { origin: 'https://inspector.example' };
+    const ip = '192.0.2.60';
+    for (let i = 0; i < 3; i++) await call('/api/auth/oauth2/token', ip, 'POST', origin);
+    const refused = await call('/api/auth/oauth2/token', ip, 'POST', origin);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('https://inspector.example');
+    expect(refused.headers.get('access-control-expose-headers')).toMatch(/retry-after/i);
+    expect(refused.headers.get('vary')).toMatch(/origin/i);
+
+    // Sign-in and interaction routes are same-origin pages: no CORS there, limited or not.
+    let page: Response | undefined;
+    for (let i = 0; i < 20 && page?.status !== 429; i++)
+      page = await call('/api/auth/google/start', '192.0.2.61', 'GET', origin);
+    expect(page!.status).toBe(429);
+    expect(page!.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('leaves other paths alone', async () => {

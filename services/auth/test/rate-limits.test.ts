@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
 import { createRateLimits, type RateLimits, type RateLimitsOptions } from '../src/rate-limits/index.ts';
+import { startFreezableRelay } from './support/frozen-redis.ts';
 
 let database: TestDatabase;
 let redis: TestRedis;
@@ -157,4 +158,42 @@ describe('rate limits without their store', () => {
       await limits.close();
     }
   });
+});
+
+describe('rate limits on a Redis that stops answering', () => {
+  it('answer from the per-replica in-memory limit instead of waiting for Redis, and count on Redis again after', async ({
+    skip,
+  }) => {
+    if (!redis.url) skip('no Redis server or Docker engine here');
+    const relay = await startFreezableRelay(redis.url!);
+    const options = {
+      pool,
+      rules: { apiKey: { points: 2, durationSeconds: 60 } },
+      keyPrefix: `sheetgate:test:${randomBytes(4).toString('hex')}`,
+    };
+    const limits = await createRateLimits({ ...options, redisUrl: relay.url });
+    try {
+      relay.freeze();
+      // Without a deadline on replies each of these waits for Redis forever (the test's timeout
+      // ends it); with one, the insurance limiter counts them.
+      const answers = [];
+      for (let request = 0; request < 3; request++) answers.push((await limits.apiKey.consume('k')).allowed);
+      expect(answers).toEqual([true, true, false]);
+      relay.thaw();
+      // Once Redis answers, counting is shared there again: another replica on the same Redis
+      // (not through the relay) sees the two requests this one let through for another key.
+      expect((await limits.apiKey.consume('other')).allowed).toBe(true);
+      expect((await limits.apiKey.consume('other')).allowed).toBe(true);
+      const replica = await createRateLimits({ ...options, redisUrl: redis.url! });
+      try {
+        expect((await replica.apiKey.consume('other')).allowed).toBe(false);
+      } finally {
+        await replica.close();
+      }
+    } finally {
+      relay.thaw();
+      await limits.close();
+      await relay.close();
+    }
+  }, 20_000);
 });

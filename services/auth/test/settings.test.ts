@@ -29,6 +29,38 @@ describe('auth settings at start', () => {
     ]);
   });
 
+  it('never prints a secret it refuses, nor a URL password (stderr reaches logs)', () => {
+    const result = runAuth({
+      GOOGLE_CLIENT_ID: 'id',
+      GOOGLE_CLIENT_SECRET: 'secret',
+      INTERNAL_SERVICE_TOKEN: 'token-hunter2',
+      API_KEY_PEPPER: 'pepper-hunter2',
+      AUTH_COOKIE_KEYS: 'cookie-hunter2',
+      AUTH_ENCRYPTION_KEYS: `k1:${Buffer.from('hunter2').toString('base64')}`,
+      DATABASE_URL: 'mysql://admin:hunter2@db.internal/sheetgate',
+      REDIS_URL: 'http://:hunter2@cache.internal:6379/0?password=hunter2',
+    });
+    expect(result.status).toBe(78);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines.map((line) => /^auth: invalid setting (\w+): /.exec(line)?.[1]).sort()).toEqual([
+      'API_KEY_PEPPER',
+      'AUTH_COOKIE_KEYS',
+      'AUTH_ENCRYPTION_KEYS',
+      'DATABASE_URL',
+      'INTERNAL_SERVICE_TOKEN',
+      'REDIS_URL',
+    ]);
+    expect(result.stderr).not.toMatch(/hunter2|aHVudGVyMg|admin/);
+    expect(lines.find((line) => line.includes('API_KEY_PEPPER'))).toMatch(/\(got 14 characters\)$/);
+    expect(lines.find((line) => line.includes('AUTH_ENCRYPTION_KEYS'))).toContain('key k1 must be 32 bytes');
+    expect(lines.find((line) => line.includes('DATABASE_URL'))).toContain(
+      '(got "mysql://…@db.internal/sheetgate")',
+    );
+    expect(lines.find((line) => line.includes('REDIS_URL'))).toContain(
+      '(got "http://…@cache.internal:6379/0?…")',
+    );
+  });
+
   it('names every missing required setting, one line each', () => {
     const result = runAuth({});
     expect(result.status).toBe(78);

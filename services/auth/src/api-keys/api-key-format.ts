@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
-
-/** Every Sheetgate API key starts with this, so secret scanners and people recognise one. */
-export const API_KEY_PREFIX = 'sg_live_';
+import { API_KEY_PREFIX, ISSUED_API_KEY } from '@sheetgate/proto';
 
 /**
- * The whole key: the prefix and 256 random bits in unpadded base64url (43 characters). Register
- * this with secret scanners (GitHub custom patterns, gitleaks, trufflehog): `sg_live_[A-Za-z0-9_-]{43}`.
+ * The whole key: the prefix and 256 random bits in unpadded base64url (43 characters), as
+ * @sheetgate/proto defines it for auth and mcp alike. Register this with secret scanners (GitHub
+ * custom patterns, gitleaks, trufflehog): `sg_live_[A-Za-z0-9_-]{43}`.
  */
-export const API_KEY_PATTERN = /^sg_live_[A-Za-z0-9_-]{43}$/;
+export const API_KEY_PATTERN = ISSUED_API_KEY;
 
 const SECRET_BYTES = 32;
 /** The prefix plus 4 characters (24 bits): enough to tell keys apart on the dashboard, useless to guess. */

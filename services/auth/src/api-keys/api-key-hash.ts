@@ -1,20 +1,27 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Keyed hashes of API keys: HMAC-SHA-256 with the API_KEY_PEPPER setting, hex. A key has 256
- * random bits, so a fast hash is enough (no password stretching needed); the pepper means a
+ * Keyed hashes of API keys: HMAC-SHA-256 with the API_KEY_PEPPER setting, stored as hex. A key has
+ * 256 random bits, so a fast hash is enough (no password stretching needed); the pepper means a
  * stolen database alone cannot even confirm a guessed key.
  */
 export function createApiKeyHasher(pepper: string) {
   if (pepper.length < 32) throw new Error('API_KEY_PEPPER must be at least 32 characters');
-  const hash = (secret: string) => createHmac('sha256', pepper).update(secret, 'utf8').digest('hex');
+  const digest = (secret: string) => createHmac('sha256', pepper).update(secret, 'utf8').digest();
   return {
-    hash,
-    /** Constant-time comparison of a presented key with a stored hash. */
-    matches(secret: string, storedHash: string): boolean {
-      const presented = Buffer.from(hash(secret), 'hex');
+    /** The HMAC of a presented key: computed once per request, then used for lookup and comparison. */
+    digest,
+    /** The stored form (hex) of a key's HMAC. */
+    hash: (secret: string) => digest(secret).toString('hex'),
+    /**
+     * Constant-time comparison of a presented key's HMAC with a stored hash. The row was selected
+     * by this very HMAC, so the comparison cannot fail; it exists so that the final decision is a
+     * constant-time comparison, as DESIGN §7.4 requires, and it reuses the HMAC rather than
+     * hashing the key a second time.
+     */
+    matches(presentedDigest: Buffer, storedHash: string): boolean {
       const stored = Buffer.from(storedHash, 'hex');
-      return presented.length === stored.length && timingSafeEqual(presented, stored);
+      return presentedDigest.length === stored.length && timingSafeEqual(presentedDigest, stored);
     },
   };
 }

@@ -1,24 +1,19 @@
+import { API_KEY_NAMESPACE, type ApiKeyResolution, mayBeApiKey } from '@sheetgate/proto';
 import type { Logger } from '@sheetgate/service-runtime';
 import type { AuditLog } from '../audit/index.ts';
+import { StoreUnavailableError } from '../cache/store-unavailable.ts';
 import type { DatabasePool } from '../db/pool.ts';
-import type { RateLimiter } from '../rate-limits/index.ts';
+import { betterAuthKeyHash } from '../provider-migration/better-auth-secrets.ts';
+import type { RateLimitDecision, RateLimiter } from '../rate-limits/index.ts';
 import { generateApiKey, isWellFormedApiKey } from './api-key-format.ts';
 import { createApiKeyHasher } from './api-key-hash.ts';
-import {
-  ApiKeyInputError,
-  type ApiKeyScopes,
-  UUID,
-  validExpiry,
-  validName,
-  validScopes,
-} from './api-key-input.ts';
-import { type ApiKeyRecord, createApiKeyQueries } from './api-key-queries.ts';
+import { ApiKeyInputError, UUID, validExpiry, validName, validScopes } from './api-key-input.ts';
+import { type ApiKeyCredential, type ApiKeyRecord, createApiKeyQueries } from './api-key-queries.ts';
+import type { KeyRevocations } from './key-revocations.ts';
 import { createLastUsedRecorder } from './last-used-recorder.ts';
+import { createVerifiedKeyCache, type VerifiedKey } from './verified-key-cache.ts';
 
-export type ApiKeyResolution =
-  | { ok: true; userId: string; scopes: ApiKeyScopes; keyId: string }
-  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' }
-  | { ok: false; reason: 'rate_limited'; retryAfterSeconds: number };
+export type { ApiKeyResolution };
 
 export type ApiKeyStatus = 'active' | 'expired' | 'revoked';
 
@@ -28,30 +23,55 @@ export interface ApiKeyLibraryOptions {
   pepper: string;
   /** The per-key limit (`createRateLimits(…).apiKey`). */
   rateLimiter: RateLimiter;
+  /** How revocations reach every replica (`createKeyRevocations`); closed by `close()`. */
+  revocations: KeyRevocations;
   audit: AuditLog;
   logger?: Logger;
   /** How often last-used times are written; 5 s by default. */
   lastUsedFlushIntervalMs?: number;
+  /** Bounds of the verified-key cache (tests shrink them). */
+  cache?: { maxEntries?: number; maxAgeMs?: number };
 }
 
 // A revoked or expired key that a forgotten script keeps sending would otherwise add an audit row
 // per request; one row per key per replica in this interval tells the story.
 const REFUSAL_AUDIT_INTERVAL_MS = 10 * 60_000;
 const MAX_REFUSALS_REMEMBERED = 10_000;
+const UNKNOWN: ApiKeyResolution = { ok: false, reason: 'unknown' };
+/** A value that may be an imported key: the shape the MCP service lets through, outside `sg_`. */
+const mayBeImportedKey = (value: unknown): value is string =>
+  mayBeApiKey(value) && !value.startsWith(API_KEY_NAMESPACE);
+
+/** A presented key of the right shape, with its HMAC computed once. */
+interface Candidate {
+  index: number;
+  digest: Buffer;
+  hashHex: string;
+  /** A key of another shape, which may be one imported from a retired provider (migrate:import). */
+  imported?: string;
+}
 
 /**
  * API keys: created on the dashboard (the secret is returned once), listed and revoked by their
  * owner, and resolved by the token broker on every API-key request. Only a keyed hash is stored.
  *
- * `resolve` reads the database on every call and caches nothing, so a revocation committed by any
- * replica is seen by the very next request on every replica; the read is one unique-index lookup.
+ * Resolving trusts a verified key from an in-memory cache only under the current revocation
+ * version (key-revocations.ts), read on every resolve: a command of its own, sent together with
+ * the cached keys' rate-limit count (two commands on two connections, awaited together, so the
+ * resolve waits for the slower one rather than for both in turn); a revocation changes that
+ * version before it answers, so it applies to the very next request on every replica. Keys not
+ * cached (or cached under an older version) cost one indexed PostgreSQL read per batch.
  */
 export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
   const queries = createApiKeyQueries(options.pool);
   const hasher = createApiKeyHasher(options.pepper);
+  const cache = createVerifiedKeyCache(options.cache);
+  const revocations = options.revocations;
   const lastUsed = createLastUsedRecorder(queries, options.lastUsedFlushIntervalMs ?? 5_000, options.logger);
   const background = new Set<Promise<void>>();
   const refusalsAudited = new Map<string, number>();
+  let closing: Promise<void> | undefined;
+  revocations.onRevoked((keyId) => cache.forgetKey(keyId));
 
   /** Fire-and-forget writes off the resolve path; tracked so `flush` and `close` can wait for them. */
   const inBackground = (work: Promise<void>, what: string) => {
@@ -68,6 +88,154 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
     refusalsAudited.set(keyId, now);
     inBackground(options.audit.record('api_key.refused', { userId, details: { keyId, reason } }), 'audit');
   };
+
+  /**
+   * Keys imported from a retired provider (migrate:import) have that provider's shape, and keep its
+   * hash (Better Auth: unkeyed SHA-256) until their first use, when Sheetgate's HMAC replaces it;
+   * from then on they resolve like any other key. Where no key was ever imported, a key of another
+   * shape costs one indexed read, of whether any was (as a well-formed unknown `sg_live_` key
+   * costs one); once an import is seen, that read is skipped for good, and keys of another shape
+   * go to the batch's lookup by HMAC like any other (see `upgradeImportedKeys`).
+   */
+  let keysWereImported = false;
+  async function mayBeImported(): Promise<boolean> {
+    keysWereImported ||= await queries.anyImported();
+    return keysWereImported;
+  }
+
+  /**
+   * The keys of another shape that the lookup by HMAC did not find: those still carrying their
+   * legacy hash are upgraded, all in one statement, and their rows answered. A key upgraded by a
+   * concurrent request between this batch's lookup and its upgrade is no longer found by its
+   * legacy hash, so what the upgrade did not find is looked up once more by HMAC (garbage of
+   * another shape costs these two statements per batch, whatever its size).
+   */
+  async function upgradeImportedKeys(candidates: Candidate[]): Promise<ApiKeyCredential[]> {
+    const missing = new Map(candidates.map((candidate) => [candidate.hashHex, candidate.imported!]));
+    if (missing.size === 0) return [];
+    const upgraded = await queries.upgradeLegacyHashes(
+      [...missing].map(([secretHash, key]) => ({ legacyHash: betterAuthKeyHash(key), secretHash })),
+    );
+    for (const row of upgraded) missing.delete(row.secretHash);
+    if (missing.size === 0) return upgraded;
+    return [...upgraded, ...(await queries.findCredentialsByHashes([...missing.keys()]))];
+  }
+
+  /** A live key's answer from its rate-limit decision (auditing the first refusal of a window). */
+  const admit = (key: VerifiedKey, decision: RateLimitDecision): ApiKeyResolution => {
+    if (!decision.allowed) {
+      if (decision.firstRefusal) {
+        inBackground(
+          options.audit.record('rate_limit.hit', {
+            userId: key.userId,
+            details: { limit: options.rateLimiter.name, keyId: key.keyId },
+          }),
+          'audit',
+        );
+      }
+      return { ok: false, reason: 'rate_limited', retryAfterSeconds: decision.retryAfterSeconds };
+    }
+    lastUsed.mark(key.keyId);
+    return { ok: true, userId: key.userId, scopes: key.scopes, keyId: key.keyId };
+  };
+
+  /** The verdict on a key's row as PostgreSQL has it: the verified key, or why it is refused. */
+  const judge = (credential: ApiKeyCredential): VerifiedKey | 'expired' | 'revoked' => {
+    if (credential.revokedAt) {
+      auditRefusal(credential.id, credential.userId, 'revoked');
+      return 'revoked';
+    }
+    const expiresAtMs = credential.expiresAt?.getTime() ?? null;
+    if (expiresAtMs !== null && expiresAtMs <= Date.now()) {
+      auditRefusal(credential.id, credential.userId, 'expired');
+      return 'expired';
+    }
+    return { keyId: credential.id, userId: credential.userId, scopes: credential.scopes, expiresAtMs };
+  };
+
+  /**
+   * Resolves a batch of presented keys, each exactly as `resolve` would at this moment: each is
+   * checked against the revocation version and the store, and each live one consumes its own
+   * rate-limit point. Keys the cache knows start counting while the version is read, so a cached
+   * key costs the wait of one Redis round trip (two commands in flight together) and nothing from
+   * PostgreSQL.
+   */
+  async function resolveMany(presented: readonly unknown[]): Promise<ApiKeyResolution[]> {
+    const results: Array<ApiKeyResolution | Promise<ApiKeyResolution>> = [];
+    const candidates: Candidate[] = [];
+    const importsPossible = presented.some(mayBeImportedKey) && (await mayBeImported());
+    presented.forEach((value, index) => {
+      const ours = isWellFormedApiKey(value);
+      if (!ours && !(importsPossible && mayBeImportedKey(value))) {
+        results[index] = UNKNOWN;
+        return;
+      }
+      const digest = hasher.digest(value as string);
+      candidates.push({
+        index,
+        digest,
+        hashHex: digest.toString('hex'),
+        ...(ours ? {} : { imported: value }),
+      });
+    });
+
+    const cached = candidates.map((candidate) => cache.peek(candidate.hashHex));
+    const countedEarly = cached.flatMap((entry) => (entry ? [entry.key.keyId] : []));
+    const [version, earlyDecisions] = await Promise.all([
+      candidates.length > 0 ? revocations.version() : undefined,
+      options.rateLimiter.consumeMany(countedEarly),
+    ]);
+
+    // Decided once: an entry that ages out while PostgreSQL answers for the others must not end up
+    // neither vouched for nor looked up.
+    const vouched = cached.map((entry) => entry !== undefined && cache.isCurrent(entry, version));
+    // Whatever the cache cannot vouch for under this version is read from PostgreSQL, in one query.
+    const unverified = candidates.filter((_, position) => !vouched[position]);
+    const rows = new Map<string, ApiKeyCredential>();
+    if (unverified.length > 0) {
+      const hashes = [...new Set(unverified.map((candidate) => candidate.hashHex))];
+      for (const row of await queries.findCredentialsByHashes(hashes)) rows.set(row.secretHash, row);
+      const notFound = unverified.filter((candidate) => candidate.imported && !rows.has(candidate.hashHex));
+      for (const row of await upgradeImportedKeys(notFound)) rows.set(row.secretHash, row);
+    }
+
+    const live: Array<{ candidate: Candidate; key: VerifiedKey; early?: RateLimitDecision }> = [];
+    let early = 0;
+    candidates.forEach((candidate, position) => {
+      const entry = cached[position];
+      const earlyDecision = entry ? earlyDecisions[early++] : undefined;
+      let key: VerifiedKey | 'expired' | 'revoked' | undefined;
+      if (entry && vouched[position]) {
+        key = entry.key.expiresAtMs !== null && entry.key.expiresAtMs <= Date.now() ? 'expired' : entry.key;
+      } else {
+        const row = rows.get(candidate.hashHex);
+        // The row was found by this very HMAC, so `matches` cannot fail: it makes the final
+        // decision a constant-time comparison, as DESIGN §7.4 requires.
+        if (!row || !hasher.matches(candidate.digest, row.secretHash)) {
+          if (entry) cache.forget(candidate.hashHex);
+          results[candidate.index] = UNKNOWN;
+          return;
+        }
+        key = judge(row);
+        if (typeof key === 'object' && version !== undefined) cache.remember(candidate.hashHex, key, version);
+        else if (typeof key !== 'object') cache.forget(candidate.hashHex);
+      }
+      if (key === 'expired' || key === 'revoked') {
+        results[candidate.index] = { ok: false, reason: key };
+        return;
+      }
+      live.push({ candidate, key, ...(earlyDecision ? { early: earlyDecision } : {}) });
+    });
+
+    // Keys read from PostgreSQL for the first time are counted now (a second round trip, once).
+    const late = live.filter((entry) => !entry.early);
+    const lateDecisions = await options.rateLimiter.consumeMany(late.map((entry) => entry.key.keyId));
+    late.forEach((entry, position) => {
+      entry.early = lateDecisions[position];
+    });
+    for (const entry of live) results[entry.candidate.index] = admit(entry.key, entry.early!);
+    return Promise.all(results);
+  }
 
   return {
     /** Creates a key; `secret` is returned this once and is not recoverable afterwards. */
@@ -116,61 +284,63 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
     /**
      * Revokes one of the user's keys. Idempotent; true when the user has (or had) that key, false
      * for someone else's key or no key at all, so an id of another user's key reveals nothing.
+     * Answers only once every replica will refuse the key on its next resolve: the revocation is
+     * committed, then announced (which changes the revocation version). When the announcement
+     * fails this rejects with a StoreUnavailableError (the dashboard says "try again"), and
+     * revoking again (already revoked) announces again.
      */
     async revoke(userId: string, keyId: string): Promise<boolean> {
       if (!UUID.test(userId) || !UUID.test(keyId)) return false;
       const outcome = await queries.revoke(userId, keyId);
-      if (outcome === 'revoked')
-        await options.audit.record('api_key.revoked', { userId, details: { keyId } });
-      return outcome !== 'not_found';
+      if (outcome === 'not_found') return false;
+      cache.forgetKey(keyId);
+      // The audit event and the announcement both follow the commit, and neither failure may cost
+      // the other: a retry finds the key already revoked and audits nothing, and an unannounced
+      // revocation leaves other replicas trusting their cached entry.
+      const [audited, announced] = await Promise.allSettled([
+        outcome === 'revoked'
+          ? options.audit.record('api_key.revoked', { userId, details: { keyId } })
+          : Promise.resolve(),
+        revocations.announce(keyId),
+      ]);
+      if (announced.status === 'rejected') {
+        throw new StoreUnavailableError(
+          'the key is revoked, but other replicas could not be told yet; revoke it again',
+          announced.reason,
+        );
+      }
+      if (audited.status === 'rejected') throw audited.reason;
+      return true;
     },
 
     /**
      * The user and scopes behind a presented key, or why it is refused. Malformed input is
-     * `unknown` before any hashing or I/O. A well-formed key costs one indexed read and one
-     * rate-limit count; last-used and audit writes happen in the background.
+     * `unknown` before any hashing or I/O.
      */
     async resolve(presented: unknown): Promise<ApiKeyResolution> {
-      if (!isWellFormedApiKey(presented)) return { ok: false, reason: 'unknown' };
-      const credential = await queries.findCredentialByHash(hasher.hash(presented));
-      // The lookup is by an HMAC that an attacker cannot compute, so it leaks nothing by its
-      // timing; the constant-time comparison guards the final decision all the same.
-      if (!credential || !hasher.matches(presented, credential.secretHash))
-        return { ok: false, reason: 'unknown' };
-      if (credential.revokedAt) {
-        auditRefusal(credential.id, credential.userId, 'revoked');
-        return { ok: false, reason: 'revoked' };
-      }
-      if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now()) {
-        auditRefusal(credential.id, credential.userId, 'expired');
-        return { ok: false, reason: 'expired' };
-      }
-      const decision = await options.rateLimiter.consume(credential.id);
-      if (!decision.allowed) {
-        if (decision.firstRefusal) {
-          inBackground(
-            options.audit.record('rate_limit.hit', {
-              userId: credential.userId,
-              details: { limit: options.rateLimiter.name, keyId: credential.id },
-            }),
-            'audit',
-          );
-        }
-        return { ok: false, reason: 'rate_limited', retryAfterSeconds: decision.retryAfterSeconds };
-      }
-      lastUsed.mark(credential.id);
-      return { ok: true, userId: credential.userId, scopes: credential.scopes, keyId: credential.id };
+      return (await resolveMany([presented]))[0]!;
     },
+
+    resolveMany,
 
     /** Writes pending last-used times and background audit events now (tests, shutdown). */
     async flush(): Promise<void> {
       await Promise.all([lastUsed.flush(), ...background]);
     },
 
-    /** Stops the batch timer after writing what is pending. */
+    /** Stops the batch timer after writing what is pending, and the revocation channel. */
     async close(): Promise<void> {
-      await lastUsed.close();
-      await Promise.all(background);
+      closing ??= (async () => {
+        await lastUsed.close();
+        await Promise.all(background);
+        await revocations.close();
+      })();
+      await closing;
+    },
+
+    /** How many verified keys are cached (for tests of the cache's bounds). */
+    get cachedKeys(): number {
+      return cache.size;
     },
   };
 }

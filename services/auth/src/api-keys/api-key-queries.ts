@@ -1,3 +1,4 @@
+import { namedStatementsWhereSafe } from '../db/named-statements.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { ApiKeyScopes } from './api-key-input.ts';
 
@@ -26,9 +27,12 @@ export interface ApiKeyCredential {
 
 const RECORD_COLUMNS = `id, user_id AS "userId", name, display_prefix AS "displayPrefix", scopes,
   created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt", last_used_at AS "lastUsedAt"`;
+const CREDENTIAL_COLUMNS = `id, user_id AS "userId", secret_hash AS "secretHash", scopes,
+  expires_at AS "expiresAt", revoked_at AS "revokedAt"`;
 
 /** SQL for the `api_keys` table. */
-export function createApiKeyQueries(pool: DatabasePool) {
+export function createApiKeyQueries(database: DatabasePool) {
+  const pool = namedStatementsWhereSafe(database);
   return {
     async insert(row: {
       userId: string;
@@ -56,15 +60,48 @@ export function createApiKeyQueries(pool: DatabasePool) {
       return rows;
     },
 
-    /** The hot path of every API-key request: one unique-index lookup. */
-    async findCredentialByHash(secretHash: string): Promise<ApiKeyCredential | undefined> {
-      const { rows } = await pool.query<ApiKeyCredential>(
-        `SELECT id, user_id AS "userId", secret_hash AS "secretHash", scopes,
-                expires_at AS "expiresAt", revoked_at AS "revokedAt"
-           FROM api_keys WHERE secret_hash = $1`,
-        [secretHash],
+    /**
+     * The hot path of API-key requests whose key is not cached: one unique-index lookup per key,
+     * for a whole batch in one statement, prepared once per connection (a named statement).
+     */
+    async findCredentialsByHashes(secretHashes: readonly string[]): Promise<ApiKeyCredential[]> {
+      const { rows } = await pool.query<ApiKeyCredential>({
+        name: 'api-keys-find-credentials-by-hashes',
+        text: `SELECT ${CREDENTIAL_COLUMNS} FROM api_keys WHERE secret_hash = ANY($1::text[])`,
+        values: [secretHashes],
+      });
+      return rows;
+    },
+
+    /**
+     * Imported keys' first use, for a whole batch in one statement: each retired provider's hash
+     * found is replaced by Sheetgate's HMAC, so from now on the key is found like any other.
+     * Answers the credentials of the keys it upgraded (none for hashes no key carries).
+     */
+    async upgradeLegacyHashes(
+      upgrades: ReadonlyArray<{ legacyHash: string; secretHash: string }>,
+    ): Promise<ApiKeyCredential[]> {
+      const { rows } = await pool.query<ApiKeyCredential>({
+        name: 'api-keys-upgrade-legacy-hashes',
+        text: `UPDATE api_keys SET secret_hash = u.secret_hash, legacy_hash = NULL
+                 FROM unnest($1::text[], $2::text[]) AS u(legacy_hash, secret_hash)
+                WHERE api_keys.legacy_hash = u.legacy_hash AND api_keys.secret_hash IS NULL
+            RETURNING api_keys.id, api_keys.user_id AS "userId", api_keys.secret_hash AS "secretHash",
+                      api_keys.scopes, api_keys.expires_at AS "expiresAt", api_keys.revoked_at AS "revokedAt"`,
+        values: [
+          upgrades.map((upgrade) => upgrade.legacyHash),
+          upgrades.map((upgrade) => upgrade.secretHash),
+        ],
+      });
+      return rows;
+    },
+
+    /** Whether any key was ever imported from a retired provider (migrate:import). */
+    async anyImported(): Promise<boolean> {
+      const { rows } = await pool.query<{ imported: boolean }>(
+        "SELECT EXISTS (SELECT 1 FROM legacy_imports WHERE kind = 'api_key') AS imported",
       );
-      return rows[0];
+      return rows[0]!.imported;
     },
 
     /** Revokes the user's key if it is still live, and says what it found. */

@@ -1,4 +1,4 @@
-export { API_KEY_PATTERN, API_KEY_PREFIX } from './api-key-format.ts';
+export { API_KEY_PATTERN } from './api-key-format.ts';
 export { ApiKeyInputError, type ApiKeyScopes } from './api-key-input.ts';
 export {
   type ApiKeyLibrary,
@@ -8,3 +8,4 @@ export {
   createApiKeyLibrary,
 } from './api-key-library.ts';
 export type { ApiKeyRecord } from './api-key-queries.ts';
+export { createKeyRevocations, type KeyRevocations } from './key-revocations.ts';

@@ -13,6 +13,8 @@ export const auditEventKinds = [
   'grant.revoked',
   'refresh_token.reused',
   'google.reauth_required',
+  'provider.imported',
+  'oauth.reset',
 ] as const;
 
 export type AuditEventKind = (typeof auditEventKinds)[number];

@@ -1,5 +1,7 @@
 import type Provider from 'oidc-provider';
+import type { AuditLog } from '../audit/index.ts';
 import type { DatabasePool } from '../db/pool.ts';
+import { mcpResource } from '../oidc/resource.ts';
 
 export interface ConnectedApp {
   clientId: string;
@@ -14,10 +16,28 @@ export interface ConnectedApp {
  * The OAuth clients a user has granted access to (their grants in the provider's store), and
  * disconnecting one: revoking its grants revokes every token issued under them.
  */
-export function createConnectedApps(deps: { pool: DatabasePool; provider: Provider }) {
-  const { pool, provider } = deps;
+// Client ids are provider-generated or Client ID Metadata Document URLs, far shorter than this.
+const MAX_CLIENT_ID_LENGTH = 2048;
+
+export function createConnectedApps(deps: { pool: DatabasePool; provider: Provider; audit: AuditLog }) {
+  const { pool, provider, audit } = deps;
+
+  /**
+   * The provider's own revocation of a grant (as lib/helpers/revoke.js does it): every model's
+   * adapter drops what was issued under the grant, wherever it lives (codes may be in Redis).
+   */
+  async function revokeGrant(grantId: string): Promise<void> {
+    await Promise.all([
+      provider.AccessToken.revokeByGrantId(grantId),
+      provider.RefreshToken.revokeByGrantId(grantId),
+      provider.AuthorizationCode.revokeByGrantId(grantId),
+      provider.Grant.adapter.destroy(grantId),
+    ]);
+  }
+
   return {
     async list(userId: string): Promise<ConnectedApp[]> {
+      // Grants store resource scopes under the resource URL: payload.resources[<resource>] = "a b".
       const { rows } = await pool.query<{
         client_id: string;
         client: Record<string, unknown> | null;
@@ -39,7 +59,7 @@ export function createConnectedApps(deps: { pool: DatabasePool; provider: Provid
            LEFT JOIN oidc_models t ON t.model = 'RefreshToken' AND t.grant_id = grants.id
           GROUP BY grants.client_id, c.payload
           ORDER BY last_used DESC`,
-        [userId, resourceKey(provider)],
+        [userId, mcpResource(provider.issuer)],
       );
       return rows.map((row) => {
         const redirect = Array.isArray(row.client?.redirect_uris)
@@ -58,24 +78,23 @@ export function createConnectedApps(deps: { pool: DatabasePool; provider: Provid
 
     /** Revokes every grant of `userId` to `clientId`; true when there was one. */
     async disconnect(userId: string, clientId: string): Promise<boolean> {
+      // Not an id any client could have (PostgreSQL text cannot even hold a NUL): nothing to end.
+      if (clientId.length === 0 || clientId.length > MAX_CLIENT_ID_LENGTH || clientId.includes('\u0000'))
+        return false;
       const { rows } = await pool.query<{ id: string }>(
         `SELECT id FROM oidc_models WHERE model = 'Grant' AND payload->>'accountId' = $1 AND payload->>'clientId' = $2`,
         [userId, clientId],
       );
       for (const { id } of rows) {
-        await pool.query('DELETE FROM oidc_models WHERE grant_id = $1 OR (model = $2 AND id = $1)', [
-          id,
-          'Grant',
-        ]);
+        await revokeGrant(id);
+        await audit.record('grant.revoked', {
+          userId,
+          details: { grantId: id, clientId, reason: 'disconnected' },
+        });
       }
       return rows.length > 0;
     },
   };
-}
-
-// Grants store resource scopes under the resource URL: payload.resources[<resource>] = "a b".
-function resourceKey(provider: Provider): string {
-  return `${provider.issuer}/api/mcp`;
 }
 
 export type ConnectedAppsLibrary = ReturnType<typeof createConnectedApps>;

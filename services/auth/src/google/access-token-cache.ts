@@ -10,7 +10,9 @@ export interface CachedAccessToken {
   obtainedAt?: number;
 }
 
-const tokenKey = (userId: string) => `google-access-token:${userId}`;
+/** Cache keys of sealed access tokens: this prefix and the user id, which is also the AAD. */
+export const ACCESS_TOKEN_KEY_PREFIX = 'google-access-token:';
+const tokenKey = (userId: string) => `${ACCESS_TOKEN_KEY_PREFIX}${userId}`;
 
 /**
  * Users' Google access tokens in the shared cache, sealed with the key ring (Redis is not trusted

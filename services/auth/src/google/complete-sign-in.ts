@@ -5,7 +5,7 @@ import type { AccessTokenCache } from './access-token-cache.ts';
 import type { GoogleConnection, GoogleConnectionLibrary } from './google-connections.ts';
 import type { GoogleOAuthClient } from './google-oauth-client.ts';
 import { parseGrantedScopes } from './google-scopes.ts';
-import type { IdTokenVerifier } from './id-token.ts';
+import type { GoogleIdentity, IdTokenVerifier } from './id-token.ts';
 import { refreshMarginSeconds } from './token-broker.ts';
 
 export class SignInError extends Error {
@@ -18,10 +18,18 @@ export class SignInError extends Error {
   }
 }
 
+/** Google's answer to the code, checked: the tokens and the verified identity they belong to. */
+export interface VerifiedGoogleSignIn {
+  tokens: Credentials;
+  identity: GoogleIdentity;
+}
+
 /**
- * The server side of Google's redirect back: exchanges the code (with the PKCE verifier), checks
- * the ID token against this browser's nonce, then records the user and their Google connection.
- * The access token that came with the code is cached so the first tool call need not refresh.
+ * The server side of Google's redirect back, in two steps so that the caller can refuse a sign-in
+ * (the per-account limit) after learning who signs in and before anything is written:
+ * `verify` exchanges the code (with the PKCE verifier) and checks the ID token against this
+ * browser's nonce; `record` then stores the user and their Google connection, and caches the
+ * access token that came with the code so the first tool call need not refresh.
  */
 export function createSignInCompletion(deps: {
   client: GoogleOAuthClient;
@@ -44,40 +52,47 @@ export function createSignInCompletion(deps: {
     }
   }
 
-  return async function completeSignIn(
-    code: string,
-    pending: { codeVerifier: string; nonce: string },
-  ): Promise<{ userId: string; googleSubject: string; connection: GoogleConnection }> {
-    const tokens = await exchange(code, pending.codeVerifier);
-    if (!tokens.id_token) throw new SignInError('invalid_id_token', 'Google sent no ID token');
-    let identity: Awaited<ReturnType<IdTokenVerifier>>;
-    try {
-      identity = await verifyIdToken(tokens.id_token, pending.nonce);
-    } catch (error) {
-      logger.warn({ reason: (error as Error).message }, 'Google ID token refused');
-      throw new SignInError('invalid_id_token', 'the Google ID token could not be verified');
-    }
-    const user = await users.upsertFromGoogle(identity);
-    const grantedScopes = parseGrantedScopes(tokens.scope);
-    const connection = await connections.save({
-      userId: user.id,
-      googleSubject: identity.sub,
-      email: identity.email,
-      refreshToken: tokens.refresh_token,
-      grantedScopes,
-    });
-    // The previous grant's token (other scopes, maybe revoked) must not be served after a reconnect.
-    await accessTokens.forget(user.id);
-    if (tokens.access_token && tokens.expiry_date) {
-      const now = Date.now() / 1000;
-      const expiresAt = Math.floor(tokens.expiry_date / 1000);
-      await accessTokens.set(
-        user.id,
-        { accessToken: tokens.access_token, expiresAt, scopes: grantedScopes, obtainedAt: now },
-        expiresAt - now - refreshMarginSeconds(expiresAt - now),
-      );
-    }
-    return { userId: user.id, googleSubject: identity.sub, connection };
+  return {
+    async verify(
+      code: string,
+      pending: { codeVerifier: string; nonce: string },
+    ): Promise<VerifiedGoogleSignIn> {
+      const tokens = await exchange(code, pending.codeVerifier);
+      if (!tokens.id_token) throw new SignInError('invalid_id_token', 'Google sent no ID token');
+      try {
+        return { tokens, identity: await verifyIdToken(tokens.id_token, pending.nonce) };
+      } catch (error) {
+        logger.warn({ reason: (error as Error).message }, 'Google ID token refused');
+        throw new SignInError('invalid_id_token', 'the Google ID token could not be verified');
+      }
+    },
+
+    async record({
+      tokens,
+      identity,
+    }: VerifiedGoogleSignIn): Promise<{ userId: string; connection: GoogleConnection }> {
+      const user = await users.upsertFromGoogle(identity);
+      const grantedScopes = parseGrantedScopes(tokens.scope);
+      const connection = await connections.save({
+        userId: user.id,
+        googleSubject: identity.sub,
+        email: identity.email,
+        refreshToken: tokens.refresh_token,
+        grantedScopes,
+      });
+      // The previous grant's token (other scopes, maybe revoked) must not be served after a reconnect.
+      await accessTokens.forget(user.id);
+      if (tokens.access_token && tokens.expiry_date) {
+        const now = Date.now() / 1000;
+        const expiresAt = Math.floor(tokens.expiry_date / 1000);
+        await accessTokens.set(
+          user.id,
+          { accessToken: tokens.access_token, expiresAt, scopes: grantedScopes, obtainedAt: now },
+          expiresAt - now - refreshMarginSeconds(expiresAt - now),
+        );
+      }
+      return { userId: user.id, connection };
+    },
   };
 }
 

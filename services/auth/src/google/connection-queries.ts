@@ -1,4 +1,4 @@
-import type { DatabasePool } from '../db/pool.ts';
+import type { Queryable } from '../db/pool.ts';
 
 export type ConnectionStatus = 'connected' | 'reauth_required';
 
@@ -19,7 +19,7 @@ const COLUMNS = `user_id AS "userId", google_subject AS "googleSubject", email,
   connected_at AS "connectedAt", updated_at AS "updatedAt"`;
 
 /** SQL for `google_connections`. */
-export function createConnectionQueries(pool: DatabasePool) {
+export function createConnectionQueries(pool: Queryable) {
   return {
     async findByUserId(userId: string): Promise<ConnectionRow | undefined> {
       const { rows } = await pool.query<ConnectionRow>(

@@ -1,5 +1,5 @@
 import type { Keyring } from '../crypto/keyring.ts';
-import type { DatabasePool } from '../db/pool.ts';
+import type { Queryable } from '../db/pool.ts';
 import { type ConnectionRow, type ConnectionStatus, createConnectionQueries } from './connection-queries.ts';
 import { isPartialGrant } from './google-scopes.ts';
 
@@ -29,7 +29,7 @@ const publicView = ({ refreshTokenEncrypted: _, ...connection }: ConnectionRow):
  * Users' Google connections. Refresh tokens are sealed with the auth key ring, with the user id
  * as associated data: a ciphertext moved onto another user's row does not decrypt.
  */
-export function createGoogleConnectionLibrary(deps: { pool: DatabasePool; keyring: Keyring }) {
+export function createGoogleConnectionLibrary(deps: { pool: Queryable; keyring: Keyring }) {
   const queries = createConnectionQueries(deps.pool);
   const seal = (userId: string, refreshToken: string) => deps.keyring.encrypt(refreshToken, userId);
   return {

@@ -24,7 +24,9 @@ export class GoogleOAuthClient extends OAuth2Client {
         oauth2FederatedSignonJwkCertsUrl: endpoints.jwks,
       },
       issuers: endpoints.issuers,
-      transporterOptions: { timeout: GOOGLE_TIMEOUT_MS },
+      // Node's own fetch, as in mcp: gaxios's default node-fetch 3 destroys an aborted request's body
+      // with nobody listening for the error (node-fetch/node-fetch#1801), and a timeout aborts.
+      transporterOptions: { timeout: GOOGLE_TIMEOUT_MS, fetchImplementation: fetch },
     });
   }
 

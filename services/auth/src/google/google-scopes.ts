@@ -11,9 +11,12 @@ export const GOOGLE_API_SCOPES = [
  */
 export const GOOGLE_REQUESTED_SCOPES = ['openid', 'email', 'profile', ...GOOGLE_API_SCOPES] as const;
 
-/** The scopes of a token response's space-separated `scope`, deduplicated, in a stable order. */
+/**
+ * The scopes of a `scope` string, deduplicated, in a stable order: space-separated as Google's
+ * token responses send them, or comma-separated as Better Auth stores them (the import).
+ */
 export function parseGrantedScopes(scope: string | null | undefined): string[] {
-  return [...new Set((scope ?? '').split(' ').filter(Boolean))].sort();
+  return [...new Set((scope ?? '').split(/[\s,]+/).filter(Boolean))].sort();
 }
 
 /** Google lets people untick scopes at its consent screen (granular consent). */

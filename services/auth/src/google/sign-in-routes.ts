@@ -5,14 +5,13 @@ import type { Context } from 'koa';
 import type { AuditLog } from '../audit/index.ts';
 import type { Cache } from '../cache/cache.ts';
 import { parseKeyring } from '../crypto/keyring.ts';
-import type { DatabasePool } from '../db/pool.ts';
 import type { RateLimiter } from '../rate-limits/index.ts';
 import { readSessionCookie, setSessionCookie } from '../sessions/session-cookie.ts';
 import type { SessionStore } from '../sessions/session-store.ts';
 import type { UserLibrary } from '../users/user-library.ts';
 import { createAccessTokenCache } from './access-token-cache.ts';
 import { browserBindingCookie } from './browser-binding-cookie.ts';
-import { createSignInCompletion, SignInError } from './complete-sign-in.ts';
+import { createSignInCompletion, SignInError, type VerifiedGoogleSignIn } from './complete-sign-in.ts';
 import type { GoogleConnectionLibrary } from './google-connections.ts';
 import { googleEndpoints } from './google-endpoints.ts';
 import { GoogleOAuthClient } from './google-oauth-client.ts';
@@ -32,24 +31,23 @@ const single = (value: string | string[] | undefined) => (Array.isArray(value) ?
  *   connection, starts a dashboard session and returns the browser to `return_to`.
  */
 export function createGoogleSignIn(deps: {
-  pool?: DatabasePool;
   cache: Cache;
   settings: GoogleSettings;
   logger: Logger;
   users: UserLibrary;
   sessions: SessionStore;
   connections: GoogleConnectionLibrary;
-  /** Records `sign_in` (and `rate_limit.hit`) in the audit log. */
-  audit?: AuditLog;
-  /** Limits sign-ins per Google account (the `signIn` rule). */
-  signInLimiter?: RateLimiter;
+  /** Records `sign_in` and `rate_limit.hit` in the audit log. */
+  audit: AuditLog;
+  /** Limits sign-ins per Google account (the `signIn` rule), checked before anything is stored. */
+  signInLimiter: RateLimiter;
 }): Router {
   const { cache, settings, logger, sessions, audit, signInLimiter } = deps;
   const endpoints = googleEndpoints(settings);
   const client = new GoogleOAuthClient(settings, endpoints);
   const states = createSignInStates(cache);
   const secure = new URL(settings.BASE_URL).protocol === 'https:';
-  const completeSignIn = createSignInCompletion({
+  const signIn = createSignInCompletion({
     client,
     verifyIdToken: createIdTokenVerifier(endpoints, settings.GOOGLE_CLIENT_ID),
     users: deps.users,
@@ -117,9 +115,9 @@ export function createGoogleSignIn(deps: {
     const code = single(ctx.query.code);
     if (!code) throw new HttpError(400, 'invalid_request', 'Google sent neither a code nor an error');
 
-    let signedIn: Awaited<ReturnType<typeof completeSignIn>>;
+    let verified: VerifiedGoogleSignIn;
     try {
-      signedIn = await completeSignIn(code, pending);
+      verified = await signIn.verify(code, pending);
     } catch (failure) {
       if (failure instanceof SignInError && failure.kind === 'exchange_failed')
         return redirect(ctx, loginPageWithError(pending.returnTo, 'google_failed'));
@@ -128,19 +126,21 @@ export function createGoogleSignIn(deps: {
       throw failure;
     }
 
-    if (signInLimiter) {
-      const decision = await signInLimiter.consume(`google:${signedIn.googleSubject}`);
-      if (!decision.allowed) {
-        if (decision.firstRefusal)
-          await audit?.record('rate_limit.hit', {
-            userId: signedIn.userId,
-            details: { limit: signInLimiter.name, ip: ctx.ip },
-          });
-        throw new HttpError(429, 'rate_limited', 'too many sign-ins for this account: try again later', {
-          'retry-after': String(decision.retryAfterSeconds),
+    // Before the user, the Google token or a session is written: a refused sign-in changes nothing.
+    const decision = await signInLimiter.consume(`google:${verified.identity.sub}`);
+    if (!decision.allowed) {
+      if (decision.firstRefusal) {
+        const known = await deps.users.findByGoogleSubject(verified.identity.sub);
+        await audit.record('rate_limit.hit', {
+          userId: known?.id ?? null,
+          details: { limit: signInLimiter.name, ip: ctx.ip },
         });
       }
+      throw new HttpError(429, 'rate_limited', 'too many sign-ins for this account: try again later', {
+        'retry-after': String(decision.retryAfterSeconds),
+      });
     }
+    const signedIn = await signIn.record(verified);
 
     // A browser switching accounts ends its previous dashboard session instead of leaving it live.
     const previous = await sessions.findByCookieValue(readSessionCookie(ctx));
@@ -150,7 +150,7 @@ export function createGoogleSignIn(deps: {
       ip: ctx.ip,
     });
     setSessionCookie(ctx, session.cookieValue, session.expiresAt, secure);
-    await audit?.record('sign_in', {
+    await audit.record('sign_in', {
       userId: signedIn.userId,
       details: {
         method: 'google',

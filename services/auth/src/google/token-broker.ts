@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '@sheetgate/service-runtime';
+import { type Logger, withDeadline } from '@sheetgate/service-runtime';
 import type { AuditLog } from '../audit/index.ts';
 import type { Cache } from '../cache/cache.ts';
 import { KeyringError, parseKeyring } from '../crypto/keyring.ts';
-import type { DatabasePool } from '../db/pool.ts';
 import { type CachedAccessToken, createAccessTokenCache } from './access-token-cache.ts';
 import type { GoogleConnectionLibrary, SealedConnection } from './google-connections.ts';
 import { googleEndpoints } from './google-endpoints.ts';
@@ -34,10 +33,21 @@ const FORCED_REFRESH_MIN_AGE_SECONDS = 5;
 
 const DEFAULT_TIMING: TokenBrokerTiming = {
   lockTtlSeconds: 30,
+  // Inside the callers' deadline for GetGoogleAccessToken (12 s, proto/src/clients.ts); a caller
+  // with a shorter one is answered by its own deadline (`answerBy`).
   waitTimeoutMs: 10_000,
   pollIntervalMs: 50,
   failureTtlSeconds: 2,
 };
+
+/** `attempt`, or GoogleUnavailableError at `answerBy` if it has not settled (it carries on). */
+function beforeDeadline<T>(attempt: Promise<T>, answerBy: number): Promise<T> {
+  return withDeadline(
+    attempt,
+    answerBy - Date.now(),
+    () => new GoogleUnavailableError('the Google token refresh is still running; retry shortly'),
+  );
+}
 
 const lockKey = (userId: string) => `google-refresh-lock:${userId}`;
 const failureKey = (userId: string) => `google-refresh-failed:${userId}`;
@@ -60,7 +70,6 @@ export function refreshMarginSeconds(lifetimeSeconds: number): number {
  * Throws GoogleUnavailableError when Google is down or slow: the caller may retry.
  */
 export function createGoogleTokenBroker(deps: {
-  pool?: DatabasePool;
   cache: Cache;
   settings: GoogleSettings;
   connections: GoogleConnectionLibrary;
@@ -68,8 +77,10 @@ export function createGoogleTokenBroker(deps: {
   /** Records `google.reauth_required` when Google refuses a refresh token. */
   audit?: AuditLog;
   timing?: Partial<TokenBrokerTiming>;
+  /** Told how each refresh-token grant at Google ended (the metrics count them). */
+  onRefresh?: (outcome: 'ok' | 'invalid_grant' | 'unavailable' | 'refused') => void;
 }) {
-  const { cache, settings, connections, logger, audit } = deps;
+  const { cache, settings, connections, logger, audit, onRefresh } = deps;
   const timing = { ...DEFAULT_TIMING, ...deps.timing };
   const tokens = createAccessTokenCache(cache, parseKeyring(settings.AUTH_ENCRYPTION_KEYS));
   const client = new GoogleOAuthClient(settings, googleEndpoints(settings));
@@ -107,6 +118,7 @@ export function createGoogleTokenBroker(deps: {
     } catch (error) {
       return refreshFailed(connection, error);
     }
+    onRefresh?.('ok');
     if (!granted.access_token)
       throw new GoogleUnavailableError('Google answered the refresh without a token');
     if (granted.refresh_token && granted.refresh_token !== refreshToken)
@@ -126,6 +138,7 @@ export function createGoogleTokenBroker(deps: {
     const code = oauthErrorCode(error);
     // RFC 6749 §5.2: the refresh token is invalid, expired or revoked. Only a new sign-in helps.
     if (code === 'invalid_grant') {
+      onRefresh?.('invalid_grant');
       if (await connections.markReauthRequired(connection))
         await audit?.record('google.reauth_required', {
           userId: connection.userId,
@@ -137,10 +150,12 @@ export function createGoogleTokenBroker(deps: {
     // The error carries the request (with the refresh token): log only what classifies it.
     const status = (error as { status?: number }).status;
     if (isTransientGoogleError(error)) {
+      onRefresh?.('unavailable');
       await cache.set(failureKey(connection.userId), '1', timing.failureTtlSeconds);
       logger.warn({ userId: connection.userId, status }, 'Google token refresh failed; retryable');
       throw new GoogleUnavailableError(`Google token endpoint unavailable (${status ?? 'no answer'})`);
     }
+    onRefresh?.('refused');
     logger.error({ userId: connection.userId, status, oauthError: code }, 'Google token refresh refused');
     throw new Error(`Google refused the token refresh: ${code ?? status ?? 'unknown error'}`);
   }
@@ -178,11 +193,14 @@ export function createGoogleTokenBroker(deps: {
   return {
     /**
      * The user's Google access token. `forceRefresh`: Google refused the token it answered before
-     * (401), so get a new one unless the cached one was obtained moments ago.
+     * (401), so get a new one unless the cached one was obtained moments ago. `answerBy` (epoch
+     * milliseconds): the caller's deadline; a refresh (ours at Google, or another replica's we wait
+     * for) still running then is answered GoogleUnavailableError (retryable) and goes on, so the
+     * token it gets is cached for the retry.
      */
     async getAccessToken(
       userId: string,
-      options: { forceRefresh?: boolean } = {},
+      options: { forceRefresh?: boolean; answerBy?: number } = {},
     ): Promise<GoogleAccessTokenResult> {
       const cached = await tokens.get(userId);
       const replacing = options.forceRefresh && cached && !isYoung(cached) ? cached.accessToken : undefined;
@@ -192,7 +210,7 @@ export function createGoogleTokenBroker(deps: {
         attempt = obtain(userId, replacing).finally(() => inFlight.delete(userId));
         inFlight.set(userId, attempt);
       }
-      return attempt;
+      return options.answerBy === undefined ? attempt : beforeDeadline(attempt, options.answerBy);
     },
 
     /**

@@ -4,6 +4,8 @@ import {
   type CreateApiKeyResponse,
   type DisconnectAppRequest,
   type DisconnectAppResponse,
+  type ExchangeLegacySessionRequest,
+  type ExchangeLegacySessionResponse,
   type GetGoogleConnectionRequest,
   type GetGoogleConnectionResponse,
   type GetInteractionRequest,
@@ -20,37 +22,18 @@ import {
 } from '@sheetgate/proto';
 import type { Logger } from '@sheetgate/service-runtime';
 import type Provider from 'oidc-provider';
-import { ApiKeyInputError } from '../api-keys/index.ts';
+import { ApiKeyInputError, type ApiKeyLibrary, type ApiKeyRecord } from '../api-keys/index.ts';
 import type { ConnectedAppsLibrary } from '../connected-apps/connected-apps.ts';
 import type { GoogleConnectionLibrary } from '../google/index.ts';
 import type { CsrfTokens } from '../interactions/csrf.ts';
 import { isLoopbackHttp } from '../oidc/redirect-policy.ts';
+import type { LegacySessionExchange } from '../provider-migration/legacy-sessions.ts';
 import type { SessionStore } from '../sessions/index.ts';
 import type { UserLibrary } from '../users/index.ts';
 import { GrpcError, unaryHandler } from './unary-handler.ts';
 
-/** The API-key operations the dashboard needs (the api-keys library). */
-export interface ApiKeyManagement {
-  list(userId: string): Promise<ApiKeyRecord[]>;
-  create(input: {
-    userId: string;
-    name: string;
-    scopes: string[];
-    expiresAt?: Date;
-  }): Promise<{ key: ApiKeyRecord; secret: string }>;
-  revoke(userId: string, keyId: string): Promise<boolean>;
-}
-
-export interface ApiKeyRecord {
-  id: string;
-  name: string;
-  displayPrefix: string;
-  scopes: string[];
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  expiresAt: Date | null;
-  revokedAt: Date | null;
-}
+/** The API-key operations the dashboard needs, from the api-keys library. */
+export type ApiKeyManagement = Pick<ApiKeyLibrary, 'list' | 'create' | 'revoke'>;
 
 const KEY_SCOPE_SETS = new Set(['sheets:read', 'sheets:read sheets:write']);
 
@@ -68,6 +51,7 @@ export function accountServiceHandlers(deps: {
   connectedApps: ConnectedAppsLibrary;
   apiKeys: ApiKeyManagement;
   provider: Provider;
+  legacySessions: LegacySessionExchange;
 }) {
   const { logger, sessions, users, csrf } = deps;
 
@@ -179,7 +163,10 @@ export function accountServiceHandlers(deps: {
       'ListConnectedApps',
       async (request) => {
         const { user } = await signedIn(request.sessionCookie);
-        return { apps: await deps.connectedApps.list(user.id) };
+        return {
+          apps: await deps.connectedApps.list(user.id),
+          appsResetAt: user.oauthResetAt?.toISOString() ?? '',
+        };
       },
     ),
 
@@ -191,6 +178,20 @@ export function accountServiceHandlers(deps: {
         const disconnected = await deps.connectedApps.disconnect(user.id, request.clientId);
         if (disconnected) logger.info({ userId: user.id, clientId: request.clientId }, 'app disconnected');
         return { disconnected };
+      },
+    ),
+
+    exchangeLegacySession: unaryHandler<ExchangeLegacySessionRequest, ExchangeLegacySessionResponse>(
+      logger,
+      'ExchangeLegacySession',
+      async (request) => {
+        const session = await deps.legacySessions.exchange(request.legacySessionCookie, {
+          ...(request.userAgent ? { userAgent: request.userAgent } : {}),
+          ...(request.ip ? { ip: request.ip } : {}),
+        });
+        return session
+          ? { sessionCookie: session.cookieValue, expiresAt: session.expiresAt.toISOString() }
+          : { sessionCookie: '', expiresAt: '' };
       },
     ),
 

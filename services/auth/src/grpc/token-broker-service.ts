@@ -1,56 +1,57 @@
-import type {
-  GetGoogleAccessTokenRequest,
-  GetGoogleAccessTokenResponse,
-  ResolveApiKeyRequest,
-  ResolveApiKeyResponse,
+import {
+  type ApiKeyResolution,
+  type GetGoogleAccessTokenRequest,
+  type GetGoogleAccessTokenResponse,
+  GrpcStatus,
+  MAX_API_KEYS_PER_BATCH,
+  type ResolveApiKeyRequest,
+  type ResolveApiKeyResponse,
+  type ResolveApiKeysRequest,
+  type ResolveApiKeysResponse,
+  toResolveApiKeyResponse,
 } from '@sheetgate/proto';
 import type { Logger } from '@sheetgate/service-runtime';
 import type { GoogleAccessTokenResult } from '../google/index.ts';
-import { unaryHandler } from './unary-handler.ts';
+import { GrpcError, unaryHandler } from './unary-handler.ts';
 
-export type ApiKeyResolution =
-  | { ok: true; userId: string; scopes: string[]; keyId: string }
-  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'rate_limited'; retryAfterSeconds?: number };
-
-const REFUSALS = {
-  unknown: 'API_KEY_REFUSAL_UNKNOWN',
-  expired: 'API_KEY_REFUSAL_EXPIRED',
-  revoked: 'API_KEY_REFUSAL_REVOKED',
-  rate_limited: 'API_KEY_REFUSAL_RATE_LIMITED',
-} as const;
-
-/** gRPC TokenBroker: the MCP service's two questions, answered from the libraries. */
+/** gRPC TokenBroker: the MCP service's questions, answered from the libraries. */
 export function tokenBrokerHandlers(deps: {
   logger: Logger;
   resolveApiKey: (secret: string) => Promise<ApiKeyResolution>;
-  googleAccessToken: (userId: string, options: { forceRefresh: boolean }) => Promise<GoogleAccessTokenResult>;
+  resolveApiKeys: (secrets: readonly string[]) => Promise<ApiKeyResolution[]>;
+  googleAccessToken: (
+    userId: string,
+    options: { forceRefresh: boolean; answerBy: number | undefined },
+  ) => Promise<GoogleAccessTokenResult>;
 }) {
   return {
     resolveApiKey: unaryHandler<ResolveApiKeyRequest, ResolveApiKeyResponse>(
       deps.logger,
       'ResolveApiKey',
+      async (request) => toResolveApiKeyResponse(await deps.resolveApiKey(request.apiKey)),
+    ),
+
+    resolveApiKeys: unaryHandler<ResolveApiKeysRequest, ResolveApiKeysResponse>(
+      deps.logger,
+      'ResolveApiKeys',
       async (request) => {
-        const result = await deps.resolveApiKey(request.apiKey);
-        if (result.ok)
-          return {
-            resolved: { userId: result.userId, scopes: result.scopes, keyId: result.keyId },
-            refused: undefined,
-          };
-        return {
-          resolved: undefined,
-          refused: {
-            reason: REFUSALS[result.reason],
-            retryAfterSeconds: Math.ceil(result.retryAfterSeconds ?? 0),
-          },
-        };
+        if (request.apiKeys.length > MAX_API_KEYS_PER_BATCH) {
+          throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, `at most ${MAX_API_KEYS_PER_BATCH} keys per call`);
+        }
+        const resolutions = await deps.resolveApiKeys(request.apiKeys);
+        return { results: resolutions.map(toResolveApiKeyResponse) };
       },
     ),
 
     getGoogleAccessToken: unaryHandler<GetGoogleAccessTokenRequest, GetGoogleAccessTokenResponse>(
       deps.logger,
       'GetGoogleAccessToken',
-      async (request) => {
-        const result = await deps.googleAccessToken(request.userId, { forceRefresh: request.forceRefresh });
+      async (request, { answerBy }) => {
+        // A refresh running past the caller's deadline is answered UNAVAILABLE (retryable) in time.
+        const result = await deps.googleAccessToken(request.userId, {
+          forceRefresh: request.forceRefresh,
+          answerBy,
+        });
         if (result.ok) {
           return {
             token: { accessToken: result.accessToken, expiresAt: result.expiresAt, scopes: result.scopes },

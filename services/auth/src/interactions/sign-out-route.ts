@@ -1,6 +1,9 @@
 import { HttpError, type Logger } from '@sheetgate/service-runtime';
 import type { Middleware } from 'koa';
-import type { DatabasePool } from '../db/pool.ts';
+import type Provider from 'oidc-provider';
+import type { AuditLog } from '../audit/index.ts';
+import { safeReturnTo } from '../google/return-to.ts';
+import { OIDC_ROUTES } from '../oidc/routes.ts';
 import { clearSessionCookie, readSessionCookie, type SessionStore } from '../sessions/index.ts';
 import type { CsrfTokens } from './csrf.ts';
 import { readFormBody } from './form-body.ts';
@@ -9,17 +12,25 @@ export const SIGN_OUT_PATH = '/api/auth/sign-out';
 /** oidc-provider's session cookie (see cookies.names in oidc/provider.ts). */
 const PROVIDER_SESSION_COOKIE = 'sg_oidc_session';
 
+const INTERACTION_UID = /^[A-Za-z0-9_-]{1,64}$/;
+
 /**
  * `POST /api/auth/sign-out` (the dashboard's "Sign out" form, CSRF-protected): ends the dashboard
  * session and the provider session of this browser, so the next OAuth connection asks who is
  * signing in (the seed's "account switch"). Grants and tokens already issued are not touched.
+ *
+ * From the consent screen ("Not you? Sign out") the form also names its `interaction`: the login
+ * page then returns, after sign-in, to the app's own authorization request — the same client,
+ * redirect, scopes, state and PKCE challenge, now as whoever signs in — so the person switches
+ * account without starting over in the app. Only an interaction of the person signing out counts.
  */
 export function signOutRoute(deps: {
-  pool: DatabasePool;
+  provider: Provider;
   sessions: SessionStore;
   csrf: CsrfTokens;
   secureCookies: boolean;
   logger: Logger;
+  audit: AuditLog;
 }): Middleware {
   return async (ctx, next) => {
     if (ctx.path !== SIGN_OUT_PATH) return next();
@@ -27,18 +38,25 @@ export function signOutRoute(deps: {
     const form = await readFormBody(ctx);
     const cookieValue = readSessionCookie(ctx);
     const session = cookieValue ? await deps.sessions.findByCookieValue(cookieValue) : undefined;
+    let continueTo: string | undefined;
     if (session) {
       if (!deps.csrf.verify('sign-out', session.id, form.csrf)) {
         throw new HttpError(403, 'invalid_csrf', 'the form has expired; reload the page');
       }
+      // Signing out must not fail for want of the way back (its store may be down).
+      continueTo = await authorizationToContinue(deps.provider, form.interaction, session.userId).catch(
+        () => undefined,
+      );
       await deps.sessions.revoke(session.id);
+      await deps.audit.record('sign_out', {
+        userId: session.userId,
+        details: { sessionId: session.id, ip: ctx.ip },
+      });
       deps.logger.info({ userId: session.userId }, 'signed out');
     }
     const providerSessionId = ctx.cookies.get(PROVIDER_SESSION_COOKIE, { signed: true });
     if (providerSessionId) {
-      await deps.pool.query("DELETE FROM oidc_models WHERE model = 'Session' AND id = $1", [
-        providerSessionId,
-      ]);
+      await deps.provider.Session.adapter.destroy(providerSessionId);
     }
     ctx.cookies.set(PROVIDER_SESSION_COOKIE, '', {
       path: '/',
@@ -49,6 +67,30 @@ export function signOutRoute(deps: {
     clearSessionCookie(ctx, deps.secureCookies);
     ctx.set('cache-control', 'no-store');
     ctx.status = 303;
-    ctx.redirect('/login?signed_out=1');
+    ctx.redirect(
+      continueTo
+        ? `/login?${new URLSearchParams({ signed_out: '1', return_to: continueTo })}`
+        : '/login?signed_out=1',
+    );
   };
+}
+
+/**
+ * The authorization request behind `uid`, as a path on this site, when it is a pending interaction
+ * of `userId`'s; else undefined (the sign-out goes on without it).
+ */
+async function authorizationToContinue(
+  provider: Provider,
+  uid: string | undefined,
+  userId: string,
+): Promise<string | undefined> {
+  if (!uid || !INTERACTION_UID.test(uid)) return undefined;
+  const interaction = await provider.Interaction.find(uid);
+  if (!interaction || interaction.session?.accountId !== userId) return undefined;
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(interaction.params)) {
+    if (typeof value === 'string') query.set(name, value);
+  }
+  // A request too long to carry through the login page is simply not continued.
+  return safeReturnTo(`${OIDC_ROUTES.authorization}?${query}`);
 }

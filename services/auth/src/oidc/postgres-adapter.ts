@@ -1,12 +1,12 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import type { DatabasePool } from '../db/pool.ts';
+import type { DatabasePool, Queryable } from '../db/pool.ts';
 
 /**
  * oidc-provider's storage interface on PostgreSQL (one `oidc_models` table, as Logto does).
  * Consumed tokens stay in the table with `consumed_at` set until they expire, so a reused refresh
  * token is recognised and its grant revoked; `sweepExpired` deletes what has expired.
  */
-export function postgresAdapterFactory(pool: DatabasePool) {
+export function postgresAdapterFactory(pool: Queryable) {
   return class PostgresAdapter implements Adapter {
     readonly model: string;
     constructor(model: string) {

@@ -1,14 +1,17 @@
 /**
- * Registration metadata as real MCP clients send it (Claude Code, VS Code, Cursor, MCP Inspector,
- * mcp-remote), made to fit oidc-provider's model:
- * - a client that omits `application_type` but registers loopback http or private-use-scheme
- *   redirects is a native app (RFC 8252): oidc-provider then lets loopback redirects use any port
- *   (§7.3) and allows the custom schemes, while https redirects still match exactly;
- * - `scope` at registration is reduced to the scopes this server knows, instead of failing.
- * Plain http to a non-loopback host, fragments and userinfo stay refused by the provider's own
- * checks (and by `assertRedirectUriSafe`).
+ * Sheetgate's redirect policy (DESIGN §7.3) and the client shapes real MCP clients use, for every
+ * client oidc-provider builds: registered ones (Claude Code, VS Code, Cursor, MCP Inspector,
+ * mcp-remote) and Client ID Metadata Documents (Claude Code's lists `http://localhost/callback` and
+ * `http://127.0.0.1/callback` without `application_type`):
+ * - https redirects; http only on a loopback host; never user information or a fragment;
+ * - a client that omits `application_type` but has loopback-http or private-use-scheme redirects
+ *   is native (RFC 8252): oidc-provider then matches its loopback redirects on any port (§7.3)
+ *   and allows its private-use schemes (§7.1), while https redirects still match exactly. An
+ *   explicit `application_type: "web"` keeps exact matching and refuses private-use schemes;
+ * - a `scope` is reduced to the scopes this server knows, instead of failing.
  */
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:']);
 
 export function isLoopbackHttp(uri: URL): boolean {
   return uri.protocol === 'http:' && LOOPBACK_HOSTS.has(uri.hostname);
@@ -18,36 +21,62 @@ function isPrivateUseScheme(uri: URL): boolean {
   return uri.protocol !== 'http:' && uri.protocol !== 'https:';
 }
 
-export function normalizeRegistration(
-  body: Record<string, unknown>,
-  knownScopes: ReadonlySet<string>,
-): Record<string, unknown> {
-  const normalized = { ...body };
-  const redirects = Array.isArray(body.redirect_uris) ? body.redirect_uris : [];
-  const parsed = redirects.map((value) => (typeof value === 'string' ? URL.parse(value) : null));
-  if (
-    normalized.application_type === undefined &&
-    parsed.some((uri) => uri && (isLoopbackHttp(uri) || isPrivateUseScheme(uri)))
-  ) {
-    normalized.application_type = 'native';
-  }
-  if (typeof body.scope === 'string') {
-    const kept = body.scope.split(' ').filter((scope) => knownScopes.has(scope));
-    if (kept.length > 0) normalized.scope = kept.join(' ');
-    else delete normalized.scope;
-  }
-  return normalized;
+/** Why a redirect URI is refused whatever the client, or undefined when it may be registered. */
+export function redirectUriViolation(value: unknown): string | undefined {
+  if (typeof value !== 'string') return 'redirect URIs must be strings';
+  const uri = URL.parse(value);
+  if (!uri) return 'redirect URIs must be absolute URIs';
+  if (uri.username || uri.password) return 'redirect URIs must not contain user information';
+  if (value.includes('#')) return 'redirect URIs must not contain fragments';
+  if (uri.protocol === 'http:' && !isLoopbackHttp(uri)) return 'redirect URIs using http must be loopback';
+  if (FORBIDDEN_SCHEMES.has(uri.protocol)) return `redirect URIs must not use ${uri.protocol}`;
+  return undefined;
 }
 
-/** Redirect URIs we refuse whatever the client type: credentials in the URL, or a fragment. */
-export function unsafeRedirectReason(value: unknown): string | undefined {
-  if (typeof value !== 'string') return 'redirect_uris must be strings';
-  const uri = URL.parse(value);
-  if (!uri) return 'redirect_uris must be absolute URIs';
-  if (uri.username || uri.password) return 'redirect_uris must not contain user information';
-  if (value.includes('#')) return 'redirect_uris must not contain fragments';
-  if (uri.protocol === 'http:' && !isLoopbackHttp(uri)) return 'redirect_uris using http must be loopback';
-  if (['javascript:', 'data:', 'file:', 'vbscript:'].includes(uri.protocol))
-    return `redirect_uris must not use ${uri.protocol}`;
-  return undefined;
+export class ClientPolicyError extends Error {
+  readonly error: 'invalid_redirect_uri' | 'invalid_client_metadata';
+  constructor(error: ClientPolicyError['error'], message: string) {
+    super(message);
+    this.name = 'ClientPolicyError';
+    this.error = error;
+  }
+}
+
+/**
+ * Applies the policy to client metadata in place (before oidc-provider validates it): throws a
+ * ClientPolicyError for a redirect URI that is never allowed, infers `application_type`, and keeps
+ * only known scopes. Shapes oidc-provider checks itself (arrays, strings) are left to it.
+ */
+export function applyClientPolicy(metadata: Record<string, unknown>, knownScopes: ReadonlySet<string>): void {
+  if (containsNul(metadata))
+    throw new ClientPolicyError('invalid_client_metadata', 'client metadata must not contain NUL characters');
+  const redirects = Array.isArray(metadata.redirect_uris) ? (metadata.redirect_uris as unknown[]) : [];
+  const logoutRedirects = Array.isArray(metadata.post_logout_redirect_uris)
+    ? (metadata.post_logout_redirect_uris as unknown[])
+    : [];
+  for (const value of [...redirects, ...logoutRedirects]) {
+    const violation = redirectUriViolation(value);
+    if (violation) throw new ClientPolicyError('invalid_redirect_uri', violation);
+  }
+  if (metadata.application_type === undefined || metadata.application_type === null) {
+    const nativeShaped = redirects.some((value) => {
+      const uri = URL.parse(String(value));
+      return uri !== null && (isLoopbackHttp(uri) || isPrivateUseScheme(uri));
+    });
+    metadata.application_type = nativeShaped ? 'native' : 'web';
+  }
+  if (typeof metadata.scope === 'string') {
+    const kept = metadata.scope.split(' ').filter((scope) => knownScopes.has(scope));
+    if (kept.length > 0) metadata.scope = kept.join(' ');
+    else delete metadata.scope;
+  }
+}
+
+/** PostgreSQL's jsonb, where clients are stored, cannot hold U+0000, and no client needs one. */
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (value !== null && typeof value === 'object')
+    return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || containsNul(inner));
+  return false;
 }

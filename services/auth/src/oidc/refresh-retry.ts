@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Logger } from '@sheetgate/service-runtime';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Cache } from '../cache/cache.ts';
 import type { Keyring } from '../crypto/keyring.ts';
@@ -17,9 +18,21 @@ const WAIT_LIMIT_MS = 5_000;
  * copies arriving within 30 s get the same answer. The answer — fresh tokens — is kept in the
  * cache encrypted, keyed by a hash of the whole request, so only a byte-identical request (same
  * refresh token, same client credentials) can receive it.
+ *
+ * A cache that fails before the request runs fails it (503, see store-outage.ts), before the
+ * refresh token is rotated; once the tokens are issued, they are answered whatever the cache does.
  */
-export function refreshRetryWindow(deps: { cache: Cache; keyring: Keyring; tokenPath: string }) {
-  const { cache, keyring, tokenPath } = deps;
+export function refreshRetryWindow(deps: {
+  cache: Cache;
+  keyring: Keyring;
+  tokenPath: string;
+  logger: Logger;
+}) {
+  const { cache, keyring, tokenPath, logger } = deps;
+  const afterIssuing = (work: Promise<void>) =>
+    work.catch((error: unknown) =>
+      logger.warn({ err: error }, 'refresh retry window: could not record the answer or free the lock'),
+    );
   return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
     const form = (ctx.req as { body?: unknown }).body;
     if (ctx.path !== tokenPath || ctx.method !== 'POST' || typeof form !== 'string') return next();
@@ -54,14 +67,13 @@ export function refreshRetryWindow(deps: { cache: Cache; keyring: Keyring; token
     try {
       await next();
       if (ctx.status === 200 && ctx.body && typeof ctx.body === 'object') {
-        await cache.set(
-          answerKey,
-          keyring.encrypt(JSON.stringify(ctx.body), requestHash),
-          ANSWER_TTL_SECONDS,
+        await afterIssuing(
+          cache.set(answerKey, keyring.encrypt(JSON.stringify(ctx.body), requestHash), ANSWER_TTL_SECONDS),
         );
       }
     } finally {
-      await cache.delete(lockKey);
+      // Left behind, the lock expires by itself; copies waiting on it then run on their own.
+      await afterIssuing(cache.delete(lockKey));
     }
   };
 }

@@ -1,15 +1,12 @@
 import type { Logger } from '@sheetgate/service-runtime';
 import type { Middleware } from 'koa';
 import type { AuditLog } from '../audit/index.ts';
+import { allowCallingOrigin, isCrossOriginEndpoint } from '../oidc/cors.ts';
+import { OIDC_ROUTES } from '../oidc/routes.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { RateLimits } from './rate-limits.ts';
 
-/** The provider's registration and token endpoints (OIDC_ROUTES in oidc/provider.ts; a test checks). */
-export const limitedAuthPaths = {
-  scope: '/api/auth/',
-  registration: '/api/auth/oauth2/register',
-  token: '/api/auth/oauth2/token',
-} as const;
+const AUTH_SCOPE = '/api/auth/';
 
 export interface AuthRouteLimitOptions {
   /** Records the first refusal of each window as `rate_limit.hit`. */
@@ -19,16 +16,17 @@ export interface AuthRouteLimitOptions {
 
 /** The limiters that apply to one request, all keyed by the client IP. */
 function limitersFor(method: string, path: string, limits: RateLimits): RateLimiter[] {
-  if (!path.startsWith(limitedAuthPaths.scope)) return [];
+  if (!path.startsWith(AUTH_SCOPE)) return [];
   const applicable = [limits.authIp];
-  if (method === 'POST' && path === limitedAuthPaths.registration) applicable.push(limits.register);
-  if (method === 'POST' && path === limitedAuthPaths.token) applicable.push(limits.token);
+  if (method === 'POST' && path === OIDC_ROUTES.registration) applicable.push(limits.register);
+  if (method === 'POST' && path === OIDC_ROUTES.token) applicable.push(limits.token);
   return applicable;
 }
 
 /**
  * Koa middleware for the per-IP limits on `/api/auth/*` (tighter on registration and token):
- * over a limit it answers 429 with `Retry-After` and an OAuth-style JSON error. Keyed by `ctx.ip`,
+ * over a limit it answers 429 with `Retry-After` and an OAuth-style JSON error (readable
+ * cross-origin on the endpoints browser-based clients call). Keyed by `ctx.ip`,
  * which is the client behind the ingress because the app trusts exactly one proxy hop
  * (`proxy: true, maxIpsCount: 1`); a client cannot pick its own key with a forged X-Forwarded-For.
  */
@@ -53,6 +51,11 @@ export function rateLimitAuthRoutes(limits: RateLimits, options: AuthRouteLimitO
     });
     if (retryAfterSeconds === 0) return next();
     ctx.status = 429;
+    // A browser-based client must be able to read the refusal (and its Retry-After) too.
+    if (isCrossOriginEndpoint(ctx.path)) {
+      allowCallingOrigin(ctx);
+      ctx.set('Access-Control-Expose-Headers', 'Retry-After');
+    }
     ctx.set('Retry-After', String(retryAfterSeconds));
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {

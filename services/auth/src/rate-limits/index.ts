@@ -1,4 +1,4 @@
-export { type AuthRouteLimitOptions, limitedAuthPaths, rateLimitAuthRoutes } from './auth-route-limits.ts';
+export { type AuthRouteLimitOptions, rateLimitAuthRoutes } from './auth-route-limits.ts';
 export {
   defaultRateLimitRules,
   type RateLimitName,

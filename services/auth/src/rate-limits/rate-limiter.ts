@@ -17,6 +17,12 @@ export interface RateLimiter {
   readonly rule: RateLimitRule;
   /** Counts one request for `key` and says whether it is within the limit. */
   consume(key: string): Promise<RateLimitDecision>;
+  /**
+   * Counts one request for each entry of `keys` (a key may repeat: each occurrence is a request)
+   * and answers in the same order, as if `consume` had been called for each in turn. One store
+   * operation per distinct key, all issued at once.
+   */
+  consumeMany(keys: readonly string[]): Promise<RateLimitDecision[]>;
 }
 
 // Keys are IP addresses, ids and account names; anything longer (a hostile email) is hashed so
@@ -31,23 +37,53 @@ export function wrapLimiter(
   rule: RateLimitRule,
   limiter: RateLimiterAbstract,
 ): RateLimiter {
+  /**
+   * Adds `count` points for `key` in one store operation and returns the decision of each of those
+   * requests in turn: with `total` points counted in the window after this call, the i-th of them
+   * was request number `total - count + i + 1`, within the limit while that is at most `points`.
+   */
+  async function consumeCount(key: string, count: number): Promise<RateLimitDecision[]> {
+    let total: number;
+    let msBeforeNext: number;
+    try {
+      const result = await limiter.consume(storeKey(key), count);
+      total = result.consumedPoints;
+      msBeforeNext = result.msBeforeNext;
+    } catch (refusal) {
+      // Store errors never reach here as refusals: every store limiter has an in-memory
+      // insurance limiter that answers while the store is down.
+      if (!(refusal instanceof RateLimiterRes)) throw refusal;
+      total = refusal.consumedPoints;
+      msBeforeNext = refusal.msBeforeNext;
+    }
+    const retryAfterSeconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
+    return Array.from({ length: count }, (_, index): RateLimitDecision => {
+      const number = total - count + index + 1;
+      if (number <= rule.points) return { allowed: true };
+      return { allowed: false, retryAfterSeconds, firstRefusal: number === rule.points + 1 };
+    });
+  }
+
   return {
     name,
     rule,
     async consume(key) {
-      try {
-        await limiter.consume(storeKey(key), 1);
-        return { allowed: true };
-      } catch (refusal) {
-        // Store errors never reach here as refusals: every store limiter has an in-memory
-        // insurance limiter that answers while the store is down.
-        if (!(refusal instanceof RateLimiterRes)) throw refusal;
-        return {
-          allowed: false,
-          retryAfterSeconds: Math.max(1, Math.ceil(refusal.msBeforeNext / 1000)),
-          firstRefusal: refusal.consumedPoints === rule.points + 1,
-        };
-      }
+      return (await consumeCount(key, 1))[0]!;
+    },
+    async consumeMany(keys) {
+      const counts = new Map<string, number>();
+      for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
+      const perKey = new Map(
+        await Promise.all(
+          [...counts].map(async ([key, count]) => [key, await consumeCount(key, count)] as const),
+        ),
+      );
+      const next = new Map<string, number>();
+      return keys.map((key) => {
+        const index = next.get(key) ?? 0;
+        next.set(key, index + 1);
+        return perKey.get(key)![index]!;
+      });
     },
   };
 }

@@ -5,7 +5,8 @@ import {
   RateLimiterPostgres,
   RateLimiterRedis,
 } from 'rate-limiter-flexible';
-import { createClient } from 'redis';
+import { createAuthRedisClient } from '../cache/redis-client.ts';
+import { namedStatementsWhereSafe } from '../db/named-statements.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { createRateLimitQueries } from './rate-limit-queries.ts';
 import {
@@ -47,13 +48,13 @@ export async function createRateLimits(options: RateLimitsOptions): Promise<Rate
   let makeStoreLimiter: (name: RateLimitName, rule: RateLimitRule) => RateLimiterAbstract;
 
   if (options.redisUrl) {
-    const client = createClient({
-      url: options.redisUrl,
-      socket: { reconnectStrategy: (retries) => Math.min(retries * 100, 2_000), connectTimeout: 5_000 },
+    const client = await createAuthRedisClient(options.redisUrl, {
+      label: 'rate limits',
+      logger: options.logger,
+      // A Redis that holds the connection open but never answers must not hold every rate-limited
+      // request with it: after the command timeout the insurance limiter answers instead.
+      failFast: true,
     });
-    // node-redis emits connection errors as events; without a listener they would crash the process.
-    client.on('error', (error) => options.logger?.warn({ err: error }, 'rate-limit Redis error'));
-    await client.connect();
     closers.push(async () => void (await client.close()));
     makeStoreLimiter = (name, rule) =>
       new RateLimiterRedis({
@@ -77,9 +78,11 @@ export async function createRateLimits(options: RateLimitsOptions): Promise<Rate
     }, SWEEP_INTERVAL_MS);
     sweep.unref();
     closers.push(async () => clearInterval(sweep));
+    // The library names its statements; the embedded PGlite cannot take that from a pool.
+    const storeClient = namedStatementsWhereSafe(options.pool);
     makeStoreLimiter = (name, rule) =>
       new RateLimiterPostgres({
-        storeClient: options.pool,
+        storeClient,
         storeType: 'pool',
         tableName: 'rate_limits',
         // The table comes from our migration; the library must not run DDL at start-up.

@@ -26,12 +26,17 @@ export function createSessionStore(pool: DatabasePool, options: { ttlSeconds?: n
   const queries = createSessionQueries(pool);
   const ttlSeconds = options.ttlSeconds ?? SESSION_TTL_SECONDS;
   return {
-    async create(userId: string, context: { userAgent?: string; ip?: string } = {}): Promise<NewSession> {
+    /** A new session; `notAfter` caps its end (a session carried over keeps its old end). */
+    async create(
+      userId: string,
+      context: { userAgent?: string; ip?: string; notAfter?: Date } = {},
+    ): Promise<NewSession> {
       const cookieValue = randomBytes(32).toString('base64url');
+      const fullTerm = Date.now() + ttlSeconds * 1000;
       const session = await queries.insert({
         userId,
         cookieHash: hashCookieValue(cookieValue),
-        expiresAt: new Date(Date.now() + ttlSeconds * 1000),
+        expiresAt: new Date(Math.min(fullTerm, context.notAfter?.getTime() ?? fullTerm)),
         // Shown on the dashboard's session list; bounded so a client cannot bloat the row.
         userAgent: context.userAgent?.slice(0, 512) ?? null,
         ip: context.ip?.slice(0, 64) ?? null,

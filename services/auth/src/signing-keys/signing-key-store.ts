@@ -1,6 +1,6 @@
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Keyring } from '../crypto/keyring.ts';
-import type { DatabasePool } from '../db/pool.ts';
+import type { DatabasePool, Queryable } from '../db/pool.ts';
 
 /** Algorithms an access-token signing key may use: asymmetric only (DESIGN §7.1). */
 export const SIGNING_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
@@ -69,24 +69,38 @@ function publicPart(jwk: JWK): JWK {
   return rest;
 }
 
+async function insertKey(db: Queryable, keyring: Keyring, key: SigningKey): Promise<void> {
+  await db.query(
+    `INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk_encrypted, state, activated_at)
+     VALUES ($1, $2, $3, $4, $5, CASE WHEN $5 = 'current' THEN now() END)`,
+    [
+      key.kid,
+      key.alg,
+      publicPart(key.privateJwk),
+      keyring.encrypt(JSON.stringify(key.privateJwk), key.kid),
+      key.state,
+    ],
+  );
+}
+
+/**
+ * Drops every stored key at once and stores one new current key, so every token the old keys
+ * signed stops verifying as soon as resource servers refresh the JWKS (the OAuth reset; unlike a
+ * rotation, live tokens are meant to die). Run inside the caller's transaction.
+ */
+export async function replaceAllSigningKeys(db: Queryable, keyring: Keyring): Promise<string> {
+  await db.query('DELETE FROM signing_keys');
+  const key = await generateSigningKey();
+  await insertKey(db, keyring, key);
+  return key.kid;
+}
+
 /**
  * Signing keys kept in PostgreSQL, private parts encrypted with the key ring (bound to the kid as
  * associated data, so a ciphertext cannot be moved to another row).
  */
 export function createSigningKeyStore(pool: DatabasePool, keyring: Keyring) {
-  async function insert(key: SigningKey): Promise<void> {
-    await pool.query(
-      `INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk_encrypted, state, activated_at)
-       VALUES ($1, $2, $3, $4, $5, CASE WHEN $5 = 'current' THEN now() END)`,
-      [
-        key.kid,
-        key.alg,
-        publicPart(key.privateJwk),
-        keyring.encrypt(JSON.stringify(key.privateJwk), key.kid),
-        key.state,
-      ],
-    );
-  }
+  const insert = (key: SigningKey) => insertKey(pool, keyring, key);
 
   async function list(): Promise<SigningKey[]> {
     const { rows } = await pool.query<{
@@ -150,6 +164,36 @@ export function createSigningKeyStore(pool: DatabasePool, keyring: Keyring) {
       } finally {
         client.release();
       }
+    },
+
+    /**
+     * Encryption-key rotation: re-encrypts private keys written with an older key of the ring
+     * under its current one, each row replaced only if unchanged (safe beside running replicas).
+     * Rows no key in the ring opens are counted as unreadable and left alone.
+     */
+    async resealWithCurrentKey(): Promise<{ resealed: number; unreadable: number }> {
+      const { rows } = await pool.query<{ kid: string; sealed: string }>(
+        `SELECT kid, private_jwk_encrypted AS sealed FROM signing_keys
+         WHERE split_part(private_jwk_encrypted, '.', 2) <> $1`,
+        [keyring.currentKeyId],
+      );
+      let resealed = 0;
+      let unreadable = 0;
+      for (const { kid, sealed } of rows) {
+        let privateJwk: string;
+        try {
+          privateJwk = keyring.decrypt(sealed, kid);
+        } catch {
+          unreadable += 1;
+          continue;
+        }
+        const { rowCount } = await pool.query(
+          'UPDATE signing_keys SET private_jwk_encrypted = $3 WHERE kid = $1 AND private_jwk_encrypted = $2',
+          [kid, sealed, keyring.encrypt(privateJwk, kid)],
+        );
+        resealed += rowCount ?? 0;
+      }
+      return { resealed, unreadable };
     },
 
     /** Rotation step 3: stop publishing keys retired longer ago than the longest token lifetime. */

@@ -15,6 +15,11 @@ export function createUserLibrary(pool: DatabasePool) {
       return queries.upsertByGoogleSubject(identity.sub, identity.email, identity.name ?? null);
     },
 
+    /** The user of a Google account (its stable subject), or undefined before its first sign-in. */
+    findByGoogleSubject(subject: string): Promise<User | undefined> {
+      return queries.findByGoogleSubject(subject);
+    },
+
     /** The user, or undefined; ids that are not UUIDs (a tampered token subject) are simply unknown. */
     async findById(id: string): Promise<User | undefined> {
       if (!UUID.test(id)) return undefined;

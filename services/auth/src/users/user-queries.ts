@@ -1,4 +1,4 @@
-import type { DatabasePool } from '../db/pool.ts';
+import type { Queryable } from '../db/pool.ts';
 
 export interface User {
   id: string;
@@ -6,12 +6,15 @@ export interface User {
   email: string;
   displayName: string | null;
   createdAt: Date;
+  /** When a provider upgrade last disconnected this person's OAuth apps (null: never). */
+  oauthResetAt: Date | null;
 }
 
-const COLUMNS = `id, google_subject AS "googleSubject", email, display_name AS "displayName", created_at AS "createdAt"`;
+const COLUMNS = `id, google_subject AS "googleSubject", email, display_name AS "displayName", created_at AS "createdAt",
+  oauth_reset_at AS "oauthResetAt"`;
 
 /** SQL for the `users` table. */
-export function createUserQueries(pool: DatabasePool) {
+export function createUserQueries(pool: Queryable) {
   return {
     /** Inserts the Google account's user, or refreshes its email and name; one statement, race-free. */
     async upsertByGoogleSubject(subject: string, email: string, displayName: string | null): Promise<User> {
@@ -23,6 +26,13 @@ export function createUserQueries(pool: DatabasePool) {
         [subject, email, displayName],
       );
       return rows[0]!;
+    },
+
+    async findByGoogleSubject(subject: string): Promise<User | undefined> {
+      const { rows } = await pool.query<User>(`SELECT ${COLUMNS} FROM users WHERE google_subject = $1`, [
+        subject,
+      ]);
+      return rows[0];
     },
 
     async findById(id: string): Promise<User | undefined> {

@@ -16,6 +16,8 @@ export interface AuthUnderTest {
   redis: TestRedis;
   env: Record<string, string>;
   baseUrl: string;
+  /** Stops the process and starts it again with the same settings (a rollout of one replica). */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -43,17 +45,21 @@ export async function startAuthUnderTest(extraEnv: Record<string, string> = {}):
     ...(redis.url ? { REDIS_URL: redis.url } : {}),
     ...extraEnv,
   };
-  const auth = await startServiceProcess('auth', env, port);
-  return {
-    auth,
+  const subject: AuthUnderTest = {
+    auth: await startServiceProcess('auth', env, port),
     database,
     redis,
     env,
     baseUrl,
+    async restart() {
+      await subject.auth.stop();
+      subject.auth = await startServiceProcess('auth', env, port);
+    },
     async stop() {
-      await auth.stop();
+      await subject.auth.stop();
       await redis.close();
       await database.close();
     },
   };
+  return subject;
 }

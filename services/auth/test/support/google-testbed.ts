@@ -29,6 +29,7 @@ import type { TokenBrokerTiming } from '../../src/google/token-broker.ts';
 import { createRateLimits } from '../../src/rate-limits/index.ts';
 import { createSessionStore } from '../../src/sessions/index.ts';
 import { createUserLibrary } from '../../src/users/index.ts';
+import { type GoogleProxy, startGoogleProxy } from './google-proxy.ts';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 
@@ -47,7 +48,7 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
   const sharedCache = createMemoryCache();
   const newCache = async () => {
     if (!redis.url) return sharedCache;
-    const cache = await createRedisCache(redis.url, namespace);
+    const cache = await createRedisCache(redis.url, { namespace });
     caches.push(cache);
     return cache;
   };
@@ -88,7 +89,6 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
   });
   const signInLimiter = rateLimits.signIn;
   const router = createGoogleSignIn({
-    pool,
     cache,
     settings,
     logger,
@@ -127,7 +127,6 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
      */
     async newBroker(timing?: Partial<TokenBrokerTiming>, via?: GoogleProxy) {
       return createGoogleTokenBroker({
-        pool,
         cache: await newCache(),
         settings: via ? { ...settings, GOOGLE_EMULATOR_URL: via.url } : settings,
         connections,
@@ -163,54 +162,6 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
       await database.close();
     },
   };
-}
-
-export interface GoogleProxy {
-  url: string;
-  /** POSTs to /token seen so far (refreshes, when only the broker talks through the proxy). */
-  tokenRequests: number;
-  /** When set, /token answers this status instead of reaching the emulator. */
-  failTokenWith: number | undefined;
-  close(): Promise<void>;
-}
-
-async function startGoogleProxy(target: string): Promise<GoogleProxy> {
-  const state: GoogleProxy = {
-    url: '',
-    tokenRequests: 0,
-    failTokenWith: undefined,
-    close: async () => {},
-  };
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    if (req.method === 'POST' && req.url?.startsWith('/token')) {
-      state.tokenRequests += 1;
-      if (state.failTokenWith) {
-        res.writeHead(state.failTokenWith, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: 'backend_error' }));
-        return;
-      }
-    }
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (typeof value === 'string' && !['host', 'connection', 'content-length'].includes(name))
-        headers.set(name, value);
-    }
-    const upstream = await fetch(`${target}${req.url}`, {
-      method: req.method!,
-      headers,
-      ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
-      redirect: 'manual',
-    });
-    const body = Buffer.from(await upstream.arrayBuffer());
-    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'text/plain' });
-    res.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
-  return state;
 }
 
 export type GoogleTestbed = Awaited<ReturnType<typeof startGoogleTestbed>>;
@@ -301,7 +252,7 @@ export async function pressChooserButton(
  * the emulator, then follow redirects back to Sheetgate until a page of ours answers.
  */
 export async function signInWithGoogle(
-  testbed: GoogleTestbed,
+  testbed: Pick<GoogleTestbed, 'baseUrl'>,
   browser: Browser,
   options: { account: string; returnTo?: string; untick?: string[] },
 ) {

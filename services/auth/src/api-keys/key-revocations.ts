@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@sheetgate/service-runtime';
+import { type AuthRedisClient, createAuthRedisClient } from '../cache/redis-client.ts';
+
+/**
+ * How auth replicas learn that an API key was revoked (DESIGN §5, "the channel that tells every
+ * auth replica a key … was revoked"), so a replica may cache verified keys and still refuse a
+ * revoked one on the very next request.
+ *
+ * The guarantee comes from `version()`: a value that changes with every revocation and is read
+ * on every resolve. A verified key is trusted from cache only under the version read before its
+ * row was read; a revocation commits, then changes the version, then answers, so any resolve that
+ * starts after the answer sees a new version and goes back to PostgreSQL. The publish is a
+ * courtesy that frees the revoked entry on every replica at once.
+ */
+export interface KeyRevocations {
+  /** Where the version lives: one process, or Redis shared by every replica. */
+  readonly backend: 'in-process' | 'redis';
+  /**
+   * The current revocation version, or undefined when it cannot be known (Redis unreachable, or
+   * the version was just found missing and replaced): then nothing cached may be trusted and every
+   * key is read from PostgreSQL.
+   */
+  version(): Promise<string | undefined>;
+  /**
+   * Changes the version and tells every replica `keyId` was revoked. Resolves once any later
+   * `version()` on any replica sees the change; rejects when that could not be ensured.
+   */
+  announce(keyId: string): Promise<void>;
+  /** Called with the key id whenever any replica announces a revocation. */
+  onRevoked(listener: (keyId: string) => void): void;
+  close(): Promise<void>;
+}
+
+/** Without Redis there is one auth replica (DESIGN §6): the version lives in this process. */
+export function createInProcessKeyRevocations(): KeyRevocations {
+  let generation = 0;
+  const listeners: Array<(keyId: string) => void> = [];
+  return {
+    backend: 'in-process',
+    version: async () => `local:${generation}`,
+    async announce(keyId) {
+      generation++;
+      for (const listener of listeners) listener(keyId);
+    },
+    onRevoked: (listener) => void listeners.push(listener),
+    close: async () => {},
+  };
+}
+
+const VERSION_KEY = 'sheetgate:auth:api-keys:revocation-version';
+const CHANNEL = 'sheetgate:auth:api-keys:revoked';
+
+/**
+ * The version in Redis, shared by every replica. It is a random value rather than a counter so it
+ * never returns to an earlier value: were Redis to lose the key (restart, eviction), an old
+ * counter value could come back and make a stale cache entry look current.
+ */
+export async function createRedisKeyRevocations(options: {
+  redisUrl: string;
+  logger?: Logger;
+}): Promise<KeyRevocations> {
+  // Fail fast: a Redis that is down or hangs must not hang API-key requests; an unknown version
+  // means the resolve reads PostgreSQL instead.
+  const connect = (label: string) =>
+    createAuthRedisClient(options.redisUrl, { label, logger: options.logger, failFast: true });
+  // Both connections or neither: one opened beside a failure would be left open for good. (The
+  // subscriber's errors are logged by the factory: a subscription that died silently would leave
+  // this replica trusting cached keys revoked elsewhere until the version next changed.)
+  const connecting = await Promise.allSettled([
+    connect('key revocations'),
+    connect('key revocations (subscriber)'),
+  ]);
+  const opened = connecting.flatMap((attempt) => (attempt.status === 'fulfilled' ? [attempt.value] : []));
+  const failed = connecting.find((attempt) => attempt.status === 'rejected');
+  if (failed) {
+    for (const connection of opened) connection.destroy();
+    throw failed.reason;
+  }
+  const [client, subscriber] = opened as [AuthRedisClient, AuthRedisClient];
+  const listeners: Array<(keyId: string) => void> = [];
+  try {
+    await subscriber.subscribe(CHANNEL, (keyId) => {
+      for (const listener of listeners) listener(keyId);
+    });
+  } catch (error) {
+    client.destroy();
+    subscriber.destroy();
+    throw error;
+  }
+  return {
+    backend: 'redis',
+    async version() {
+      try {
+        const current = await client.get(VERSION_KEY);
+        if (current !== null) return current;
+        // Never written, or lost (restart, eviction) after a revocation wrote it: a fixed stand-in
+        // would match entries cached before that revocation. A fresh random value matches none;
+        // until it is read back, this resolve trusts nothing cached.
+        await client.set(VERSION_KEY, randomUUID(), { condition: 'NX' });
+        return undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    async announce(keyId) {
+      await client.set(VERSION_KEY, randomUUID());
+      await client.publish(CHANNEL, keyId).catch((error: unknown) => {
+        options.logger?.warn({ err: error }, 'could not publish a key revocation (the version changed)');
+      });
+    },
+    onRevoked: (listener) => void listeners.push(listener),
+    async close() {
+      await Promise.all([subscriber.close(), client.close()]);
+    },
+  };
+}
+
+/** Redis when configured (any number of replicas), else in-process (one replica). */
+export function createKeyRevocations(options: { redisUrl?: string | undefined; logger?: Logger }) {
+  return options.redisUrl
+    ? createRedisKeyRevocations({
+        redisUrl: options.redisUrl,
+        ...(options.logger ? { logger: options.logger } : {}),
+      })
+    : Promise.resolve(createInProcessKeyRevocations());
+}

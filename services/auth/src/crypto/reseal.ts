@@ -1,0 +1,84 @@
+import { REDIS_CACHE_NAMESPACE } from '../cache/redis-cache.ts';
+import { createAuthRedisClient } from '../cache/redis-client.ts';
+import type { DatabasePool } from '../db/pool.ts';
+import { ACCESS_TOKEN_KEY_PREFIX } from '../google/access-token-cache.ts';
+import { createGoogleConnectionLibrary } from '../google/google-connections.ts';
+import { createSigningKeyStore } from '../signing-keys/signing-key-store.ts';
+import type { Keyring } from './keyring.ts';
+
+export interface ResealCount {
+  /** Re-encrypted under the ring's current key. */
+  resealed: number;
+  /** Written with a key the ring no longer has (or tampered with): left as they are. */
+  unreadable: number;
+}
+
+export interface ResealReport {
+  googleRefreshTokens: ResealCount;
+  signingKeys: ResealCount;
+  /** Undefined without Redis: the in-process cache lives and dies with each auth process. */
+  cachedGoogleAccessTokens?: ResealCount;
+}
+
+// Replaces a value only if it is still the one read, keeping its expiry.
+const COMPARE_AND_SET = `if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+end
+return false`;
+
+/**
+ * Google access tokens cached in Redis, sealed with the ring and bound to their cache key: each
+ * one under an older key is re-encrypted in place (same expiry), unless a replica replaced it
+ * meanwhile.
+ */
+async function resealCachedGoogleAccessTokens(redisUrl: string, keyring: Keyring): Promise<ResealCount> {
+  // A one-shot command: an unreachable Redis fails the run rather than being waited for.
+  const client = await createAuthRedisClient(redisUrl, { label: 'reseal', reconnect: false });
+  const count: ResealCount = { resealed: 0, unreadable: 0 };
+  try {
+    const match = `${REDIS_CACHE_NAMESPACE}${ACCESS_TOKEN_KEY_PREFIX}*`;
+    for await (const keys of client.scanIterator({ MATCH: match, COUNT: 500 })) {
+      for (const key of keys) {
+        const sealed = await client.get(key);
+        if (!sealed || keyring.keyIdOf(sealed) === keyring.currentKeyId) continue;
+        const associatedData = key.slice(REDIS_CACHE_NAMESPACE.length);
+        let plaintext: string;
+        try {
+          plaintext = keyring.decrypt(sealed, associatedData);
+        } catch {
+          count.unreadable += 1;
+          continue;
+        }
+        const replaced = await client.eval(COMPARE_AND_SET, {
+          keys: [key],
+          arguments: [sealed, keyring.encrypt(plaintext, associatedData)],
+        });
+        if (replaced) count.resealed += 1;
+      }
+    }
+  } finally {
+    await client.close();
+  }
+  return count;
+}
+
+/**
+ * After a new key was put first in AUTH_ENCRYPTION_KEYS: re-encrypts every secret auth keeps
+ * under an older key — Google refresh tokens, stored signing keys, and (with Redis) cached Google
+ * access tokens — so the older keys can then leave the ring. Idempotent, and safe while auth runs:
+ * every write is a compare-and-swap on the value read.
+ */
+export async function resealStoredSecrets(options: {
+  pool: DatabasePool;
+  keyring: Keyring;
+  redisUrl?: string | undefined;
+}): Promise<ResealReport> {
+  const { pool, keyring } = options;
+  return {
+    googleRefreshTokens: await createGoogleConnectionLibrary({ pool, keyring }).resealWithCurrentKey(),
+    signingKeys: await createSigningKeyStore(pool, keyring).resealWithCurrentKey(),
+    ...(options.redisUrl
+      ? { cachedGoogleAccessTokens: await resealCachedGoogleAccessTokens(options.redisUrl, keyring) }
+      : {}),
+  };
+}

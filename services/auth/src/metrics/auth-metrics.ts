@@ -1,0 +1,109 @@
+import { ServerInterceptingCall, type ServerInterceptor } from '@grpc/grpc-js';
+import { GrpcStatus } from '@sheetgate/proto';
+import { createServiceMetrics } from '@sheetgate/service-runtime';
+import { SIGN_OUT_PATH } from '../interactions/sign-out-route.ts';
+import { AS_METADATA_PATH, OIDC_ROUTES, OPENID_DISCOVERY_PATH } from '../oidc/routes.ts';
+import type { RateLimiter, RateLimitName, RateLimits } from '../rate-limits/index.ts';
+import { rateLimitNames } from '../rate-limits/index.ts';
+
+/**
+ * The route templates of auth's HTTP port: every provider endpoint (and what it serves below
+ * itself: /authorize/<uid>, registration management), interactions, Google sign-in, sign-out and
+ * discovery. Anything else counts as `unmatched`, so a scanner cannot add label values.
+ */
+export const AUTH_HTTP_ROUTES = [
+  ...Object.values(OIDC_ROUTES).flatMap((route) => [route, `${route}/*`]),
+  '/api/auth/interaction/*',
+  '/api/auth/google/*',
+  SIGN_OUT_PATH,
+  ...[OPENID_DISCOVERY_PATH, AS_METADATA_PATH].flatMap((path) => [path, `${path}/*`]),
+];
+
+/** How a Google refresh-token grant ended (`sheetgate_auth_google_token_refreshes_total`). */
+export type GoogleRefreshOutcome = 'ok' | 'invalid_grant' | 'unavailable' | 'refused';
+
+/**
+ * auth's Prometheus series: the HTTP series every service has, gRPC calls by method and status,
+ * rate-limit refusals by limit, and Google token refreshes by outcome.
+ */
+export function createAuthMetrics() {
+  const metrics = createServiceMetrics('auth', { routes: AUTH_HTTP_ROUTES });
+  const grpcCalls = metrics.counter({
+    name: 'sheetgate_auth_grpc_calls_total',
+    help: 'Internal gRPC calls answered (TokenBroker, AccountService), by method and status (ok, or the gRPC status name).',
+    labelNames: ['method', 'outcome'] as const,
+  });
+  const grpcDuration = metrics.histogram({
+    name: 'sheetgate_auth_grpc_call_duration_seconds',
+    help: 'Time to answer an internal gRPC call, by method.',
+    labelNames: ['method'] as const,
+  });
+  const rateLimitRefusals = metrics.counter({
+    name: 'sheetgate_auth_rate_limit_refusals_total',
+    help: 'Requests refused by a rate limit (answered 429 or RATE_LIMITED), by limit.',
+    labelNames: ['limit'] as const,
+  });
+  const googleRefreshes = metrics.counter({
+    name: 'sheetgate_auth_google_token_refreshes_total',
+    help: 'Google refresh-token grants, by outcome: ok, invalid_grant (the person must reconnect), unavailable (Google down or slow; retried), refused (any other refusal).',
+    labelNames: ['outcome'] as const,
+  });
+  // Zero-valued series from the start, so alerts on rates see every label before its first event.
+  for (const limit of rateLimitNames) rateLimitRefusals.inc({ limit }, 0);
+  for (const outcome of ['ok', 'invalid_grant', 'unavailable', 'refused'] as const)
+    googleRefreshes.inc({ outcome }, 0);
+
+  return {
+    collector: metrics,
+
+    /**
+     * A gRPC server interceptor that counts every call with the status it ends with — including
+     * calls the service credential check refuses, which never reach a handler. `methods` are the
+     * served methods' paths; any other path is counted as `unknown`.
+     */
+    grpcInterceptor(methods: Iterable<string>): ServerInterceptor {
+      const known = new Map([...methods].map((path) => [path, path.slice(path.lastIndexOf('/') + 1)]));
+      return (descriptor, call) => {
+        const method = known.get(descriptor.path) ?? 'unknown';
+        const started = performance.now();
+        return new ServerInterceptingCall(call, {
+          sendStatus(status, next) {
+            const code = status.code ?? GrpcStatus.UNKNOWN;
+            const outcome = code === GrpcStatus.OK ? 'ok' : (GrpcStatus[code]?.toLowerCase() ?? 'unknown');
+            grpcCalls.inc({ method, outcome });
+            grpcDuration.observe({ method }, (performance.now() - started) / 1000);
+            next(status);
+          },
+        });
+      };
+    },
+
+    /** The same limits, with every refused request counted by limit name. */
+    countRateLimitRefusals(limits: RateLimits): RateLimits {
+      const counted = (limiter: RateLimiter): RateLimiter => ({
+        ...limiter,
+        async consume(key) {
+          const decision = await limiter.consume(key);
+          if (!decision.allowed) rateLimitRefusals.inc({ limit: limiter.name });
+          return decision;
+        },
+        async consumeMany(keys) {
+          const decisions = await limiter.consumeMany(keys);
+          const refused = decisions.filter((decision) => !decision.allowed).length;
+          if (refused > 0) rateLimitRefusals.inc({ limit: limiter.name }, refused);
+          return decisions;
+        },
+      });
+      const wrapped = { ...limits };
+      for (const name of rateLimitNames)
+        (wrapped as Record<RateLimitName, RateLimiter>)[name] = counted(limits[name]);
+      return wrapped;
+    },
+
+    googleTokenRefreshed(outcome: GoogleRefreshOutcome): void {
+      googleRefreshes.inc({ outcome });
+    },
+  };
+}
+
+export type AuthMetrics = ReturnType<typeof createAuthMetrics>;

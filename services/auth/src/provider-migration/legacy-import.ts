@@ -1,0 +1,307 @@
+import type { Logger } from '@sheetgate/service-runtime';
+import type { ApiKeyScopes } from '../api-keys/api-key-input.ts';
+import type { AuditLog } from '../audit/index.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import type { DatabasePool, Queryable } from '../db/pool.ts';
+import { createGoogleConnectionLibrary } from '../google/google-connections.ts';
+import { parseGrantedScopes } from '../google/google-scopes.ts';
+import { createUserQueries } from '../users/user-queries.ts';
+import {
+  BETTER_AUTH_KEY_HASH,
+  type BetterAuthSecrets,
+  readBetterAuthToken,
+  sessionTokenHash,
+} from './better-auth-secrets.ts';
+import type {
+  BetterAuthSource,
+  SourceApiKey,
+  SourceGoogleAccount,
+  SourceSession,
+  SourceUser,
+} from './better-auth-source.ts';
+import { countIn, emptyReport, type ImportReport } from './import-report.ts';
+
+export interface LegacyImportOptions {
+  source: BetterAuthSource;
+  pool: DatabasePool;
+  keyring: Keyring;
+  /** Reads Google refresh tokens the retired provider encrypted. */
+  secrets: BetterAuthSecrets;
+  audit: AuditLog;
+  logger: Logger;
+  /** Report what would happen, and write nothing (every batch is rolled back). */
+  dryRun?: boolean;
+  /** Users per transaction; each batch commits with its users' connections, sessions and keys. */
+  batchSize?: number;
+}
+
+type LegacyKind = 'user' | 'google_connection' | 'session' | 'api_key';
+
+const ALL_SCOPES: ApiKeyScopes = ['sheets:read', 'sheets:write'];
+const READ_ONLY: ApiKeyScopes = ['sheets:read'];
+
+/**
+ * Imports a retired Better Auth deployment: users (with a Google account), their Google
+ * connections (refresh tokens re-sealed with Sheetgate's key ring), live sessions and API keys.
+ * OAuth clients, consents and tokens are counted, never imported: MCP clients register again.
+ *
+ * Idempotent: every imported row is recorded in `legacy_imports`, and a re-run leaves those rows
+ * alone. One transaction per batch of users; a failure rolls back that batch only, and a re-run
+ * resumes where it stopped. Nothing secret is logged or reported.
+ */
+export async function importLegacyDatabase(options: LegacyImportOptions): Promise<ImportReport> {
+  const { source, pool, logger } = options;
+  const dryRun = options.dryRun ?? false;
+  const batchSize = options.batchSize ?? 200;
+  const report = emptyReport(dryRun, source.tables);
+
+  let afterId: string | null = null;
+  for (;;) {
+    const users = await source.usersAfter(afterId, batchSize);
+    if (users.length === 0) break;
+    afterId = users.at(-1)!.id;
+    const ids = users.map((user) => user.id);
+    // One connection to the source: its queries run one after another.
+    const accounts = await source.googleAccountsOf(ids);
+    const sessions = await source.sessionsOf(ids);
+    const apiKeys = await source.apiKeysOf(ids);
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      for (const user of users) {
+        await importUser(client, options, report, {
+          user,
+          accounts: accounts.filter((account) => account.userId === user.id),
+          sessions: sessions.filter((session) => session.userId === user.id),
+          apiKeys: apiKeys.filter((key) => key.ownerId === user.id),
+        });
+      }
+      await client.query(dryRun ? 'ROLLBACK' : 'COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    } finally {
+      client.release();
+    }
+    logger.info({ users: users.length, dryRun }, 'imported a batch of users');
+  }
+
+  report.oauthNotImported = await source.oauthRowCounts();
+  if (!dryRun) {
+    await options.audit.record('provider.imported', {
+      details: {
+        users: report.users.imported,
+        googleConnections: report.googleConnections.imported,
+        sessions: report.sessions.imported,
+        apiKeys: report.apiKeys.imported,
+      },
+    });
+  }
+  return report;
+}
+
+async function importUser(
+  db: Queryable,
+  options: LegacyImportOptions,
+  report: ImportReport,
+  rows: {
+    user: SourceUser;
+    accounts: SourceGoogleAccount[];
+    sessions: SourceSession[];
+    apiKeys: SourceApiKey[];
+  },
+): Promise<void> {
+  const { user, accounts, sessions, apiKeys } = rows;
+  let userId = await mapped(db, 'user', user.id);
+  const google = accounts[0];
+  if (userId) {
+    report.users.alreadyImported += 1;
+  } else if (!google) {
+    // Sheetgate's only sign-in is Google: a password-only account has nothing to sign in with.
+    countIn(report.users.skipped, 'no Google account (Google is the only way to sign in to Sheetgate)');
+    const owned = 'owner not imported (no Google account)';
+    countIn(report.sessions.skipped, owned, sessions.length);
+    countIn(report.apiKeys.skipped, owned, apiKeys.length);
+    return;
+  } else {
+    const existing = await createUserQueries(db).findByGoogleSubject(google.accountId);
+    if (existing) {
+      userId = existing.id;
+      countIn(report.users.conflicts, 'merged into the Sheetgate user of the same Google account');
+    } else {
+      const inserted = await db.query<{ id: string }>(
+        `INSERT INTO users (google_subject, email, display_name, created_at, oauth_reset_at)
+         VALUES ($1, $2, $3, COALESCE($4, now()), now()) RETURNING id`,
+        [google.accountId, user.email, user.name, user.createdAt],
+      );
+      userId = inserted.rows[0]!.id;
+      report.users.imported += 1;
+    }
+    await record(db, 'user', user.id, userId);
+  }
+  if (accounts.length > 1) {
+    countIn(
+      report.googleConnections.skipped,
+      'a second Google account on one user (the newest is kept)',
+      accounts.length - 1,
+    );
+  }
+  if (google) await importGoogleConnection(db, options, report, userId, user, google);
+  for (const session of sessions) await importSession(db, report, userId, session);
+  for (const key of apiKeys) await importApiKey(db, report, userId, key);
+}
+
+async function importGoogleConnection(
+  db: Queryable,
+  options: LegacyImportOptions,
+  report: ImportReport,
+  userId: string,
+  user: SourceUser,
+  account: SourceGoogleAccount,
+): Promise<void> {
+  const kind = report.googleConnections;
+  if (await mapped(db, 'google_connection', account.id)) {
+    kind.alreadyImported += 1;
+    return;
+  }
+  const existing = await db.query('SELECT 1 FROM google_connections WHERE user_id = $1', [userId]);
+  if (existing.rowCount) {
+    countIn(kind.conflicts, 'kept the Google connection Sheetgate already had');
+  } else {
+    let refreshToken: string | null = null;
+    if (account.refreshToken) {
+      try {
+        refreshToken = readBetterAuthToken(account.refreshToken, options.secrets);
+      } catch (error) {
+        countIn(
+          kind.conflicts,
+          `refresh token unreadable (${(error as Error).message}): imported as needing a reconnect`,
+        );
+      }
+    } else {
+      countIn(kind.conflicts, 'no refresh token stored: imported as needing a reconnect');
+    }
+    await createGoogleConnectionLibrary({ pool: db, keyring: options.keyring }).save({
+      userId,
+      googleSubject: account.accountId,
+      email: user.email,
+      refreshToken,
+      // A partial grant stays partial.
+      grantedScopes: parseGrantedScopes(account.scope),
+    });
+    kind.imported += 1;
+  }
+  await record(db, 'google_connection', account.id, userId);
+}
+
+async function importSession(db: Queryable, report: ImportReport, userId: string, session: SourceSession) {
+  const kind = report.sessions;
+  if (await mapped(db, 'session', session.id)) {
+    kind.alreadyImported += 1;
+    return;
+  }
+  if (!(session.expiresAt instanceof Date) || session.expiresAt.getTime() <= Date.now()) {
+    countIn(kind.skipped, 'expired');
+    return;
+  }
+  const inserted = await db.query<{ id: string }>(
+    `INSERT INTO legacy_sessions (user_id, token_hash, expires_at) VALUES ($1, $2, $3)
+     ON CONFLICT (token_hash) DO NOTHING RETURNING id`,
+    [userId, sessionTokenHash(session.token), session.expiresAt],
+  );
+  if (!inserted.rows[0]) {
+    countIn(kind.skipped, 'same session token as another imported session');
+    return;
+  }
+  await record(db, 'session', session.id, inserted.rows[0].id);
+  kind.imported += 1;
+}
+
+async function importApiKey(db: Queryable, report: ImportReport, userId: string, key: SourceApiKey) {
+  const kind = report.apiKeys;
+  if (await mapped(db, 'api_key', key.id)) {
+    kind.alreadyImported += 1;
+    return;
+  }
+  if (!BETTER_AUTH_KEY_HASH.test(key.key)) {
+    countIn(
+      kind.skipped,
+      "not stored with Better Auth's default key hashing (SHA-256), so it cannot be verified",
+    );
+    return;
+  }
+  const exhausted = key.remaining === 0 && !key.refillAmount;
+  const revokedAt = key.enabled === false || exhausted ? (key.updatedAt ?? new Date()) : null;
+  if (exhausted && key.enabled !== false) countIn(kind.conflicts, 'no uses left: imported as revoked');
+  const inserted = await db.query<{ id: string }>(
+    `INSERT INTO api_keys (user_id, name, display_prefix, legacy_hash, scopes, created_at, expires_at, revoked_at, last_used_at)
+     VALUES ($1, $2, $3, $4, $5::text[], COALESCE($6, now()), $7, $8, $9)
+     ON CONFLICT (legacy_hash) WHERE legacy_hash IS NOT NULL DO NOTHING RETURNING id`,
+    [
+      userId,
+      keyName(key),
+      displayPrefix(key),
+      key.key,
+      scopesOf(key.permissions),
+      key.createdAt,
+      key.expiresAt,
+      revokedAt,
+      key.lastRequest,
+    ],
+  );
+  if (!inserted.rows[0]) {
+    countIn(kind.skipped, 'same key as another imported key');
+    return;
+  }
+  await record(db, 'api_key', key.id, inserted.rows[0].id);
+  kind.imported += 1;
+}
+
+// Names follow the dashboard's rules (1–100 characters, no control or bidi-override characters).
+function keyName(key: SourceApiKey): string {
+  const cleaned = (key.name ?? '').replace(/[\p{Cc}\u202A-\u202E\u2066-\u2069]/gu, '').trim();
+  return [...(cleaned || `Imported key ${key.start ?? ''}`.trim())].slice(0, 100).join('');
+}
+
+/** Better Auth keeps the key's first characters (`start`) for display, as Sheetgate does. */
+function displayPrefix(key: SourceApiKey): string {
+  const start = (key.start ?? key.prefix ?? '').replace(/[^\x21-\x7e]/g, '');
+  return start.slice(0, 16) || 'imported';
+}
+
+/**
+ * Better Auth key permissions are `{"resource": ["action", …]}`. The retired service gave keys
+ * without permissions full access, so they stay read-write; with permissions, a key can write only
+ * if some action says so.
+ */
+function scopesOf(permissions: string | null): ApiKeyScopes {
+  if (!permissions) return ALL_SCOPES;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(permissions);
+  } catch {
+    return READ_ONLY;
+  }
+  if (!parsed || typeof parsed !== 'object') return READ_ONLY;
+  const actions = Object.values(parsed as Record<string, unknown>).flatMap((value) =>
+    Array.isArray(value) ? value.map(String) : [],
+  );
+  if (actions.length === 0) return ALL_SCOPES;
+  return actions.some((action) => /write/i.test(action)) ? ALL_SCOPES : READ_ONLY;
+}
+
+async function mapped(db: Queryable, kind: LegacyKind, legacyId: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ sheetgate_id: string }>(
+    'SELECT sheetgate_id FROM legacy_imports WHERE kind = $1 AND legacy_id = $2',
+    [kind, legacyId],
+  );
+  return rows[0]?.sheetgate_id;
+}
+
+async function record(db: Queryable, kind: LegacyKind, legacyId: string, sheetgateId: string): Promise<void> {
+  await db.query('INSERT INTO legacy_imports (kind, legacy_id, sheetgate_id) VALUES ($1, $2, $3)', [
+    kind,
+    legacyId,
+    sheetgateId,
+  ]);
+}

@@ -1,0 +1,81 @@
+import type { AuditLog } from '../audit/index.ts';
+import type { Keyring } from '../crypto/keyring.ts';
+import type { DatabasePool } from '../db/pool.ts';
+import { replaceAllSigningKeys } from '../signing-keys/signing-key-store.ts';
+
+export interface OAuthResetReport {
+  dryRun: boolean;
+  /** The OAuth generation now current (or that would be). */
+  generation: number;
+  /** Provider models deleted, by model (Client, Grant, RefreshToken, Session, …). */
+  deleted: Record<string, number>;
+  /** People who had connected apps; their dashboard explains that apps need adding again. */
+  peopleWithApps: number;
+  /**
+   * `replaced`: the stored signing keys were replaced by a new one, so access tokens already
+   * issued stop verifying once auth restarts and resource servers refresh the JWKS.
+   * `configured`: keys come from AUTH_SIGNING_KEYS, which the operator must replace.
+   */
+  signingKeys: 'replaced' | 'configured';
+}
+
+/**
+ * Advances the OAuth generation: every provider model in PostgreSQL goes at once — clients,
+ * grants, refresh tokens, provider sessions, and without REDIS_URL also authorization codes and
+ * interactions — and the signing keys are replaced so no access token signed before survives. With
+ * REDIS_URL, codes and interactions live in Redis and stay there until they expire (a minute, ten
+ * minutes), unusable: a code's grant is gone, so it is never exchanged, and an interaction's
+ * client is gone (one known by a metadata-document URL is fetched again, so its interaction can
+ * only end in a new consent, under the new generation). Users, Google connections, dashboard
+ * sessions and API keys are untouched. One transaction: either all of it happens or none.
+ */
+export async function resetOAuth(deps: {
+  pool: DatabasePool;
+  keyring: Keyring;
+  audit: AuditLog;
+  reason: string;
+  /** True when AUTH_SIGNING_KEYS supplies the keys (they are not in the database to replace). */
+  signingKeysConfigured: boolean;
+  dryRun?: boolean;
+}): Promise<OAuthResetReport> {
+  const dryRun = deps.dryRun ?? false;
+  const client = await deps.pool.connect();
+  try {
+    await client.query('BEGIN');
+    // Serialises concurrent resets: the second waits, then advances past the first.
+    await client.query('LOCK TABLE oauth_generations IN EXCLUSIVE MODE');
+    const people = await client.query(
+      `UPDATE users SET oauth_reset_at = now()
+        WHERE id::text IN (SELECT payload->>'accountId' FROM oidc_models WHERE model = 'Grant')`,
+    );
+    const deleted = await client.query<{ model: string; count: string }>(
+      `WITH gone AS (DELETE FROM oidc_models RETURNING model)
+       SELECT model, count(*) AS count FROM gone GROUP BY model ORDER BY model`,
+    );
+    const generation = await client.query<{ generation: number }>(
+      `INSERT INTO oauth_generations (generation, reason)
+       SELECT COALESCE(max(generation), 0) + 1, $1 FROM oauth_generations RETURNING generation`,
+      [deps.reason],
+    );
+    if (!deps.signingKeysConfigured) await replaceAllSigningKeys(client, deps.keyring);
+    await client.query(dryRun ? 'ROLLBACK' : 'COMMIT');
+    const report: OAuthResetReport = {
+      dryRun,
+      generation: generation.rows[0]!.generation,
+      deleted: Object.fromEntries(deleted.rows.map((row) => [row.model, Number(row.count)])),
+      peopleWithApps: people.rowCount ?? 0,
+      signingKeys: deps.signingKeysConfigured ? 'configured' : 'replaced',
+    };
+    if (!dryRun) {
+      await deps.audit.record('oauth.reset', {
+        details: { generation: report.generation, reason: deps.reason, deleted: report.deleted },
+      });
+    }
+    return report;
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+  }
+}
