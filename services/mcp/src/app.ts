@@ -12,8 +12,10 @@ const METADATA_PATHS = new Set([
 
 /**
  * The MCP service's HTTP app: protected-resource metadata (RFC 9728) and the MCP endpoint. It
- * needs no dependency to be ready: JWKS and the broker are reached per request, cached where
- * they may be.
+ * needs no dependency to be ready: the JWKS is fetched at start and then by a timer (a request
+ * fetches it only for a key id it has not seen) and kept through auth outages once fetched; the
+ * broker is asked per API-key request. Without auth, what cannot be checked is answered 503 with
+ * Retry-After instead of taking the replica out of the load balancer.
  */
 export function createMcpApp(options: {
   logger: Logger;

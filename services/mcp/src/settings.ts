@@ -6,11 +6,22 @@ export const mcpSettingsSchema = z.object({
   BASE_URL: setting.baseUrl().default('http://localhost:8080'),
   MCP_HOST: z.string().default('127.0.0.1'),
   MCP_PORT: setting.port(8082),
+  /**
+   * Prometheus metrics (`GET /metrics`) on MCP_HOST, on a port of their own that the gateway and
+   * the Ingress never route (the NetworkPolicies open it to the scraper only).
+   */
+  MCP_METRICS_PORT: setting.port(9082),
   /** Where the auth service answers inside the cluster (JWKS is fetched from here). */
   AUTH_INTERNAL_URL: setting.url(['http', 'https']).default('http://127.0.0.1:8081'),
   /** host:port of auth's internal gRPC (TokenBroker). */
   AUTH_GRPC_ADDRESS: z.string().default('127.0.0.1:8084'),
   INTERNAL_SERVICE_TOKEN: setting.secret(32),
+  /** How often auth's JWKS is fetched again, so a removed signing key stops its tokens. */
+  JWKS_REFRESH_SECONDS: z.coerce.number().int().min(1).max(3_600).default(300),
+  /** The shortest time between two JWKS fetches triggered by an unknown `kid` (or a failed refresh). */
+  JWKS_COOLDOWN_SECONDS: z.coerce.number().int().min(1).max(3_600).default(30),
+  /** How long one MCP request may run (a tool call waiting on Google) before it is answered with an error. */
+  MCP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(120),
   /** Where Google's APIs are reached: unset for Google itself, the emulator's URL otherwise. */
   GOOGLE_EMULATOR_URL: setting.url(['http', 'https']).optional(),
   LOG_LEVEL: setting.logLevel(),

@@ -1,12 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { readJson } from '@sheetgate/test-harness';
+import { freePort, readJson } from '@sheetgate/test-harness';
 import { base64url, CompactEncrypt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
+import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
 
 let stack: McpUnderTest;
+let person: { userId: string; sessionCookie: string };
+/** The per-key limit auth is started with here: 40 requests a minute. */
+const KEY_LIMIT = 40;
 beforeAll(async () => {
-  stack = await startMcpUnderTest();
+  stack = await startMcpUnderTest(
+    {},
+    { RATE_LIMIT_OVERRIDES: JSON.stringify({ apiKey: { points: KEY_LIMIT, durationSeconds: 60 } }) },
+  );
+  person = await stack.signIn('alice@example.com');
 });
 afterAll(async () => {
   await stack?.stop();
@@ -14,18 +21,8 @@ afterAll(async () => {
 
 const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 
-function post(body: unknown, headers: Record<string, string> = {}) {
-  return fetch(stack.mcpUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-06-18',
-      ...headers,
-    },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-}
+const post = (body: unknown, headers: Record<string, string> = {}) =>
+  postMcp(stack.mcpUrl, body, { headers: { 'mcp-protocol-version': '2025-06-18', ...headers } });
 
 const metadataUrl = () => `${stack.baseUrl}/.well-known/oauth-protected-resource/api/mcp`;
 
@@ -188,12 +185,162 @@ describe('error contract of /api/mcp (DESIGN §8)', () => {
     expect(response.status).toBe(401);
   });
 
-  it('API keys get 503 with Retry-After while auth cannot be asked', async () => {
-    // This stack's auth serves no gRPC broker yet in this test; a key is never accepted unchecked.
-    const response = await post(LIST, { 'x-api-key': `sg_live_${randomBytes(32).toString('base64url')}` });
-    expect([401, 503]).toContain(response.status);
-    if (response.status === 503) expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+  it('API keys get 503 with Retry-After while auth cannot be asked; malformed ones 401 without asking', async () => {
+    // An MCP process whose broker address answers nothing: auth cannot be asked at all.
+    const orphan = await stack.startMcp({ AUTH_GRPC_ADDRESS: `127.0.0.1:${await freePort()}` });
+    try {
+      const send = (key: string) =>
+        fetch(orphan.mcpUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': key },
+          body: JSON.stringify(LIST),
+        });
+      for (const key of [
+        `sg_live_${randomBytes(32).toString('base64url')}`,
+        `legacy_${randomBytes(16).toString('hex')}`,
+      ]) {
+        const response = await send(key);
+        expect(response.status).toBe(503);
+        expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+        const body = await response.text();
+        expect(JSON.parse(body).error).toBe('temporarily_unavailable');
+        expect(body).not.toContain(key);
+      }
+      // A value no key can have is refused before any call to auth: 401, even with auth away.
+      for (const key of ['short', 'sg_live_tooshort', 'x'.repeat(300), 'has spaces in it, see?']) {
+        const response = await send(key);
+        expect(response.status).toBe(401);
+        expect((await readJson(response)).error).toBe('invalid_api_key');
+      }
+    } finally {
+      await orphan.stop();
+    }
   });
+});
+
+describe('API keys at /api/mcp (DESIGN §8)', () => {
+  const withKey = (key: string, body: unknown = LIST) => post(body, { 'x-api-key': key });
+
+  it('a live key lists the tools', async () => {
+    const { secret } = await stack.createApiKey(person.sessionCookie);
+    const response = await withKey(secret);
+    expect(response.status).toBe(200);
+    expect((await readJson(response)).result.tools).toHaveLength(19);
+  });
+
+  it('an unknown key: 401 JSON error, no challenge, the key never echoed', async () => {
+    const key = `sg_live_${randomBytes(32).toString('base64url')}`;
+    const response = await withKey(key);
+    expect(response.status).toBe(401);
+    expect(response.headers.get('content-type')).toMatch(/application\/json/);
+    const body = await response.text();
+    expect(JSON.parse(body)).toEqual({
+      error: 'invalid_api_key',
+      error_description: 'the API key is not valid',
+    });
+    expect(body).not.toContain(key);
+  });
+
+  it('an expired key: 401 JSON error saying so', async () => {
+    const expiresAt = new Date(Date.now() + 1_500);
+    const { secret } = await stack.createApiKey(person.sessionCookie, { expiresAt });
+    expect((await withKey(secret)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, expiresAt.getTime() - Date.now() + 100));
+    const response = await withKey(secret);
+    expect(response.status).toBe(401);
+    expect(await readJson(response)).toEqual({
+      error: 'invalid_api_key',
+      error_description: 'the API key has expired',
+    });
+  });
+
+  it('a revoked key: 401 JSON error on the very next request', async () => {
+    const { secret, keyId } = await stack.createApiKey(person.sessionCookie);
+    for (let i = 0; i < 3; i++) expect((await withKey(secret)).status).toBe(200);
+    await stack.revokeApiKey(person.sessionCookie, keyId);
+    const response = await withKey(secret);
+    expect(response.status).toBe(401);
+    expect((await readJson(response)).error_description).toBe('the API key has been revoked');
+  });
+
+  it('a key over its rate limit: 429 with Retry-After, other keys unaffected', async () => {
+    const busy = await stack.createApiKey(person.sessionCookie);
+    const quiet = await stack.createApiKey(person.sessionCookie);
+    // Sent together, so the MCP service hands auth a batch: each request still counts once.
+    const statuses = await Promise.all(
+      Array.from({ length: KEY_LIMIT }, () => withKey(busy.secret).then((response) => response.status)),
+    );
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    const refused = await withKey(busy.secret);
+    expect(refused.status).toBe(429);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect((await readJson(refused)).error).toBe('rate_limited');
+    expect((await withKey(quiet.secret)).status).toBe(200);
+  });
+});
+
+describe('every tool needs the scope DESIGN §11 gives it', () => {
+  const READ_TOOLS = [
+    'list_spreadsheets',
+    'get_spreadsheet',
+    'read_range',
+    'read_ranges',
+    'find_in_spreadsheet',
+  ];
+  const WRITE_TOOLS = [
+    'write_range',
+    'write_ranges',
+    'append_rows',
+    'clear_range',
+    'insert_dimension',
+    'delete_dimension',
+    'add_sheet',
+    'rename_sheet',
+    'delete_sheet',
+    'duplicate_sheet',
+    'format_range',
+    'batch_update',
+    'create_spreadsheet',
+    'convert_file',
+  ];
+
+  it.each(['a read-only access token', 'a read-only API key'])(
+    'with %s: each listed write tool is 403 insufficient_scope (sheets:write), each read tool runs',
+    async (credential) => {
+      const headers: Record<string, string> =
+        credential === 'a read-only access token'
+          ? { authorization: `Bearer ${await stack.sign({ sub: person.userId, scope: 'sheets:read' })}` }
+          : {
+              'x-api-key': (await stack.createApiKey(person.sessionCookie, { scopes: ['sheets:read'] }))
+                .secret,
+            };
+      const listed = (await readJson(await post(LIST, headers))).result.tools as Array<{
+        name: string;
+        annotations: { readOnlyHint: boolean };
+      }>;
+      expect(listed.map((tool) => tool.name).sort()).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort());
+      for (const tool of listed) {
+        const response = await post(
+          { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: tool.name, arguments: {} } },
+          headers,
+        );
+        if (WRITE_TOOLS.includes(tool.name)) {
+          expect(response.status, tool.name).toBe(403);
+          expect(response.headers.get('www-authenticate'), tool.name).toBe(
+            `Bearer error="insufficient_scope", scope="sheets:write", resource_metadata="${metadataUrl()}"`,
+          );
+          expect(tool.annotations.readOnlyHint, tool.name).toBe(false);
+        } else {
+          // Reached the tool (empty arguments may make it a tool error, never a refusal).
+          expect(response.status, tool.name).toBe(200);
+          expect((await readJson(response)).result, tool.name).toBeDefined();
+          expect(tool.annotations.readOnlyHint, tool.name).toBe(true);
+        }
+      }
+    },
+  );
 });
 
 describe('Streamable HTTP request handling', () => {

@@ -1,55 +1,21 @@
-import { createAccountServiceClient } from '@sheetgate/proto';
-import { readJson, startServiceProcess } from '@sheetgate/test-harness';
+import { readJson } from '@sheetgate/test-harness';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// The test makes its key's user and session with auth's own libraries on auth's database.
-import { createDatabasePool } from '../../auth/src/db/pool.ts';
-import { createSessionStore } from '../../auth/src/sessions/index.ts';
-import { createUserLibrary } from '../../auth/src/users/index.ts';
-import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
+import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
 
 let stack: McpUnderTest;
 let apiKey: string;
 
 beforeAll(async () => {
   stack = await startMcpUnderTest();
-  const pool = createDatabasePool(stack.database.url, 1);
-  const user = await createUserLibrary(pool).upsertFromGoogle({
-    sub: '5001',
-    email: 'erin@example.com',
-    name: 'Erin',
-  });
-  const session = await createSessionStore(pool).create(user.id);
-  await pool.end();
-  const accounts = createAccountServiceClient({
-    address: stack.grpcAddress,
-    serviceToken: stack.serviceToken,
-  });
-  apiKey = (
-    await accounts.createApiKey({
-      sessionCookie: session.cookieValue,
-      name: 'resilience',
-      scopes: ['sheets:read'],
-      expiresAt: '',
-    })
-  ).secret;
-  accounts.close();
+  const { sessionCookie } = await stack.signIn('alice@example.com');
+  apiKey = (await stack.createApiKey(sessionCookie, { scopes: ['sheets:read'] })).secret;
 });
 afterAll(async () => {
   await stack?.stop();
 });
 
-function post(body: string, headers: Record<string, string>) {
-  return fetch(stack.mcpUrl, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...headers,
-    },
-    body,
-  });
-}
+const post = (body: string, headers: Record<string, string>) => postMcp(stack.mcpUrl, body, { headers });
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 
 describe('when auth is down', () => {
@@ -66,13 +32,50 @@ describe('when auth is down', () => {
     expect(Number(keyed.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await keyed.text()).not.toContain(apiKey);
 
-    stack.auth = await startServiceProcess('auth', stack.authEnv, stack.authPort);
+    await stack.restartAuth();
     let status = 0;
     for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
       status = (await post(LIST, { 'x-api-key': apiKey })).status;
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(status).toBe(200);
+  });
+});
+
+describe('when auth is down as mcp starts', () => {
+  it('JWT requests get 503 with Retry-After (there are no keys to verify with yet), then verify once auth is up', async () => {
+    await stack.auth.stop();
+    // mcp is ready without auth (its /readyz depends on nothing); a short cooldown so it fetches
+    // again soon after auth is back.
+    const replica = await stack.startMcp({ JWKS_COOLDOWN_SECONDS: '1' });
+    const send = (token: string) =>
+      postMcp(replica.mcpUrl, LIST, { headers: { authorization: `Bearer ${token}` } });
+    try {
+      const token = await stack.sign();
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const refused = await send(token);
+        expect(refused.status).toBe(503);
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+        const body = await refused.text();
+        expect(JSON.parse(body)).toEqual({
+          error: 'temporarily_unavailable',
+          error_description: expect.stringMatching(/retry/),
+        });
+        expect(body).not.toContain(token);
+      }
+
+      await stack.restartAuth();
+      let status = 0;
+      for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
+        status = (await send(token)).status;
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(status).toBe(200);
+    } finally {
+      await replica.stop();
+      if (stack.auth.process.exitCode !== null || stack.auth.process.signalCode !== null)
+        await stack.restartAuth();
+    }
   });
 });
 

@@ -8,12 +8,37 @@ export const ACCEPTED_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'RS256
 const KEY_CHOOSING_HEADERS = ['jku', 'x5u', 'jwk', 'x5c'];
 const CLOCK_TOLERANCE_SECONDS = 5;
 
+/** Why a token was refused, in a word (the metrics' `reason` label). */
+export type RefusalReason =
+  | 'expired'
+  | 'too_long'
+  | 'not_jws'
+  | 'key_in_header'
+  | 'issued_in_future'
+  | 'invalid';
+
+const REFUSALS: Record<RefusalReason, string> = {
+  expired: 'the access token has expired',
+  too_long: 'the access token is too long',
+  not_jws: 'the access token is not a signed JWT',
+  key_in_header: 'the access token names its own key',
+  issued_in_future: 'the access token was issued in the future',
+  invalid: 'the access token is not valid',
+};
+
 export class InvalidAccessToken extends Error {
-  constructor(reason: string) {
-    super(reason);
+  readonly reason: RefusalReason;
+  constructor(reason: RefusalReason) {
+    super(REFUSALS[reason]);
     this.name = 'InvalidAccessToken';
+    this.reason = reason;
   }
 }
+
+/** How one verification ended: from the cache, checked now, or refused (with why). */
+export type VerificationOutcome =
+  | { outcome: 'cache_hit' | 'verified' }
+  | { outcome: 'refused'; reason: RefusalReason };
 
 interface CachedVerification {
   authInfo: AuthInfo;
@@ -33,9 +58,22 @@ export function createAccessTokenVerifier(options: {
   resource: string;
   jwks: JwksCache;
   maxCachedTokens?: number;
+  /** Told how each verification ended (the metrics count them). */
+  onOutcome?: (outcome: VerificationOutcome) => void;
 }) {
+  const report = options.onOutcome ?? (() => {});
+  const refuse = (reason: RefusalReason): never => {
+    report({ outcome: 'refused', reason });
+    throw new InvalidAccessToken(reason);
+  };
   const maxCached = options.maxCachedTokens ?? 10_000;
   const verified = new Map<string, CachedVerification>();
+
+  // Tokens signed by a key that left the JWKS are not trusted a moment longer.
+  options.jwks.onKeysRemoved((kids) => {
+    const gone = new Set(kids);
+    for (const [token, entry] of verified) if (gone.has(entry.kid)) verified.delete(token);
+  });
 
   function remember(token: string, entry: CachedVerification) {
     if (verified.size >= maxCached) {
@@ -50,22 +88,23 @@ export function createAccessTokenVerifier(options: {
     async verify(token: string): Promise<AuthInfo> {
       const cached = verified.get(token);
       if (cached) {
-        if (cached.expiresAtMs + CLOCK_TOLERANCE_SECONDS * 1000 > Date.now()) return cached.authInfo;
+        if (cached.expiresAtMs + CLOCK_TOLERANCE_SECONDS * 1000 > Date.now()) {
+          report({ outcome: 'cache_hit' });
+          return cached.authInfo;
+        }
         verified.delete(token);
-        throw new InvalidAccessToken('the access token has expired');
+        return refuse('expired');
       }
-      if (token.length > 8192) throw new InvalidAccessToken('the access token is too long');
+      if (token.length > 8192) return refuse('too_long');
       const parts = token.split('.');
-      if (parts.length !== 3) throw new InvalidAccessToken('the access token is not a signed JWT');
+      if (parts.length !== 3) return refuse('not_jws');
       let header: ReturnType<typeof decodeProtectedHeader>;
       try {
         header = decodeProtectedHeader(token);
       } catch {
-        throw new InvalidAccessToken('the access token is not a signed JWT');
+        return refuse('not_jws');
       }
-      if (KEY_CHOOSING_HEADERS.some((name) => name in header)) {
-        throw new InvalidAccessToken('the access token names its own key');
-      }
+      if (KEY_CHOOSING_HEADERS.some((name) => name in header)) return refuse('key_in_header');
       try {
         const { payload, protectedHeader } = await jwtVerify(token, options.jwks.getKey, {
           issuer: options.issuer,
@@ -76,7 +115,7 @@ export function createAccessTokenVerifier(options: {
           requiredClaims: ['exp', 'iat', 'sub'],
         });
         if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_TOLERANCE_SECONDS) {
-          throw new InvalidAccessToken('the access token was issued in the future');
+          return refuse('issued_in_future');
         }
         const scopes = new Set(
           typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [],
@@ -92,21 +131,15 @@ export function createAccessTokenVerifier(options: {
           expiresAtMs: (payload.exp as number) * 1000,
           kid: protectedHeader.kid ?? '',
         });
+        report({ outcome: 'verified' });
         return authInfo;
       } catch (error) {
         if (error instanceof InvalidAccessToken) throw error;
-        if (error instanceof errors.JWTExpired) throw new InvalidAccessToken('the access token has expired');
-        if (error instanceof errors.JOSEError) throw new InvalidAccessToken('the access token is not valid');
+        if (error instanceof errors.JWTExpired) return refuse('expired');
+        if (error instanceof errors.JOSEError) return refuse('invalid');
+        // JwksUnavailableError (no key set yet) says nothing about the token: the caller answers 503.
         throw error;
       }
-    },
-    /** Drops verified tokens signed by keys that left the JWKS. */
-    forgetKeys(kids: string[]) {
-      const gone = new Set(kids);
-      for (const [token, entry] of verified) if (gone.has(entry.kid)) verified.delete(token);
-    },
-    get cachedCount() {
-      return verified.size;
     },
   };
 }

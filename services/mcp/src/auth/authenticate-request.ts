@@ -1,19 +1,11 @@
+import { mayBeApiKey } from '@sheetgate/proto';
 import { HttpError } from '@sheetgate/service-runtime';
 import type { Context } from 'koa';
 import type { AccessTokenVerifier } from './access-token-verifier.ts';
 import { InvalidAccessToken } from './access-token-verifier.ts';
 import type { AuthInfo } from './auth-info.ts';
-
-export type ApiKeyResolution =
-  | { ok: true; authInfo: AuthInfo }
-  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' }
-  | { ok: false; reason: 'rate_limited'; retryAfterSeconds: number }
-  | { ok: false; reason: 'unavailable'; retryAfterSeconds: number };
-
-/** The broker's `ResolveApiKey`, seen from the MCP service. */
-export interface ApiKeyResolver {
-  resolve(key: string): Promise<ApiKeyResolution>;
-}
+import type { ApiKeyResolver } from './broker-clients.ts';
+import { JwksUnavailableError } from './jwks-cache.ts';
 
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 
@@ -42,8 +34,17 @@ export function createRequestAuthenticator(deps: {
       );
     }
     if (apiKey) {
+      // A value no key could have is refused here, without a call to auth.
+      if (!mayBeApiKey(apiKey)) throw new HttpError(401, 'invalid_api_key', apiKeyRefusal.unknown);
       const resolution = await deps.apiKeys.resolve(apiKey);
-      if (resolution.ok) return resolution.authInfo;
+      if (resolution.ok) {
+        return {
+          userId: resolution.userId,
+          scopes: new Set(resolution.scopes),
+          credential: 'api_key',
+          apiKeyId: resolution.keyId,
+        };
+      }
       if (resolution.reason === 'rate_limited') {
         throw new HttpError(429, 'rate_limited', 'too many requests for this API key', {
           'retry-after': String(resolution.retryAfterSeconds),
@@ -75,6 +76,16 @@ export function createRequestAuthenticator(deps: {
     try {
       return await deps.verifier.verify(match[1]!);
     } catch (error) {
+      if (error instanceof JwksUnavailableError) {
+        // No key set yet (auth has not answered since this replica started): the token may well be
+        // good, so not a 401 that would send the client to sign in again.
+        throw new HttpError(
+          503,
+          'temporarily_unavailable',
+          'access tokens cannot be checked right now; retry shortly',
+          { 'retry-after': String(error.retryAfterSeconds) },
+        );
+      }
       if (!(error instanceof InvalidAccessToken)) throw error;
       throw new HttpError(401, 'invalid_token', error.message, {
         'www-authenticate': `Bearer error="invalid_token", error_description="${error.message}", ${metadata}`,

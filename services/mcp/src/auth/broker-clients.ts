@@ -1,61 +1,110 @@
-import { GrpcStatus, type TokenBrokerClient } from '@sheetgate/proto';
+import {
+  type ApiKeyResolution,
+  fromResolveApiKeyResponse,
+  GrpcStatus,
+  isServiceError,
+  MAX_API_KEYS_PER_BATCH,
+  type TokenBrokerClient,
+} from '@sheetgate/proto';
 import type { GoogleAccessTokens } from '../google/google-access.ts';
-import type { ApiKeyResolver } from './authenticate-request.ts';
+import { ToolError } from '../tools/tool-definition.ts';
 
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
+/** What the MCP service makes of a presented key: the broker's answer, or "auth cannot be asked". */
+export type ApiKeyOutcome =
+  | ApiKeyResolution
+  | { ok: false; reason: 'unavailable'; retryAfterSeconds: number };
+
+/** The broker's `ResolveApiKeys`, seen from the MCP service. */
+export interface ApiKeyResolver {
+  resolve(apiKey: string): Promise<ApiKeyOutcome>;
+}
+
+interface Waiting {
+  apiKey: string;
+  resolve: (outcome: ApiKeyOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
 /**
- * `ResolveApiKey` over gRPC. When auth cannot be reached the answer is `unavailable` (503 with
- * Retry-After) — never a guess: a key is only accepted on the broker's word, every request.
+ * API keys resolved by the broker on every request (revocation is immediate), with the gRPC round
+ * trip amortised: keys of requests that arrive in the same event-loop turn are sent together in
+ * one `ResolveApiKeys` call (at most 256 per call), flushed by `setImmediate` so a lone request
+ * waits for nothing but the loop turn it is already in. Auth judges and rate-counts each key as
+ * if it had come alone.
+ *
+ * When auth cannot be reached the answer is `unavailable` (503 with Retry-After), never a guess.
+ * A wrong service credential is a deployment mistake and fails loudly instead.
  */
 export function brokerApiKeyResolver(broker: TokenBrokerClient): ApiKeyResolver {
+  let waiting: Waiting[] = [];
+
+  function send(batch: Waiting[]) {
+    const unavailable: ApiKeyOutcome = {
+      ok: false,
+      reason: 'unavailable',
+      retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
+    };
+    broker.resolveApiKeys({ apiKeys: batch.map((entry) => entry.apiKey) }).then(
+      ({ results }) => {
+        // One answer per key, in order, is the contract; anything else is not trusted.
+        const complete = results.length === batch.length;
+        batch.forEach((entry, index) => {
+          const result = results[index];
+          entry.resolve(complete && result ? fromResolveApiKeyResponse(result) : unavailable);
+        });
+      },
+      (error: unknown) => {
+        const misconfigured = isServiceError(error, GrpcStatus.UNAUTHENTICATED);
+        for (const entry of batch) {
+          if (misconfigured) entry.reject(error);
+          else entry.resolve(unavailable);
+        }
+      },
+    );
+  }
+
+  function flush() {
+    const all = waiting;
+    waiting = [];
+    for (let start = 0; start < all.length; start += MAX_API_KEYS_PER_BATCH)
+      send(all.slice(start, start + MAX_API_KEYS_PER_BATCH));
+  }
+
   return {
-    async resolve(apiKey) {
-      let response: Awaited<ReturnType<TokenBrokerClient['resolveApiKey']>>;
-      try {
-        response = await broker.resolveApiKey({ apiKey });
-      } catch (error) {
-        const code = (error as { code?: number }).code;
-        if (code === GrpcStatus.UNAUTHENTICATED) throw error; // misconfiguration: fail loudly
-        return { ok: false, reason: 'unavailable', retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS };
-      }
-      if (response.resolved) {
-        return {
-          ok: true,
-          authInfo: {
-            userId: response.resolved.userId,
-            scopes: new Set(response.resolved.scopes),
-            credential: 'api_key',
-            apiKeyId: response.resolved.keyId,
-          },
-        };
-      }
-      switch (response.refused?.reason) {
-        case 'API_KEY_REFUSAL_EXPIRED':
-          return { ok: false, reason: 'expired' };
-        case 'API_KEY_REFUSAL_REVOKED':
-          return { ok: false, reason: 'revoked' };
-        case 'API_KEY_REFUSAL_RATE_LIMITED':
-          return {
-            ok: false,
-            reason: 'rate_limited',
-            retryAfterSeconds: Math.max(1, response.refused.retryAfterSeconds),
-          };
-        default:
-          return { ok: false, reason: 'unknown' };
-      }
+    resolve(apiKey) {
+      return new Promise((resolve, reject) => {
+        if (waiting.length === 0) setImmediate(flush);
+        waiting.push({ apiKey, resolve, reject });
+      });
     },
   };
 }
 
-/** `GetGoogleAccessToken` over gRPC. Transport failures propagate (the tool call fails, retryable). */
+/**
+ * `GetGoogleAccessToken` over gRPC. Auth unreachable or answering UNAVAILABLE (Google or its own
+ * stores down) is a tool error that says to try again; other failures propagate.
+ */
 export function brokerGoogleAccessTokens(broker: TokenBrokerClient): GoogleAccessTokens {
   return {
     async get(userId, options) {
-      const response = await broker.getGoogleAccessToken({
-        userId,
-        forceRefresh: options?.forceRefresh ?? false,
-      });
+      let response: Awaited<ReturnType<TokenBrokerClient['getGoogleAccessToken']>>;
+      try {
+        response = await broker.getGoogleAccessToken({
+          userId,
+          forceRefresh: options?.forceRefresh ?? false,
+        });
+      } catch (error) {
+        if (
+          isServiceError(error, GrpcStatus.UNAVAILABLE) ||
+          isServiceError(error, GrpcStatus.DEADLINE_EXCEEDED)
+        )
+          throw new ToolError(
+            `Sheetgate could not get your Google access right now (temporarily unavailable). Nothing was changed; try again in ${UNAVAILABLE_RETRY_AFTER_SECONDS} seconds.`,
+          );
+        throw error;
+      }
       if (response.token) {
         return {
           ok: true,

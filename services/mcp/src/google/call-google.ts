@@ -1,6 +1,13 @@
 import { ToolError } from '../tools/tool-definition.ts';
 import type { GoogleAccessTokens } from './google-access.ts';
-import { authenticationRequired, describeGoogleFailure, isRetryable, toToolError } from './google-errors.ts';
+import {
+  authenticationRequired,
+  classifyGoogleFailure,
+  describeGoogleFailure,
+  type GoogleFailureKind,
+  isRetryable,
+  toToolError,
+} from './google-errors.ts';
 import { createUserConcurrency } from './user-concurrency.ts';
 
 export interface GoogleCallOptions {
@@ -11,20 +18,23 @@ export interface GoogleCallOptions {
   maxAttempts?: number;
   /** Longest pause honoured from a Retry-After header, in seconds. */
   maxRetryAfterSeconds?: number;
+  /** Google calls one user may run at once on this replica (4; see user-concurrency.ts for the rest). */
   perUserConcurrency?: number;
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Told of each retry and why (the metrics count them). */
+  onRetry?: (kind: GoogleFailureKind) => void;
 }
 
 /**
  * Runs one Google API call for a user: takes a per-user slot, gets the user's access token from
- * the broker, and retries 429 and 5xx with jittered exponential backoff that honours Retry-After,
- * bounded in attempts and wait. gaxios retries without reading Retry-After and cannot tell us
+ * the broker, and retries quota errors (429, and Drive's 403 rate-limit reasons) and 5xx with
+ * jittered exponential backoff that honours Retry-After, bounded in attempts and wait. gaxios retries without reading Retry-After and cannot tell us
  * *why* it gave up, so retrying is ours; every other outcome becomes a clear ToolError.
  */
 export function createGoogleCaller(options: GoogleCallOptions) {
   const maxAttempts = options.maxAttempts ?? 4;
   const maxRetryAfter = options.maxRetryAfterSeconds ?? 10;
-  const withUserSlot = createUserConcurrency(options.perUserConcurrency ?? 4);
+  const withUserSlot = createUserConcurrency({ limit: options.perUserConcurrency ?? 4 });
   const sleep = options.sleep ?? abortableSleep;
 
   return function callGoogle<T>(
@@ -32,7 +42,7 @@ export function createGoogleCaller(options: GoogleCallOptions) {
     signal: AbortSignal,
     call: (request: GoogleRequestOptions) => Promise<T>,
   ): Promise<T> {
-    return withUserSlot(userId, async () => {
+    return withUserSlot(userId, signal, async () => {
       let forceRefresh = false;
       for (let attempt = 1; ; attempt++) {
         const token = await options.tokens.get(userId, { forceRefresh });
@@ -49,21 +59,23 @@ export function createGoogleCaller(options: GoogleCallOptions) {
           if (signal.aborted) throw new ToolError('the request was cancelled');
           const failure = describeGoogleFailure(error);
           if (!failure) throw error;
-          if (failure.status === 401 && !forceRefresh) {
+          if (classifyGoogleFailure(failure) === 'unauthenticated' && !forceRefresh) {
             // The cached token was refused (revoked or expired early): one retry with a fresh one.
             forceRefresh = true;
+            options.onRetry?.('unauthenticated');
             continue;
           }
           if (!isRetryable(failure) || attempt >= maxAttempts)
             throw toToolError(failure, options.dashboardUrl);
-          const backoff = 200 * 2 ** (attempt - 1) * (0.5 + Math.random());
-          const pause =
-            failure.retryAfterSeconds !== undefined
-              ? Math.min(failure.retryAfterSeconds, maxRetryAfter) * 1000
-              : backoff;
+          // A wait longer than a tool call should take is reported, with the wait, to the model.
           if (failure.retryAfterSeconds !== undefined && failure.retryAfterSeconds > maxRetryAfter) {
             throw toToolError(failure, options.dashboardUrl);
           }
+          const pause =
+            failure.retryAfterSeconds !== undefined
+              ? failure.retryAfterSeconds * 1000
+              : 200 * 2 ** (attempt - 1) * (0.5 + Math.random());
+          options.onRetry?.(classifyGoogleFailure(failure));
           await sleep(pause, signal);
         }
       }
@@ -83,14 +95,14 @@ export interface GoogleRequestOptions {
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(new ToolError('the request was cancelled'));
-      },
-      { once: true },
-    );
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new ToolError('the request was cancelled'));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }

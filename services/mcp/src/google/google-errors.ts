@@ -8,6 +8,67 @@ export interface GoogleFailure {
   retryAfterSeconds: number | undefined;
 }
 
+/**
+ * What a failure means for the caller. Google answers quota trouble as 429, and Drive also as 403
+ * with reason `rateLimitExceeded`/`userRateLimitExceeded` (developers.google.com/drive/api/guides/
+ * handle-errors): those are retried like a 429, not reported as a refusal. `dailyLimitExceeded`
+ * will not clear within a call, so it is reported at once.
+ */
+export type GoogleFailureKind =
+  | 'quota'
+  | 'daily_quota'
+  | 'unauthenticated'
+  | 'missing_scope'
+  | 'forbidden'
+  | 'not_found'
+  | 'bad_request'
+  | 'unavailable'
+  | 'other';
+
+const RETRYABLE_QUOTA_REASONS = new Set([
+  'rateLimitExceeded',
+  'userRateLimitExceeded',
+  'RATE_LIMIT_EXCEEDED',
+]);
+const DAILY_QUOTA_REASONS = new Set(['dailyLimitExceeded', 'quotaExceeded']);
+const MISSING_SCOPE_REASONS = new Set(['insufficientPermissions', 'ACCESS_TOKEN_SCOPE_INSUFFICIENT']);
+
+export function classifyGoogleFailure({ status, reason }: GoogleFailure): GoogleFailureKind {
+  if (status === undefined || status >= 500) return 'unavailable';
+  if (status === 429) return 'quota';
+  if (status === 401) return 'unauthenticated';
+  if (status === 403) {
+    if (reason && RETRYABLE_QUOTA_REASONS.has(reason)) return 'quota';
+    if (reason && DAILY_QUOTA_REASONS.has(reason)) return 'daily_quota';
+    if (reason && MISSING_SCOPE_REASONS.has(reason)) return 'missing_scope';
+    return 'forbidden';
+  }
+  if (status === 404) return 'not_found';
+  if (status === 400) return 'bad_request';
+  return 'other';
+}
+
+/** Worth trying again after a pause: quota, transient server errors, and no answer at all. */
+export function isRetryable(failure: GoogleFailure): boolean {
+  const kind = classifyGoogleFailure(failure);
+  return kind === 'quota' || kind === 'unavailable';
+}
+
+/**
+ * A `Retry-After` value in seconds: delta-seconds or an HTTP-date (RFC 9110 §10.2.3), a date in
+ * the past meaning now. Undefined when absent or unreadable.
+ */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  // Every HTTP-date form (IMF-fixdate, RFC 850, asctime) starts with the day's name.
+  if (!/^[A-Za-z]{3}/.test(trimmed)) return undefined;
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - now) / 1000));
+}
+
 export function describeGoogleFailure(error: unknown): GoogleFailure | undefined {
   const candidate = error as {
     status?: number;
@@ -26,51 +87,48 @@ export function describeGoogleFailure(error: unknown): GoogleFailure | undefined
     typeof headers?.get === 'function'
       ? (headers as Headers).get('retry-after')
       : (headers as Record<string, string> | undefined)?.['retry-after'];
-  const seconds = retryAfter === undefined || retryAfter === null ? undefined : Number(retryAfter);
   return {
     status,
     reason: data?.error?.errors?.[0]?.reason ?? data?.error?.status,
     message: data?.error?.message ?? candidate.message ?? 'unknown Google error',
-    retryAfterSeconds: seconds !== undefined && Number.isFinite(seconds) ? seconds : undefined,
+    retryAfterSeconds: parseRetryAfter(retryAfter),
   };
-}
-
-/** Worth trying again after a pause: quota and transient server errors. */
-export function isRetryable(failure: GoogleFailure): boolean {
-  return (
-    failure.status === 429 ||
-    (failure.status !== undefined && failure.status >= 500) ||
-    failure.status === undefined
-  );
 }
 
 /** Turns a Google failure into the tool error a model (and a person) can act on. */
 export function toToolError(failure: GoogleFailure, dashboardUrl: string): ToolError {
-  const { status, reason, message } = failure;
-  if (status === 401) return authenticationRequired(dashboardUrl);
-  if (
-    status === 403 &&
-    (reason === 'insufficientPermissions' || reason === 'ACCESS_TOKEN_SCOPE_INSUFFICIENT')
-  ) {
-    return new ToolError(
-      `Google did not allow this: the Google connection lacks a permission it needs. Reconnect Google at ${dashboardUrl} and allow every requested access.`,
-    );
+  const { reason, message } = failure;
+  switch (classifyGoogleFailure(failure)) {
+    case 'unauthenticated':
+      return authenticationRequired(dashboardUrl);
+    case 'missing_scope':
+      return new ToolError(
+        `Google did not allow this: the Google connection lacks a permission it needs. Reconnect Google at ${dashboardUrl} and allow every requested access.`,
+      );
+    case 'quota': {
+      const wait = failure.retryAfterSeconds
+        ? ` Try again in ${failure.retryAfterSeconds} s.`
+        : ' Try again shortly.';
+      return new ToolError(`Google's rate limit was reached (${reason ?? 'rateLimitExceeded'}).${wait}`);
+    }
+    case 'daily_quota':
+      return new ToolError(
+        `Google's daily quota for this project is used up (${reason}). Try again tomorrow, or ask the operator to raise the quota.`,
+      );
+    case 'forbidden':
+      return new ToolError(`Google refused access to this file: ${message}`);
+    case 'not_found':
+      return new ToolError(
+        // Google's messages usually end with a full stop already ("Requested entity was not found.").
+        `Not found: ${message.replace(/\.+$/, '')}. Check the spreadsheetId or fileId (list_spreadsheets shows yours).`,
+      );
+    case 'unavailable':
+      return new ToolError('Google is not answering right now. Try again in a minute.');
+    case 'bad_request':
+      return new ToolError(`Google refused the request: ${message}`);
+    default:
+      return new ToolError(`Google answered with an error: ${message}`);
   }
-  if (status === 403) return new ToolError(`Google refused access to this file: ${message}`);
-  if (status === 404)
-    return new ToolError(
-      `Not found: ${message}. Check the spreadsheetId or fileId (list_spreadsheets shows yours).`,
-    );
-  if (status === 429) {
-    const wait = failure.retryAfterSeconds
-      ? ` Try again in ${failure.retryAfterSeconds} s.`
-      : ' Try again shortly.';
-    return new ToolError(`Google's rate limit was reached (${reason ?? 'rateLimitExceeded'}).${wait}`);
-  }
-  if (status !== undefined && status >= 500)
-    return new ToolError('Google is not answering right now. Try again in a minute.');
-  if (status === 400) return new ToolError(`Google refused the request: ${message}`);
-  return new ToolError(`Google answered with an error: ${message}`);
 }
 
 export function authenticationRequired(dashboardUrl: string): ToolError {

@@ -78,10 +78,22 @@ export function markConstantResult(result: object): void {
   constantResultTails.set(Object.freeze(result), Buffer.from(`,"result":${JSON.stringify(result)}}`));
 }
 
+// Whole replies carrying a constant result, by request id. Clients number their requests from 0
+// or 1 and list tools early, so a handful of ids cover nearly every tools/list; each hit saves
+// copying the 25 KB tail into a new buffer. Only those small ids are kept: ids are client-chosen,
+// and a first-come table would let one client's odd ids take every slot for good.
+const constantReplies: Array<{ result: object; bytes: Buffer } | undefined> = [];
+const CACHED_IDS = 32;
+
 /** A reply's JSON bytes, reusing the serialised result when it is a constant one. */
 export function serializeReply(reply: JsonRpcReply): string | Buffer {
   const result = 'result' in reply ? reply.result : undefined;
   const tail = result && typeof result === 'object' ? constantResultTails.get(result) : undefined;
   if (!tail) return JSON.stringify(reply);
-  return Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(reply.id)}`), tail]);
+  const slot = Number.isInteger(reply.id) && (reply.id as number) >= 0 && (reply.id as number) < CACHED_IDS;
+  const known = slot ? constantReplies[reply.id as number] : undefined;
+  if (known && known.result === result) return known.bytes;
+  const bytes = Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(reply.id)}`), tail]);
+  if (slot) constantReplies[reply.id as number] = { result: result!, bytes };
+  return bytes;
 }

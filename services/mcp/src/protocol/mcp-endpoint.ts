@@ -1,4 +1,4 @@
-import { HttpError } from '@sheetgate/service-runtime';
+import { HttpError, readBodyUpTo } from '@sheetgate/service-runtime';
 import type { Context, Middleware } from 'koa';
 import type { AuthInfo } from '../auth/auth-info.ts';
 import { requireScope } from '../auth/authenticate-request.ts';
@@ -8,6 +8,8 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from './mcp-server.ts';
 import type { JsonRpcReply } from './multiplexing-transport.ts';
 
 const BODY_LIMIT = 1024 * 1024;
+/** `application/json`, with parameters or not (what `ctx.is` accepts, without parsing per request). */
+const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 /** What a client that sends no MCP-Protocol-Version header speaks (MCP 2025-06-18, transports). */
 const DEFAULT_PROTOCOL_VERSION = '2025-03-26';
 
@@ -46,7 +48,7 @@ export function mcpEndpoint(options: McpEndpointOptions): Middleware {
         `supported MCP protocol versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
       );
     }
-    if (!ctx.is('application/json'))
+    if (!JSON_CONTENT_TYPE.test(ctx.get('content-type')))
       throw new HttpError(415, 'unsupported_media_type', 'send Content-Type: application/json');
     const accept = ctx.get('accept');
     if (accept && !(accept.includes('application/json') || accept.includes('*/*'))) {
@@ -115,17 +117,10 @@ function reply(ctx: Context, status: number, body: JsonRpcReply | JsonRpcReply[]
 }
 
 async function readBody(ctx: Context): Promise<string> {
-  if ((ctx.request.length ?? 0) > BODY_LIMIT)
+  const body = await readBodyUpTo(ctx.req, BODY_LIMIT);
+  if (!body) {
+    ctx.set('connection', 'close');
     throw new HttpError(413, 'payload_too_large', 'the body is over 1 MiB');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > BODY_LIMIT) {
-      ctx.set('connection', 'close');
-      throw new HttpError(413, 'payload_too_large', 'the body is over 1 MiB');
-    }
-    chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return body.toString('utf8');
 }

@@ -12,6 +12,7 @@ import type { AuthInfo } from '../auth/auth-info.ts';
 import { type ToolDefinition, ToolError } from '../tools/tool-definition.ts';
 import { markConstantResult } from './json-rpc.ts';
 import { MultiplexingTransport } from './multiplexing-transport.ts';
+import { portableJsonSchema } from './portable-json-schema.ts';
 
 /** Protocol versions this endpoint speaks, newest first (issue 5). */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
@@ -25,17 +26,24 @@ const INSTRUCTIONS =
  * into JSON Schema once, here, not per request (PERFORMANCE.md: ~30% of the SDK pattern's time).
  * `initialize` is answered without storing the client's capabilities on the shared server.
  */
-export async function createMcpServer(options: { tools: ToolDefinition[]; logger: Logger }) {
+export async function createMcpServer(options: {
+  tools: ToolDefinition[];
+  logger: Logger;
+  /** How long a request may run before it is answered with an error and its handler cancelled. */
+  requestTimeoutMs?: number;
+}) {
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
   const listResult: ListToolsResult = {
     tools: options.tools.map((tool) => ({
       name: tool.name,
       title: tool.title,
       description: tool.description,
-      inputSchema: z.toJSONSchema(tool.inputSchema, {
-        io: 'input',
-      }) as ListToolsResult['tools'][number]['inputSchema'],
-      outputSchema: z.toJSONSchema(tool.outputSchema) as ListToolsResult['tools'][number]['outputSchema'],
+      inputSchema: portableJsonSchema(
+        z.toJSONSchema(tool.inputSchema, { io: 'input' }),
+      ) as ListToolsResult['tools'][number]['inputSchema'],
+      outputSchema: portableJsonSchema(
+        z.toJSONSchema(tool.outputSchema),
+      ) as ListToolsResult['tools'][number]['outputSchema'],
       annotations: { title: tool.title, ...tool.annotations },
     })),
   };
@@ -77,7 +85,9 @@ export async function createMcpServer(options: { tools: ToolDefinition[]; logger
   });
   server.onerror = (error) => options.logger.warn({ err: error }, 'mcp protocol error');
 
-  const transport = new MultiplexingTransport();
+  const transport = new MultiplexingTransport(
+    options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs },
+  );
   await server.connect(transport);
   return { server, transport, tools };
 }

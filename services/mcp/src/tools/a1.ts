@@ -1,12 +1,12 @@
 /**
  * A1 notation helpers for building ranges the Sheets API accepts. A tab name needs quotes when it
- * is anything but letters, digits and underscores (or looks like a cell reference), and a quote
+ * is anything but letters, digits and underscores (or looks like a cell or column reference), and a quote
  * inside it is doubled: `It's` → `'It''s'`.
  */
 export function quoteSheetName(title: string): string {
   const plain =
     /^[A-Za-z_][A-Za-z0-9_]*$/.test(title) &&
-    !/^[A-Za-z]{1,3}[0-9]+$/.test(title) &&
+    !/^[A-Za-z]{1,3}[0-9]*$/.test(title) &&
     !/^R\d*C\d*$/i.test(title);
   return plain ? title : `'${title.replaceAll("'", "''")}'`;
 }
@@ -23,13 +23,34 @@ export function rangeOnSheet(sheetTitle: string, cells?: string): string {
  */
 export function normalizeRange(range: string): string {
   const trimmed = range.trim();
-  const bang = trimmed.lastIndexOf('!');
+  const bang = sheetSeparator(trimmed);
   if (bang === -1) return trimmed;
   const sheetPart = trimmed.slice(0, bang);
   const cells = trimmed.slice(bang + 1);
   const isQuoted = sheetPart.length >= 2 && sheetPart.startsWith("'") && sheetPart.endsWith("'");
   const title = isQuoted ? sheetPart.slice(1, -1).replaceAll("''", "'") : sheetPart;
   return rangeOnSheet(title, cells || undefined);
+}
+
+/**
+ * Where the tab name of a range ends: the `!` after a quoted name's closing quote (a `!` inside the
+ * quotes belongs to the name, so `'Q1!'` is a whole tab), else the last `!` (an unquoted name, as a
+ * model may type it, can hold one too); -1 when the range names no cells apart from a tab.
+ */
+function sheetSeparator(range: string): number {
+  if (range.startsWith("'")) {
+    for (let index = 1; index < range.length; index++) {
+      if (range[index] !== "'") continue;
+      if (range[index + 1] === "'") {
+        index++;
+        continue;
+      }
+      if (index === range.length - 1) return -1;
+      if (range[index + 1] === '!') return index + 1;
+      break;
+    }
+  }
+  return range.lastIndexOf('!');
 }
 
 /** Column letters for a zero-based column index: 0 → A, 25 → Z, 26 → AA. */
@@ -76,7 +97,7 @@ export function gridBounds(cells: string): GridBounds | undefined {
 /** Splits `'My tab'!A1:B2` into the unquoted tab title and the cell part. */
 export function splitRange(range: string): { sheetTitle: string | undefined; cells: string } {
   const normalized = normalizeRange(range);
-  const bang = normalized.lastIndexOf('!');
+  const bang = sheetSeparator(normalized);
   if (bang === -1) {
     // A bare range is cells on the first tab — unless it cannot be cells, then it is a tab name.
     return gridBounds(normalized)

@@ -55,7 +55,8 @@ export const pageLimit = z
 
 export const valueRangeOutput = z.object({
   range: z.string(),
-  values: z.array(z.array(z.unknown())),
+  // What the Sheets API puts in a cell: text, a number, a boolean (empty cells are "").
+  values: z.array(z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]))),
   totalRows: z.number(),
   offset: z.number(),
   returnedRows: z.number(),

@@ -2,22 +2,10 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { rangeOnSheet } from './a1.ts';
 import { rows } from './common-schemas.ts';
+import { EXPORT_TYPES, IMPORTABLE_TYPES, SPREADSHEET_MIME } from './google-file-types.ts';
 import { defineTool, ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
-const SPREADSHEET_MIME = 'application/vnd.google-apps.spreadsheet';
-const EXPORT_TYPES = {
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  csv: 'text/csv',
-  ods: 'application/vnd.oasis.opendocument.spreadsheet',
-  pdf: 'application/pdf',
-} as const;
-const IMPORTABLE = new Set<string>([
-  EXPORT_TYPES.xlsx,
-  EXPORT_TYPES.csv,
-  EXPORT_TYPES.ods,
-  'application/vnd.ms-excel',
-]);
 const fileId = z
   .string()
   .min(5)
@@ -115,7 +103,7 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
         );
         const sourceName = (source.name ?? 'file').replace(/\.(xlsx|xls|csv|ods)$/i, '');
         if (input.to === 'spreadsheet') {
-          if (!IMPORTABLE.has(source.mimeType ?? '')) {
+          if (!IMPORTABLE_TYPES.has(source.mimeType ?? '')) {
             throw new ToolError(
               `only xlsx, csv and ods files convert to a spreadsheet; this file is ${source.mimeType}`,
             );

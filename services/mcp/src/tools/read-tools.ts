@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { columnLetters, normalizeRange, rangeOnSheet } from './a1.ts';
+import { columnLetters, gridBounds, normalizeRange, rangeOnSheet, splitRange } from './a1.ts';
 import {
   a1Range,
   pageLimit,
@@ -8,18 +8,18 @@ import {
   valueRangeOutput,
   valueRender,
 } from './common-schemas.ts';
-import { pagingNotice, renderRows } from './render.ts';
+import { SPREADSHEET_MIME } from './google-file-types.ts';
+import { page, pageBudget, pagingNotice } from './paging.ts';
+import { renderRows } from './render.ts';
+import { nextSearchCall, type SearchArea, searchStart } from './search-calls.ts';
 import { defineTool, ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
-const SPREADSHEET_MIME = 'application/vnd.google-apps.spreadsheet';
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
-
-function page(values: unknown[][], offset: number, limit: number) {
-  const slice = values.slice(offset, offset + limit);
-  const next = offset + slice.length < values.length ? offset + slice.length : null;
-  return { slice, next, remaining: Math.max(0, values.length - offset - slice.length) };
-}
+/** find_in_spreadsheet reads at most this many cells per Google call (from one tab or several)… */
+const SEARCH_CHUNK_CELLS = 50_000;
+/** …and this many in all, so a search of a huge spreadsheet stays a bounded amount of work. */
+const SEARCH_MAX_CELLS = 500_000;
 
 export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
   return [
@@ -140,7 +140,7 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
       name: 'read_range',
       title: 'Read a range',
       description:
-        'Reads the values of one range. Large ranges are returned a page at a time; the result says how to get the next page.',
+        'Reads the values of one range. Large ranges are returned a page at a time (at most `limit` rows and about 60,000 characters); the result says how to get the next page.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
@@ -160,17 +160,17 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
           ),
         );
         const values = (data.values ?? []) as unknown[][];
-        const { slice, next, remaining } = page(values, input.offset, input.limit);
+        const { rows, nextOffset, remaining } = page(values, input.offset, input.limit, pageBudget());
         return {
           structuredContent: {
             range: data.range ?? range,
-            values: slice,
+            values: rows,
             totalRows: values.length,
             offset: input.offset,
-            returnedRows: slice.length,
-            nextOffset: next,
+            returnedRows: rows.length,
+            nextOffset,
           },
-          text: `${data.range ?? range}\n${renderRows(slice)}${pagingNotice(input.range, next, remaining)}`,
+          text: `${data.range ?? range}\n${renderRows(rows)}${pagingNotice(range, nextOffset, remaining)}`,
         };
       },
     }),
@@ -179,7 +179,7 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
       name: 'read_ranges',
       title: 'Read several ranges',
       description:
-        'Reads several ranges of one spreadsheet in one call (each capped at `limitPerRange` rows).',
+        'Reads several ranges of one spreadsheet in one call: the first `limitPerRange` rows of each, within one page budget for the whole call. Fetch the rest of a range with read_range and the offset the result names.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
@@ -197,16 +197,17 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
             request,
           ),
         );
+        const budget = pageBudget();
         const valueRanges = (data.valueRanges ?? []).map((valueRange, index) => {
           const values = (valueRange.values ?? []) as unknown[][];
-          const { slice, next } = page(values, 0, input.limitPerRange);
+          const { rows, nextOffset } = page(values, 0, input.limitPerRange, budget);
           return {
             range: valueRange.range ?? ranges[index] ?? '',
-            values: slice,
+            values: rows,
             totalRows: values.length,
             offset: 0,
-            returnedRows: slice.length,
-            nextOffset: next,
+            returnedRows: rows.length,
+            nextOffset,
           };
         });
         return {
@@ -214,7 +215,7 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
           text: valueRanges
             .map(
               (valueRange) =>
-                `${valueRange.range}\n${renderRows(valueRange.values)}${pagingNotice(valueRange.range, valueRange.nextOffset, valueRange.totalRows - valueRange.returnedRows)}`,
+                `${valueRange.range}\n${valueRange.returnedRows === 0 && valueRange.nextOffset !== null ? '(not returned: this call reached its size budget)' : renderRows(valueRange.values)}${pagingNotice(valueRange.range, valueRange.nextOffset, valueRange.totalRows - valueRange.returnedRows)}`,
             )
             .join('\n\n'),
         };
@@ -225,7 +226,7 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
       name: 'find_in_spreadsheet',
       title: 'Find values',
       description:
-        'Searches every tab (or one range) for cells containing text; returns matching cells with their A1 address.',
+        'Searches every tab (or one range) for cells containing text; returns matching cells with their A1 address. Stops at maxResults matches or after 500,000 cells, and says where it stopped.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
@@ -237,61 +238,111 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
       }),
       outputSchema: z.object({
         matches: z.array(z.object({ range: z.string(), cell: z.string(), value: z.string() })),
+        /** True when the search stopped before the end (at maxResults, or at the cell budget). */
         truncated: z.boolean(),
+        /** The first cell not searched, when the search stopped early. */
+        stoppedAt: z.string().nullable(),
+        scannedCells: z.number(),
       }),
       async run(input, { auth, signal }) {
-        let ranges: string[];
-        if (input.range) {
-          ranges = [normalizeRange(input.range)];
-        } else {
-          const { data } = await callGoogle(auth.userId, signal, (request) =>
-            sheets.spreadsheets.get(
-              { spreadsheetId: input.spreadsheetId, fields: 'sheets.properties.title' },
+        const { data } = await callGoogle(auth.userId, signal, (request) =>
+          sheets.spreadsheets.get(
+            {
+              spreadsheetId: input.spreadsheetId,
+              fields: 'sheets.properties(title,gridProperties(rowCount,columnCount))',
+            },
+            request,
+          ),
+        );
+        const tabs = (data.sheets ?? []).map((sheet) => ({
+          title: sheet.properties?.title ?? '',
+          rows: sheet.properties?.gridProperties?.rowCount ?? 0,
+          columns: sheet.properties?.gridProperties?.columnCount ?? 0,
+        }));
+        if (tabs.length === 0) throw new ToolError('the spreadsheet has no tabs');
+        const areas = input.range ? [searchAreaOf(input.range, tabs)] : tabs.map((tab) => wholeTab(tab));
+
+        const needle = input.matchCase ? input.query : input.query.toLowerCase();
+        const matches: Array<{ range: string; cell: string; value: string }> = [];
+        let scannedCells = 0;
+        let stoppedAt: string | null = null;
+        let cursor = searchStart(areas, { area: 0, row: 0 });
+        search: while (cursor) {
+          const area = areas[cursor.area]!;
+          const cellsLeft = SEARCH_MAX_CELLS - scannedCells;
+          // Stops before a row that would take the search past its cell budget.
+          if (matches.length >= input.maxResults || cellsLeft < area.columnEnd - area.columnStart) {
+            stoppedAt = rangeOnSheet(area.title, `${columnLetters(area.columnStart)}${cursor.row + 1}`);
+            break;
+          }
+          const { pieces, next } = nextSearchCall(areas, cursor, Math.min(SEARCH_CHUNK_CELLS, cellsLeft));
+          const { data: batch } = await callGoogle(auth.userId, signal, (request) =>
+            sheets.spreadsheets.values.batchGet(
+              { spreadsheetId: input.spreadsheetId, ranges: pieces.map((piece) => piece.range) },
               request,
             ),
           );
-          ranges = (data.sheets ?? []).map((sheet) => rangeOnSheet(sheet.properties?.title ?? ''));
-        }
-        if (ranges.length === 0) throw new ToolError('the spreadsheet has no tabs');
-        const { data } = await callGoogle(auth.userId, signal, (request) =>
-          sheets.spreadsheets.values.batchGet({ spreadsheetId: input.spreadsheetId, ranges }, request),
-        );
-        const needle = input.matchCase ? input.query : input.query.toLowerCase();
-        const matches: Array<{ range: string; cell: string; value: string }> = [];
-        let truncated = false;
-        for (const valueRange of data.valueRanges ?? []) {
-          const origin = parseOrigin(valueRange.range ?? '');
-          (valueRange.values ?? []).forEach((row, rowIndex) => {
-            row.forEach((cell, columnIndex) => {
-              const text = String(cell ?? '');
-              if (!(input.matchCase ? text : text.toLowerCase()).includes(needle)) return;
-              if (matches.length >= input.maxResults) {
-                truncated = true;
-                return;
+          // valueRanges come back in the order the ranges were asked.
+          for (const [index, piece] of pieces.entries()) {
+            scannedCells += piece.cells;
+            // Google returns values from the requested top-left cell, leading blanks included.
+            const rows = (batch.valueRanges?.[index]?.values ?? []) as unknown[][];
+            for (let rowIndex = 0; rowIndex < rows.length; rowIndex++) {
+              const row = rows[rowIndex] ?? [];
+              for (let columnIndex = 0; columnIndex < row.length; columnIndex++) {
+                const text = String(row[columnIndex] ?? '');
+                if (!(input.matchCase ? text : text.toLowerCase()).includes(needle)) continue;
+                const address = `${columnLetters(piece.area.columnStart + columnIndex)}${piece.top + rowIndex + 1}`;
+                if (matches.length >= input.maxResults) {
+                  stoppedAt = rangeOnSheet(piece.area.title, address);
+                  break search;
+                }
+                matches.push({ range: rangeOnSheet(piece.area.title, address), cell: address, value: text });
               }
-              const address = `${columnLetters(origin.column + columnIndex)}${origin.row + rowIndex}`;
-              matches.push({ range: `${origin.sheet}!${address}`, cell: address, value: text });
-            });
-          });
+            }
+          }
+          cursor = next;
         }
+        const truncated = stoppedAt !== null;
+        const notice = truncated
+          ? `\n(stopped at ${stoppedAt} after ${matches.length} matches and ${scannedCells} cells; search a narrower range for more)`
+          : '';
         return {
-          structuredContent: { matches, truncated },
+          structuredContent: { matches, truncated, stoppedAt, scannedCells },
           text: matches.length
-            ? `${matches.map((match) => `${match.range}: ${match.value}`).join('\n')}${truncated ? `\n(first ${input.maxResults} matches shown)` : ''}`
-            : `No cell contains ${JSON.stringify(input.query)}.`,
+            ? `${matches.map((match) => `${match.range}: ${match.value}`).join('\n')}${notice}`
+            : `No cell contains ${JSON.stringify(input.query)}.${notice}`,
         };
       },
     }),
   ];
 }
 
-/** The sheet and top-left cell of a range Google returned, e.g. `'My tab'!B2:D9` → sheet, B, 2. */
-function parseOrigin(range: string): { sheet: string; column: number; row: number } {
-  const bang = range.lastIndexOf('!');
-  const sheet = bang === -1 ? '' : range.slice(0, bang);
-  const start = (bang === -1 ? range : range.slice(bang + 1)).split(':')[0] ?? 'A1';
-  const match = /^([A-Z]*)(\d*)$/.exec(start);
-  const letters = match?.[1] || 'A';
-  const column = [...letters].reduce((total, letter) => total * 26 + letter.charCodeAt(0) - 64, 0) - 1;
-  return { sheet, column, row: Number(match?.[2] || 1) };
+interface Tab {
+  title: string;
+  rows: number;
+  columns: number;
+}
+
+function wholeTab(tab: Tab): SearchArea {
+  return { title: tab.title, rowStart: 0, rowEnd: tab.rows, columnStart: 0, columnEnd: tab.columns };
+}
+
+/** The area an A1 range names (a1.ts parses it), within its tab's grid; the first tab when unnamed. */
+function searchAreaOf(range: string, tabs: Tab[]): SearchArea {
+  const { sheetTitle, cells } = splitRange(range);
+  const tab = sheetTitle === undefined ? tabs[0] : tabs.find((each) => each.title === sheetTitle);
+  if (!tab)
+    throw new ToolError(
+      `there is no tab named ${JSON.stringify(sheetTitle)}; get_spreadsheet lists the tabs`,
+    );
+  const bounds = gridBounds(cells);
+  if (!bounds) throw new ToolError(`cannot read the cells of ${JSON.stringify(range)} as A1 notation`);
+  return {
+    title: tab.title,
+    rowStart: bounds.startRowIndex ?? 0,
+    rowEnd: Math.min(bounds.endRowIndex ?? tab.rows, tab.rows),
+    columnStart: bounds.startColumnIndex ?? 0,
+    columnEnd: Math.min(bounds.endColumnIndex ?? tab.columns, tab.columns),
+  };
 }

@@ -11,12 +11,6 @@ export function renderRows(values: unknown[][]): string {
     .join('\n');
 }
 
-export function pagingNotice(range: string, next: number | null, remaining: number): string {
-  return next === null
-    ? ''
-    : `\n… ${remaining} more rows; call again with range=${JSON.stringify(range)} and offset=${next}.`;
-}
-
 function truncate(text: string): string {
   return text.length > MAX_CELL ? `${text.slice(0, MAX_CELL)}…` : text;
 }

@@ -2,6 +2,7 @@ import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import { gridBounds, splitRange } from './a1.ts';
 import { a1Range, sheetId, spreadsheetId } from './common-schemas.ts';
+import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
 import { defineTool, ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
@@ -38,18 +39,9 @@ const hexColor = z
     blue: Number.parseInt(hex.slice(5, 7), 16) / 255,
   }));
 
-export function sheetTools({ sheets, callGoogle }: ToolDeps) {
-  async function batchUpdate(
-    userId: string,
-    signal: AbortSignal,
-    id: string,
-    requests: sheets_v4.Schema$Request[],
-  ) {
-    const { data } = await callGoogle(userId, signal, (request) =>
-      sheets.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests } }, request),
-    );
-    return data;
-  }
+export function sheetTools(deps: ToolDeps) {
+  const { sheets, callGoogle } = deps;
+  const batchUpdate = spreadsheetBatchUpdate(deps);
 
   async function sheetIdForTitle(userId: string, signal: AbortSignal, id: string, title: string | undefined) {
     const { data } = await callGoogle(userId, signal, (request) =>
@@ -244,7 +236,7 @@ export function sheetTools({ sheets, callGoogle }: ToolDeps) {
       inputSchema: z.object({
         spreadsheetId,
         requests: z
-          .array(z.record(z.string(), z.unknown()))
+          .array(z.record(z.string(), z.looseObject({})))
           .min(1)
           .max(100)
           .refine(
@@ -256,7 +248,7 @@ export function sheetTools({ sheets, callGoogle }: ToolDeps) {
             { message: `each request must have exactly one key among: ${ALLOWED_BATCH_REQUESTS.join(', ')}` },
           ),
       }),
-      outputSchema: z.object({ replies: z.array(z.unknown()) }),
+      outputSchema: z.object({ replies: z.array(z.looseObject({})) }),
       async run(input, { auth, signal }) {
         const reply = await batchUpdate(
           auth.userId,

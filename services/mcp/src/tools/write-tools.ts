@@ -2,6 +2,7 @@ import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import { normalizeRange } from './a1.ts';
 import { a1Range, rows, sheetId, spreadsheetId, valueInput } from './common-schemas.ts';
+import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
 import { defineTool } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
@@ -22,7 +23,9 @@ function summary(update: sheets_v4.Schema$UpdateValuesResponse | undefined, fall
   };
 }
 
-export function writeTools({ sheets, callGoogle }: ToolDeps) {
+export function writeTools(deps: ToolDeps) {
+  const { sheets, callGoogle } = deps;
+  const batchUpdate = spreadsheetBatchUpdate(deps);
   return [
     defineTool({
       name: 'write_range',
@@ -173,24 +176,19 @@ export function writeTools({ sheets, callGoogle }: ToolDeps) {
       }),
       outputSchema: z.object({ inserted: z.number() }),
       async run(input, { auth, signal }) {
-        await batchUpdate(
-          [
-            {
-              insertDimension: {
-                range: {
-                  sheetId: input.sheetId,
-                  dimension: input.dimension,
-                  startIndex: input.startIndex,
-                  endIndex: input.startIndex + input.count,
-                },
-                inheritFromBefore: input.inheritFromBefore && input.startIndex > 0,
+        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
+          {
+            insertDimension: {
+              range: {
+                sheetId: input.sheetId,
+                dimension: input.dimension,
+                startIndex: input.startIndex,
+                endIndex: input.startIndex + input.count,
               },
+              inheritFromBefore: input.inheritFromBefore && input.startIndex > 0,
             },
-          ],
-          input.spreadsheetId,
-          auth.userId,
-          signal,
-        );
+          },
+        ]);
         return {
           structuredContent: { inserted: input.count },
           text: `Inserted ${input.count} ${input.dimension.toLowerCase()} at index ${input.startIndex}.`,
@@ -217,23 +215,18 @@ export function writeTools({ sheets, callGoogle }: ToolDeps) {
         }),
       outputSchema: z.object({ deleted: z.number() }),
       async run(input, { auth, signal }) {
-        await batchUpdate(
-          [
-            {
-              deleteDimension: {
-                range: {
-                  sheetId: input.sheetId,
-                  dimension: input.dimension,
-                  startIndex: input.startIndex,
-                  endIndex: input.endIndex,
-                },
+        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
+          {
+            deleteDimension: {
+              range: {
+                sheetId: input.sheetId,
+                dimension: input.dimension,
+                startIndex: input.startIndex,
+                endIndex: input.endIndex,
               },
             },
-          ],
-          input.spreadsheetId,
-          auth.userId,
-          signal,
-        );
+          },
+        ]);
         const deleted = input.endIndex - input.startIndex;
         return {
           structuredContent: { deleted },
@@ -242,16 +235,4 @@ export function writeTools({ sheets, callGoogle }: ToolDeps) {
       },
     }),
   ];
-
-  async function batchUpdate(
-    requests: sheets_v4.Schema$Request[],
-    spreadsheet: string,
-    userId: string,
-    signal: AbortSignal,
-  ) {
-    const { data } = await callGoogle(userId, signal, (request) =>
-      sheets.spreadsheets.batchUpdate({ spreadsheetId: spreadsheet, requestBody: { requests } }, request),
-    );
-    return data;
-  }
 }

@@ -1,16 +1,68 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { createAccountServiceClient, createTokenBrokerClient } from '@sheetgate/proto';
 import {
+  createBrowser,
   createTestDatabase,
   freePort,
   generateLocalSecrets,
   type RunningService,
+  repoRoot,
   startServiceProcess,
   type TestDatabase,
 } from '@sheetgate/test-harness';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 
+type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+
+/**
+ * A raw JSON-RPC POST to an MCP endpoint, with the headers a Streamable HTTP client sends (which
+ * `headers` may override); a string body is sent as it is, anything else as JSON.
+ */
+export function postMcp(
+  url: string,
+  body: unknown,
+  options: { headers?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...options.headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+}
+
+/** `tools/call read_range` of `range` in `spreadsheetId`, as the holder of `token`. */
+export function postReadRange(
+  url: string,
+  token: string,
+  args: { spreadsheetId: string; range: string; id?: number; signal?: AbortSignal },
+): Promise<Response> {
+  return postMcp(
+    url,
+    {
+      jsonrpc: '2.0',
+      id: args.id ?? 1,
+      method: 'tools/call',
+      params: { name: 'read_range', arguments: { spreadsheetId: args.spreadsheetId, range: args.range } },
+    },
+    { headers: { authorization: `Bearer ${token}` }, ...(args.signal ? { signal: args.signal } : {}) },
+  );
+}
+
+export interface SigningKey {
+  kid: string;
+  privateKey: PrivateKey;
+  jwk: JWK;
+}
+
 export interface McpUnderTest {
-  /** What auth was started with, to start it again after stopping it. */
+  /** What auth was started with, to start it again (`restartAuth`). */
   authEnv: Record<string, string>;
   authPort: number;
   /** host:port of auth's gRPC, and the credential for it. */
@@ -21,72 +73,149 @@ export interface McpUnderTest {
   resource: string;
   auth: RunningService;
   mcp: RunningService;
+  /** The Google emulator's URL, and its process. */
+  emulatorUrl: string;
+  emulatorProcess: ChildProcess;
   database: TestDatabase;
-  signingKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+  signingKey: PrivateKey;
   kid: string;
-  /** Signs a token with auth's own signing key; `overrides` bend any claim or header. */
-  sign(claims?: Record<string, unknown>, header?: Record<string, unknown>): Promise<string>;
+  /** Signs a token with auth's signing key (or `key`); `header` bends any header. */
+  sign(claims?: Record<string, unknown>, header?: Record<string, unknown>, key?: SigningKey): Promise<string>;
+  /** Stops auth and starts it again on the same ports, with `env` changed (e.g. its signing keys). */
+  restartAuth(env?: Record<string, string>): Promise<void>;
+  /** Starts another MCP process on this auth and emulator, with `env` changed. */
+  startMcp(env?: Record<string, string>): Promise<RunningService & { mcpUrl: string }>;
+  /** A person signed in through the emulator's Google, as the browser does it. */
+  signIn(email: string): Promise<{ userId: string; sessionCookie: string }>;
+  /** An API key made through AccountService, as the dashboard makes it. */
+  createApiKey(
+    sessionCookie: string,
+    options?: { scopes?: string[]; expiresAt?: Date },
+  ): Promise<{ secret: string; keyId: string }>;
+  revokeApiKey(sessionCookie: string, keyId: string): Promise<void>;
+  /** The user's Google access token as the broker hands it out (to see it change). */
+  googleAccessToken(userId: string): Promise<string | undefined>;
+  /** Sets an emulator fault (`POST /__emulator/faults`); `clearFaults` removes them all. */
+  fault(body: Record<string, unknown>): Promise<void>;
+  clearFaults(): Promise<void>;
   stop(): Promise<void>;
 }
 
+/** A new ES256 signing key, as AUTH_SIGNING_KEYS holds it. */
+export async function newSigningKey(): Promise<SigningKey> {
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  const kid = `test-${randomBytes(4).toString('hex')}`;
+  return { kid, privateKey, jwk: { ...(await exportJWK(privateKey)), kid, alg: 'ES256', use: 'sig' } };
+}
+
+/** AUTH_SIGNING_KEYS for these keys, the first one signing. */
+export function signingKeysSetting(keys: SigningKey[]): string {
+  return JSON.stringify({ keys: keys.map((key) => key.jwk) });
+}
+
+async function startEmulator(
+  port: number,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'packages/google-emulator/src/main.ts')], {
+    env: { PATH: process.env.PATH, GOOGLE_EMULATOR_PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    stdio: 'ignore',
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the Google emulator exited (${child.exitCode})`);
+    try {
+      if ((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) })).ok) return { child, url };
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('the Google emulator did not start');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /**
- * Real auth and mcp processes. Auth signs with a key the test generated (AUTH_SIGNING_KEYS), so
- * the test can mint tokens the MCP service must judge exactly as it judges auth's own: valid ones,
- * and ones wrong in each way DESIGN §7.1 lists.
+ * Real auth, mcp and Google emulator processes on a fresh database. Auth signs with a key the test
+ * generated (AUTH_SIGNING_KEYS), so the test can mint tokens the MCP service must judge exactly as
+ * it judges auth's own: valid ones, and ones wrong in each way DESIGN §7.1 lists. People sign in
+ * through the emulator's Google as a browser does, so they have a user, a session and a Google
+ * connection in auth, made by auth itself.
  */
 export async function startMcpUnderTest(
   env: Record<string, string> = {},
   extraAuthEnv: Record<string, string> = {},
+  options: { database?: TestDatabase } = {},
 ): Promise<McpUnderTest> {
-  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-  const kid = `test-${randomBytes(4).toString('hex')}`;
-  const jwk: JWK = { ...(await exportJWK(privateKey)), kid, alg: 'ES256', use: 'sig' };
-  const database = await createTestDatabase();
-  const authPort = await freePort();
-  const grpcPort = await freePort();
-  const mcpPort = await freePort();
+  const key = await newSigningKey();
+  const database = options.database ?? (await createTestDatabase());
+  const [authPort, grpcPort, mcpPort, emulatorPort] = [
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+  ];
   const baseUrl = `http://127.0.0.1:${authPort}`;
   const serviceToken = randomBytes(32).toString('base64url');
+  const googleClientId = `${randomBytes(6).toString('hex')}.apps.googleusercontent.com`;
+  const googleClientSecret = randomBytes(16).toString('hex');
+  const emulator = await startEmulator(emulatorPort, {
+    GOOGLE_CLIENT_ID: googleClientId,
+    GOOGLE_CLIENT_SECRET: googleClientSecret,
+    GOOGLE_EMULATOR_REDIRECT_URIS: `${baseUrl}/api/auth/google/callback`,
+    GOOGLE_EMULATOR_ACCOUNTS: 'alice@example.com,bob@example.com,carol@example.com,dave@example.com',
+  });
   const authEnv: Record<string, string> = {
     ...generateLocalSecrets(),
     BASE_URL: baseUrl,
     AUTH_PORT: String(authPort),
     AUTH_GRPC_PORT: String(grpcPort),
+    // Every process of every test has its own metrics listener.
+    AUTH_METRICS_PORT: String(await freePort()),
     DATABASE_URL: database.url,
     INTERNAL_SERVICE_TOKEN: serviceToken,
-    GOOGLE_CLIENT_ID: 'test-client.apps.googleusercontent.com',
-    GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
-    AUTH_SIGNING_KEYS: JSON.stringify({ keys: [jwk] }),
+    GOOGLE_CLIENT_ID: googleClientId,
+    GOOGLE_CLIENT_SECRET: googleClientSecret,
+    GOOGLE_EMULATOR_URL: emulator.url,
+    AUTH_SIGNING_KEYS: signingKeysSetting([key]),
+    // Each stack counts its own requests when tests share one Redis.
+    RATE_LIMIT_KEY_PREFIX: `mcp-test:${randomBytes(6).toString('hex')}`,
+    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...extraAuthEnv,
   };
+  const grpcAddress = `127.0.0.1:${grpcPort}`;
+  const mcpEnv = async (port: number, overrides: Record<string, string>) => ({
+    BASE_URL: baseUrl,
+    MCP_PORT: String(port),
+    MCP_METRICS_PORT: String(await freePort()),
+    AUTH_INTERNAL_URL: `http://127.0.0.1:${authPort}`,
+    AUTH_GRPC_ADDRESS: grpcAddress,
+    INTERNAL_SERVICE_TOKEN: serviceToken,
+    GOOGLE_EMULATOR_URL: emulator.url,
+    ...overrides,
+  });
   const auth = await startServiceProcess('auth', authEnv, authPort);
-  const mcp = await startServiceProcess(
-    'mcp',
-    {
-      BASE_URL: baseUrl,
-      MCP_PORT: String(mcpPort),
-      AUTH_INTERNAL_URL: auth.url,
-      AUTH_GRPC_ADDRESS: `127.0.0.1:${grpcPort}`,
-      INTERNAL_SERVICE_TOKEN: serviceToken,
-      ...env,
-    },
-    mcpPort,
-  );
+  const mcp = await startServiceProcess('mcp', await mcpEnv(mcpPort, env), mcpPort);
+  const others: RunningService[] = [];
   const resource = `${baseUrl}/api/mcp`;
-  return {
+  const accounts = () => createAccountServiceClient({ address: grpcAddress, serviceToken });
+
+  const stack: McpUnderTest = {
     authEnv,
     authPort,
-    grpcAddress: `127.0.0.1:${grpcPort}`,
+    grpcAddress,
     serviceToken,
     baseUrl,
     mcpUrl: `${mcp.url}/api/mcp`,
     resource,
     auth,
     mcp,
+    emulatorUrl: emulator.url,
+    emulatorProcess: emulator.child,
     database,
-    signingKey: privateKey,
-    kid,
-    async sign(claims = {}, header = {}) {
+    signingKey: key.privateKey,
+    kid: key.kid,
+    async sign(claims = {}, header = {}, signWith = key) {
       const now = Math.floor(Date.now() / 1000);
       return new SignJWT({
         iss: baseUrl,
@@ -99,14 +228,89 @@ export async function startMcpUnderTest(
         jti: randomBytes(8).toString('hex'),
         ...claims,
       })
-        .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid, ...header })
-        .sign(privateKey);
+        .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: signWith.kid, ...header })
+        .sign(signWith.privateKey);
     },
-    async stop(this: McpUnderTest) {
-      await this.mcp.stop();
+    async restartAuth(changes = {}) {
+      await stack.auth.stop();
+      Object.assign(authEnv, changes);
+      stack.auth = await startServiceProcess('auth', authEnv, authPort);
+    },
+    async startMcp(overrides = {}) {
+      const port = await freePort();
+      const started = await startServiceProcess('mcp', await mcpEnv(port, overrides), port);
+      others.push(started);
+      return { ...started, mcpUrl: `${started.url}/api/mcp` };
+    },
+    async signIn(email) {
+      const browser = createBrowser();
+      const chooser = await browser.navigate(`${baseUrl}/api/auth/google/start?return_to=%2Fdashboard`);
+      if (chooser.status !== 200) throw new Error(`expected Google's account chooser, got ${chooser.status}`);
+      const chosen = await browser.pressButton(
+        { url: chooser.redirects.at(-1) ?? chooser.url, body: chooser.body },
+        email,
+      );
+      // The dashboard is the web service's, which is not running here: stop on the way to it.
+      await browser.navigate(chosen.location!, {}, (url) => url.pathname === '/dashboard');
+      const cookie = (await browser.jar.getCookies(baseUrl)).find((entry) => entry.key === 'sg_session');
+      if (!cookie) throw new Error(`no dashboard session after signing in as ${email}`);
+      const client = accounts();
+      try {
+        const session = await client.getSession({ sessionCookie: cookie.value });
+        if (!session.user) throw new Error('the new session has no user');
+        return { userId: session.user.id, sessionCookie: cookie.value };
+      } finally {
+        client.close();
+      }
+    },
+    async createApiKey(sessionCookie, options = {}) {
+      const client = accounts();
+      try {
+        const created = await client.createApiKey({
+          sessionCookie,
+          name: `mcp test ${randomBytes(3).toString('hex')}`,
+          scopes: options.scopes ?? ['sheets:read', 'sheets:write'],
+          expiresAt: options.expiresAt?.toISOString() ?? '',
+        });
+        return { secret: created.secret, keyId: created.key!.id };
+      } finally {
+        client.close();
+      }
+    },
+    async revokeApiKey(sessionCookie, keyId) {
+      const client = accounts();
+      try {
+        await client.revokeApiKey({ sessionCookie, keyId });
+      } finally {
+        client.close();
+      }
+    },
+    async googleAccessToken(userId) {
+      const broker = createTokenBrokerClient({ address: grpcAddress, serviceToken });
+      try {
+        return (await broker.getGoogleAccessToken({ userId, forceRefresh: false })).token?.accessToken;
+      } finally {
+        broker.close();
+      }
+    },
+    async fault(body) {
+      const response = await fetch(`${emulator.url}/__emulator/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (!response.ok) throw new Error(`the emulator refused the fault: ${await response.text()}`);
+    },
+    async clearFaults() {
+      await fetch(`${emulator.url}/__emulator/faults`, { method: 'DELETE' });
+    },
+    async stop() {
+      await Promise.all([stack.mcp.stop(), ...others.map((other) => other.stop())]);
       // `auth` may have been replaced by a test that restarted it.
-      await this.auth.stop();
+      await stack.auth.stop();
+      emulator.child.kill();
       await database.close();
     },
   };
+  return stack;
 }

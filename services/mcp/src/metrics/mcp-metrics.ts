@@ -1,0 +1,130 @@
+import {
+  GrpcStatus,
+  isServiceError,
+  type TokenBrokerClient,
+  TokenBrokerServiceService,
+} from '@sheetgate/proto';
+import { createServiceMetrics } from '@sheetgate/service-runtime';
+import type { VerificationOutcome } from '../auth/access-token-verifier.ts';
+import type { GoogleFailureKind } from '../google/google-errors.ts';
+import { googleApiMethod } from './google-api-methods.ts';
+
+/** The route templates of mcp's HTTP port. */
+const MCP_HTTP_ROUTES = [
+  '/api/mcp',
+  '/.well-known/oauth-protected-resource',
+  '/.well-known/oauth-protected-resource/*',
+];
+
+const grpcOutcome = (error: unknown) =>
+  isServiceError(error) ? (GrpcStatus[error.code]?.toLowerCase() ?? 'unknown') : 'error';
+
+/** gaxios's `adapter` option (googleapis passes it through), as much of it as is used here. */
+type GoogleHttpAdapter = <
+  Options extends { method?: string; url: string | URL },
+  Response extends { status: number },
+>(
+  options: Options,
+  defaultAdapter: (options: Options) => Promise<Response>,
+) => Promise<Response>;
+
+/**
+ * mcp's Prometheus series: the HTTP series every service has; access-token verifications by
+ * outcome (cache_hit, verified, refused by reason); broker RPCs by method and outcome, timed;
+ * Google API requests by method and status, timed; and Google retries by why.
+ */
+export function createMcpMetrics() {
+  const metrics = createServiceMetrics('mcp', { routes: MCP_HTTP_ROUTES });
+  const verifications = metrics.counter({
+    name: 'sheetgate_mcp_token_verifications_total',
+    help: 'Bearer access tokens checked: cache_hit (verified before, still valid), verified (signature checked now), refused (with a reason).',
+    labelNames: ['outcome', 'reason'] as const,
+  });
+  const brokerCalls = metrics.counter({
+    name: 'sheetgate_mcp_broker_calls_total',
+    help: "Calls to auth's TokenBroker, by method and outcome (ok, or the gRPC status name).",
+    labelNames: ['method', 'outcome'] as const,
+  });
+  const brokerDuration = metrics.histogram({
+    name: 'sheetgate_mcp_broker_call_duration_seconds',
+    help: "Time of a call to auth's TokenBroker, by method.",
+    labelNames: ['method'] as const,
+  });
+  const googleRequests = metrics.counter({
+    name: 'sheetgate_mcp_google_requests_total',
+    help: 'HTTP requests to Google APIs (each attempt), by API method and HTTP status (network_error when none came back).',
+    labelNames: ['method', 'status'] as const,
+  });
+  const googleDuration = metrics.histogram({
+    name: 'sheetgate_mcp_google_request_duration_seconds',
+    help: 'Time of an HTTP request to a Google API until its response headers, by API method.',
+    labelNames: ['method'] as const,
+    buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  });
+  const googleRetries = metrics.counter({
+    name: 'sheetgate_mcp_google_retries_total',
+    help: 'Google API calls retried, by why: quota (429 or a rate-limit 403), unavailable (5xx or no answer), unauthenticated (the token was refused; retried once with a fresh one).',
+    labelNames: ['reason'] as const,
+  });
+  for (const reason of ['quota', 'unavailable', 'unauthenticated']) googleRetries.inc({ reason }, 0);
+
+  /**
+   * A gaxios `adapter` for the googleapis clients: it sees every HTTP attempt (the callers'
+   * retries included) with its URL and status, which is where method, status and latency are.
+   */
+  const googleAdapter: GoogleHttpAdapter = async (options, defaultAdapter) => {
+    const method = googleApiMethod(options.method ?? 'GET', options.url);
+    const started = performance.now();
+    let status = 'network_error';
+    try {
+      const response = await defaultAdapter(options);
+      status = String(response.status);
+      return response;
+    } finally {
+      googleRequests.inc({ method, status });
+      googleDuration.observe({ method }, (performance.now() - started) / 1000);
+    }
+  };
+
+  return {
+    collector: metrics,
+
+    /** Counts one access-token verification (the verifier's `onOutcome`). */
+    countVerification(result: VerificationOutcome): void {
+      verifications.inc(result.outcome === 'refused' ? result : { outcome: result.outcome });
+    },
+
+    /** The same broker client, with every call counted and timed. */
+    countBrokerCalls(broker: TokenBrokerClient): TokenBrokerClient {
+      const counted: Record<string, unknown> = { ...broker };
+      for (const [name, definition] of Object.entries(TokenBrokerServiceService)) {
+        const call = broker[name as keyof typeof TokenBrokerServiceService] as (
+          ...args: unknown[]
+        ) => Promise<unknown>;
+        const method = definition.path.slice(definition.path.lastIndexOf('/') + 1);
+        counted[name] = async (...args: unknown[]) => {
+          const started = performance.now();
+          let outcome = 'ok';
+          try {
+            return await call(...args);
+          } catch (error) {
+            outcome = grpcOutcome(error);
+            throw error;
+          } finally {
+            brokerCalls.inc({ method, outcome });
+            brokerDuration.observe({ method }, (performance.now() - started) / 1000);
+          }
+        };
+      }
+      return counted as TokenBrokerClient;
+    },
+
+    googleAdapter,
+
+    googleRetried(kind: GoogleFailureKind): void {
+      googleRetries.inc({ reason: kind });
+    },
+  };
+}
+
+export type McpMetrics = ReturnType<typeof createMcpMetrics>;

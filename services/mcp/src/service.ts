@@ -1,0 +1,98 @@
+import { createTokenBrokerClient } from '@sheetgate/proto';
+import type { Logger } from '@sheetgate/service-runtime';
+// The two APIs the tools use, from their own modules: googleapis' entry point loads all of its
+// ~300 APIs, about 100 MB more resident memory in every replica.
+import { drive } from 'googleapis/build/src/apis/drive/index.js';
+import { sheets } from 'googleapis/build/src/apis/sheets/index.js';
+import { createMcpApp } from './app.ts';
+import { createAccessTokenVerifier } from './auth/access-token-verifier.ts';
+import { createRequestAuthenticator } from './auth/authenticate-request.ts';
+import { brokerApiKeyResolver, brokerGoogleAccessTokens } from './auth/broker-clients.ts';
+import { createJwksCache } from './auth/jwks-cache.ts';
+import { createGoogleCaller } from './google/call-google.ts';
+import { createMcpMetrics, type McpMetrics } from './metrics/mcp-metrics.ts';
+import { mcpResource, RESOURCE_SCOPES } from './protected-resource.ts';
+import { createMcpServer } from './protocol/mcp-server.ts';
+import type { McpSettings } from './settings.ts';
+import { sheetgateTools } from './tools/registry.ts';
+
+/**
+ * The broker channel carries every API-key request. grpc-js's transparent retries keep a copy of
+ * each outgoing message per call in case it must be resent; every Sheetgate RPC is answered or
+ * failed by the caller's own logic, so that bookkeeping is only cost.
+ */
+const BROKER_CHANNEL_OPTIONS = { 'grpc.enable_retries': 0 };
+
+/**
+ * The MCP service assembled from its settings: the JWKS cache and verifier, the broker client, the
+ * Google caller and tools, the one SDK server and the HTTP app. `main.ts` runs it; tests that must
+ * look inside (the transport's in-flight table) assemble the same thing in-process.
+ */
+export async function createMcpService(
+  settings: McpSettings,
+  logger: Logger,
+  metrics: McpMetrics = createMcpMetrics(),
+) {
+  const jwks = createJwksCache({
+    url: `${settings.AUTH_INTERNAL_URL}/api/auth/jwks`,
+    refreshIntervalMs: settings.JWKS_REFRESH_SECONDS * 1000,
+    unknownKidCooldownMs: settings.JWKS_COOLDOWN_SECONDS * 1000,
+  });
+  const verifier = createAccessTokenVerifier({
+    issuer: settings.BASE_URL,
+    resource: mcpResource(settings.BASE_URL),
+    jwks,
+    onOutcome: metrics.countVerification,
+  });
+  const broker = metrics.countBrokerCalls(
+    createTokenBrokerClient({
+      address: settings.AUTH_GRPC_ADDRESS,
+      serviceToken: settings.INTERNAL_SERVICE_TOKEN,
+      channelOptions: BROKER_CHANNEL_OPTIONS,
+    }),
+  );
+
+  // One googleapis client per API for the whole process; the user's token travels per call.
+  const rootUrl = settings.GOOGLE_EMULATOR_URL ? `${settings.GOOGLE_EMULATOR_URL}/` : undefined;
+  const callGoogle = createGoogleCaller({
+    tokens: brokerGoogleAccessTokens(broker),
+    ...(rootUrl ? { rootUrl } : {}),
+    dashboardUrl: `${settings.BASE_URL}/dashboard`,
+    onRetry: metrics.googleRetried,
+  });
+  // The adapter sees every HTTP attempt to Google: the metrics' method, status and latency.
+  // Node's own fetch, not gaxios's default node-fetch 3: node-fetch destroys the request body of an
+  // aborted call with nobody listening for the error, so a client that disconnected while its write
+  // was on the way to Google crashed the process (node-fetch/node-fetch#1801).
+  const google = {
+    adapter: metrics.googleAdapter,
+    fetchImplementation: fetch,
+    ...(rootUrl ? { rootUrl } : {}),
+  };
+  const tools = sheetgateTools({
+    sheets: sheets({ version: 'v4', ...google }),
+    drive: drive({ version: 'v3', ...google }),
+    callGoogle,
+  });
+  const mcp = await createMcpServer({
+    tools,
+    logger,
+    requestTimeoutMs: settings.MCP_REQUEST_TIMEOUT_SECONDS * 1000,
+  });
+  const authenticate = createRequestAuthenticator({
+    verifier,
+    apiKeys: brokerApiKeyResolver(broker),
+    resourceMetadataUrl: `${settings.BASE_URL}/.well-known/oauth-protected-resource/api/mcp`,
+    scopes: RESOURCE_SCOPES,
+  });
+  const app = createMcpApp({ logger, baseUrl: settings.BASE_URL, mcp, authenticate });
+  return {
+    handler: app.callback(),
+    mcp,
+    async close() {
+      await mcp.server.close();
+      broker.close();
+      jwks.close();
+    },
+  };
+}
