@@ -1,11 +1,19 @@
 import Router from '@koa/router';
 import type { AccountServiceClientApi } from '@sheetgate/proto';
-import { HttpError, healthRoutes, jsonErrors, type Logger, requestLog } from '@sheetgate/service-runtime';
+import {
+  HttpError,
+  healthRoutes,
+  jsonErrors,
+  type Logger,
+  type ReadinessCheck,
+  requestLog,
+} from '@sheetgate/service-runtime';
 import Koa, { type Middleware } from 'koa';
 import { assetRoutes } from './assets/assets.ts';
 import { createFormTokens } from './forms/form-tokens.ts';
 import { homePage } from './pages/home-page.ts';
 import { dashboardRoutes } from './routes/dashboard-routes.ts';
+import { legacySessionExchange } from './routes/legacy-session.ts';
 import { PageError, pageErrors } from './routes/page-errors.ts';
 import { sendPage } from './routes/request-values.ts';
 import { signInRoutes } from './routes/sign-in-routes.ts';
@@ -32,15 +40,18 @@ export function createWebApp(options: {
   baseUrl: string;
   accounts: AccountServiceClientApi;
   serviceToken: string;
+  /** What /readyz checks (main.ts: auth's AccountService answers). */
+  readiness: ReadinessCheck[];
 }): Koa {
   const { logger, baseUrl, accounts } = options;
   const app = new Koa({ proxy: false });
-  app.use(healthRoutes([]));
+  app.use(healthRoutes(options.readiness));
   app.use(requestLog(logger));
   app.use(securityHeaders());
   app.use(assetRoutes());
   app.use(wellKnownNotFound(logger));
   app.use(pageErrors(logger));
+  app.use(legacySessionExchange({ accounts, baseUrl }));
 
   const router = new Router();
   const home = homePage(baseUrl);

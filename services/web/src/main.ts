@@ -1,10 +1,33 @@
 import { createAccountServiceClient } from '@sheetgate/proto';
-import { createLogger, loadSettingsOrExit, runService } from '@sheetgate/service-runtime';
+import {
+  createLogger,
+  createServiceMetrics,
+  loadSettingsOrExit,
+  runService,
+} from '@sheetgate/service-runtime';
 import { createWebApp } from './app.ts';
 import { webSettingsSchema } from './settings.ts';
 
+/**
+ * The route templates of the metrics' `route` label: every page and form, the assets, and the
+ * JSON 404 of unknown discovery documents. Anything else counts as `unmatched`.
+ */
+const WEB_HTTP_ROUTES = [
+  '/',
+  '/login',
+  '/authorize',
+  '/dashboard',
+  '/dashboard/*',
+  '/assets/*',
+  '/.well-known/*',
+];
+
+/** Shorter than /readyz's own 2 s limit, so a slow auth shows as "failing", not as a hung probe. */
+const READINESS_DEADLINE_MS = 1_500;
+
 const settings = loadSettingsOrExit('web', webSettingsSchema);
 const logger = createLogger({ service: 'web', level: settings.LOG_LEVEL });
+const metrics = createServiceMetrics('web', { routes: WEB_HTTP_ROUTES });
 
 await runService('web', logger, async () => {
   const accounts = createAccountServiceClient({
@@ -17,10 +40,20 @@ await runService('web', logger, async () => {
       baseUrl: settings.BASE_URL,
       accounts,
       serviceToken: settings.INTERNAL_SERVICE_TOKEN,
+      readiness: [
+        {
+          // Every page needs AccountService. GetSession without a cookie is answered without a
+          // database query, and it fails on a wrong INTERNAL_SERVICE_TOKEN too (UNAUTHENTICATED).
+          name: 'auth',
+          check: async () =>
+            void (await accounts.getSession({ sessionCookie: '' }, { deadlineMs: READINESS_DEADLINE_MS })),
+        },
+      ],
     }).callback(),
     host: settings.WEB_HOST,
     port: settings.WEB_PORT,
     portSetting: 'WEB_PORT',
+    metrics: { collector: metrics, port: settings.WEB_METRICS_PORT, portSetting: 'WEB_METRICS_PORT' },
     resources: [async () => accounts.close()],
   };
 });

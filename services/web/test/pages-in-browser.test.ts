@@ -2,10 +2,22 @@ import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { freePort, repoRoot, type Stack, startStack } from '@sheetgate/test-harness';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { repoRoot } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumMissing, expectAccessible, launchChromium } from './support/chromium.ts';
+import {
+  type BrowserStack,
+  chooseGoogleAccount,
+  createKeyInDashboard,
+  newPerson,
+  type Person,
+  refuseNextGoogleCode,
+  sessionCookieOf,
+  signInWithGoogle,
+  startBrowserStack,
+  storedKeys,
+  tableRow,
+} from './support/browser-stack.ts';
+import { chromiumMissing } from './support/chromium.ts';
 import {
   authorizationRequest,
   callTool,
@@ -15,64 +27,45 @@ import {
 } from './support/oauth-app.ts';
 
 // Playwright (playwright-core + Debian's Chromium) against the whole stack as `pnpm start` runs it:
-// auth, mcp, web, the gateway and the Google emulator's account chooser.
+// auth, mcp, web, the gateway and the Google emulator's account chooser. Accessibility of every
+// page state is checked in accessibility-in-browser.test.ts.
 
 const SCREENSHOTS = path.join(repoRoot, 'docs/screenshots');
 
-let stack: Stack;
-let chromium: Browser;
-let appPort: number;
+let env: BrowserStack;
+let stack: BrowserStack['stack'];
 
 const missing = chromiumMissing();
 if (missing) console.warn(`browser tests skipped: ${missing}`);
 
 beforeAll(async () => {
   if (missing) return;
-  [stack, chromium] = await Promise.all([startStack(), launchChromium()]);
-  appPort = await freePort();
+  env = await startBrowserStack();
+  stack = env.stack;
   await mkdir(SCREENSHOTS, { recursive: true });
 }, 120_000);
 
 afterAll(async () => {
-  await chromium?.close();
-  await stack?.stop();
+  await env?.stop();
 });
 
-/** A fresh browser profile; requests to the app's loopback redirect URI are answered here. */
-async function newPerson(): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await chromium.newContext({ viewport: { width: 1100, height: 900 } });
-  context.setDefaultTimeout(8_000);
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.baseUrl });
-  await context.route(`http://127.0.0.1:${appPort}/**`, (route) =>
-    route.fulfill({ status: 200, contentType: 'text/plain', body: 'app received the answer' }),
-  );
-  return { context, page: await context.newPage() };
-}
-
-/** Signs in through the login page and the emulator's chooser; ends on `landsOn`. */
-async function signInWithGoogle(page: Page, email: string, landsOn: RegExp = /\/dashboard$/) {
-  await page.getByRole('link', { name: 'Sign in with Google' }).click();
-  await page.getByRole('button', { name: email }).click();
-  await page.waitForURL(landsOn);
-}
-
-const redirectUri = () => `http://127.0.0.1:${appPort}/callback`;
+const redirectUri = () => env.redirectUri;
+const DAY_MS = 86_400_000;
 
 describe.skipIf(Boolean(missing))('sign-in and the dashboard', { timeout: 60_000 }, () => {
-  let person: { context: BrowserContext; page: Page };
+  let person: Person;
   beforeAll(async () => {
-    person = await newPerson();
+    person = await newPerson(env);
   });
   afterAll(async () => {
     await person.context.close();
   });
 
-  it('sends a visitor without a session from /dashboard to /login, which is accessible', async () => {
+  it('sends a visitor without a session from /dashboard to /login', async () => {
     const { page } = person;
     await page.goto(`${stack.baseUrl}/dashboard`);
     expect(new URL(page.url()).pathname).toBe('/login');
     await expect.poll(() => page.getByRole('link', { name: 'Sign in with Google' }).count()).toBe(1);
-    await expectAccessible(page);
   });
 
   it('signs in with Google (the emulator chooser) and shows the connection', async () => {
@@ -82,11 +75,55 @@ describe.skipIf(Boolean(missing))('sign-in and the dashboard', { timeout: 60_000
     expect(await page.getByRole('link', { name: 'Reconnect Google' }).getAttribute('href')).toBe(
       '/api/auth/google/start?return_to=%2Fdashboard',
     );
-    await expectAccessible(page);
   });
 
-  it('creates a key, shows it once with a copy button, and never again after reload', async () => {
-    const { page } = person;
+  it('makes "Never" the default expiry and stores each chosen expiry, shown in the list', async () => {
+    const { page, context } = person;
+    const expires = page.getByRole('form', { name: 'Create API key' }).getByLabel('Expires');
+    expect(await expires.inputValue()).toBe('never');
+    expect(await expires.locator('option:checked').textContent()).toBe('Never');
+
+    await createKeyInDashboard(page, { name: 'Default expiry' });
+    const chosen: Array<{ name: string; expires: string; days?: number; date?: string }> = [
+      { name: 'Thirty days', expires: '30 days', days: 30 },
+      { name: 'Ninety days', expires: '90 days', days: 90 },
+      { name: 'A year', expires: '365 days', days: 365 },
+      {
+        name: 'On a date',
+        expires: 'On a date',
+        date: new Date(Date.now() + 40 * DAY_MS).toISOString().slice(0, 10),
+      },
+    ];
+    const window: Record<string, { from: number; to: number }> = {};
+    for (const key of chosen) {
+      await page.goto(`${stack.baseUrl}/dashboard`);
+      const from = Date.now();
+      await createKeyInDashboard(page, key.date ? { ...key, date: key.date } : key);
+      window[key.name] = { from, to: Date.now() };
+    }
+
+    await page.goto(`${stack.baseUrl}/dashboard`);
+    const stored = new Map((await storedKeys(env, context)).map((key) => [key.name, key]));
+    expect(stored.get('Default expiry')!.expiresAt).toBe('');
+    expect((await tableRow(page, 'Default expiry')).Expires).toEqual({ text: 'Never' });
+    for (const key of chosen) {
+      const expiresAt = stored.get(key.name)!.expiresAt;
+      if (key.days) {
+        const at = Date.parse(expiresAt);
+        expect(at).toBeGreaterThanOrEqual(window[key.name]!.from + key.days * DAY_MS);
+        expect(at).toBeLessThanOrEqual(window[key.name]!.to + key.days * DAY_MS);
+      } else {
+        expect(expiresAt).toBe(`${key.date}T00:00:00.000Z`);
+      }
+      const cell = (await tableRow(page, key.name)).Expires!;
+      expect(new Date(cell.time!).toISOString()).toBe(new Date(expiresAt).toISOString());
+      expect(cell.text).toBe(`${new Date(expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`);
+    }
+  });
+
+  it('creates a key, shows it once with a copy button, never again after reload; lists it; it works', async () => {
+    const { page, context } = person;
+    const createdFrom = Date.now();
     const form = page.getByRole('form', { name: 'Create API key' });
     await form.getByLabel('Name').fill('CI pipeline');
     await form.getByLabel('Expires').selectOption({ label: '90 days' });
@@ -94,16 +131,13 @@ describe.skipIf(Boolean(missing))('sign-in and the dashboard', { timeout: 60_000
     await form.getByRole('button', { name: 'Create API key' }).click();
     const shown = page.getByTestId('new-api-key');
     const secret = (await shown.textContent())!.trim();
+    const createdTo = Date.now();
     expect(secret).toMatch(/^sg_live_/);
     await page.getByRole('button', { name: 'Copy key' }).click();
     await expect.poll(() => page.locator('#new-api-key-status').textContent()).toBe('Copied.');
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret);
     expect(await page.getByText('it will not be shown again').count()).toBe(1);
     expect(await page.locator('#mcp-config').textContent()).toContain(`"x-api-key": "${secret}"`);
-    await expectAccessible(page);
-
-    // The key works at the MCP endpoint.
-    expect((await listTools(stack.baseUrl, { 'x-api-key': secret })).status).toBe(200);
 
     // Reloading re-sends the form: no second key, and the secret is gone.
     await page.reload();
@@ -113,7 +147,36 @@ describe.skipIf(Boolean(missing))('sign-in and the dashboard', { timeout: 60_000
     expect(await page.content()).not.toContain(secret);
     const rows = page.locator('tr', { hasText: 'CI pipeline' });
     expect(await rows.count()).toBe(1);
-    expect(await rows.textContent()).toContain('Read only');
+
+    // The list: name, prefix, access, created, last used (not yet), expiry — as auth stored them.
+    const stored = (await storedKeys(env, context)).find((key) => key.name === 'CI pipeline')!;
+    const listed = await tableRow(page, 'CI pipeline');
+    expect(listed.Name!.text).toBe('CI pipeline');
+    expect(listed.Prefix!.text).toBe(`${stored.displayPrefix}…`);
+    expect(secret.startsWith(stored.displayPrefix)).toBe(true);
+    expect(listed.Access!.text).toBe('Read only');
+    expect(Date.parse(listed.Created!.time!)).toBe(Date.parse(stored.createdAt));
+    expect(Date.parse(stored.createdAt)).toBeGreaterThanOrEqual(createdFrom - 1_000);
+    expect(Date.parse(stored.createdAt)).toBeLessThanOrEqual(createdTo + 1_000);
+    expect(listed['Last used']).toEqual({ text: 'Never' });
+    expect(Date.parse(listed.Expires!.time!)).toBe(Date.parse(stored.expiresAt));
+
+    // The key works at the MCP endpoint; auth records the use in batches, so the list shows it
+    // after the next flush.
+    const usedFrom = Date.now();
+    expect((await listTools(stack.baseUrl, { 'x-api-key': secret })).status).toBe(200);
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${stack.baseUrl}/dashboard`);
+          return (await tableRow(page, 'CI pipeline'))['Last used']!.time ?? 'Never';
+        },
+        { timeout: 20_000, interval: 500 },
+      )
+      .not.toBe('Never');
+    const lastUsed = Date.parse((await tableRow(page, 'CI pipeline'))['Last used']!.time!);
+    expect(lastUsed).toBeGreaterThanOrEqual(usedFrom - 1_000);
+    expect(lastUsed).toBeLessThanOrEqual(Date.now() + 1_000);
 
     // Revoke, confirmed on its own page.
     await rows.getByRole('button', { name: 'Revoke' }).click();
@@ -134,15 +197,15 @@ describe.skipIf(Boolean(missing))('sign-in and the dashboard', { timeout: 60_000
       'Sheets Helper wants to access your Google Sheets',
     );
     const text = (await page.locator('main').textContent())!;
-    expect(text).toContain(`127.0.0.1:${appPort}`);
+    expect(text).toContain(new URL(redirectUri()).host);
     expect(text).toContain('on this computer');
     expect(text).toContain('has not verified this app');
     expect(text).toContain('alice@example.com');
     expect(text).toContain('Create, change and delete spreadsheets');
     expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(1);
-    await expectAccessible(page);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'consent.png'), fullPage: true });
 
+    const allowedFrom = Date.now();
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL((url) => url.href.startsWith(redirectUri()));
     const code = new URL(page.url()).searchParams.get('code');
@@ -159,11 +222,37 @@ describe.skipIf(Boolean(missing))('sign-in and the dashboard', { timeout: 60_000
       (await listTools(stack.baseUrl, { authorization: `Bearer ${tokens.body.access_token}` })).status,
     ).toBe(200);
 
-    // The dashboard lists the app; disconnecting it kills its refresh token.
+    // The app refreshes its tokens (rotation) a little later.
+    const refreshedFrom = Date.now();
+    const refreshed = await tokenRequest(stack.baseUrl, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token,
+      client_id: clientId,
+    });
+    expect(refreshed.status).toBe(200);
+
+    // The dashboard lists the app: its redirect host, what it may do, first and last use.
     await page.goto(`${stack.baseUrl}/dashboard`);
-    const row = page.locator('tr', { hasText: 'Sheets Helper' });
-    expect(await row.count()).toBe(1);
-    expect(await row.textContent()).toContain(`127.0.0.1:${appPort}`);
+    expect(await page.locator('tr', { hasText: 'Sheets Helper' }).count()).toBe(1);
+    const listed = await tableRow(page, 'Sheets Helper');
+    expect(listed.App!.text).toBe('Sheets Helper');
+    expect(listed['Redirect host']!.text).toBe(new URL(redirectUri()).host);
+    expect(listed.Access!.text).toContain('See your spreadsheets');
+    expect(listed.Access!.text).toContain('Create, change and delete spreadsheets');
+    const sessionCookie = await sessionCookieOf(person.context, stack.baseUrl);
+    const { apps } = await env.accounts.listConnectedApps({ sessionCookie });
+    const stored = apps.find((app) => app.clientId === clientId)!;
+    expect([...stored.scopes].sort()).toEqual(['sheets:read', 'sheets:write']);
+    const firstUsed = Date.parse(listed['First used']!.time!);
+    const lastUsed = Date.parse(listed['Last used']!.time!);
+    expect(firstUsed).toBe(Date.parse(stored.firstUsedAt));
+    expect(lastUsed).toBe(Date.parse(stored.lastUsedAt));
+    // Auth keeps these to the second.
+    expect(firstUsed).toBeGreaterThanOrEqual(Math.floor(allowedFrom / 1_000) * 1_000);
+    expect(firstUsed).toBeLessThanOrEqual(refreshedFrom);
+    expect(lastUsed).toBeGreaterThanOrEqual(Math.floor(refreshedFrom / 1_000) * 1_000);
+    expect(lastUsed).toBeLessThanOrEqual(Date.now());
+
     const form = page.getByRole('form', { name: 'Create API key' });
     await form.getByLabel('Name').fill('Nightly report');
     await form.getByLabel('Expires').selectOption({ label: 'On a date' });
@@ -172,9 +261,9 @@ describe.skipIf(Boolean(missing))('sign-in and the dashboard', { timeout: 60_000
       .fill(new Date(Date.now() + 40 * 86_400_000).toISOString().slice(0, 10));
     await form.getByRole('button', { name: 'Create API key' }).click();
     await page.goto(`${stack.baseUrl}/dashboard`);
-    await expectAccessible(page);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'dashboard.png'), fullPage: true });
 
+    // Disconnecting it kills its refresh token.
     await page
       .locator('tr', { hasText: 'Sheets Helper' })
       .getByRole('button', { name: 'Disconnect' })
@@ -182,13 +271,13 @@ describe.skipIf(Boolean(missing))('sign-in and the dashboard', { timeout: 60_000
     await page.getByRole('button', { name: 'Disconnect' }).click();
     await page.waitForURL(/notice=app_disconnected/);
     expect(await page.locator('tr', { hasText: 'Sheets Helper' }).count()).toBe(0);
-    const refreshed = await tokenRequest(stack.baseUrl, {
+    const refusedRefresh = await tokenRequest(stack.baseUrl, {
       grant_type: 'refresh_token',
-      refresh_token: tokens.body.refresh_token,
+      refresh_token: refreshed.body.refresh_token,
       client_id: clientId,
     });
-    expect(refreshed.status).toBe(400);
-    expect(refreshed.body.error).toBe('invalid_grant');
+    expect(refusedRefresh.status).toBe(400);
+    expect(refusedRefresh.body.error).toBe('invalid_grant');
   });
 
   it('Deny returns access_denied to the app', async () => {
@@ -268,23 +357,77 @@ describe.skipIf(Boolean(missing))('sign-in and the dashboard', { timeout: 60_000
     await form.getByLabel('Name').fill('Probe');
     await form.getByRole('button', { name: 'Create API key' }).click();
     const secret = (await page.getByTestId('new-api-key').textContent())!.trim();
-    expect((await callTool(stack.baseUrl, { 'x-api-key': secret }, 'list_spreadsheets')).status).toBe(200);
+    const working = await callTool(stack.baseUrl, { 'x-api-key': secret }, 'list_spreadsheets');
+    expect(working.status).toBe(200);
+    expect(working.result?.isError).not.toBe(true);
     await fetch(`${stack.emulatorUrl}/__emulator/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'alice@example.com' }),
     });
     const refused = await callTool(stack.baseUrl, { 'x-api-key': secret }, 'list_spreadsheets');
-    expect(refused.text).toContain(`${stack.baseUrl}/dashboard`);
+    expect(refused.status).toBe(200);
+    expect(refused.result?.isError).toBe(true);
+    expect(refused.result?.content?.[0]?.text).toContain(`${stack.baseUrl}/dashboard`);
     await page.goto(`${stack.baseUrl}/dashboard`);
     expect(await page.getByText("Google no longer accepts Sheetgate's access").count()).toBe(1);
     expect(await page.getByText('Connected as').count()).toBe(0);
     await page.getByRole('link', { name: 'Reconnect Google' }).click();
-    await page.getByRole('button', { name: 'alice@example.com' }).click();
-    await page.waitForURL(/\/dashboard$/);
+    await chooseGoogleAccount(page, 'alice@example.com');
     expect(await page.getByText('Connected as alice@example.com').count()).toBe(1);
+    expect(await page.getByText("Google no longer accepts Sheetgate's access").count()).toBe(0);
+
+    // The same key's tool call works again: a real answer from Google, not an error.
     const restored = await callTool(stack.baseUrl, { 'x-api-key': secret }, 'list_spreadsheets');
-    expect(restored.text).not.toContain('Authentication required');
+    expect(restored.status).toBe(200);
+    expect(restored.result, restored.text).toBeDefined();
+    expect(restored.result!.isError, restored.text).not.toBe(true);
+    expect(restored.result!.structuredContent, restored.text).toEqual(
+      expect.objectContaining({ spreadsheets: expect.any(Array) }),
+    );
+  });
+
+  it('shows a partial Google grant as such, and reconnecting with every box ticked completes it', async () => {
+    const { context, page } = await newPerson(env);
+    const driveFile =
+      'See, edit, create, and delete only the specific Google Drive files you use with this app';
+    try {
+      await page.goto(`${stack.baseUrl}/login`);
+      await signInWithGoogle(page, 'bob@example.com', { untick: [driveFile] });
+      const sessionCookie = await sessionCookieOf(context, stack.baseUrl);
+      const connection = await env.accounts.getGoogleConnection({ sessionCookie });
+      expect(connection.partial).toBe(true);
+      expect(connection.grantedScopes).not.toContain('https://www.googleapis.com/auth/drive.file');
+
+      const google = page.getByRole('region', { name: 'Google connection' });
+      expect(await google.getByText('Connected as bob@example.com').count()).toBe(1);
+      const warning = (await google.getByRole('alert').textContent())!.replace(/\s+/g, ' ');
+      expect(warning).toContain('Google gave Sheetgate only part of the access it needs.');
+      expect(warning).toContain(
+        'Missing: create and convert files (only those Sheetgate created or opened). Tools that need it will fail.',
+      );
+      const allowed = await google.getByRole('listitem').allTextContents();
+      expect(allowed).toContain(
+        'Not allowed: Create and convert files (only those Sheetgate created or opened)',
+      );
+      expect(allowed).toContain('Allowed: Read and edit your Google Sheets');
+
+      await google.getByRole('link', { name: 'Reconnect Google' }).click();
+      await chooseGoogleAccount(page, 'bob@example.com');
+      expect(await google.getByRole('alert').count()).toBe(0);
+      expect(await google.getByRole('listitem').allTextContents()).toContain(
+        'Allowed: Create and convert files (only those Sheetgate created or opened)',
+      );
+      expect(
+        (
+          await env.accounts.getGoogleConnection({
+            sessionCookie: await sessionCookieOf(context, stack.baseUrl),
+          })
+        ).partial,
+      ).toBe(false);
+    } finally {
+      await context.close();
+    }
   });
 
   it('signs out and signs in as the other account', async () => {
@@ -303,7 +446,7 @@ describe.skipIf(Boolean(missing))('sign-in and the dashboard', { timeout: 60_000
 
 describe.skipIf(Boolean(missing))('signing in during an OAuth authorization', { timeout: 60_000 }, () => {
   it('names the app on /login, explains a cancelled Google sign-in, then reaches consent', async () => {
-    const { context, page } = await newPerson();
+    const { context, page } = await newPerson(env);
     try {
       const clientId = await registerClient(stack.baseUrl, 'Report Builder', redirectUri());
       await page.goto(authorizationRequest(stack.baseUrl, clientId, redirectUri()).url);
@@ -315,7 +458,6 @@ describe.skipIf(Boolean(missing))('signing in during an OAuth authorization', { 
       expect(await page.getByRole('link', { name: 'Sign in with Google' }).getAttribute('href')).toBe(
         `/api/auth/google/start?return_to=${encodeURIComponent(`/api/auth/interaction/${uid}`)}`,
       );
-      await expectAccessible(page);
 
       await page.getByRole('link', { name: 'Sign in with Google' }).click();
       await page.getByRole('button', { name: 'Cancel' }).click();
@@ -323,7 +465,7 @@ describe.skipIf(Boolean(missing))('signing in during an OAuth authorization', { 
       expect(await page.getByRole('alert').textContent()).toContain('You cancelled signing in with Google.');
       expect(await page.locator('main').textContent()).toContain('Report Builder');
 
-      await signInWithGoogle(page, 'bob@example.com', /\/authorize\?interaction=/);
+      await signInWithGoogle(page, 'bob@example.com', { landsOn: /\/authorize\?interaction=/ });
       expect(await page.locator('main').textContent()).toContain('bob@example.com');
       await page.getByRole('button', { name: 'Allow' }).click();
       await page.waitForURL((url) => url.href.startsWith(redirectUri()));
@@ -333,15 +475,96 @@ describe.skipIf(Boolean(missing))('signing in during an OAuth authorization', { 
     }
   });
 
+  it('explains that Google refused the sign-in (its token endpoint refused the code), then signs in', async () => {
+    const { context, page } = await newPerson(env);
+    try {
+      const clientId = await registerClient(stack.baseUrl, 'Refused Helper', redirectUri());
+      await page.goto(authorizationRequest(stack.baseUrl, clientId, redirectUri()).url);
+      await page.waitForURL(/\/login\?interaction=/);
+      const uid = new URL(page.url()).searchParams.get('interaction')!;
+      await refuseNextGoogleCode(page);
+      await signInWithGoogle(page, 'alice@example.com', { landsOn: /\/login\?/ });
+
+      const landed = new URL(page.url());
+      expect(landed.searchParams.get('error')).toBe('google_failed');
+      expect(landed.searchParams.get('interaction')).toBe(uid);
+      const alert = (await page.getByRole('alert').textContent())!.replace(/\s+/g, ' ');
+      expect(alert).toContain('Google did not complete the sign-in.');
+      expect(alert).toContain('Google refused the request or could not be reached. Try again');
+      expect(await page.locator('main').textContent()).toContain(
+        'Refused Helper wants to use your Google Sheets',
+      );
+      expect(await context.cookies(stack.baseUrl)).not.toContainEqual(
+        expect.objectContaining({ name: 'sg_session' }),
+      );
+
+      // Trying again works and continues the authorization to consent.
+      await signInWithGoogle(page, 'alice@example.com', { landsOn: /\/authorize\?interaction=/ });
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(
+        'Refused Helper wants to access your Google Sheets',
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('"Not you? Sign out" on the consent screen signs out, then continues the app\'s request as whoever signs in', async () => {
+    const { context, page } = await newPerson(env);
+    try {
+      const clientId = await registerClient(stack.baseUrl, 'Switch Helper', redirectUri());
+      const request = authorizationRequest(stack.baseUrl, clientId, redirectUri());
+      await page.goto(request.url);
+      await page.waitForURL(/\/login\?interaction=/);
+      await signInWithGoogle(page, 'alice@example.com', { landsOn: /\/authorize\?interaction=/ });
+      const notYou = page.locator('.not-you');
+      expect((await notYou.textContent())!.replace(/\s+/g, ' ').trim()).toBe('Not you? Sign out');
+      await notYou.getByRole('button', { name: 'Sign out' }).click();
+
+      await page.waitForURL(/\/login\?signed_out=1&return_to=/);
+      expect(await page.getByText('You are signed out.').count()).toBe(1);
+      expect(await page.locator('main').textContent()).toContain(
+        'Sign in with the account the app should use: you will then be asked again whether to allow it.',
+      );
+      expect(await context.cookies(stack.baseUrl)).not.toContainEqual(
+        expect.objectContaining({ name: 'sg_session' }),
+      );
+
+      // Bob signs in on that page and lands on the same app's consent, as himself.
+      await signInWithGoogle(page, 'bob@example.com', { landsOn: /\/authorize\?interaction=/ });
+      const consent = (await page.locator('main').textContent())!;
+      expect(consent).toContain('Switch Helper wants to access your Google Sheets');
+      expect(consent).toContain('The app will act as bob@example.com');
+      expect(consent).not.toContain('alice@example.com');
+      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.waitForURL((url) => url.href.startsWith(redirectUri()));
+      // The app gets its answer to its own request (its state), redeemable with its own verifier.
+      const answer = new URL(page.url()).searchParams;
+      expect(answer.get('state')).toBe(new URL(request.url).searchParams.get('state'));
+      const tokens = await tokenRequest(stack.baseUrl, {
+        grant_type: 'authorization_code',
+        code: answer.get('code')!,
+        redirect_uri: redirectUri(),
+        client_id: clientId,
+        code_verifier: request.verifier,
+      });
+      expect(tokens.status).toBe(200);
+      // The connection is Bob's: his dashboard lists the app.
+      await page.goto(`${stack.baseUrl}/dashboard`);
+      expect(await page.locator('header').textContent()).toContain('bob@example.com');
+      expect(await page.locator('tr', { hasText: 'Switch Helper' }).count()).toBe(1);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('explains an expired or unknown authorization instead of a blank error', async () => {
-    const { context, page } = await newPerson();
+    const { context, page } = await newPerson(env);
     try {
       const response = await page.goto(`${stack.baseUrl}/authorize?interaction=does-not-exist`);
       expect(response?.status()).toBe(400);
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('This request has expired');
       await page.goto(`${stack.baseUrl}/login?interaction=does-not-exist`);
       expect(await page.getByText('This sign-in request has expired.').count()).toBe(1);
-      await expectAccessible(page);
     } finally {
       await context.close();
     }

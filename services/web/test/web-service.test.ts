@@ -105,6 +105,7 @@ const handlers: Partial<AccountServiceServer> = {
         lastUsedAt: '',
       },
     ],
+    appsResetAt: '',
   })),
   disconnectApp: answer(() => ({ disconnected: true })),
   getInteraction: (call, callback) =>
@@ -358,7 +359,9 @@ describe('/dashboard', () => {
     const page = parse(body);
     expect(page.querySelector('main')!.text).toContain('Connected as alice@gmail.example');
     expect(page.querySelector('main')!.text).toContain('only part of the access it needs');
-    expect(page.querySelector('main')!.text).toContain('list and read files in your drive');
+    expect(page.querySelector('main')!.text).toContain(
+      'Missing: list and read files in your Drive; create and convert files',
+    );
     expect(
       page.querySelector('form[action="/api/auth/sign-out"] input[name=csrf]')!.getAttribute('value'),
     ).toBe('auth-sign-out-token');
@@ -464,6 +467,7 @@ describe('creating an API key', () => {
     [{ name: 'n'.repeat(101) }, 'at most 100 characters'],
     [{ expires: 'date', expiry_date: '2001-01-01' }, 'must be in the future'],
     [{ expires: 'date', expiry_date: '' }, 'Choose the expiry date'],
+    [{ expires: 'date', expiry_date: '2099-02-31' }, 'Choose the expiry date'],
     [{ expires: 'forever' }, 'Choose when the key expires.'],
   ])('re-shows the form with an error for %o', async (fields, error) => {
     const { csrf, nonce } = await dashboardForm();

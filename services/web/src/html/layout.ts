@@ -17,10 +17,20 @@ export interface PageOptions {
   copyScript?: boolean;
 }
 
-/** The sign-out form: posts to auth, which ends the dashboard and provider sessions. */
-export function signOutForm(csrfToken: string, label = 'Sign out', buttonClass = ''): SafeHtml {
+/**
+ * The sign-out form: posts to auth, which ends the dashboard and provider sessions. From the
+ * consent screen it names the pending `interaction`, so that signing in again continues the
+ * app's authorization as the new account.
+ */
+export function signOutForm(
+  csrfToken: string,
+  label = 'Sign out',
+  buttonClass = '',
+  interaction?: string,
+): SafeHtml {
   return html`<form method="post" action="/api/auth/sign-out" class="inline">
 <input type="hidden" name="csrf" value="${csrfToken}">
+${interaction ? html`<input type="hidden" name="interaction" value="${interaction}">` : ''}
 <button type="submit" class="${buttonClass}">${label}</button>
 </form>`;
 }

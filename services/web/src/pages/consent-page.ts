@@ -40,7 +40,7 @@ receive the access. That is normal for apps installed on your computer; allow it
 <h2 id="as-whom">Your account</h2>
 <p>The app will act as <strong>${account.email}</strong>${account.name ? html` (${account.name})` : ''}, using the Google
 account connected to it.</p>
-<div class="not-you"><span>Not you?</span> ${signOutForm(account.signOutCsrfToken, 'Sign out', 'link')}</div>
+<div class="not-you"><span>Not you?</span> ${signOutForm(account.signOutCsrfToken, 'Sign out', 'link', uid)}</div>
 </section>
 <section aria-labelledby="asks">
 <h2 id="asks">It asks to</h2>

@@ -20,6 +20,8 @@ export interface DashboardInput {
   google: GetGoogleConnectionResponse;
   keys: ApiKey[];
   apps: ConnectedApp[];
+  /** When a provider upgrade disconnected this person's apps ('' = never). */
+  appsResetAt: string;
   createToken: string;
   /** A fresh value per rendered form: a re-sent form (reload after create) is recognised by it. */
   createNonce: string;
@@ -46,6 +48,9 @@ const NOTICES: Record<string, string> = {
   nothing_to_disconnect: 'That app was already disconnected.',
 };
 
+/** "Read and edit your Google Sheets" → "read and edit your Google Sheets" (names keep their capitals). */
+const lowerFirst = (words: string) => words.charAt(0).toLowerCase() + words.slice(1);
+
 const RECONNECT = html`<a class="button" href="${googleSignInHref('/dashboard')}">Reconnect Google</a>`;
 
 function googleSection(google: GetGoogleConnectionResponse): SafeHtml {
@@ -57,7 +62,7 @@ function googleSection(google: GetGoogleConnectionResponse): SafeHtml {
 ${
   google.partial || missing.length > 0
     ? html`<div class="warning" role="alert"><p><strong>Google gave Sheetgate only part of the access it needs.</strong>
-Missing: ${missing.map((entry, index) => html`${index ? ', ' : ''}${entry.words.toLowerCase()}`)}.
+Missing: ${missing.map((entry, index) => html`${index ? '; ' : ''}${lowerFirst(entry.words)}`)}.
 Tools that need it will fail. Reconnect Google and leave every box ticked.</p></div>`
     : ''
 }
@@ -158,8 +163,8 @@ function keysSection(input: DashboardInput): SafeHtml {
   const table =
     keys.length === 0
       ? html`<p class="muted">You have no API keys.</p>`
-      : html`<div class="table-wrap"><table class="stack">
-<caption class="muted">Your API keys</caption>
+      : html`<div class="table-wrap" role="region" aria-labelledby="keys-caption" tabindex="0"><table class="stack">
+<caption id="keys-caption" class="muted">Your API keys</caption>
 <thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Access</th><th scope="col">Created</th>
 <th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
 <tbody>
@@ -185,12 +190,27 @@ ${createKeyForm(input)}
 </section>`;
 }
 
-function appsSection(apps: ConnectedApp[]): SafeHtml {
+const UPGRADE_NOTICE_DAYS = 60;
+
+/**
+ * After a provider upgrade (an import from the retired provider, or an OAuth reset) every app the
+ * person had connected must be added again; they see why for a while after it.
+ */
+function upgradeNotice(appsResetAt: string): SafeHtml | '' {
+  const resetAt = appsResetAt ? Date.parse(appsResetAt) : Number.NaN;
+  if (Number.isNaN(resetAt)) return '';
+  if (Date.now() - resetAt > UPGRADE_NOTICE_DAYS * 86_400_000) return '';
+  return html`<div class="notice" role="note"><p>Sheetgate's sign-in for apps was upgraded on ${displayTime(appsResetAt, '')}.
+Apps connected before the upgrade need to be added again: remove Sheetgate from the app (Claude, Cursor, VS Code…)
+and add it once more. Your API keys and Google connection keep working.</p></div>`;
+}
+
+function appsSection(apps: ConnectedApp[], appsResetAt: string): SafeHtml {
   const body =
     apps.length === 0
       ? html`<p class="muted">No app is connected. Apps appear here after you allow them on the consent screen.</p>`
-      : html`<div class="table-wrap"><table class="stack">
-<caption class="muted">Apps you allowed</caption>
+      : html`<div class="table-wrap" role="region" aria-labelledby="apps-caption" tabindex="0"><table class="stack">
+<caption id="apps-caption" class="muted">Apps you allowed</caption>
 <thead><tr><th scope="col">App</th><th scope="col">Redirect host</th><th scope="col">Access</th><th scope="col">First used</th>
 <th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
 <tbody>
@@ -208,6 +228,7 @@ ${apps.map(
 </tbody></table></div>`;
   return html`<section aria-labelledby="apps-heading">
 <h2 id="apps-heading">Connected apps</h2>
+${upgradeNotice(appsResetAt)}
 ${body}
 </section>`;
 }
@@ -219,7 +240,7 @@ ${notice ? html`<div class="notice" role="status"><p>${notice}</p></div>` : ''}
 ${input.created ? createdKeyPanel(input.baseUrl, input.created) : ''}
 ${googleSection(input.google)}
 ${keysSection(input)}
-${appsSection(input.apps)}
+${appsSection(input.apps, input.appsResetAt)}
 <section aria-labelledby="session-heading">
 <h2 id="session-heading">Session</h2>
 <p>Signing out ends this browser's session; the next app you connect asks who is signing in. Keys and connected apps keep working.</p>

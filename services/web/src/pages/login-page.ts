@@ -17,6 +17,8 @@ export interface LoginPageInput {
   interactionExpired?: boolean;
   error?: string | undefined;
   signedOut?: boolean;
+  /** Signing in returns to an app's authorization request (after "Not you? Sign out" on consent). */
+  continuesAuthorization?: boolean;
   account?: HeaderAccount | undefined;
 }
 
@@ -55,6 +57,11 @@ ${interaction.unverifiedClient ? html`<p class="hint">Sheetgate has not verified
   const body = html`<h1>Sign in to Sheetgate</h1>
 ${input.error ? errorBox(input.error) : ''}
 ${input.signedOut ? html`<div class="notice" role="status"><p>You are signed out.</p></div>` : ''}
+${
+  input.continuesAuthorization && !interaction
+    ? html`<p>Sign in with the account the app should use: you will then be asked again whether to allow it.</p>`
+    : ''
+}
 ${
   input.interactionExpired
     ? html`<div class="warning" role="alert"><p><strong>This sign-in request has expired.</strong></p>

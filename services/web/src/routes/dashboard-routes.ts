@@ -8,7 +8,7 @@ import type { HeaderAccount } from '../html/layout.ts';
 import { disconnectAppPage, revokeKeyPage } from '../pages/confirm-pages.ts';
 import { type CreateKeyForm, type DashboardInput, dashboardPage } from '../pages/dashboard-page.ts';
 import { PageError } from './page-errors.ts';
-import { queryValue, sendPage, sessionCookieOf } from './request-values.ts';
+import { queryValue, sendPage, sessionCookieOf, setPageCookie } from './request-values.ts';
 
 /** Nonces of "Create API key" forms already answered in this browser (see POST /dashboard/api-keys). */
 const SENT_FORMS_COOKIE = 'sg_sent_key_forms';
@@ -23,6 +23,18 @@ const FORM_REFUSED = new PageError(
 
 const DAY_MS = 86_400_000;
 
+const isNonce = (value: string | undefined): value is string =>
+  value !== undefined && /^[A-Za-z0-9_-]{1,64}$/.test(value);
+
+/**
+ * An id that could name a key or an app: key ids are UUIDs, client ids random strings or (Client
+ * ID Metadata Documents) https URLs. Anything empty, huge or with control characters names
+ * nothing: answered here without asking auth (which refuses it too).
+ */
+const isPlausibleId = (value: string | undefined): value is string =>
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  value !== undefined && value.length > 0 && value.length <= 2048 && !/[\u0000-\u001f\u007f]/.test(value);
+
 /** The form's Expires choice as an RFC 3339 time ('' = never), or an error a person can fix. */
 function expiryOf(form: CreateKeyForm, now = Date.now()): { expiresAt: string } | { error: string } {
   if (form.expires === 'never' || form.expires === '') return { expiresAt: '' };
@@ -32,7 +44,8 @@ function expiryOf(form: CreateKeyForm, now = Date.now()): { expiresAt: string } 
     const date = /^\d{4}-\d{2}-\d{2}$/.test(form.expiryDate)
       ? new Date(`${form.expiryDate}T00:00:00Z`)
       : undefined;
-    if (!date || Number.isNaN(date.getTime()))
+    // `Date` rolls a day past the month's end over (02-31 → 03-03): only a date that exists counts.
+    if (!date || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== form.expiryDate)
       return { error: 'Choose the expiry date (year, month and day).' };
     if (date.getTime() <= now) return { error: 'The expiry date must be in the future.' };
     return { expiresAt: date.toISOString() };
@@ -107,6 +120,7 @@ export function dashboardRoutes(
         google,
         keys: keys.keys,
         apps: apps.apps,
+        appsResetAt: apps.appsResetAt,
         createToken: formTokens.issue('create-api-key', sessionCookie),
         createNonce: randomBytes(16).toString('base64url'),
         ...extra,
@@ -137,8 +151,9 @@ export function dashboardRoutes(
     const session = await signedIn(ctx);
     if (!session) return;
     const { form } = checked;
-    const nonce = (form.nonce ?? '').slice(0, 64);
-    const sent = (ctx.cookies.get(SENT_FORMS_COOKIE) ?? '').split('.').filter(Boolean);
+    // Nonces are ours (base64url); anything else is ignored rather than written into a cookie.
+    const nonce = isNonce(form.nonce) ? form.nonce : '';
+    const sent = (ctx.cookies.get(SENT_FORMS_COOKIE) ?? '').split('.').filter(isNonce);
     if (nonce && sent.includes(nonce))
       return renderDashboard(ctx, session, { notice: 'key_already_created' });
 
@@ -170,13 +185,8 @@ export function dashboardRoutes(
       throw error;
     }
     if (nonce) {
-      // Behind a TLS-terminating ingress the request reaches us as plain http, and `cookies`
-      // refuses to set a Secure cookie on it unless told the connection is secure.
-      if (secureCookies) (ctx.cookies as unknown as { secure: boolean }).secure = true;
-      ctx.cookies.set(SENT_FORMS_COOKIE, [...sent, nonce].slice(-SENT_FORMS_KEPT).join('.'), {
+      setPageCookie(ctx, SENT_FORMS_COOKIE, [...sent, nonce].slice(-SENT_FORMS_KEPT).join('.'), {
         path: '/dashboard',
-        httpOnly: true,
-        sameSite: 'lax',
         secure: secureCookies,
         maxAge: DAY_MS,
       });
@@ -201,10 +211,10 @@ export function dashboardRoutes(
   router.post('/dashboard/api-keys/revoke', async (ctx) => {
     const checked = await checkedForm(ctx, 'revoke-api-key');
     if (!checked) return;
-    const { revoked } = await accounts.revokeApiKey({
-      sessionCookie: checked.cookie,
-      keyId: checked.form.key ?? '',
-    });
+    const keyId = checked.form.key;
+    const { revoked } = isPlausibleId(keyId)
+      ? await accounts.revokeApiKey({ sessionCookie: checked.cookie, keyId })
+      : { revoked: false };
     ctx.status = 303;
     ctx.redirect(`/dashboard?notice=${revoked ? 'key_revoked' : 'nothing_to_revoke'}`);
   });
@@ -229,10 +239,10 @@ export function dashboardRoutes(
   router.post('/dashboard/apps/disconnect', async (ctx) => {
     const checked = await checkedForm(ctx, 'disconnect-app');
     if (!checked) return;
-    const { disconnected } = await accounts.disconnectApp({
-      sessionCookie: checked.cookie,
-      clientId: checked.form.client ?? '',
-    });
+    const clientId = checked.form.client;
+    const { disconnected } = isPlausibleId(clientId)
+      ? await accounts.disconnectApp({ sessionCookie: checked.cookie, clientId })
+      : { disconnected: false };
     ctx.status = 303;
     ctx.redirect(`/dashboard?notice=${disconnected ? 'app_disconnected' : 'nothing_to_disconnect'}`);
   });

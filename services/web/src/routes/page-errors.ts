@@ -35,9 +35,10 @@ export function pageErrors(logger: Logger): Middleware {
       }
       let page: PageError;
       if (error instanceof PageError) page = error;
-      else if (error instanceof HttpError)
+      else if (error instanceof HttpError) {
         page = new PageError(error.status, 'Request refused', error.message);
-      else if (
+        ctx.set(error.headers);
+      } else if (
         isServiceError(error, GrpcStatus.UNAVAILABLE) ||
         isServiceError(error, GrpcStatus.DEADLINE_EXCEEDED)
       ) {

@@ -7,6 +7,9 @@ import { allowFormActionTo } from '../security-headers.ts';
 import { PageError } from './page-errors.ts';
 import { isInteractionUid, queryValue, safeReturnTo, sendPage, sessionCookieOf } from './request-values.ts';
 
+/** Auth's authorization endpoint (DESIGN §2), where a sign-out from consent may send sign-in back. */
+const AUTHORIZATION_PATH = '/api/auth/oauth2/authorize';
+
 const EXPIRED = new PageError(
   400,
   'This request has expired',
@@ -60,12 +63,14 @@ export function signInRoutes(router: Router, deps: { accounts: AccountServiceCli
         };
       } else interactionExpired = true;
     }
+    const returnTo = interaction
+      ? `/api/auth/interaction/${interaction.uid}`
+      : safeReturnTo(queryValue(ctx, 'return_to'));
     sendPage(
       ctx,
       loginPage({
-        returnTo: interaction
-          ? `/api/auth/interaction/${interaction.uid}`
-          : safeReturnTo(queryValue(ctx, 'return_to')),
+        returnTo,
+        continuesAuthorization: returnTo.startsWith(`${AUTHORIZATION_PATH}?`),
         interaction,
         interactionExpired,
         error: queryValue(ctx, 'error'),

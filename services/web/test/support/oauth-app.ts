@@ -60,8 +60,35 @@ export function listTools(baseUrl: string, headers: Record<string, string>) {
   });
 }
 
-/** `tools/call` at the MCP endpoint; the reply's text (JSON or one SSE event). */
-export async function callTool(baseUrl: string, headers: Record<string, string>, name: string) {
+export interface ToolAnswer {
+  status: number;
+  text: string;
+  /** The JSON-RPC `result` of the call, when the endpoint answered one. */
+  result?: {
+    isError?: boolean;
+    content?: Array<{ type: string; text?: string }>;
+    structuredContent?: unknown;
+  };
+}
+
+/** The JSON-RPC message of a Streamable HTTP answer: a JSON body, or the `data:` of one SSE event. */
+function jsonRpcMessage(contentType: string, text: string): { result?: ToolAnswer['result'] } | undefined {
+  if (contentType.startsWith('application/json')) return JSON.parse(text);
+  if (!contentType.startsWith('text/event-stream')) return undefined;
+  const data = text
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(5).trim())
+    .join('');
+  return data ? JSON.parse(data) : undefined;
+}
+
+/** `tools/call` at the MCP endpoint: the status, the raw reply and the tool's result. */
+export async function callTool(
+  baseUrl: string,
+  headers: Record<string, string>,
+  name: string,
+): Promise<ToolAnswer> {
   const response = await fetch(`${baseUrl}/api/mcp`, {
     method: 'POST',
     headers: {
@@ -72,5 +99,7 @@ export async function callTool(baseUrl: string, headers: Record<string, string>,
     },
     body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: {} } }),
   });
-  return { status: response.status, text: await response.text() };
+  const text = await response.text();
+  const message = response.ok ? jsonRpcMessage(response.headers.get('content-type') ?? '', text) : undefined;
+  return { status: response.status, text, ...(message?.result ? { result: message.result } : {}) };
 }
