@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createTokenBrokerClient } from '@sheetgate/proto';
 import { type Stack, startStack } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountService, createApiKey, signIn } from './support/people.ts';
@@ -282,28 +283,23 @@ describe('tools over MCP with an API key', () => {
     expect((missing.content[0] as { text: string }).text).toMatch(/not found/i);
   });
 
-  it('retries Google 429s honouring Retry-After, and reports a 5xx storm clearly', async () => {
-    const fault = (body: Record<string, unknown>) =>
-      fetch(`${stack.emulatorUrl}/__emulator/faults`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-    expect(
-      (await fault({ match: 'sheets.spreadsheets.values.get', status: 429, retryAfterSeconds: 1, count: 2 }))
-        .ok,
-    ).toBe(true);
-    const started = Date.now();
+  it('retries Google 429s honouring Retry-After, and reports a 5xx storm clearly, within bounded attempts', async () => {
+    const method = 'sheets.spreadsheets.values.get';
+    let before = attempts(await emulatorStats(), method);
+    await fault({ match: method, status: 429, retryAfterSeconds: 1, count: 2 });
     const retried = structured<{ values: unknown[][] }>(
       await call(alice, 'read_range', { spreadsheetId, range: 'My tab!A1' }),
     );
     expect(retried.values).toEqual([['Item']]);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000);
-    await fault({ match: 'sheets.spreadsheets.values.get', status: 503, count: 10 });
+    expect(attempts(await emulatorStats(), method)).toBe(before + 3);
+    before = attempts(await emulatorStats(), method);
+    await fault({ match: method, status: 503, count: 10 });
     const failed = await call(alice, 'read_range', { spreadsheetId, range: 'My tab!A1' });
     expect(failed.isError).toBe(true);
-    expect((failed.content[0] as { text: string }).text).toMatch(/Google is not answering/);
-    await fetch(`${stack.emulatorUrl}/__emulator/faults`, { method: 'DELETE' });
+    expect(text(failed)).toMatch(/Google is not answering/);
+    // Four attempts in all, then the error: a storm is not hammered.
+    expect(attempts(await emulatorStats(), method)).toBe(before + 4);
+    await clearFaults();
   });
 });
 
@@ -374,33 +370,289 @@ describe('credentials and people', () => {
   });
 });
 
-describe('Google error paths', () => {
-  const fault = (body: Record<string, unknown>) =>
-    fetch(`${stack.emulatorUrl}/__emulator/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+function text(result: CallToolResult): string {
+  return (result.content[0] as { text: string }).text;
+}
 
-  it('a 401 from Google makes the broker refresh the token once, and the call succeeds', async () => {
-    const created = structured<{ spreadsheetId: string }>(
-      await call(alice, 'create_spreadsheet', { title: '401 path' }),
-    );
-    expect((await fault({ match: 'sheets.spreadsheets.values.get', status: 401, count: 1 })).ok).toBe(true);
-    const read = await call(alice, 'read_range', { spreadsheetId: created.spreadsheetId, range: 'A1' });
-    expect(read.isError).toBeFalsy();
-    // Twice in a row is not a stale token but a refusal: the person must reconnect.
-    await fault({ match: 'sheets.spreadsheets.values.get', status: 401, count: 2 });
-    const refused = await call(alice, 'read_range', { spreadsheetId: created.spreadsheetId, range: 'A1' });
-    expect(refused.isError).toBe(true);
-    expect((refused.content[0] as { text: string }).text).toMatch(/Authentication required/);
-    await fetch(`${stack.emulatorUrl}/__emulator/faults`, { method: 'DELETE' });
+async function fault(body: Record<string, unknown>) {
+  const response = await fetch(`${stack.emulatorUrl}/__emulator/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`fault refused: ${await response.text()}`);
+}
+const clearFaults = () => fetch(`${stack.emulatorUrl}/__emulator/faults`, { method: 'DELETE' });
+
+interface EmulatorStats {
+  methods: Record<string, { attempts: number; responses: Record<string, number> }>;
+  tokenGrants: Record<string, { attempts: number; responses: Record<string, number> }>;
+}
+async function emulatorStats(): Promise<EmulatorStats> {
+  return (await (await fetch(`${stack.emulatorUrl}/__emulator/stats`)).json()) as EmulatorStats;
+}
+const refreshGrants = (stats: EmulatorStats) => stats.tokenGrants.refresh_token?.responses['200'] ?? 0;
+const attempts = (stats: EmulatorStats, method: string) => stats.methods[method]?.attempts ?? 0;
+
+/** The user behind an API key and their Google access token, as the broker hands them out. */
+async function googleTokenOf(apiKey: string): Promise<string | undefined> {
+  const broker = createTokenBrokerClient({
+    address: `127.0.0.1:${stack.ports.AUTH_GRPC_PORT}`,
+    serviceToken: stack.serviceToken,
+  });
+  try {
+    const { resolved } = await broker.resolveApiKey({ apiKey });
+    return (await broker.getGoogleAccessToken({ userId: resolved!.userId, forceRefresh: false })).token
+      ?.accessToken;
+  } finally {
+    broker.close();
+  }
+}
+
+describe('Google error paths, for every tool family', () => {
+  let spreadsheetId: string;
+  let counter = 0;
+  beforeAll(async () => {
+    spreadsheetId = structured<{ spreadsheetId: string }>(
+      await call(alice, 'create_spreadsheet', { title: 'Error paths', values: [['a', 'b']] }),
+    ).spreadsheetId;
+  });
+  afterAll(async () => {
+    await clearFaults();
   });
 
-  it('a 403 from Google becomes a clear permission error', async () => {
-    await fault({ match: 'drive.files.list', status: 403, count: 1 });
-    const refused = await call(alice, 'list_spreadsheets', {});
+  // Each family: a tool, the Google method its first call makes, its arguments, and the arguments
+  // that name something that does not exist (null where the tool names nothing).
+  const families: Array<{
+    family: string;
+    tool: string;
+    method: string;
+    args: () => Record<string, unknown>;
+    missing: Record<string, unknown> | null;
+  }> = [
+    {
+      family: 'listing',
+      tool: 'list_spreadsheets',
+      method: 'drive.files.list',
+      args: () => ({}),
+      missing: null,
+    },
+    {
+      family: 'spreadsheet metadata',
+      tool: 'get_spreadsheet',
+      method: 'sheets.spreadsheets.get',
+      args: () => ({ spreadsheetId }),
+      missing: { spreadsheetId: 'doesnotexist12345' },
+    },
+    {
+      family: 'reading values',
+      tool: 'read_range',
+      method: 'sheets.spreadsheets.values.get',
+      args: () => ({ spreadsheetId, range: 'A1:B1' }),
+      missing: { spreadsheetId: 'doesnotexist12345', range: 'A1' },
+    },
+    {
+      family: 'reading several ranges',
+      tool: 'read_ranges',
+      method: 'sheets.spreadsheets.values.batchGet',
+      args: () => ({ spreadsheetId, ranges: ['A1', 'B1'] }),
+      missing: { spreadsheetId: 'doesnotexist12345', ranges: ['A1'] },
+    },
+    {
+      family: 'writing values',
+      tool: 'write_range',
+      method: 'sheets.spreadsheets.values.update',
+      args: () => ({ spreadsheetId, range: 'C1', values: [[`w${++counter}`]] }),
+      missing: { spreadsheetId: 'doesnotexist12345', range: 'A1', values: [['x']] },
+    },
+    {
+      family: 'changing structure',
+      tool: 'add_sheet',
+      method: 'sheets.spreadsheets.batchUpdate',
+      args: () => ({ spreadsheetId, title: `Tab ${++counter}` }),
+      missing: { spreadsheetId: 'doesnotexist12345', title: 'x' },
+    },
+    {
+      family: 'creating',
+      tool: 'create_spreadsheet',
+      method: 'sheets.spreadsheets.create',
+      args: () => ({ title: `Created ${++counter}` }),
+      missing: null,
+    },
+    {
+      family: 'converting files',
+      tool: 'convert_file',
+      method: 'drive.files.get',
+      args: () => ({ fileId: spreadsheetId, to: 'csv', name: `Export ${++counter}.csv` }),
+      missing: { fileId: 'doesnotexist12345', to: 'csv' },
+    },
+  ];
+
+  it('a 401 on every family at once: the broker refreshes the token once, each call retries with it and succeeds', async () => {
+    // The broker ignores a forced refresh of a token younger than 5 s (many calls refused at once
+    // share one refresh); let the current one age past that.
+    await new Promise((resolve) => setTimeout(resolve, 5_500));
+    const before = await emulatorStats();
+    for (const row of families) await fault({ match: row.method, status: 401, count: 1 });
+    const results = await Promise.all(families.map((row) => call(alice, row.tool, row.args())));
+    results.forEach((result, index) => {
+      expect(result.isError, `${families[index]!.tool}: ${text(result)}`).toBeFalsy();
+    });
+    const after = await emulatorStats();
+    // A refresh-token grant really happened at Google — one, shared — not a plain retry.
+    expect(refreshGrants(after)).toBe(refreshGrants(before) + 1);
+    for (const row of families)
+      expect(attempts(after, row.method), row.method).toBeGreaterThanOrEqual(
+        attempts(before, row.method) + 2,
+      );
+  });
+
+  it.each(families)('$family ($tool): a 403 is a clear refusal, not retried', async (row) => {
+    const before = attempts(await emulatorStats(), row.method);
+    await fault({ match: row.method, status: 403, reason: 'forbidden', count: 1 });
+    const result = await call(alice, row.tool, row.args());
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/^Google refused access/);
+    expect(attempts(await emulatorStats(), row.method)).toBe(before + 1);
+  });
+
+  it.each(families)(
+    '$family ($tool): a 403 rateLimitExceeded is a quota error, retried like a 429',
+    async (row) => {
+      const before = attempts(await emulatorStats(), row.method);
+      await fault({
+        match: row.method,
+        status: 403,
+        reason: 'rateLimitExceeded',
+        retryAfterSeconds: 0,
+        count: 1,
+      });
+      const result = await call(alice, row.tool, row.args());
+      expect(result.isError, text(result)).toBeFalsy();
+      expect(attempts(await emulatorStats(), row.method)).toBeGreaterThanOrEqual(before + 2);
+    },
+  );
+
+  it.each(families.filter((row) => row.missing))(
+    '$family ($tool): a 404 says what was not found',
+    async (row) => {
+      const result = await call(alice, row.tool, row.missing!);
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/^Not found/);
+    },
+  );
+
+  it.each(families)('$family ($tool): a 429 is retried honouring Retry-After, then succeeds', async (row) => {
+    const before = attempts(await emulatorStats(), row.method);
+    await fault({ match: row.method, status: 429, retryAfterSeconds: 1, count: 1 });
+    const result = await call(alice, row.tool, row.args());
+    expect(result.isError, text(result)).toBeFalsy();
+    expect(attempts(await emulatorStats(), row.method)).toBeGreaterThanOrEqual(before + 2);
+  });
+
+  it('a revoked Google grant makes every family say authentication is required, naming the dashboard', async () => {
+    const { sessionCookie } = await signIn(stack, 'bob@example.com');
+    const bob = await mcpClient((await createApiKey(stack, sessionCookie)).secret);
+    const bobsSheet = structured<{ spreadsheetId: string }>(
+      await call(bob, 'create_spreadsheet', { title: 'Bob error paths' }),
+    ).spreadsheetId;
+    await fetch(`${stack.emulatorUrl}/__emulator/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bob@example.com' }),
+    });
+    for (const row of families) {
+      const args = JSON.parse(JSON.stringify(row.args()).replaceAll(spreadsheetId, bobsSheet));
+      const refused = await call(bob, row.tool, args);
+      expect(refused.isError, row.tool).toBe(true);
+      expect(text(refused), row.tool).toMatch(/^Authentication required/);
+      expect(text(refused), row.tool).toContain(`${stack.baseUrl}/dashboard`);
+    }
+    await signIn(stack, 'bob@example.com');
+    await bob.close();
+  });
+
+  it('a 401 refresh gives the person a new Google access token; twice in a row is reported', async () => {
+    const before = await googleTokenOf(aliceKey);
+    await fault({ match: 'sheets.spreadsheets.values.get', status: 401, count: 1 });
+    expect((await call(alice, 'read_range', { spreadsheetId, range: 'A1' })).isError).toBeFalsy();
+    const after = await googleTokenOf(aliceKey);
+    expect(after).toBeDefined();
+    expect(after).not.toBe(before);
+    await fault({ match: 'sheets.spreadsheets.values.get', status: 401, count: 2 });
+    const refused = await call(alice, 'read_range', { spreadsheetId, range: 'A1' });
     expect(refused.isError).toBe(true);
-    expect((refused.content[0] as { text: string }).text).toMatch(/Google refused access/);
+    expect(text(refused)).toMatch(/Authentication required/);
+  });
+});
+
+describe("reads stay within a model's context", () => {
+  it('a page stops at the character budget and says how to get the rest', async () => {
+    const long = 'x'.repeat(5_000);
+    const created = structured<{ spreadsheetId: string }>(
+      await call(alice, 'create_spreadsheet', {
+        title: 'Wide text',
+        values: Array.from({ length: 40 }, (_, index) => [`row ${index}`, long]),
+      }),
+    );
+    const result = await call(alice, 'read_range', { spreadsheetId: created.spreadsheetId, range: 'A1:B40' });
+    const page = structured<{ returnedRows: number; nextOffset: number | null; totalRows: number }>(result);
+    expect(page.totalRows).toBe(40);
+    expect(page.returnedRows).toBeLessThan(40);
+    expect(page.nextOffset).toBe(page.returnedRows);
+    expect(text(result)).toContain(`call read_range with range="A1:B40" and offset=${page.nextOffset}`);
+
+    const several = await call(alice, 'read_ranges', {
+      spreadsheetId: created.spreadsheetId,
+      ranges: ['A1:B40', 'A1:A2'],
+      limitPerRange: 5,
+    });
+    expect(text(several)).toContain('call read_range with range="Sheet1!A1:B40" and offset=5');
+    const next = structured<{ values: unknown[][] }>(
+      await call(alice, 'read_range', {
+        spreadsheetId: created.spreadsheetId,
+        range: 'Sheet1!A1:B40',
+        offset: 5,
+        limit: 1,
+      }),
+    );
+    expect(next.values).toEqual([['row 5', long]]);
+  });
+
+  it('find_in_spreadsheet stops at maxResults without reading further, and says where it stopped', async () => {
+    const values: string[][] = Array.from({ length: 3_000 }, (_, index) => [`plain ${index}`]);
+    values[0] = ['needle one'];
+    values[1] = ['needle two'];
+    values[2_999] = ['needle three'];
+    const created = structured<{ spreadsheetId: string }>(
+      await call(alice, 'create_spreadsheet', { title: 'Haystack', values }),
+    );
+    const reads = async () => attempts(await emulatorStats(), 'sheets.spreadsheets.values.batchGet');
+
+    const before = await reads();
+    const capped = structured<{
+      matches: Array<{ range: string }>;
+      truncated: boolean;
+      stoppedAt: string | null;
+    }>(
+      await call(alice, 'find_in_spreadsheet', {
+        spreadsheetId: created.spreadsheetId,
+        query: 'needle',
+        maxResults: 2,
+      }),
+    );
+    expect(capped.matches.map((match) => match.range)).toEqual(['Sheet1!A1', 'Sheet1!A2']);
+    expect(capped.truncated).toBe(true);
+    expect(capped.stoppedAt).not.toBeNull();
+    const cappedReads = (await reads()) - before;
+
+    const whole = structured<{ matches: Array<{ range: string }>; truncated: boolean; scannedCells: number }>(
+      await call(alice, 'find_in_spreadsheet', { spreadsheetId: created.spreadsheetId, query: 'needle' }),
+    );
+    expect(whole.matches.map((match) => match.range)).toEqual(['Sheet1!A1', 'Sheet1!A2', 'Sheet1!A3000']);
+    expect(whole.truncated).toBe(false);
+    const wholeReads = (await reads()) - before - cappedReads;
+    // The capped search read less of the sheet than the whole search had to.
+    expect(cappedReads).toBeLessThan(wholeReads);
   });
 });

@@ -19,17 +19,22 @@ const REDIRECT = 'http://127.0.0.1:43999/callback';
 export class RecordingOAuthProvider implements OAuthClientProvider {
   authorizationUrl: URL | undefined;
   redirects = 0;
+  readonly redirectUrl: string;
+  private readonly clientName: string;
   private client: OAuthClientInformationMixed | undefined;
   private saved: OAuthTokens | undefined;
   private verifier = '';
 
-  get redirectUrl() {
-    return REDIRECT;
+  /** A desktop client on a loopback redirect unless told otherwise (e.g. a web app's https one). */
+  constructor(options: { redirectUrl?: string; clientName?: string } = {}) {
+    this.redirectUrl = options.redirectUrl ?? REDIRECT;
+    this.clientName = options.clientName ?? 'E2E desktop client';
   }
+
   get clientMetadata(): OAuthClientMetadata {
     return {
-      client_name: 'E2E desktop client',
-      redirect_uris: [REDIRECT],
+      client_name: this.clientName,
+      redirect_uris: [this.redirectUrl],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
@@ -76,8 +81,10 @@ export async function authorizeAsPerson(
   authorizationUrl: URL,
   options: { email: string; decision?: 'allow' | 'deny' },
 ): Promise<URL> {
+  // The client's own redirect URI, as it asked for it.
+  const redirect = authorizationUrl.searchParams.get('redirect_uri') ?? REDIRECT;
   const stop = (url: URL) =>
-    url.href.startsWith(REDIRECT) || url.pathname === '/login' || url.pathname === '/authorize';
+    url.href.startsWith(redirect) || url.pathname === '/login' || url.pathname === '/authorize';
   let step = await browser.navigate(authorizationUrl.href, {}, stop);
   let at = new URL(step.redirects.at(-1) ?? step.url);
   if (at.pathname === '/login') {
@@ -109,10 +116,10 @@ export async function authorizeAsPerson(
       decision: options.decision ?? 'allow',
       csrf: interaction.consentCsrfToken,
     });
-    step = await browser.navigate(posted.location!, {}, (url) => url.href.startsWith(REDIRECT));
+    step = await browser.navigate(posted.location!, {}, (url) => url.href.startsWith(redirect));
     at = new URL(step.redirects.at(-1) ?? step.url);
   }
-  if (!at.href.startsWith(REDIRECT))
+  if (!at.href.startsWith(redirect))
     throw new Error(`the authorization did not return to the app: ${at.href}`);
   return at;
 }
