@@ -24,7 +24,7 @@ COPY . .
 # under node_modules, so the workspace packages are moved out of it (see the script).
 RUN --mount=type=cache,id=sheetgate-pnpm-store,target=/root/.local/share/pnpm/store \
     pnpm install --offline --frozen-lockfile --filter @sheetgate/auth... \
- && pnpm --filter @sheetgate/auth deploy --legacy --prod --offline /out \
+ && pnpm --filter @sheetgate/auth deploy --legacy --prod --prefer-offline /out \
  && sh deploy/docker/unpack-workspace-packages.sh /out \
  && rm -rf /out/test /out/bench
 
@@ -38,7 +38,8 @@ WORKDIR /app
 COPY --from=build /out /app
 # 1000 is the `node` user of the official image; numeric so Kubernetes can check runAsNonRoot.
 USER 1000:1000
-EXPOSE 8081 8084
+# 9081: Prometheus /metrics (AUTH_METRICS_PORT), for the scraper only.
+EXPOSE 8081 8084 9081
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.AUTH_PORT||8081)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "src/main.ts"]

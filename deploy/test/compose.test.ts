@@ -105,6 +105,12 @@ describe('deploy/compose.yaml', () => {
       );
       const parsed = schema.safeParse(input);
       expect(parsed.error?.issues ?? []).toEqual([]);
+      // Metrics on the service's own default port, reachable on the compose network only.
+      const metricsPort = (schema.shape[`${service.toUpperCase()}_METRICS_PORT`] as z.ZodType).parse(
+        undefined,
+      );
+      expect(definition.expose).toEqual([String(metricsPort)]);
+      expect(definition.ports).toBeUndefined();
       if (service !== 'auth') expect(environment.AUTH_GRPC_ADDRESS).toBe(`auth:${grpcPort}`);
       if (service === 'mcp') expect(environment.AUTH_INTERNAL_URL).toBe(`http://auth:${portOf('auth')}`);
     },
@@ -125,9 +131,9 @@ describe('deploy/compose/nginx.conf', () => {
   const conf = readFileSync(path.join(deployDir, 'compose/nginx.conf'), 'utf8');
 
   it('routes exactly by the route table, in its order', () => {
-    const locations = [...conf.matchAll(/^\s*location (= )?(\S+) \{ proxy_pass http:\/\/(\w+); \}$/gm)].map(
-      (m) => `${m[1] ? '= ' : ''}${m[2]} -> ${m[3]}`,
-    );
+    const locations = [
+      ...conf.matchAll(/^\s*location (= )?(\S+) \{ proxy_pass http:\/\/(\w+);[^}]*\}$/gm),
+    ].map((m) => `${m[1] ? '= ' : ''}${m[2]} -> ${m[3]}`);
     const expected = routeTable.flatMap((route) => {
       if (route.pathType === 'Exact') return [`= ${route.path} -> ${route.service}`];
       if (route.path === '/') return [`/ -> ${route.service}`];
@@ -135,6 +141,18 @@ describe('deploy/compose/nginx.conf', () => {
     });
     expect(locations).toEqual(expected);
     expect(conf.match(/^\s*location /gm)).toHaveLength(expected.length);
+  });
+
+  it("waits for mcp's answer a little longer than its request timeout, not nginx's default 60 s", () => {
+    const requestTimeout = (mcpSettingsSchema.shape.MCP_REQUEST_TIMEOUT_SECONDS as z.ZodType).parse(
+      undefined,
+    ) as number;
+    const mcpLocation = /^\s*location = \/api\/mcp \{([^}]*)\}$/m.exec(conf)?.[1] ?? '';
+    for (const name of ['proxy_read_timeout', 'proxy_send_timeout']) {
+      const seconds = Number(new RegExp(`\\b${name} (\\d+)s;`).exec(mcpLocation)?.[1]);
+      expect(seconds, name).toBeGreaterThan(requestTimeout);
+      expect(seconds, name).toBeLessThanOrEqual(requestTimeout + 15);
+    }
   });
 
   it("sends each service to its own HTTP port, never to auth's gRPC port", () => {

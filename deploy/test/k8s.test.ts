@@ -1,8 +1,10 @@
 /**
  * The Kubernetes manifests (deploy/k8s) hold the services' contract: every overlay renders and
- * its objects pass the Kubernetes schemas; the Ingress is the route table; probes and ports are the
- * services' own; the settings given are the settings each service accepts; nothing runs as root;
- * auth's gRPC is reachable from mcp and web only, never through the Ingress.
+ * its objects pass the Kubernetes schemas, strictly; the Ingress is the route table; probes and
+ * ports are the services' own; the settings given are the settings each service accepts; nothing
+ * runs as root; auth's gRPC is reachable from mcp and web only, never through the Ingress; each
+ * service's metrics port is announced for scraping, behind no Ingress backend, open to Prometheus
+ * alone.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -28,6 +30,7 @@ import {
 } from './support/kustomize.ts';
 import { type Endpoint, mayConnect } from './support/network-policy.ts';
 import { validateObject } from './support/schemas.ts';
+import { strictSchemaProblems } from './support/strict-schemas.ts';
 
 const deployDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const k8sDir = path.join(deployDir, 'k8s');
@@ -55,6 +58,10 @@ function defaultOf(schema: z.ZodObject, key: string): unknown {
 const grpcPort = defaultOf(authSettingsSchema, 'AUTH_GRPC_PORT') as number;
 const httpPort = (service: ServiceName) =>
   defaultOf(services[service].schema, services[service].portSetting) as number;
+const metricsSetting = (service: ServiceName) => `${service.toUpperCase()}_METRICS_PORT`;
+const metricsPort = (service: ServiceName) =>
+  defaultOf(services[service].schema, metricsSetting(service)) as number;
+const metricsPorts = serviceNames.map(metricsPort);
 
 const find = (objects: K8sObject[], kind: string, name: string) => {
   const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
@@ -97,9 +104,10 @@ function serviceTargetPort(objects: K8sObject[], serviceName: string, port: numb
 describe.each(Object.keys(rendered))('kustomize %s', (name) => {
   const { objects, renderer } = rendered[name as keyof typeof rendered];
 
-  it(`renders (with ${renderer}) and every object passes the Kubernetes schemas`, () => {
+  it(`renders (with ${renderer === 'kubectl' ? 'kubectl kustomize' : 'the offline resolver'}) and every object passes the Kubernetes schemas, strictly`, () => {
     expect(objects.length).toBeGreaterThan(10);
     for (const object of objects) validateObject(object);
+    expect(strictSchemaProblems(objects)).toEqual([]);
   });
 
   it('renders the same objects offline as kubectl kustomize does', (context) => {
@@ -134,6 +142,16 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
       expect(serviceTargetPort(objects, p.backend.service.name, port)).toBe(httpPort(service));
     }
     expect(ingresses[0]!.spec.defaultBackend).toBeUndefined();
+  });
+
+  it("waits for mcp's answer a little longer than its request timeout, not nginx's default 60 s", () => {
+    const requestTimeout = defaultOf(mcpSettingsSchema, 'MCP_REQUEST_TIMEOUT_SECONDS') as number;
+    const annotations = find(objects, 'Ingress', 'sheetgate').metadata.annotations as Record<string, string>;
+    for (const name of ['proxy-read-timeout', 'proxy-send-timeout']) {
+      const seconds = Number(annotations[`nginx.ingress.kubernetes.io/${name}`]);
+      expect(seconds, name).toBeGreaterThan(requestTimeout);
+      expect(seconds, name).toBeLessThanOrEqual(requestTimeout + 15);
+    }
   });
 
   it('keeps auth gRPC off every Service the Ingress uses, on a Service of its own', () => {
@@ -283,9 +301,53 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
     expect(find(objects, 'Deployment', 'sheetgate-mcp').spec.replicas).toBeUndefined();
   });
 
-  it('claims no Prometheus metrics (the services do not export any yet)', () => {
-    const text = JSON.stringify(objects);
-    expect(text).not.toMatch(/prometheus\.io|\/metrics/);
+  it.each(serviceNames)(
+    '%s: serves /metrics on a port of its own, announced for scraping, that no Ingress backend reaches',
+    (service) => {
+      const port = metricsPort(service);
+      const deployment = find(objects, 'Deployment', `sheetgate-${service}`);
+      const container = podContainers(deployment)[0]!;
+      expect(containerPort(container, 'metrics')).toBe(port);
+      expect(configMap(objects)[metricsSetting(service)]).toBe(String(port));
+      expect(deployment.spec.template.metadata.annotations).toEqual({
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': String(port),
+        'prometheus.io/path': '/metrics',
+      });
+      const metricsService = find(objects, 'Service', `sheetgate-${service}-metrics`);
+      expect(metricsService.spec.clusterIP).toBe('None');
+      expect(metricsService.metadata.labels['sheetgate/metrics']).toBe('true');
+      expect(metricsService.spec.ports.map((p: Field) => p.name)).toEqual(['metrics']);
+      expect(serviceTargetPort(objects, metricsService.metadata.name, port)).toBe(port);
+      // Neither an Ingress backend nor any Service the Ingress uses leads to a metrics port.
+      for (const ingress of objects.filter((o) => o.kind === 'Ingress')) {
+        for (const path of ingress.spec.rules.flatMap((r: Field) => r.http.paths)) {
+          const backend = path.backend.service;
+          expect(backend.name).not.toMatch(/-metrics$/);
+          const backendService = find(objects, 'Service', backend.name);
+          for (const p of backendService.spec.ports as Array<{ port: number }>) {
+            expect(metricsPorts).not.toContain(serviceTargetPort(objects, backend.name, p.port));
+          }
+        }
+      }
+    },
+  );
+
+  it('gives the ServiceMonitor example Services to find, and its alert rules series that exist', () => {
+    const monitor = parseYaml(readFileSync(path.join(k8sDir, 'examples/service-monitor.yaml'), 'utf8'));
+    const selected = objects.filter(
+      (o) =>
+        o.kind === 'Service' &&
+        monitor.spec.namespaceSelector.matchNames.includes(o.metadata.namespace) &&
+        Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => o.metadata.labels?.[k] === v),
+    );
+    expect(selected.map((o) => o.metadata.name).sort()).toEqual(
+      serviceNames.map((service) => `sheetgate-${service}-metrics`).sort(),
+    );
+    for (const service of selected) {
+      expect(service.spec.ports.map((p: Field) => p.name)).toContain(monitor.spec.endpoints[0].port);
+    }
+    expect(monitor.spec.endpoints[0].path).toBe('/metrics');
   });
 
   describe('NetworkPolicies', () => {
@@ -302,6 +364,16 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
         name: 'ingress controller',
         namespace: { name: 'ingress-nginx', labels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } },
         labels: { 'app.kubernetes.io/name': 'ingress-nginx' },
+      },
+      {
+        name: 'prometheus',
+        namespace: { name: 'monitoring', labels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+        labels: { 'app.kubernetes.io/name': 'prometheus' },
+      },
+      {
+        name: 'another pod in the monitoring namespace',
+        namespace: { name: 'monitoring', labels: { 'kubernetes.io/metadata.name': 'monitoring' } },
+        labels: { 'app.kubernetes.io/name': 'grafana' },
       },
       {
         name: 'a pod in another namespace',
@@ -325,6 +397,23 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
       expect(allowed(pod('web'), httpPort('web'))).toEqual(['ingress controller']);
     });
 
+    it.each(serviceNames)(
+      "let only Prometheus reach %s's metrics port, and Prometheus nothing else",
+      (service) => {
+        expect(allowed(pod(service), metricsPort(service))).toEqual(['prometheus']);
+        const scraper = clients.find((c) => c.name === 'prometheus')!;
+        for (const port of [
+          httpPort(service),
+          grpcPort,
+          ...metricsPorts.filter((p) => p !== metricsPort(service)),
+        ]) {
+          expect(mayConnect(objects, scraper, pod(service), port), `prometheus → ${service}:${port}`).toBe(
+            false,
+          );
+        }
+      },
+    );
+
     it('let only auth and the migration Job reach PostgreSQL, and only auth Redis', () => {
       const hasPostgres = objects.some((o) => o.metadata.name === 'sheetgate-postgres');
       if (hasPostgres) {
@@ -338,6 +427,42 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
         'migrate',
       ]);
     });
+  });
+});
+
+describe('strict schema validation', () => {
+  const base = rendered.base.objects;
+  const deployment = structuredClone(find(base, 'Deployment', 'sheetgate-mcp'));
+  const container = () => deployment.spec.template.spec.containers[0];
+
+  it('refuses a misspelled or unknown field anywhere in an object, naming the object and field', () => {
+    const misspelled = structuredClone(deployment);
+    misspelled.spec.template.spec.containers[0].readinesProbe = container().readinessProbe;
+    const service = structuredClone(find(base, 'Service', 'sheetgate-mcp'));
+    service.spec.ports[0].targetPorts = 'http';
+    const policy = structuredClone(base.find((o) => o.kind === 'NetworkPolicy')!);
+    policy.spec.ingres = [];
+    const labelled = structuredClone(find(base, 'Service', 'sheetgate-web'));
+    labelled.metadata.label = { a: 'b' };
+    const problems = strictSchemaProblems([misspelled, service, policy, labelled]);
+    expect(problems).toHaveLength(4);
+    expect(problems[0]).toMatch(/^Deployment sheetgate-mcp: .*'readinesProbe'/);
+    expect(problems[1]).toMatch(/^Service sheetgate-mcp: .*'targetPorts'/);
+    expect(problems[2]).toMatch(/^NetworkPolicy .*'ingres'/);
+    expect(problems[3]).toMatch(/^Service sheetgate-web: .*'label'/);
+  });
+
+  it('refuses a field of the wrong type and a missing required field', () => {
+    const wrongType = structuredClone(deployment);
+    wrongType.spec.revisionHistoryLimit = 'five';
+    const missing = structuredClone(deployment);
+    delete missing.spec.template.spec.containers[0].name;
+    const problems = strictSchemaProblems([wrongType, missing]);
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(
+      /^Deployment sheetgate-mcp: Type 'string' is not assignable to type 'number'/,
+    );
+    expect(problems[1]).toMatch(/^Deployment sheetgate-mcp: Property 'name' is missing/);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * Offline validation of rendered objects against the Kubernetes OpenAPI schemas, through
  * kubernetes-models' generated validators (types, required fields, enums, formats). Those
- * validators allow unknown fields, so the tests also assert every field that matters by name.
+ * validators allow unknown fields; strict-schemas.ts refuses them.
  */
 import * as models from 'kubernetes-models';
 import type { K8sObject } from './kustomize.ts';
