@@ -10,11 +10,12 @@ export { type ChromiumLauncher, chromiumMissing, launchChromium } from './chromi
 export { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './databases.ts';
 export { dockerEngineAvailable } from './docker.ts';
 export { readJson } from './http.ts';
+export { freePort } from './ports.ts';
 export {
   type PrivateServer,
   privateServersMissing,
   startPrivatePostgres,
   startPrivateRedis,
 } from './private-servers.ts';
-export { freePort, type RunningService, repoRoot, startServiceProcess } from './processes.ts';
+export { type RunningService, repoRoot, startServiceProcess } from './processes.ts';
 export { type Stack, stackPorts, startStack } from './stack.ts';

@@ -4,7 +4,7 @@ import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './processes.ts';
+import { freePort } from './ports.ts';
 
 // PostgreSQL and Redis servers of one test file's own, which it may stop and start at will: the
 // shared servers on 5432 and 6379 serve every other test file and must never go down.

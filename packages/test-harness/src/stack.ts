@@ -4,7 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createTestDatabase, type TestDatabase } from './databases.ts';
-import { freePorts, repoRoot } from './processes.ts';
+import { freePorts } from './ports.ts';
+import { repoRoot } from './processes.ts';
 
 export interface Stack {
   process: ChildProcess;
@@ -45,7 +46,6 @@ export async function startStack(
   env: Record<string, string> = {},
   ports?: Record<string, number>,
 ): Promise<Stack> {
-  const chosen = ports ?? (await stackPorts());
   let database: TestDatabase | undefined;
   const servers: Record<string, string> = {};
   if (process.env.DATABASE_URL && env.DATABASE_URL === undefined) {
@@ -55,47 +55,40 @@ export async function startStack(
   if (process.env.REDIS_URL && env.REDIS_URL === undefined) servers.REDIS_URL = process.env.REDIS_URL;
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sheetgate-stack-'));
   const serviceToken = randomBytes(32).toString('base64url');
-  const child = spawn(process.execPath, [path.join(repoRoot, 'packages/local-stack/src/start.ts')], {
-    cwd: repoRoot,
-    env: {
-      PATH: process.env.PATH,
-      DATA_DIR: dataDir,
-      INTERNAL_SERVICE_TOKEN: serviceToken,
-      // Each stack counts its own requests on a shared Redis; tests register many clients.
-      RATE_LIMIT_KEY_PREFIX: `e2e:${randomBytes(6).toString('hex')}`,
-      RATE_LIMIT_OVERRIDES: JSON.stringify({ register: { points: 500, durationSeconds: 3600 } }),
-      ...Object.fromEntries(Object.entries(chosen).map(([name, port]) => [name, String(port)])),
-      ...servers,
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const baseUrl = `http://localhost:${chosen.PORT}`;
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`no ready line after 90 s:\n${output.join('')}`)),
-      90_000,
-    );
-    const onData = (chunk: Buffer) => {
-      output.push(chunk.toString());
-      if (/ready at http:\/\/localhost:\d+/.test(output.join(''))) {
-        clearTimeout(timer);
-        resolve();
+  const settings = {
+    PATH: process.env.PATH,
+    DATA_DIR: dataDir,
+    INTERNAL_SERVICE_TOKEN: serviceToken,
+    // Each stack counts its own requests on a shared Redis; tests register many clients.
+    RATE_LIMIT_KEY_PREFIX: `e2e:${randomBytes(6).toString('hex')}`,
+    RATE_LIMIT_OVERRIDES: JSON.stringify({ register: { points: 500, durationSeconds: 3600 } }),
+    ...servers,
+    ...env,
+  };
+  const cleanUp = async () => {
+    await rm(dataDir, { recursive: true, force: true });
+    await database?.close();
+  };
+  let launched: LaunchedStack | undefined;
+  let chosen = ports ?? (await stackPorts());
+  // Chosen ports are free when picked; should something else take one before the stack binds it,
+  // choose again rather than fail the test file (only when the caller did not fix the ports).
+  for (let attempt = 1; !launched; attempt++) {
+    try {
+      launched = await launchStack(chosen, settings);
+    } catch (error) {
+      if (ports || attempt >= 3 || !(error as Error).message.includes('is already in use')) {
+        await cleanUp();
+        throw error;
       }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`stack exited (${code}) before ready:\n${output.join('')}`));
-    });
-  });
+      chosen = await stackPorts();
+    }
+  }
+  const { child, output, exited } = launched;
   return {
     process: child,
     output,
-    baseUrl,
+    baseUrl: `http://localhost:${chosen.PORT}`,
     emulatorUrl: `http://localhost:${chosen.GOOGLE_EMULATOR_PORT}`,
     ports: chosen,
     serviceToken,
@@ -103,9 +96,57 @@ export async function startStack(
     async stop() {
       if (child.exitCode === null) child.kill('SIGINT');
       const code = await exited;
-      await rm(dataDir, { recursive: true, force: true });
-      await database?.close();
+      await cleanUp();
       return code;
     },
   };
+}
+
+interface LaunchedStack {
+  child: ChildProcess;
+  output: string[];
+  exited: Promise<number | null>;
+}
+
+/** Spawns the stack on `ports`; resolves once it prints its ready line, else stops it and throws. */
+async function launchStack(
+  ports: Record<string, number>,
+  settings: Record<string, string | undefined>,
+): Promise<LaunchedStack> {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'packages/local-stack/src/start.ts')], {
+    cwd: repoRoot,
+    env: {
+      ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])),
+      ...settings,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no ready line after 90 s:\n${output.join('')}`)),
+        90_000,
+      );
+      const onData = (chunk: Buffer) => {
+        output.push(chunk.toString());
+        if (/ready at http:\/\/localhost:\d+/.test(output.join(''))) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      void exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`stack exited (${code}) before ready:\n${output.join('')}`));
+      });
+    });
+  } catch (error) {
+    if (child.exitCode === null) child.kill('SIGINT'); // lets it stop the services it started
+    await exited;
+    throw error;
+  }
+  return { child, output, exited };
 }
