@@ -13,7 +13,8 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { createDatabasePool } from '../db/pool.ts';
 import { encryptionKeysSetting } from '../settings.ts';
 import { parseKeyring } from './keyring.ts';
-import { type ResealCount, resealStoredSecrets } from './reseal.ts';
+import { resealStoredSecrets } from './reseal.ts';
+import type { ResealCount } from './reseal-each.ts';
 
 const settings = loadSettingsOrExit(
   'reseal',

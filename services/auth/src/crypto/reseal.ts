@@ -1,17 +1,11 @@
 import { REDIS_CACHE_NAMESPACE } from '../cache/redis-cache.ts';
-import { createAuthRedisClient } from '../cache/redis-client.ts';
+import { type AuthRedisClient, createAuthRedisClient } from '../cache/redis-client.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { ACCESS_TOKEN_KEY_PREFIX } from '../google/access-token-cache.ts';
 import { createGoogleConnectionLibrary } from '../google/google-connections.ts';
 import { createSigningKeyStore } from '../signing-keys/signing-key-store.ts';
 import type { Keyring } from './keyring.ts';
-
-export interface ResealCount {
-  /** Re-encrypted under the ring's current key. */
-  resealed: number;
-  /** Written with a key the ring no longer has (or tampered with): left as they are. */
-  unreadable: number;
-}
+import { type ResealCount, resealEach } from './reseal-each.ts';
 
 export interface ResealReport {
   googleRefreshTokens: ResealCount;
@@ -34,32 +28,28 @@ return false`;
 async function resealCachedGoogleAccessTokens(redisUrl: string, keyring: Keyring): Promise<ResealCount> {
   // A one-shot command: an unreachable Redis fails the run rather than being waited for.
   const client = await createAuthRedisClient(redisUrl, { label: 'reseal', reconnect: false });
-  const count: ResealCount = { resealed: 0, unreadable: 0 };
   try {
-    const match = `${REDIS_CACHE_NAMESPACE}${ACCESS_TOKEN_KEY_PREFIX}*`;
-    for await (const keys of client.scanIterator({ MATCH: match, COUNT: 500 })) {
-      for (const key of keys) {
-        const sealed = await client.get(key);
-        if (!sealed || keyring.keyIdOf(sealed) === keyring.currentKeyId) continue;
-        const associatedData = key.slice(REDIS_CACHE_NAMESPACE.length);
-        let plaintext: string;
-        try {
-          plaintext = keyring.decrypt(sealed, associatedData);
-        } catch {
-          count.unreadable += 1;
-          continue;
-        }
-        const replaced = await client.eval(COMPARE_AND_SET, {
-          keys: [key],
-          arguments: [sealed, keyring.encrypt(plaintext, associatedData)],
-        });
-        if (replaced) count.resealed += 1;
-      }
-    }
+    return await resealEach(
+      keyring,
+      cachedAccessTokensUnderOlderKeys(client, keyring),
+      async ({ key, sealed }, resealed) =>
+        Boolean(await client.eval(COMPARE_AND_SET, { keys: [key], arguments: [sealed, resealed] })),
+    );
   } finally {
     await client.close();
   }
-  return count;
+}
+
+/** Scans the cache in batches, reading each access token as the reseal reaches it. */
+async function* cachedAccessTokensUnderOlderKeys(client: AuthRedisClient, keyring: Keyring) {
+  const match = `${REDIS_CACHE_NAMESPACE}${ACCESS_TOKEN_KEY_PREFIX}*`;
+  for await (const keys of client.scanIterator({ MATCH: match, COUNT: 500 })) {
+    for (const key of keys) {
+      const sealed = await client.get(key);
+      if (!sealed || keyring.keyIdOf(sealed) === keyring.currentKeyId) continue;
+      yield { key, sealed, associatedData: key.slice(REDIS_CACHE_NAMESPACE.length) };
+    }
+  }
 }
 
 /**

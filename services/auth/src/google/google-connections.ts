@@ -1,4 +1,5 @@
 import type { Keyring } from '../crypto/keyring.ts';
+import { type ResealCount, resealEach } from '../crypto/reseal-each.ts';
 import type { Queryable } from '../db/pool.ts';
 import { type ConnectionRow, type ConnectionStatus, createConnectionQueries } from './connection-queries.ts';
 import { isPartialGrant } from './google-scopes.ts';
@@ -94,21 +95,14 @@ export function createGoogleConnectionLibrary(deps: { pool: Queryable; keyring: 
      * once (each row is replaced only if unchanged). Rows no key in the ring opens (a key already
      * removed, a tampered row) are counted as unreadable and left alone: they need a reconnect.
      */
-    async resealWithCurrentKey(): Promise<{ resealed: number; unreadable: number }> {
-      let resealed = 0;
-      let unreadable = 0;
-      for (const { userId, sealed } of await queries.listSealedWithOtherKey(deps.keyring.currentKeyId)) {
-        let refreshToken: string;
-        try {
-          refreshToken = deps.keyring.decrypt(sealed, userId);
-        } catch {
-          unreadable += 1;
-          continue;
-        }
-        await queries.replaceRefreshToken(userId, sealed, seal(userId, refreshToken));
-        resealed += 1;
-      }
-      return { resealed, unreadable };
+    async resealWithCurrentKey(): Promise<ResealCount> {
+      const rows = await queries.listSealedWithOtherKey(deps.keyring.currentKeyId);
+      const secrets = rows.map(({ userId, sealed }) => ({ userId, sealed, associatedData: userId }));
+      return resealEach(deps.keyring, secrets, async ({ userId, sealed }, resealed) => {
+        await queries.replaceRefreshToken(userId, sealed, resealed);
+        // replaceRefreshToken does not say whether the row was still unchanged: counted either way.
+        return true;
+      });
     },
   };
 }

@@ -3,6 +3,7 @@ import type { ApiKeyScopes } from '../api-keys/api-key-input.ts';
 import type { AuditLog } from '../audit/index.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { DatabasePool, Queryable } from '../db/pool.ts';
+import { withTransaction } from '../db/transaction.ts';
 import { createGoogleConnectionLibrary } from '../google/google-connections.ts';
 import { parseGrantedScopes } from '../google/google-scopes.ts';
 import { createUserQueries } from '../users/user-queries.ts';
@@ -65,24 +66,20 @@ export async function importLegacyDatabase(options: LegacyImportOptions): Promis
     const accounts = await source.googleAccountsOf(ids);
     const sessions = await source.sessionsOf(ids);
     const apiKeys = await source.apiKeysOf(ids);
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      for (const user of users) {
-        await importUser(client, options, report, {
-          user,
-          accounts: accounts.filter((account) => account.userId === user.id),
-          sessions: sessions.filter((session) => session.userId === user.id),
-          apiKeys: apiKeys.filter((key) => key.ownerId === user.id),
-        });
-      }
-      await client.query(dryRun ? 'ROLLBACK' : 'COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK');
-      throw error;
-    } finally {
-      client.release();
-    }
+    await withTransaction(
+      pool,
+      async (client) => {
+        for (const user of users) {
+          await importUser(client, options, report, {
+            user,
+            accounts: accounts.filter((account) => account.userId === user.id),
+            sessions: sessions.filter((session) => session.userId === user.id),
+            apiKeys: apiKeys.filter((key) => key.ownerId === user.id),
+          });
+        }
+      },
+      { dryRun },
+    );
     logger.info({ users: users.length, dryRun }, 'imported a batch of users');
   }
 

@@ -1,6 +1,7 @@
 import type { AuditLog } from '../audit/index.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { DatabasePool } from '../db/pool.ts';
+import { withTransaction } from '../db/transaction.ts';
 import { replaceAllSigningKeys } from '../signing-keys/signing-key-store.ts';
 
 export interface OAuthResetReport {
@@ -39,43 +40,39 @@ export async function resetOAuth(deps: {
   dryRun?: boolean;
 }): Promise<OAuthResetReport> {
   const dryRun = deps.dryRun ?? false;
-  const client = await deps.pool.connect();
-  try {
-    await client.query('BEGIN');
-    // Serialises concurrent resets: the second waits, then advances past the first.
-    await client.query('LOCK TABLE oauth_generations IN EXCLUSIVE MODE');
-    const people = await client.query(
-      `UPDATE users SET oauth_reset_at = now()
-        WHERE id::text IN (SELECT payload->>'accountId' FROM oidc_models WHERE model = 'Grant')`,
-    );
-    const deleted = await client.query<{ model: string; count: string }>(
-      `WITH gone AS (DELETE FROM oidc_models RETURNING model)
-       SELECT model, count(*) AS count FROM gone GROUP BY model ORDER BY model`,
-    );
-    const generation = await client.query<{ generation: number }>(
-      `INSERT INTO oauth_generations (generation, reason)
-       SELECT COALESCE(max(generation), 0) + 1, $1 FROM oauth_generations RETURNING generation`,
-      [deps.reason],
-    );
-    if (!deps.signingKeysConfigured) await replaceAllSigningKeys(client, deps.keyring);
-    await client.query(dryRun ? 'ROLLBACK' : 'COMMIT');
-    const report: OAuthResetReport = {
-      dryRun,
-      generation: generation.rows[0]!.generation,
-      deleted: Object.fromEntries(deleted.rows.map((row) => [row.model, Number(row.count)])),
-      peopleWithApps: people.rowCount ?? 0,
-      signingKeys: deps.signingKeysConfigured ? 'configured' : 'replaced',
-    };
-    if (!dryRun) {
-      await deps.audit.record('oauth.reset', {
-        details: { generation: report.generation, reason: deps.reason, deleted: report.deleted },
-      });
-    }
-    return report;
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
-  } finally {
-    client.release();
+  const report = await withTransaction(
+    deps.pool,
+    async (client): Promise<OAuthResetReport> => {
+      // Serialises concurrent resets: the second waits, then advances past the first.
+      await client.query('LOCK TABLE oauth_generations IN EXCLUSIVE MODE');
+      const people = await client.query(
+        `UPDATE users SET oauth_reset_at = now()
+          WHERE id::text IN (SELECT payload->>'accountId' FROM oidc_models WHERE model = 'Grant')`,
+      );
+      const deleted = await client.query<{ model: string; count: string }>(
+        `WITH gone AS (DELETE FROM oidc_models RETURNING model)
+         SELECT model, count(*) AS count FROM gone GROUP BY model ORDER BY model`,
+      );
+      const generation = await client.query<{ generation: number }>(
+        `INSERT INTO oauth_generations (generation, reason)
+         SELECT COALESCE(max(generation), 0) + 1, $1 FROM oauth_generations RETURNING generation`,
+        [deps.reason],
+      );
+      if (!deps.signingKeysConfigured) await replaceAllSigningKeys(client, deps.keyring);
+      return {
+        dryRun,
+        generation: generation.rows[0]!.generation,
+        deleted: Object.fromEntries(deleted.rows.map((row) => [row.model, Number(row.count)])),
+        peopleWithApps: people.rowCount ?? 0,
+        signingKeys: deps.signingKeysConfigured ? 'configured' : 'replaced',
+      };
+    },
+    { dryRun },
+  );
+  if (!dryRun) {
+    await deps.audit.record('oauth.reset', {
+      details: { generation: report.generation, reason: deps.reason, deleted: report.deleted },
+    });
   }
+  return report;
 }

@@ -1,6 +1,8 @@
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import type { Keyring } from '../crypto/keyring.ts';
+import { type ResealCount, resealEach } from '../crypto/reseal-each.ts';
 import type { DatabasePool, Queryable } from '../db/pool.ts';
+import { withTransaction } from '../db/transaction.ts';
 
 /** Algorithms an access-token signing key may use: asymmetric only (DESIGN §7.1). */
 export const SIGNING_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
@@ -145,10 +147,8 @@ export function createSigningKeyStore(pool: DatabasePool, keyring: Keyring) {
     },
 
     /** Rotation step 2: the next key signs; the old current key stays published as retired. */
-    async promoteNextKey(): Promise<void> {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+    promoteNextKey(): Promise<void> {
+      return withTransaction(pool, async (client) => {
         const { rowCount } = await client.query("SELECT 1 FROM signing_keys WHERE state = 'next'");
         if (!rowCount) throw new SigningKeyError('there is no staged next key: stage one first');
         await client.query(
@@ -157,13 +157,7 @@ export function createSigningKeyStore(pool: DatabasePool, keyring: Keyring) {
         await client.query(
           "UPDATE signing_keys SET state = 'current', activated_at = now() WHERE state = 'next'",
         );
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw error;
-      } finally {
-        client.release();
-      }
+      });
     },
 
     /**
@@ -171,29 +165,20 @@ export function createSigningKeyStore(pool: DatabasePool, keyring: Keyring) {
      * under its current one, each row replaced only if unchanged (safe beside running replicas).
      * Rows no key in the ring opens are counted as unreadable and left alone.
      */
-    async resealWithCurrentKey(): Promise<{ resealed: number; unreadable: number }> {
+    async resealWithCurrentKey(): Promise<ResealCount> {
       const { rows } = await pool.query<{ kid: string; sealed: string }>(
         `SELECT kid, private_jwk_encrypted AS sealed FROM signing_keys
          WHERE split_part(private_jwk_encrypted, '.', 2) <> $1`,
         [keyring.currentKeyId],
       );
-      let resealed = 0;
-      let unreadable = 0;
-      for (const { kid, sealed } of rows) {
-        let privateJwk: string;
-        try {
-          privateJwk = keyring.decrypt(sealed, kid);
-        } catch {
-          unreadable += 1;
-          continue;
-        }
+      const secrets = rows.map(({ kid, sealed }) => ({ kid, sealed, associatedData: kid }));
+      return resealEach(keyring, secrets, async ({ kid, sealed }, resealed) => {
         const { rowCount } = await pool.query(
           'UPDATE signing_keys SET private_jwk_encrypted = $3 WHERE kid = $1 AND private_jwk_encrypted = $2',
-          [kid, sealed, keyring.encrypt(privateJwk, kid)],
+          [kid, sealed, resealed],
         );
-        resealed += rowCount ?? 0;
-      }
-      return { resealed, unreadable };
+        return (rowCount ?? 0) > 0;
+      });
     },
 
     /** Rotation step 3: stop publishing keys retired longer ago than the longest token lifetime. */
