@@ -29,6 +29,15 @@ export const stackSettingsSchema = z.object({
 
 export type StackSettings = z.infer<typeof stackSettingsSchema>;
 
+export type StackPortSetting = {
+  [Name in keyof StackSettings]-?: Name extends 'PORT' | `${string}_PORT` ? Name : never;
+}[keyof StackSettings];
+
+/** Every port `pnpm start` listens on, by its setting: the gateway's, each service's, the emulator's. */
+export const stackPortSettings = Object.keys(stackSettingsSchema.shape).filter(
+  (name): name is StackPortSetting => name === 'PORT' || name.endsWith('_PORT'),
+);
+
 /** Real Google needs both halves of the client credential; either alone is a mistake to report. */
 export function usesGoogleEmulator(settings: StackSettings): boolean {
   const hasId = Boolean(settings.GOOGLE_CLIENT_ID);

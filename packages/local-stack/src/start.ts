@@ -13,7 +13,7 @@ import { type EmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgre
 import { createGateway } from './gateway.ts';
 import { loadOrCreateLocalSecrets } from './local-secrets.ts';
 import { findTakenPorts } from './ports.ts';
-import { stackSettingsSchema, usesGoogleEmulator } from './stack-settings.ts';
+import { stackPortSettings, stackSettingsSchema, usesGoogleEmulator } from './stack-settings.ts';
 
 const HOST = '127.0.0.1';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -28,17 +28,9 @@ try {
   fail((error as Error).message);
 }
 
-const wantedPorts = [
-  { setting: 'PORT', port: settings.PORT },
-  { setting: 'AUTH_PORT', port: settings.AUTH_PORT },
-  { setting: 'MCP_PORT', port: settings.MCP_PORT },
-  { setting: 'WEB_PORT', port: settings.WEB_PORT },
-  { setting: 'AUTH_GRPC_PORT', port: settings.AUTH_GRPC_PORT },
-  { setting: 'AUTH_METRICS_PORT', port: settings.AUTH_METRICS_PORT },
-  { setting: 'MCP_METRICS_PORT', port: settings.MCP_METRICS_PORT },
-  { setting: 'WEB_METRICS_PORT', port: settings.WEB_METRICS_PORT },
-  ...(withEmulator ? [{ setting: 'GOOGLE_EMULATOR_PORT', port: settings.GOOGLE_EMULATOR_PORT }] : []),
-];
+const wantedPorts = stackPortSettings
+  .filter((setting) => withEmulator || setting !== 'GOOGLE_EMULATOR_PORT')
+  .map((setting) => ({ setting, port: settings[setting] }));
 const taken = await findTakenPorts(wantedPorts, HOST);
 if (taken.length > 0) {
   fail(

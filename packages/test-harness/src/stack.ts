@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { stackPortSettings } from '@sheetgate/local-stack';
 import { createTestDatabase, type TestDatabase } from './databases.ts';
 import { freePorts } from './ports.ts';
 import { repoRoot } from './processes.ts';
@@ -18,21 +19,9 @@ export interface Stack {
   stop(): Promise<number | null>;
 }
 
-const PORT_SETTINGS = [
-  'PORT',
-  'AUTH_PORT',
-  'MCP_PORT',
-  'WEB_PORT',
-  'AUTH_GRPC_PORT',
-  'GOOGLE_EMULATOR_PORT',
-  'AUTH_METRICS_PORT',
-  'MCP_METRICS_PORT',
-  'WEB_METRICS_PORT',
-];
-
 export async function stackPorts(): Promise<Record<string, number>> {
-  const ports = await freePorts(PORT_SETTINGS.length);
-  return Object.fromEntries(PORT_SETTINGS.map((name, index) => [name, ports[index]!]));
+  const ports = await freePorts(stackPortSettings.length);
+  return Object.fromEntries(stackPortSettings.map((name, index) => [name, ports[index]!]));
 }
 
 /**
