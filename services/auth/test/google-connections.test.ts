@@ -118,4 +118,24 @@ describe('Google connections', () => {
     expect(sealed!.refreshTokenEncrypted).toMatch(/^v1\.new\./);
     expect(onlyNew.unsealRefreshToken(sealed!)).toBe('rt-rotate');
   });
+
+  it('count each row once when two replicas re-seal at the same time', async () => {
+    const oldSpec = generateKeyringSpec('old2');
+    const before = createGoogleConnectionLibrary({ pool, keyring: parseKeyring(oldSpec) });
+    for (const sub of ['5301', '5302', '5303', '5304']) {
+      const user = await newUser(sub);
+      await before.save({
+        userId: user.id,
+        googleSubject: sub,
+        email: sub,
+        refreshToken: `rt-${sub}`,
+        grantedScopes: FULL,
+      });
+    }
+    const ring = `${generateKeyringSpec('new2')},${oldSpec}`;
+    const replicas = [1, 2].map(() => createGoogleConnectionLibrary({ pool, keyring: parseKeyring(ring) }));
+    // Both list the same rows; each row is replaced by whichever replica gets there first.
+    const counts = await Promise.all(replicas.map((replica) => replica.resealWithCurrentKey()));
+    expect(counts[0]!.resealed + counts[1]!.resealed).toBe(4);
+  });
 });

@@ -74,17 +74,21 @@ export function createConnectionQueries(pool: Queryable) {
       return (rowCount ?? 0) > 0;
     },
 
-    /** Google handed out a new refresh token on refresh (rotation); keep it. */
+    /**
+     * Google handed out a new refresh token on refresh (rotation), or a key rotation re-sealed it:
+     * keep it, unless the row changed meanwhile. Says whether it replaced the row.
+     */
     async replaceRefreshToken(
       userId: string,
       previousEncrypted: string,
       nextEncrypted: string,
-    ): Promise<void> {
-      await pool.query(
+    ): Promise<boolean> {
+      const { rowCount } = await pool.query(
         `UPDATE google_connections SET refresh_token_encrypted = $3, updated_at = now()
          WHERE user_id = $1 AND refresh_token_encrypted = $2`,
         [userId, previousEncrypted, nextEncrypted],
       );
+      return (rowCount ?? 0) > 0;
     },
 
     /** Sealed refresh tokens written with a key other than `keyId` (the ring's current key). */

@@ -98,11 +98,9 @@ export function createGoogleConnectionLibrary(deps: { pool: Queryable; keyring: 
     async resealWithCurrentKey(): Promise<ResealCount> {
       const rows = await queries.listSealedWithOtherKey(deps.keyring.currentKeyId);
       const secrets = rows.map(({ userId, sealed }) => ({ userId, sealed, associatedData: userId }));
-      return resealEach(deps.keyring, secrets, async ({ userId, sealed }, resealed) => {
-        await queries.replaceRefreshToken(userId, sealed, resealed);
-        // replaceRefreshToken does not say whether the row was still unchanged: counted either way.
-        return true;
-      });
+      return resealEach(deps.keyring, secrets, ({ userId, sealed }, resealed) =>
+        queries.replaceRefreshToken(userId, sealed, resealed),
+      );
     },
   };
 }
