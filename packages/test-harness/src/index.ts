@@ -9,6 +9,7 @@ export { type Browser, type BrowserStep, createBrowser } from './browser.ts';
 export { type ChromiumLauncher, chromiumMissing, launchChromium } from './chromium.ts';
 export { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis } from './databases.ts';
 export { dockerEngineAvailable } from './docker.ts';
+export { type FreezableRelay, type RelayTarget, startFreezableRelay } from './freezable-relay.ts';
 export { readJson } from './http.ts';
 export { freePort } from './ports.ts';
 export {

@@ -12,7 +12,7 @@ import type { Cache } from '../src/cache/cache.ts';
 import { createMemoryCache } from '../src/cache/memory-cache.ts';
 import { createRedisCache } from '../src/cache/redis-cache.ts';
 import { StoreUnavailableError } from '../src/cache/store-unavailable.ts';
-import { startFreezableRelay } from './support/frozen-redis.ts';
+import { startFreezableRedis } from './support/frozen-redis.ts';
 
 let redis: TestRedis;
 beforeAll(async () => {
@@ -127,7 +127,7 @@ describe('redis cache on a Redis that stops answering', () => {
     skip,
   }) => {
     if (!redis.url) skip('no Redis server or Docker engine here');
-    const relay = await startFreezableRelay(redis.url!);
+    const relay = await startFreezableRedis(redis.url!);
     const cache = await createRedisCache(relay.url, { namespace: `test:${randomBytes(4).toString('hex')}:` });
     try {
       await cache.set('before', 'the freeze', 60);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
 import { createRateLimits, type RateLimits, type RateLimitsOptions } from '../src/rate-limits/index.ts';
-import { startFreezableRelay } from './support/frozen-redis.ts';
+import { startFreezableRedis } from './support/frozen-redis.ts';
 
 let database: TestDatabase;
 let redis: TestRedis;
@@ -165,7 +165,7 @@ describe('rate limits on a Redis that stops answering', () => {
     skip,
   }) => {
     if (!redis.url) skip('no Redis server or Docker engine here');
-    const relay = await startFreezableRelay(redis.url!);
+    const relay = await startFreezableRedis(redis.url!);
     const options = {
       pool,
       rules: { apiKey: { points: 2, durationSeconds: 60 } },

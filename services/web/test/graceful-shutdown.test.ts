@@ -1,26 +1,33 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import {
-  accountService,
-  type GetSessionResponse,
-  type RunningGrpcServer,
-  startGrpcServer,
-} from '@sheetgate/proto';
-import { freePort, type RunningService, startServiceProcess } from '@sheetgate/test-harness';
+  createTestDatabase,
+  createTestRedis,
+  type FreezableRelay,
+  freePort,
+  generateLocalSecrets,
+  type RunningService,
+  startFreezableRelay,
+  startServiceProcess,
+  type TestDatabase,
+  type TestRedis,
+} from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // SIGTERM on a real web process while a request is in flight (DESIGN: stop accepting, finish
-// in-flight requests, close pools): the request's AccountService call is held by the gRPC server
-// below until the test has seen the port refuse new connections.
+// in-flight requests, close pools). Web talks to a real auth process, its gRPC connection going
+// through a freezable relay: frozen, the relay holds the request's AccountService call (auth
+// never sees it) until the test has seen web's port refuse new connections; thawed, auth answers.
+// Web gives each GetSession 2 s (its client's default deadline), so the thaw has to come sooner.
 
-const serviceToken = randomBytes(32).toString('base64url');
-const HELD = 'held-session-cookie';
+/** A session cookie auth never issued: GetSession answers "signed out", and the login page shows. */
+const HELD = `held-${randomBytes(12).toString('hex')}`;
 
-let grpc: RunningGrpcServer;
+let database: TestDatabase;
+let redis: TestRedis;
+let auth: RunningService;
+let relay: FreezableRelay;
 let web: RunningService;
-let release: (() => void) | undefined;
-let arrived!: Promise<void>;
-let markArrived: () => void;
 
 function refusesConnections(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -34,48 +41,60 @@ function refusesConnections(port: number): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  arrived = new Promise((resolve) => {
-    markArrived = resolve;
-  });
-  const signedOut: GetSessionResponse = { user: undefined, signOutCsrfToken: '' };
-  grpc = await startGrpcServer({
-    host: '127.0.0.1',
-    port: 0,
-    serviceToken,
-    services: [
-      accountService({
-        getSession: (call, callback) => {
-          if (call.request.sessionCookie !== HELD) return callback(null, signedOut);
-          release = () => callback(null, signedOut);
-          markArrived();
-        },
-      }),
-    ],
-  });
+  [database, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
+  const serviceToken = randomBytes(32).toString('base64url');
+  const authPort = await freePort();
+  const authGrpcPort = await freePort();
+  auth = await startServiceProcess(
+    'auth',
+    {
+      ...generateLocalSecrets(),
+      AUTH_PORT: String(authPort),
+      AUTH_GRPC_PORT: String(authGrpcPort),
+      DATABASE_URL: database.url,
+      ...(redis.url ? { REDIS_URL: redis.url } : {}),
+      INTERNAL_SERVICE_TOKEN: serviceToken,
+      GOOGLE_CLIENT_ID: 'graceful-shutdown.apps.googleusercontent.com',
+      GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
+    },
+    authPort,
+  );
+  relay = await startFreezableRelay({ host: '127.0.0.1', port: authGrpcPort });
   const port = await freePort();
+  // Web's /readyz calls GetSession, so once it is ready its connection to auth (through the relay)
+  // is open and idle: what web sends to auth after the freeze is the request's call.
   web = await startServiceProcess(
     'web',
     {
       WEB_PORT: String(port),
       BASE_URL: `http://127.0.0.1:${port}`,
       INTERNAL_SERVICE_TOKEN: serviceToken,
-      AUTH_GRPC_ADDRESS: `127.0.0.1:${grpc.port}`,
+      AUTH_GRPC_ADDRESS: relay.address,
     },
     port,
   );
-});
+}, 90_000);
 
 afterAll(async () => {
-  release?.();
+  relay?.thaw();
   await web?.stop();
-  await grpc?.close();
+  await auth?.stop();
+  await relay?.close();
+  await Promise.all([database?.close(), redis?.close()]);
 });
 
 describe('SIGTERM', () => {
   it('finishes the request in flight with 200, refuses new connections meanwhile, and exits 0', async () => {
     const port = Number(new URL(web.url).port);
+    relay.freeze();
     const inFlight = fetch(`${web.url}/login`, { headers: { cookie: `sg_session=${HELD}` } });
-    await arrived;
+    let settled = false;
+    void inFlight.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    // The request's GetSession (its message carries the cookie) has reached the relay and is held.
+    await relay.holding(HELD);
 
     web.process.kill('SIGTERM');
     let refused = false;
@@ -85,8 +104,9 @@ describe('SIGTERM', () => {
     }
     expect(refused).toBe(true);
     expect(web.process.exitCode).toBeNull();
+    expect(settled).toBe(false);
 
-    release!();
+    relay.thaw();
     const response = await inFlight;
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('Sign in with Google');

@@ -1,0 +1,167 @@
+import net from 'node:net';
+import { Transform, type TransformCallback } from 'node:stream';
+
+export interface RelayTarget {
+  host: string;
+  port: number;
+}
+
+export interface FreezableRelay {
+  /** Where the relay listens (loopback): a connection there reaches the target through the relay. */
+  host: string;
+  port: number;
+  /** `host:port`, as a gRPC address is written. */
+  address: string;
+  /** Stops relaying: connections stay open (new ones are accepted), nothing is passed on either way. */
+  freeze(): void;
+  /** Relays again, holding nothing back: what was sent while frozen reaches the other side in order. */
+  thaw(): void;
+  /**
+   * Resolves once the relay holds bytes a client sent while frozen (at once if it already does);
+   * with `marker`, once what one connection's client sent while frozen contains it (looked for in
+   * the first MiB or so, what the relay reads before it stops reading). Rejects on `close()`.
+   */
+  holding(marker?: string | Uint8Array): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Beyond this many held bytes a direction stops reading: the rest waits in the sender's socket. */
+const HOLD_LIMIT = 1024 * 1024;
+
+/**
+ * One direction of one connection. Thawed it passes chunks straight on; frozen it keeps them, in
+ * order, and reads on up to `HOLD_LIMIT` (so the relay sees what is sent while frozen), then
+ * stops reading: backpressure on the sender, never a dropped byte. An end of input waits too.
+ */
+class Gate extends Transform {
+  held: Buffer[] = [];
+  private heldBytes = 0;
+  private blocked: TransformCallback | undefined;
+  private ending: TransformCallback | undefined;
+  private readonly isFrozen: () => boolean;
+  private readonly onHeld: () => void;
+
+  constructor(isFrozen: () => boolean, onHeld: () => void) {
+    super();
+    this.isFrozen = isFrozen;
+    this.onHeld = onHeld;
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (!this.isFrozen()) {
+      callback(null, chunk);
+      return;
+    }
+    this.held.push(chunk);
+    this.heldBytes += chunk.length;
+    this.onHeld();
+    if (this.heldBytes < HOLD_LIMIT) callback();
+    else this.blocked = callback;
+  }
+
+  override _flush(callback: TransformCallback): void {
+    if (this.isFrozen()) this.ending = callback;
+    else callback();
+  }
+
+  /** Passes on what was held, then whatever was waiting behind it. */
+  release(): void {
+    for (const chunk of this.held) this.push(chunk);
+    this.held = [];
+    this.heldBytes = 0;
+    const blocked = this.blocked;
+    const ending = this.ending;
+    this.blocked = undefined;
+    this.ending = undefined;
+    blocked?.();
+    ending?.();
+  }
+}
+
+interface Waiter {
+  marker: Buffer | undefined;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+/**
+ * A TCP relay in front of a real server that can stop relaying without closing anything: a hung
+ * server (a stopped process, a partitioned network), which a stopped server is not — that one
+ * refuses connections at once. Frozen, the relay holds what either side sends instead of passing
+ * it on, losing nothing: thawed, it delivers all of it in order.
+ */
+export async function startFreezableRelay(target: RelayTarget): Promise<FreezableRelay> {
+  const sockets = new Set<net.Socket>();
+  const gates = new Set<Gate>();
+  const fromClients = new Set<Gate>();
+  const waiters = new Set<Waiter>();
+  let frozen = false;
+  const isFrozen = () => frozen;
+
+  const settleWaiters = () => {
+    if (waiters.size === 0) return;
+    const held = [...fromClients].map((gate) => Buffer.concat(gate.held)).filter((bytes) => bytes.length > 0);
+    for (const waiter of waiters) {
+      const { marker } = waiter;
+      if (marker ? !held.some((bytes) => bytes.includes(marker)) : held.length === 0) continue;
+      waiters.delete(waiter);
+      waiter.resolve();
+    }
+  };
+
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target.port, target.host);
+    const toTarget = new Gate(isFrozen, settleWaiters);
+    const toClient = new Gate(isFrozen, () => {});
+    gates.add(toTarget).add(toClient);
+    fromClients.add(toTarget);
+    const closeAll = () => {
+      for (const stream of [client, upstream, toTarget, toClient]) stream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+      gates.delete(toTarget);
+      gates.delete(toClient);
+      fromClients.delete(toTarget);
+    };
+    for (const stream of [client, upstream, toTarget, toClient]) stream.on('error', () => {});
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', closeAll);
+    }
+    client.pipe(toTarget).pipe(upstream);
+    upstream.pipe(toClient).pipe(client);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // Port 0 is safe here (unlike a port picked for another process to bind, see ports.ts): the
+    // relay holds the port from the moment the OS picks it.
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as net.AddressInfo;
+
+  return {
+    host: '127.0.0.1',
+    port,
+    address: `127.0.0.1:${port}`,
+    freeze() {
+      frozen = true;
+    },
+    thaw() {
+      frozen = false;
+      for (const gate of gates) gate.release();
+    },
+    holding(marker) {
+      return new Promise<void>((resolve, reject) => {
+        waiters.add({ marker: marker === undefined ? undefined : Buffer.from(marker), resolve, reject });
+        settleWaiters();
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const waiter of waiters) waiter.reject(new Error('the relay was closed'));
+        waiters.clear();
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
