@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GoogleEmulator } from '../src/index.ts';
 import { driveFor, failureOf, SCOPES, sheetsFor, signIn, startTestEmulator } from './support/emulator.ts';
 import { firstZipEntry, odsPackage } from './support/ods-package.ts';
+import { deflatedZeros, zipPackage } from './support/zip-package.ts';
 
 // Conversions as a client sees them: files uploaded to Drive with conversion to a native
 // spreadsheet, read and changed through the Sheets API, exported again through Drive.
@@ -124,18 +125,61 @@ describe('xlsx (workbooks written by ExcelJS)', () => {
     expect(error.response?.data.error.message).toMatch(/could not be converted/);
   });
 
-  it('refuses a workbook that unpacks to more than 128 MB (a zip bomb) with a 400, and still serves', async () => {
-    // A real workbook plus 130 MB of zeros, which deflate to a few hundred kilobytes.
-    const entries = unzipSync(new Uint8Array(await sampleXlsx()));
-    entries['xl/media/padding.bin'] = new Uint8Array(130 * 1024 * 1024);
-    const bomb = Buffer.from(zipSync(entries, { level: 1 }));
-    expect(bomb.length).toBeLessThan(2 * 1024 * 1024);
+  /** The sample workbook's zip entries, to be zipped again with or without a bomb. */
+  async function sampleEntries() {
+    return Object.entries(unzipSync(new Uint8Array(await sampleXlsx()))).map(([name, data]) => ({
+      name,
+      data,
+    }));
+  }
+  const TOO_LARGE = {
+    code: 400,
+    status: 'INVALID_ARGUMENT',
+    message: 'The xlsx file is too large: it unpacks to more than 128 MB.',
+    errors: [{ reason: 'badRequest' }],
+  };
+  async function createdNamed(name: string) {
+    return (await drive.files.list({ q: `name = '${name}'`, fields: 'files(id)' })).data.files;
+  }
+
+  it('refuses a workbook that declares more than 128 MB unpacked (a zip bomb) with a 400, and still serves', async () => {
+    // A real workbook plus 130 MB of zeros, declared as such, deflated to about 130 KB: refused by
+    // the declared sizes, before anything is inflated.
+    const entries = await sampleEntries();
+    const padding = {
+      name: 'xl/media/padding.bin',
+      deflated: deflatedZeros(130),
+      declaredSize: 130 * 1024 * 1024,
+    };
+    const bomb = zipPackage([...entries, padding]);
+    expect(bomb.length).toBeLessThan(256 * 1024);
     const error = await failureOf(upload('Bomb', XLSX, bomb));
     expect(error.response?.status).toBe(400);
-    expect(error.response?.data.error.message).toMatch(/unpacks to more than 128 MB/);
-    // The same workbook without the padding converts.
-    delete entries['xl/media/padding.bin'];
-    const id = await upload('Not a bomb', XLSX, Buffer.from(zipSync(entries)));
+    expect(error.response?.data.error).toMatchObject(TOO_LARGE);
+    expect(await createdNamed('Bomb')).toEqual([]);
+    // The same workbook without the padding, zipped by fflate, converts.
+    const id = await upload(
+      'Not a bomb',
+      XLSX,
+      Buffer.from(zipSync(unzipSync(new Uint8Array(await sampleXlsx())))),
+    );
+    expect(await sheetTitles(id)).toEqual(['Sales 2024', 'Other']);
+  });
+
+  it('refuses a zip bomb whose headers declare small sizes, by the bytes it inflates to, and creates nothing', async () => {
+    // A real workbook plus an entry whose local header and central directory both declare 1 KB
+    // (not 0: jszip skips an entry declared empty) while its deflate stream inflates to 129 MB.
+    // jszip would inflate it whole before noticing the size mismatch.
+    const entries = await sampleEntries();
+    const padding = { name: 'xl/media/padding.bin', deflated: deflatedZeros(129), declaredSize: 1024 };
+    const liar = zipPackage([...entries, padding]);
+    expect(liar.length).toBeLessThan(256 * 1024);
+    const error = await failureOf(upload('Liar', XLSX, liar));
+    expect(error.response?.status).toBe(400);
+    expect(error.response?.data.error).toMatchObject(TOO_LARGE);
+    expect(await createdNamed('Liar')).toEqual([]);
+    // The same workbook, zipped by the same hand without the padding, converts.
+    const id = await upload('Honest', XLSX, zipPackage(entries));
     expect(await sheetTitles(id)).toEqual(['Sales 2024', 'Other']);
   });
 });

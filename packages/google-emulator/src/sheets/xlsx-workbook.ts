@@ -1,39 +1,23 @@
 /** xlsx import and export with ExcelJS (MIT). */
 import ExcelJS from 'exceljs';
-import { unzipSync } from 'fflate';
 import { googleErrors } from '../google-error.ts';
 import { errorText } from './formulas.ts';
 import type { CellData, CellRows, SpreadsheetContents, SpreadsheetModel } from './model.ts';
 import { DEFAULT_PATTERNS, serialFromParts } from './number-format.ts';
 import { exportCells, numberFormatFromPattern } from './workbook-cells.ts';
+import { unpackedZipBytes } from './zip-unpacked-size.ts';
 
 const EXCEL_ERRORS = new Set(['#NULL!', '#DIV/0!', '#VALUE!', '#REF!', '#NAME?', '#NUM!', '#N/A']);
 
 /**
  * ExcelJS unzips the whole package in memory before anything can be counted, so a zip bomb is
- * refused first, by the sizes the zip's central directory declares for its entries (the same
- * bound the ods import puts on its `content.xml`).
+ * refused first: by the sizes the package declares, then by the bytes its entries really inflate
+ * to. 128 MB, as the ods import's bound on its `content.xml`.
  */
 const MAX_UNZIPPED_BYTES = 128 * 1024 * 1024;
 
-/** The sum of the uncompressed sizes the package declares; nothing is inflated to learn it. */
-function declaredUnzippedBytes(bytes: Buffer): number {
-  let total = 0;
-  try {
-    unzipSync(new Uint8Array(bytes), {
-      filter: (file) => {
-        total += file.originalSize;
-        return false;
-      },
-    });
-  } catch {
-    // Not a readable zip: ExcelJS says so in its own words below.
-  }
-  return total;
-}
-
 export async function importXlsx(bytes: Buffer): Promise<SpreadsheetContents['sheets']> {
-  if (declaredUnzippedBytes(bytes) > MAX_UNZIPPED_BYTES)
+  if ((await unpackedZipBytes(bytes, MAX_UNZIPPED_BYTES)) > MAX_UNZIPPED_BYTES)
     throw googleErrors.badRequest('The xlsx file is too large: it unpacks to more than 128 MB.');
   const workbook = new ExcelJS.Workbook();
   // ExcelJS's typings predate Node's generic Buffer.
