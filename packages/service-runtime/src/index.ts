@@ -1,3 +1,11 @@
+export {
+  type BrowserCookieOptions,
+  clearBrowserCookie,
+  readBrowserCookie,
+  SESSION_COOKIE,
+  sessionCookie,
+  setBrowserCookie,
+} from './browser-cookies.ts';
 export { withDeadline } from './deadline.ts';
 export { HttpError, jsonErrors, notImplemented } from './http-errors.ts';
 export { closeHttpServer, listen, PortInUseError } from './http-server.ts';

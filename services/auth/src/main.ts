@@ -1,5 +1,5 @@
 import { AccountServiceService, startGrpcServer, TokenBrokerServiceService } from '@sheetgate/proto';
-import { createLogger, loadSettingsOrExit, runService } from '@sheetgate/service-runtime';
+import { createLogger, loadSettingsOrExit, runService, sessionCookie } from '@sheetgate/service-runtime';
 import type { Middleware } from 'koa';
 import { createApiKeyLibrary, createKeyRevocations } from './api-keys/index.ts';
 import { createAuthApp } from './app.ts';
@@ -27,7 +27,7 @@ import { createOidcProvider } from './oidc/provider.ts';
 import { createRedisModelStore } from './oidc/redis-adapter.ts';
 import { createLegacySessionExchange } from './provider-migration/legacy-sessions.ts';
 import { createRateLimits, rateLimitAuthRoutes } from './rate-limits/index.ts';
-import { createSessionStore, readSessionCookie } from './sessions/index.ts';
+import { createSessionStore } from './sessions/index.ts';
 import { authSettingsSchema } from './settings.ts';
 import { createSigningKeyStore, parseConfiguredSigningKeys } from './signing-keys/signing-key-store.ts';
 import { createUserLibrary } from './users/index.ts';
@@ -105,7 +105,7 @@ await runService('auth', logger, async () => {
   const legacySessions = createLegacySessionExchange({ pool, sessions, audit });
   const connectedApps = createConnectedApps({ pool, provider, audit });
   const signedInUser: SignedInUser = async (ctx) => {
-    const session = await sessions.findByCookieValue(readSessionCookie(ctx));
+    const session = await sessions.findByCookieValue(sessionCookie.read(ctx));
     return session ? { userId: session.userId, sessionId: session.id } : undefined;
   };
 

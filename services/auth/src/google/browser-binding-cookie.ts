@@ -1,5 +1,5 @@
+import { clearBrowserCookie, readBrowserCookie, setBrowserCookie } from '@sheetgate/service-runtime';
 import type { Context } from 'koa';
-import { forceSecureWhenAsked } from '../sessions/session-cookie.ts';
 import { SIGN_IN_TTL_SECONDS } from './sign-in-state.ts';
 
 const COOKIE = 'sg_google_sign_in';
@@ -9,30 +9,12 @@ const PATH = '/api/auth/google/callback';
 /** The cookie that ties a pending Google sign-in to the browser that started it. */
 export const browserBindingCookie = {
   set(ctx: Context, value: string, secure: boolean) {
-    forceSecureWhenAsked(ctx, secure);
-    ctx.cookies.set(COOKIE, value, {
-      httpOnly: true,
-      sameSite: 'lax',
-      path: PATH,
-      secure,
-      signed: false,
-      overwrite: true,
-      maxAge: SIGN_IN_TTL_SECONDS * 1000,
-    });
+    setBrowserCookie(ctx, COOKIE, value, { secure, path: PATH, maxAge: SIGN_IN_TTL_SECONDS * 1000 });
   },
   read(ctx: Context): string | undefined {
-    return ctx.cookies.get(COOKIE, { signed: false }) || undefined;
+    return readBrowserCookie(ctx, COOKIE);
   },
   clear(ctx: Context, secure: boolean) {
-    forceSecureWhenAsked(ctx, secure);
-    ctx.cookies.set(COOKIE, '', {
-      httpOnly: true,
-      sameSite: 'lax',
-      path: PATH,
-      secure,
-      signed: false,
-      overwrite: true,
-      expires: new Date(0),
-    });
+    clearBrowserCookie(ctx, COOKIE, { secure, path: PATH });
   },
 };

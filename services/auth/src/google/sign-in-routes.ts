@@ -1,12 +1,11 @@
 import Router from '@koa/router';
-import { HttpError, type Logger } from '@sheetgate/service-runtime';
+import { HttpError, type Logger, sessionCookie } from '@sheetgate/service-runtime';
 import { CodeChallengeMethod } from 'google-auth-library';
 import type { Context } from 'koa';
 import type { AuditLog } from '../audit/index.ts';
 import type { Cache } from '../cache/cache.ts';
 import { parseKeyring } from '../crypto/keyring.ts';
 import type { RateLimiter } from '../rate-limits/index.ts';
-import { readSessionCookie, setSessionCookie } from '../sessions/session-cookie.ts';
 import type { SessionStore } from '../sessions/session-store.ts';
 import type { UserLibrary } from '../users/user-library.ts';
 import { createAccessTokenCache } from './access-token-cache.ts';
@@ -143,13 +142,13 @@ export function createGoogleSignIn(deps: {
     const signedIn = await signIn.record(verified);
 
     // A browser switching accounts ends its previous dashboard session instead of leaving it live.
-    const previous = await sessions.findByCookieValue(readSessionCookie(ctx));
+    const previous = await sessions.findByCookieValue(sessionCookie.read(ctx));
     if (previous) await sessions.revoke(previous.id);
     const session = await sessions.create(signedIn.userId, {
       userAgent: ctx.get('user-agent') || undefined,
       ip: ctx.ip,
     });
-    setSessionCookie(ctx, session.cookieValue, session.expiresAt, secure);
+    sessionCookie.set(ctx, session.cookieValue, session.expiresAt, secure);
     await audit.record('sign_in', {
       userId: signedIn.userId,
       details: {

@@ -1,10 +1,10 @@
-import { HttpError, type Logger } from '@sheetgate/service-runtime';
+import { HttpError, type Logger, sessionCookie } from '@sheetgate/service-runtime';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import type { AuditLog } from '../audit/index.ts';
 import { safeReturnTo } from '../google/return-to.ts';
 import { OIDC_ROUTES } from '../oidc/routes.ts';
-import { clearSessionCookie, readSessionCookie, type SessionStore } from '../sessions/index.ts';
+import type { SessionStore } from '../sessions/index.ts';
 import type { CsrfTokens } from './csrf.ts';
 import { readFormBody } from './form-body.ts';
 
@@ -36,7 +36,7 @@ export function signOutRoute(deps: {
     if (ctx.path !== SIGN_OUT_PATH) return next();
     if (ctx.method !== 'POST') throw new HttpError(405, 'method_not_allowed', 'use POST', { allow: 'POST' });
     const form = await readFormBody(ctx);
-    const cookieValue = readSessionCookie(ctx);
+    const cookieValue = sessionCookie.read(ctx);
     const session = cookieValue ? await deps.sessions.findByCookieValue(cookieValue) : undefined;
     let continueTo: string | undefined;
     if (session) {
@@ -64,7 +64,7 @@ export function signOutRoute(deps: {
       httpOnly: true,
       signed: true,
     });
-    clearSessionCookie(ctx, deps.secureCookies);
+    sessionCookie.clear(ctx, deps.secureCookies);
     ctx.set('cache-control', 'no-store');
     ctx.status = 303;
     ctx.redirect(

@@ -1,10 +1,4 @@
 export {
-  clearSessionCookie,
-  readSessionCookie,
-  SESSION_COOKIE,
-  setSessionCookie,
-} from './session-cookie.ts';
-export {
   createSessionStore,
   type NewSession,
   SESSION_TTL_SECONDS,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type Router from '@koa/router';
 import { type AccountServiceClientApi, GrpcStatus, isServiceError } from '@sheetgate/proto';
+import { setBrowserCookie } from '@sheetgate/service-runtime';
 import type { Context } from 'koa';
 import { readFormBody } from '../forms/form-body.ts';
 import { type FormPurpose, type FormTokens, isSameOriginPost } from '../forms/form-tokens.ts';
@@ -8,7 +9,7 @@ import type { HeaderAccount } from '../html/layout.ts';
 import { disconnectAppPage, revokeKeyPage } from '../pages/confirm-pages.ts';
 import { type CreateKeyForm, type DashboardInput, dashboardPage } from '../pages/dashboard-page.ts';
 import { PageError } from './page-errors.ts';
-import { queryValue, sendPage, sessionCookieOf, setPageCookie } from './request-values.ts';
+import { queryValue, sendPage, sessionCookieOf } from './request-values.ts';
 
 /** Nonces of "Create API key" forms already answered in this browser (see POST /dashboard/api-keys). */
 const SENT_FORMS_COOKIE = 'sg_sent_key_forms';
@@ -185,7 +186,7 @@ export function dashboardRoutes(
       throw error;
     }
     if (nonce) {
-      setPageCookie(ctx, SENT_FORMS_COOKIE, [...sent, nonce].slice(-SENT_FORMS_KEPT).join('.'), {
+      setBrowserCookie(ctx, SENT_FORMS_COOKIE, [...sent, nonce].slice(-SENT_FORMS_KEPT).join('.'), {
         path: '/dashboard',
         secure: secureCookies,
         maxAge: DAY_MS,

@@ -1,6 +1,7 @@
 import type { AccountServiceClientApi } from '@sheetgate/proto';
+import { clearBrowserCookie, sessionCookie } from '@sheetgate/service-runtime';
 import type { Middleware } from 'koa';
-import { SESSION_COOKIE, safeReturnTo, sessionCookieOf, setPageCookie } from './request-values.ts';
+import { safeReturnTo, sessionCookieOf } from './request-values.ts';
 
 /**
  * The retired provider's session cookies (Better Auth's default name, and its https variant). After
@@ -36,13 +37,10 @@ export function legacySessionExchange(deps: {
     for (const name of present) {
       // A `__Secure-` cookie can only be replaced over https; elsewhere it stays, already spent.
       if (name.startsWith('__Secure-') && !secure) continue;
-      setPageCookie(ctx, name, '', { secure, expires: new Date(0) });
+      clearBrowserCookie(ctx, name, { secure });
     }
     if (!exchanged.sessionCookie) return next();
-    setPageCookie(ctx, SESSION_COOKIE, exchanged.sessionCookie, {
-      secure,
-      expires: new Date(exchanged.expiresAt),
-    });
+    sessionCookie.set(ctx, exchanged.sessionCookie, new Date(exchanged.expiresAt), secure);
     ctx.set('cache-control', 'no-store');
     ctx.status = 303;
     ctx.redirect(safeReturnTo(ctx.originalUrl));

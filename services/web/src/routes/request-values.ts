@@ -1,25 +1,9 @@
+import { sessionCookie } from '@sheetgate/service-runtime';
 import type { Context } from 'koa';
 
-/** The dashboard session cookie auth sets on Google sign-in (path /, HttpOnly, SameSite=Lax). */
-export const SESSION_COOKIE = 'sg_session';
-
-/**
- * Sets (or, with an empty value and a past expiry, clears) a cookie of the pages. Behind a
- * TLS-terminating ingress web sees plain http, and the cookies module refuses a Secure cookie
- * there unless told the browser's connection is secure (BASE_URL says whether it is).
- */
-export function setPageCookie(
-  ctx: Context,
-  name: string,
-  value: string,
-  options: { secure: boolean; path?: string; expires?: Date; maxAge?: number },
-): void {
-  if (options.secure) (ctx.cookies as unknown as { secure: boolean }).secure = true;
-  ctx.cookies.set(name, value, { httpOnly: true, sameSite: 'lax', path: '/', overwrite: true, ...options });
-}
-
+/** The dashboard session cookie auth sets on Google sign-in; empty when there is none. */
 export function sessionCookieOf(ctx: Context): string {
-  return ctx.cookies.get(SESSION_COOKIE) ?? '';
+  return sessionCookie.read(ctx) ?? '';
 }
 
 /** One query parameter; a repeated one counts as absent. */
