@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,7 +31,11 @@ import {
 // auth, mcp, web, the gateway and the Google emulator's account chooser. Accessibility of every
 // page state is checked in accessibility-in-browser.test.ts.
 
-const SCREENSHOTS = path.join(repoRoot, 'docs/screenshots');
+// The README's screenshots are refreshed on request (UPDATE_SCREENSHOTS=1), so that a test run
+// leaves the checkout as it found it; otherwise they go to a temporary folder.
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
+  ? path.join(repoRoot, 'docs/screenshots')
+  : path.join(os.tmpdir(), 'sheetgate-screenshots');
 
 let env: BrowserStack;
 let stack: BrowserStack['stack'];
