@@ -9,7 +9,10 @@ export default defineConfig({
     exclude: ['**/node_modules/**', '**/.data/**'],
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Generous limits: a test starting whole stacks took 27 s on this 2-core machine while another
+    // suite ran beside it. A limit is a hang detector here, never a speed goal (that is `pnpm bench`).
+    testTimeout: 60_000,
+    // Above the test harness's 90 s wait for a stack's ready line, so that its message is the one seen.
+    hookTimeout: 120_000,
   },
 });
