@@ -11,15 +11,26 @@ export async function withTransaction<T>(
   options: { dryRun?: boolean } = {},
 ): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
+  // A checked-out client whose connection dies emits 'error'; unheard, it would end the process.
+  const onConnectionError = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', onConnectionError);
   try {
     await client.query('BEGIN');
     const result = await work(client);
     await client.query(options.dryRun ? 'ROLLBACK' : 'COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK');
+    // A ROLLBACK that fails too (the connection died) must not hide the error that mattered, and
+    // that client must not go back to the pool.
+    await client.query('ROLLBACK').catch((rollbackError: Error) => {
+      broken = rollbackError;
+    });
     throw error;
   } finally {
-    client.release();
+    client.off('error', onConnectionError);
+    client.release(broken);
   }
 }
