@@ -6,8 +6,17 @@ export {
   sessionCookie,
   setBrowserCookie,
 } from './browser-cookies.ts';
+export { type CsrfTokens, createCsrfTokens, isSameOriginPost } from './csrf-tokens.ts';
 export { withDeadline } from './deadline.ts';
 export { HttpError, jsonErrors, notImplemented } from './http-errors.ts';
+export {
+  type Route,
+  type RouteDeclaration,
+  type RouteInput,
+  route,
+  routeMiddleware,
+  singleQueryValue,
+} from './http-routes.ts';
 export { closeHttpServer, listen, PortInUseError } from './http-server.ts';
 export {
   healthRoutes,
@@ -20,4 +29,6 @@ export {
 export { createLogger, type Logger, type LoggerOptions, redactValue, scrubSecrets } from './logger.ts';
 export { createServiceMetrics, type ServiceMetrics, serveMetrics } from './metrics.ts';
 export { readBodyUpTo } from './request-body.ts';
+export { DEFAULT_RETURN_TO, safeReturnTo } from './return-to.ts';
 export { loadSettingsOrExit, parseSettings, SettingsError, setting } from './settings.ts';
+export { isInteractionUid, isUrlSafeId, URL_SAFE_ID } from './url-safe-id.ts';

@@ -4,7 +4,9 @@ import {
   jsonErrors,
   type Logger,
   type ReadinessCheck,
+  type Route,
   requestLog,
+  routeMiddleware,
 } from '@sheetgate/service-runtime';
 import Koa, { type Middleware } from 'koa';
 import type Provider from 'oidc-provider';
@@ -25,8 +27,10 @@ export interface AuthAppOptions {
   provider: Provider;
   /** Signs and verifies cookies (the same keys as the provider's). */
   cookieKeys: string[];
+  /** Run on every request before any route (the per-IP rate limits, which cover the provider too). */
+  limits: Middleware[];
   /** Sheetgate's own routes (Google sign-in, interactions, sign-out), tried before the provider. */
-  routes: Middleware[];
+  routes: Route[];
 }
 
 /**
@@ -42,8 +46,11 @@ export function createAuthApp(options: AuthAppOptions): Koa {
   app.use(jsonErrors(options.logger));
   app.use(storeOutages());
   app.use(publicOrigin(options.baseUrl));
-  for (const route of options.routes) app.use(route);
+  for (const limit of options.limits) app.use(limit);
+  app.use(routeMiddleware(options.routes));
   app.use(registrationCors());
+  // The one catch-all: oidc-provider answers its own routes (OIDC_ROUTES and below them) and
+  // discovery, which it routes itself; any other path is a 404 here.
   app.use(async (ctx) => {
     const path = ctx.path;
     if (isDiscoveryPath(path)) {

@@ -1,6 +1,5 @@
 import { AccountServiceService, startGrpcServer, TokenBrokerServiceService } from '@sheetgate/proto';
 import { createLogger, loadSettingsOrExit, runService, sessionCookie } from '@sheetgate/service-runtime';
-import type { Middleware } from 'koa';
 import { createApiKeyLibrary, createKeyRevocations } from './api-keys/index.ts';
 import { createAuthApp } from './app.ts';
 import { createAuditLog } from './audit/index.ts';
@@ -114,9 +113,9 @@ await runService('auth', logger, async () => {
     baseUrl: settings.BASE_URL,
     provider,
     cookieKeys,
+    limits: [rateLimitAuthRoutes(rateLimits, { audit, logger })],
     routes: [
-      rateLimitAuthRoutes(rateLimits, { audit, logger }),
-      createGoogleSignIn({
+      ...createGoogleSignIn({
         cache,
         settings,
         logger,
@@ -125,16 +124,9 @@ await runService('auth', logger, async () => {
         connections: googleConnections,
         audit,
         signInLimiter: rateLimits.signIn,
-      }).routes() as Middleware,
-      interactionRoutes({ provider, baseUrl: settings.BASE_URL, signedInUser, csrf, logger }),
-      signOutRoute({
-        provider,
-        sessions,
-        csrf,
-        secureCookies: settings.BASE_URL.startsWith('https:'),
-        logger,
-        audit,
       }),
+      ...interactionRoutes({ provider, baseUrl: settings.BASE_URL, signedInUser, csrf, logger }),
+      signOutRoute({ provider, sessions, csrf, baseUrl: settings.BASE_URL, logger, audit }),
     ],
     readiness: [
       { name: 'postgres', check: async () => void (await pool.query('SELECT 1')) },

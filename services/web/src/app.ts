@@ -1,4 +1,3 @@
-import Router from '@koa/router';
 import type { AccountServiceClientApi } from '@sheetgate/proto';
 import {
   HttpError,
@@ -7,6 +6,8 @@ import {
   type Logger,
   type ReadinessCheck,
   requestLog,
+  route,
+  routeMiddleware,
 } from '@sheetgate/service-runtime';
 import Koa, { type Middleware } from 'koa';
 import { assetRoutes } from './assets/assets.ts';
@@ -53,13 +54,14 @@ export function createWebApp(options: {
   app.use(pageErrors(logger));
   app.use(legacySessionExchange({ accounts, baseUrl }));
 
-  const router = new Router();
   const home = homePage(baseUrl);
-  router.get('/', (ctx) => sendPage(ctx, home));
-  signInRoutes(router, { accounts });
-  dashboardRoutes(router, { accounts, formTokens: createFormTokens(options.serviceToken), baseUrl });
-  app.use(router.routes());
-  app.use(router.allowedMethods());
+  app.use(
+    routeMiddleware([
+      route({ method: 'GET', path: '/', handle: (ctx) => sendPage(ctx, home) }),
+      ...signInRoutes({ accounts }),
+      ...dashboardRoutes({ accounts, formTokens: createFormTokens(options.serviceToken), baseUrl }),
+    ]),
+  );
   app.use(() => {
     throw new PageError(404, 'Page not found', 'There is no page at this address.', {
       href: '/',

@@ -226,17 +226,26 @@ export interface ListApiKeysResponse {
   keys: ApiKey[];
 }
 
+/**
+ * The dashboard forwards what the person typed; auth alone checks it and answers a refusal with
+ * INVALID_ARGUMENT and a message written for the person.
+ */
 export interface CreateApiKeyRequest {
   sessionCookie: string;
-  /** A label for the person; required, trimmed by auth. */
+  /** A label for the person, as typed; required, trimmed by auth. */
   name: string;
   /** ["sheets:read"] or ["sheets:read", "sheets:write"]; anything else is INVALID_ARGUMENT. */
   scopes: string[];
   /**
    * RFC 3339 time in the future (a bare date "2025-12-31" is midnight UTC); empty for a key that
-   * does not expire.
+   * does not expire. With `expires` set, only read when it is "date".
    */
   expiresAt: string;
+  /**
+   * The dashboard's "Expires" choice as sent: "never", a number of days from now ("30", "90",
+   * "365"), or "date" (the date picked is in expires_at). Absent: expires_at alone decides.
+   */
+  expires?: string | undefined;
 }
 
 export interface CreateApiKeyResponse {
@@ -1152,7 +1161,7 @@ export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
 };
 
 function createBaseCreateApiKeyRequest(): CreateApiKeyRequest {
-  return { sessionCookie: "", name: "", scopes: [], expiresAt: "" };
+  return { sessionCookie: "", name: "", scopes: [], expiresAt: "", expires: undefined };
 }
 
 export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
@@ -1168,6 +1177,9 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     }
     if (message.expiresAt !== "") {
       writer.uint32(34).string(message.expiresAt);
+    }
+    if (message.expires !== undefined) {
+      writer.uint32(42).string(message.expires);
     }
     return writer;
   },
@@ -1217,6 +1229,14 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
             message.expiresAt = reader.string();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.expires = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1243,6 +1263,7 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
         : isSet(object.expires_at)
         ? globalThis.String(object.expires_at)
         : "",
+      expires: isSet(object.expires) ? globalThis.String(object.expires) : undefined,
     };
   },
 
@@ -1260,6 +1281,9 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     if (message.expiresAt !== "") {
       obj.expiresAt = message.expiresAt;
     }
+    if (message.expires !== undefined) {
+      obj.expires = message.expires;
+    }
     return obj;
   },
 
@@ -1272,6 +1296,7 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     message.name = object.name ?? "";
     message.scopes = object.scopes?.map((e) => e) || [];
     message.expiresAt = object.expiresAt ?? "";
+    message.expires = object.expires ?? undefined;
     return message;
   },
 };

@@ -1,7 +1,10 @@
 /** Scopes a key may carry: read only, or read and write (DESIGN §3). */
 export type ApiKeyScopes = ['sheets:read'] | ['sheets:read', 'sheets:write'];
 
-/** Input the dashboard sent that a key cannot be created with; the message is safe to show. */
+/**
+ * Input a key cannot be created with. Auth is the one place these rules live: the dashboard
+ * forwards what the person typed and shows this message, so it is written for the person.
+ */
 export class ApiKeyInputError extends Error {
   readonly field: 'userId' | 'name' | 'scopes' | 'expiresAt';
   constructor(field: ApiKeyInputError['field'], message: string) {
@@ -18,14 +21,13 @@ const MAX_NAME_LENGTH = 100;
 const FORBIDDEN_IN_NAME = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/u;
 
 export function validName(name: unknown): string {
-  if (typeof name !== 'string') throw new ApiKeyInputError('name', 'Name is required.');
-  const trimmed = name.trim();
-  const length = [...trimmed].length;
-  if (length < 1 || length > MAX_NAME_LENGTH) {
-    throw new ApiKeyInputError('name', `Name must be 1 to ${MAX_NAME_LENGTH} characters.`);
+  const trimmed = typeof name === 'string' ? name.trim() : '';
+  if (!trimmed) throw new ApiKeyInputError('name', 'Give the key a name.');
+  if ([...trimmed].length > MAX_NAME_LENGTH) {
+    throw new ApiKeyInputError('name', `The name can be at most ${MAX_NAME_LENGTH} characters.`);
   }
   if (FORBIDDEN_IN_NAME.test(trimmed)) {
-    throw new ApiKeyInputError('name', 'Name must not contain control characters.');
+    throw new ApiKeyInputError('name', 'The name must not contain control characters.');
   }
   return trimmed;
 }
@@ -51,4 +53,37 @@ export function validExpiry(expiresAt: unknown, now: Date): Date | null {
     throw new ApiKeyInputError('expiresAt', 'Expiry must be in the future.');
   }
   return expiresAt;
+}
+
+const DAY_MS = 86_400_000;
+const EXPIRY_DAYS = new Set(['30', '90', '365']);
+const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * When a requested key expires (undefined: never), from CreateApiKey's `expires` choice (the
+ * dashboard's, as the person sent it) or else its `expires_at`. Only a date that exists counts:
+ * `Date` would roll 02-31 over to 03-03. Whether the time is still in the future `validExpiry`
+ * says when the key is created.
+ */
+export function requestedExpiry(
+  request: { expires?: string | undefined; expiresAt: string },
+  now: Date,
+): Date | undefined {
+  const { expires, expiresAt } = request;
+  if (expires === undefined || expires === '') {
+    if (!expiresAt) return undefined;
+    const time = new Date(expiresAt);
+    if (Number.isNaN(time.getTime()))
+      throw new ApiKeyInputError('expiresAt', 'expires_at must be a future RFC 3339 time');
+    return time;
+  }
+  if (expires === 'never') return undefined;
+  if (EXPIRY_DAYS.has(expires)) return new Date(now.getTime() + Number(expires) * DAY_MS);
+  if (expires !== 'date') throw new ApiKeyInputError('expiresAt', 'Choose when the key expires.');
+  const date = CALENDAR_DATE.test(expiresAt) ? new Date(`${expiresAt}T00:00:00Z`) : undefined;
+  if (!date || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== expiresAt)
+    throw new ApiKeyInputError('expiresAt', 'Choose the expiry date (year, month and day).');
+  if (date.getTime() <= now.getTime())
+    throw new ApiKeyInputError('expiresAt', 'The expiry date must be in the future.');
+  return date;
 }

@@ -1,5 +1,5 @@
 export { API_KEY_PATTERN } from './api-key-format.ts';
-export { ApiKeyInputError, type ApiKeyScopes } from './api-key-input.ts';
+export { ApiKeyInputError, type ApiKeyScopes, requestedExpiry } from './api-key-input.ts';
 export {
   type ApiKeyLibrary,
   type ApiKeyLibraryOptions,

@@ -1,7 +1,15 @@
-import Router from '@koa/router';
-import { HttpError, type Logger, sessionCookie } from '@sheetgate/service-runtime';
+import {
+  HttpError,
+  type Logger,
+  type Route,
+  route,
+  safeReturnTo,
+  sessionCookie,
+  singleQueryValue,
+} from '@sheetgate/service-runtime';
 import { CodeChallengeMethod } from 'google-auth-library';
 import type { Context } from 'koa';
+import { z } from 'zod';
 import type { AuditLog } from '../audit/index.ts';
 import type { Cache } from '../cache/cache.ts';
 import { parseKeyring } from '../crypto/keyring.ts';
@@ -17,10 +25,10 @@ import { GoogleOAuthClient } from './google-oauth-client.ts';
 import { GOOGLE_REQUESTED_SCOPES } from './google-scopes.ts';
 import type { GoogleSettings } from './google-settings.ts';
 import { createIdTokenVerifier } from './id-token.ts';
-import { loginPageWithError, safeReturnTo } from './return-to.ts';
+import { loginPageWithError } from './return-to.ts';
 import { createSignInStates } from './sign-in-state.ts';
 
-const single = (value: string | string[] | undefined) => (Array.isArray(value) ? undefined : value);
+const SIGN_IN_PATH = '/api/auth/google';
 
 /**
  * Google sign-in for people (dashboard and OAuth interactions):
@@ -40,7 +48,7 @@ export function createGoogleSignIn(deps: {
   audit: AuditLog;
   /** Limits sign-ins per Google account (the `signIn` rule), checked before anything is stored. */
   signInLimiter: RateLimiter;
-}): Router {
+}): Route[] {
   const { cache, settings, logger, sessions, audit, signInLimiter } = deps;
   const endpoints = googleEndpoints(settings);
   const client = new GoogleOAuthClient(settings, endpoints);
@@ -60,111 +68,119 @@ export function createGoogleSignIn(deps: {
     ctx.redirect(location);
   };
 
-  const router = new Router({ prefix: '/api/auth/google' });
-
-  router.get('/start', async (ctx) => {
-    ctx.set('cache-control', 'no-store');
-    const returnTo = safeReturnTo(single(ctx.query.return_to));
-    if (!returnTo) throw new HttpError(400, 'invalid_request', 'return_to must be a path on this site');
-    const { codeVerifier, codeChallenge } = await client.generateCodeVerifierAsync();
-    const { state, nonce, browserSecret } = await states.begin({ codeVerifier, returnTo });
-    browserBindingCookie.set(ctx, browserSecret, secure);
-    redirect(
-      ctx,
-      client.generateAuthUrl({
-        scope: [...GOOGLE_REQUESTED_SCOPES],
-        access_type: 'offline',
-        // Google issues a refresh token only with consent; asking every time means a reconnect
-        // always yields a working one.
-        prompt: 'consent',
-        include_granted_scopes: true,
-        state,
-        nonce,
-        code_challenge: codeChallenge!,
-        code_challenge_method: CodeChallengeMethod.S256,
-      }),
-    );
+  const start = route({
+    method: 'GET',
+    path: `${SIGN_IN_PATH}/start`,
+    query: z.object({ return_to: singleQueryValue }),
+    async handle(ctx, { query }) {
+      ctx.set('cache-control', 'no-store');
+      const returnTo = safeReturnTo(query.return_to);
+      if (!returnTo) throw new HttpError(400, 'invalid_request', 'return_to must be a path on this site');
+      const { codeVerifier, codeChallenge } = await client.generateCodeVerifierAsync();
+      const { state, nonce, browserSecret } = await states.begin({ codeVerifier, returnTo });
+      browserBindingCookie.set(ctx, browserSecret, secure);
+      redirect(
+        ctx,
+        client.generateAuthUrl({
+          scope: [...GOOGLE_REQUESTED_SCOPES],
+          access_type: 'offline',
+          // Google issues a refresh token only with consent; asking every time means a reconnect
+          // always yields a working one.
+          prompt: 'consent',
+          include_granted_scopes: true,
+          state,
+          nonce,
+          code_challenge: codeChallenge!,
+          code_challenge_method: CodeChallengeMethod.S256,
+        }),
+      );
+    },
   });
 
-  router.get('/callback', async (ctx) => {
-    ctx.set('cache-control', 'no-store');
-    const result = await states.finish(single(ctx.query.state), browserBindingCookie.read(ctx));
-    if (!result.ok) {
-      logger.warn({ reason: result.reason }, 'Google sign-in callback refused');
-      throw new HttpError(
-        400,
-        'invalid_request',
-        'this sign-in has expired, was already used, or was started in another browser: sign in again',
-      );
-    }
-    browserBindingCookie.clear(ctx, secure);
-    const { pending } = result;
+  const callback = route({
+    method: 'GET',
+    path: `${SIGN_IN_PATH}/callback`,
+    query: z.object({ state: singleQueryValue, error: singleQueryValue, code: singleQueryValue }),
+    async handle(ctx, { query }) {
+      ctx.set('cache-control', 'no-store');
+      const result = await states.finish(query.state, browserBindingCookie.read(ctx));
+      if (!result.ok) {
+        logger.warn({ reason: result.reason }, 'Google sign-in callback refused');
+        throw new HttpError(
+          400,
+          'invalid_request',
+          'this sign-in has expired, was already used, or was started in another browser: sign in again',
+        );
+      }
+      browserBindingCookie.clear(ctx, secure);
+      const { pending } = result;
 
-    const error = single(ctx.query.error);
-    if (error) {
-      logger.info({ error }, 'Google sign-in not completed');
-      return redirect(
-        ctx,
-        loginPageWithError(
-          pending.returnTo,
-          error === 'access_denied' ? 'google_cancelled' : 'google_failed',
-        ),
-      );
-    }
-    const code = single(ctx.query.code);
-    if (!code) throw new HttpError(400, 'invalid_request', 'Google sent neither a code nor an error');
+      const { error } = query;
+      if (error) {
+        logger.info({ error }, 'Google sign-in not completed');
+        return redirect(
+          ctx,
+          loginPageWithError(
+            pending.returnTo,
+            error === 'access_denied' ? 'google_cancelled' : 'google_failed',
+          ),
+        );
+      }
+      const { code } = query;
+      if (!code) throw new HttpError(400, 'invalid_request', 'Google sent neither a code nor an error');
 
-    let verified: VerifiedGoogleSignIn;
-    try {
-      verified = await signIn.verify(code, pending);
-    } catch (failure) {
-      if (failure instanceof SignInError && failure.kind === 'exchange_failed')
-        return redirect(ctx, loginPageWithError(pending.returnTo, 'google_failed'));
-      if (failure instanceof SignInError)
-        throw new HttpError(400, 'invalid_request', 'Google sign-in could not be verified');
-      throw failure;
-    }
+      let verified: VerifiedGoogleSignIn;
+      try {
+        verified = await signIn.verify(code, pending);
+      } catch (failure) {
+        if (failure instanceof SignInError && failure.kind === 'exchange_failed')
+          return redirect(ctx, loginPageWithError(pending.returnTo, 'google_failed'));
+        if (failure instanceof SignInError)
+          throw new HttpError(400, 'invalid_request', 'Google sign-in could not be verified');
+        throw failure;
+      }
 
-    // Before the user, the Google token or a session is written: a refused sign-in changes nothing.
-    const decision = await signInLimiter.consume(`google:${verified.identity.sub}`);
-    if (!decision.allowed) {
-      if (decision.firstRefusal) {
-        const known = await deps.users.findByGoogleSubject(verified.identity.sub);
-        await audit.record('rate_limit.hit', {
-          userId: known?.id ?? null,
-          details: { limit: signInLimiter.name, ip: ctx.ip },
+      // Before the user, the Google token or a session is written: a refused sign-in changes nothing.
+      const decision = await signInLimiter.consume(`google:${verified.identity.sub}`);
+      if (!decision.allowed) {
+        if (decision.firstRefusal) {
+          const known = await deps.users.findByGoogleSubject(verified.identity.sub);
+          await audit.record('rate_limit.hit', {
+            userId: known?.id ?? null,
+            details: { limit: signInLimiter.name, ip: ctx.ip },
+          });
+        }
+        throw new HttpError(429, 'rate_limited', 'too many sign-ins for this account: try again later', {
+          'retry-after': String(decision.retryAfterSeconds),
         });
       }
-      throw new HttpError(429, 'rate_limited', 'too many sign-ins for this account: try again later', {
-        'retry-after': String(decision.retryAfterSeconds),
-      });
-    }
-    const signedIn = await signIn.record(verified);
+      const signedIn = await signIn.record(verified);
 
-    // A browser switching accounts ends its previous dashboard session instead of leaving it live.
-    const previous = await sessions.findByCookieValue(sessionCookie.read(ctx));
-    if (previous) await sessions.revoke(previous.id);
-    const session = await sessions.create(signedIn.userId, {
-      userAgent: ctx.get('user-agent') || undefined,
-      ip: ctx.ip,
-    });
-    sessionCookie.set(ctx, session.cookieValue, session.expiresAt, secure);
-    await audit.record('sign_in', {
-      userId: signedIn.userId,
-      details: {
-        method: 'google',
-        sessionId: session.id,
+      // A browser switching accounts ends its previous dashboard session instead of leaving it live.
+      const previous = await sessions.findByCookieValue(sessionCookie.read(ctx));
+      if (previous) await sessions.revoke(previous.id);
+      const session = await sessions.create(signedIn.userId, {
+        userAgent: ctx.get('user-agent') || undefined,
         ip: ctx.ip,
-        partialGrant: signedIn.connection.partial,
-        connection: signedIn.connection.status,
-      },
-    });
-    logger.info(
-      { userId: signedIn.userId, partial: signedIn.connection.partial, status: signedIn.connection.status },
-      'signed in with Google',
-    );
-    redirect(ctx, pending.returnTo);
+      });
+      sessionCookie.set(ctx, session.cookieValue, session.expiresAt, secure);
+      await audit.record('sign_in', {
+        userId: signedIn.userId,
+        details: {
+          method: 'google',
+          sessionId: session.id,
+          ip: ctx.ip,
+          partialGrant: signedIn.connection.partial,
+          connection: signedIn.connection.status,
+        },
+      });
+      logger.info(
+        { userId: signedIn.userId, partial: signedIn.connection.partial, status: signedIn.connection.status },
+        'signed in with Google',
+      );
+      redirect(ctx, pending.returnTo);
+    },
   });
 
-  return router;
+  return [start, callback];
 }

@@ -20,9 +20,14 @@ import {
   type RevokeApiKeyRequest,
   type RevokeApiKeyResponse,
 } from '@sheetgate/proto';
-import type { Logger } from '@sheetgate/service-runtime';
+import { isInteractionUid, type Logger } from '@sheetgate/service-runtime';
 import type Provider from 'oidc-provider';
-import { ApiKeyInputError, type ApiKeyLibrary, type ApiKeyRecord } from '../api-keys/index.ts';
+import {
+  ApiKeyInputError,
+  type ApiKeyLibrary,
+  type ApiKeyRecord,
+  requestedExpiry,
+} from '../api-keys/index.ts';
 import type { ConnectedAppsLibrary } from '../connected-apps/connected-apps.ts';
 import type { GoogleConnectionLibrary } from '../google/index.ts';
 import type { CsrfTokens } from '../interactions/csrf.ts';
@@ -34,8 +39,6 @@ import { GrpcError, unaryHandler } from './unary-handler.ts';
 
 /** The API-key operations the dashboard needs, from the api-keys library. */
 export type ApiKeyManagement = Pick<ApiKeyLibrary, 'list' | 'create' | 'revoke'>;
-
-const KEY_SCOPE_SETS = new Set(['sheets:read', 'sheets:read sheets:write']);
 
 /**
  * gRPC AccountService: what the web pages read, each call bound to the browser's dashboard
@@ -99,25 +102,12 @@ export function accountServiceHandlers(deps: {
       'CreateApiKey',
       async (request) => {
         const { user } = await signedIn(request.sessionCookie);
-        const scopes = [...new Set(request.scopes)].sort();
-        if (!KEY_SCOPE_SETS.has(scopes.join(' '))) {
-          throw new GrpcError(
-            GrpcStatus.INVALID_ARGUMENT,
-            'scopes must be sheets:read, or sheets:read and sheets:write',
-          );
-        }
-        let expiresAt: Date | undefined;
-        if (request.expiresAt) {
-          expiresAt = new Date(request.expiresAt);
-          if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now()) {
-            throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, 'expires_at must be a future RFC 3339 time');
-          }
-        }
         try {
+          const expiresAt = requestedExpiry(request, new Date());
           const { key, secret } = await deps.apiKeys.create({
             userId: user.id,
             name: request.name,
-            scopes,
+            scopes: request.scopes,
             ...(expiresAt ? { expiresAt } : {}),
           });
           return { key: toMessage(key), secret };
@@ -211,7 +201,7 @@ export function accountServiceHandlers(deps: {
           account: undefined,
           consentCsrfToken: '',
         };
-        if (!/^[A-Za-z0-9_-]{1,64}$/.test(request.interactionUid)) return notFound;
+        if (!isInteractionUid(request.interactionUid)) return notFound;
         const interaction = await deps.provider.Interaction.find(request.interactionUid);
         if (!interaction) return notFound;
         const clientId = String(interaction.params.client_id ?? '');

@@ -1,23 +1,13 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createCsrfTokens as createTokens } from '@sheetgate/service-runtime';
+
+/** What an auth form does: consent binds to an interaction uid, sign-out to a session id. */
+export type AuthFormPurpose = 'consent' | 'sign-out';
 
 /**
- * CSRF tokens for the forms the browser posts to auth (consent, sign-out): an HMAC of what the
- * form acts on, under the cookie key. Stateless, bound to one interaction or one session, and
- * useless for any other. SameSite=Lax cookies already stop cross-site posts; this is the second
- * lock DESIGN §7.5 asks for.
+ * CSRF tokens for the forms the browser posts to auth (consent, sign-out), keyed from the cookie
+ * key. Web renders them (it gets them over AccountService) and auth checks them.
  */
-export function createCsrfTokens(secret: string) {
-  const sign = (purpose: string, binding: string) =>
-    createHmac('sha256', secret).update(`${purpose}\n${binding}`).digest('base64url');
-  return {
-    issue: sign,
-    verify(purpose: string, binding: string, presented: unknown): boolean {
-      if (typeof presented !== 'string' || presented.length > 100) return false;
-      const expected = Buffer.from(sign(purpose, binding));
-      const actual = Buffer.from(presented);
-      return actual.length === expected.length && timingSafeEqual(actual, expected);
-    },
-  };
-}
+export const createCsrfTokens = (cookieKey: string) =>
+  createTokens<AuthFormPurpose>(cookieKey, 'auth form tokens v1');
 
 export type CsrfTokens = ReturnType<typeof createCsrfTokens>;

@@ -1,15 +1,29 @@
-import { HttpError, type Logger } from '@sheetgate/service-runtime';
-import type { Context, Middleware } from 'koa';
+import {
+  HttpError,
+  isSameOriginPost,
+  type Logger,
+  type Route,
+  route,
+  URL_SAFE_ID,
+} from '@sheetgate/service-runtime';
+import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors as oidcErrors } from 'oidc-provider';
+import { z } from 'zod';
 import { mcpResource } from '../oidc/resource.ts';
 import type { CsrfTokens } from './csrf.ts';
-import { readFormBody } from './form-body.ts';
 
 /** Who is signed in to the dashboard in this browser, if anyone (the sessions library answers). */
 export type SignedInUser = (ctx: Context) => Promise<{ userId: string; sessionId: string } | undefined>;
 
-const INTERACTION_PATH = /^\/api\/auth\/interaction\/([A-Za-z0-9_-]{1,64})(\/consent)?$/;
+const INTERACTION_PATH = '/api/auth/interaction/:uid';
+const interactionParams = z.object({ uid: z.string().regex(URL_SAFE_ID) });
+const consentForm = z.object({
+  csrf: z.string().optional(),
+  decision: z.string().optional(),
+});
+
+const FORM_EXPIRED = new HttpError(403, 'invalid_csrf', 'the form has expired; reload the page');
 
 /**
  * The provider's interactions, completed by auth so the provider's cookie checks hold (its
@@ -26,7 +40,7 @@ export function interactionRoutes(deps: {
   signedInUser: SignedInUser;
   csrf: CsrfTokens;
   logger: Logger;
-}): Middleware {
+}): Route[] {
   const { provider, baseUrl, signedInUser, csrf, logger } = deps;
   const resource = mcpResource(baseUrl);
 
@@ -55,14 +69,12 @@ export function interactionRoutes(deps: {
     ctx.redirect(returnTo);
   }
 
-  return async (ctx, next) => {
-    const match = INTERACTION_PATH.exec(ctx.path);
-    if (!match) return next();
-    const uid = match[1]!;
-    ctx.set('cache-control', 'no-store');
-
-    if (!match[2]) {
-      if (ctx.method !== 'GET') throw new HttpError(405, 'method_not_allowed', 'use GET');
+  const showInteraction = route({
+    method: 'GET',
+    path: INTERACTION_PATH,
+    params: interactionParams,
+    async handle(ctx, { params: { uid } }) {
+      ctx.set('cache-control', 'no-store');
       const interaction = await details(ctx, uid);
       if (interaction.prompt.name === 'login') {
         const user = await signedInUser(ctx);
@@ -73,43 +85,57 @@ export function interactionRoutes(deps: {
       }
       ctx.status = 303;
       ctx.redirect(`/authorize?interaction=${encodeURIComponent(uid)}`);
-      return;
-    }
+    },
+  });
 
-    if (ctx.method !== 'POST') throw new HttpError(405, 'method_not_allowed', 'use POST');
-    const form = await readFormBody(ctx);
-    if (!csrf.verify('consent', uid, form.csrf))
-      throw new HttpError(403, 'invalid_csrf', 'the form has expired; reload the page');
-    const interaction = await details(ctx, uid);
-    if (interaction.prompt.name !== 'consent')
-      throw new HttpError(400, 'invalid_request', 'nothing to consent to');
-    const user = await signedInUser(ctx);
-    if (!user || user.userId !== interaction.session?.accountId) {
-      throw new HttpError(403, 'access_denied', 'the consent must come from the signed-in account it is for');
-    }
-    if (form.decision === 'deny') {
-      logger.info({ clientId: interaction.params.client_id, userId: user.userId }, 'consent denied');
-      return finish(ctx, { error: 'access_denied', error_description: 'the user denied the request' });
-    }
-    if (form.decision !== 'allow')
-      throw new HttpError(400, 'invalid_request', 'decision must be allow or deny');
+  const answerConsent = route({
+    method: 'POST',
+    path: `${INTERACTION_PATH}/consent`,
+    params: interactionParams,
+    form: consentForm,
+    async handle(ctx, { params: { uid }, form }) {
+      ctx.set('cache-control', 'no-store');
+      if (!isSameOriginPost(ctx, baseUrl)) throw FORM_EXPIRED;
+      if (!csrf.verify('consent', uid, form.csrf)) throw FORM_EXPIRED;
+      const interaction = await details(ctx, uid);
+      if (interaction.prompt.name !== 'consent')
+        throw new HttpError(400, 'invalid_request', 'nothing to consent to');
+      const user = await signedInUser(ctx);
+      if (!user || user.userId !== interaction.session?.accountId) {
+        throw new HttpError(
+          403,
+          'access_denied',
+          'the consent must come from the signed-in account it is for',
+        );
+      }
+      if (form.decision === 'deny') {
+        logger.info({ clientId: interaction.params.client_id, userId: user.userId }, 'consent denied');
+        return finish(ctx, { error: 'access_denied', error_description: 'the user denied the request' });
+      }
+      if (form.decision !== 'allow')
+        throw new HttpError(400, 'invalid_request', 'decision must be allow or deny');
 
-    const promptDetails = interaction.prompt.details as {
-      missingOIDCScope?: string[];
-      missingOIDCClaims?: string[];
-      missingResourceScopes?: Record<string, string[]>;
-    };
-    const grant = interaction.grantId
-      ? await provider.Grant.find(interaction.grantId)
-      : new provider.Grant({ accountId: user.userId, clientId: String(interaction.params.client_id) });
-    if (!grant) throw new HttpError(400, 'interaction_expired', 'the grant being extended no longer exists');
-    if (promptDetails.missingOIDCScope?.length) grant.addOIDCScope(promptDetails.missingOIDCScope.join(' '));
-    if (promptDetails.missingOIDCClaims?.length) grant.addOIDCClaims(promptDetails.missingOIDCClaims);
-    for (const [indicator, scopes] of Object.entries(promptDetails.missingResourceScopes ?? {})) {
-      if (indicator === resource) grant.addResourceScope(indicator, scopes.join(' '));
-    }
-    const grantId = await grant.save();
-    logger.info({ clientId: interaction.params.client_id, userId: user.userId }, 'consent given');
-    return finish(ctx, { consent: { grantId } });
-  };
+      const promptDetails = interaction.prompt.details as {
+        missingOIDCScope?: string[];
+        missingOIDCClaims?: string[];
+        missingResourceScopes?: Record<string, string[]>;
+      };
+      const grant = interaction.grantId
+        ? await provider.Grant.find(interaction.grantId)
+        : new provider.Grant({ accountId: user.userId, clientId: String(interaction.params.client_id) });
+      if (!grant)
+        throw new HttpError(400, 'interaction_expired', 'the grant being extended no longer exists');
+      if (promptDetails.missingOIDCScope?.length)
+        grant.addOIDCScope(promptDetails.missingOIDCScope.join(' '));
+      if (promptDetails.missingOIDCClaims?.length) grant.addOIDCClaims(promptDetails.missingOIDCClaims);
+      for (const [indicator, scopes] of Object.entries(promptDetails.missingResourceScopes ?? {})) {
+        if (indicator === resource) grant.addResourceScope(indicator, scopes.join(' '));
+      }
+      const grantId = await grant.save();
+      logger.info({ clientId: interaction.params.client_id, userId: user.userId }, 'consent given');
+      return finish(ctx, { consent: { grantId } });
+    },
+  });
+
+  return [showInteraction, answerConsent];
 }

@@ -1,18 +1,25 @@
-import { HttpError, type Logger, sessionCookie } from '@sheetgate/service-runtime';
-import type { Middleware } from 'koa';
+import {
+  HttpError,
+  isInteractionUid,
+  isSameOriginPost,
+  type Logger,
+  type Route,
+  route,
+  safeReturnTo,
+  sessionCookie,
+} from '@sheetgate/service-runtime';
 import type Provider from 'oidc-provider';
+import { z } from 'zod';
 import type { AuditLog } from '../audit/index.ts';
-import { safeReturnTo } from '../google/return-to.ts';
 import { OIDC_ROUTES } from '../oidc/routes.ts';
 import type { SessionStore } from '../sessions/index.ts';
 import type { CsrfTokens } from './csrf.ts';
-import { readFormBody } from './form-body.ts';
 
 export const SIGN_OUT_PATH = '/api/auth/sign-out';
 /** oidc-provider's session cookie (see cookies.names in oidc/provider.ts). */
 const PROVIDER_SESSION_COOKIE = 'sg_oidc_session';
 
-const INTERACTION_UID = /^[A-Za-z0-9_-]{1,64}$/;
+const FORM_EXPIRED = new HttpError(403, 'invalid_csrf', 'the form has expired; reload the page');
 
 /**
  * `POST /api/auth/sign-out` (the dashboard's "Sign out" form, CSRF-protected): ends the dashboard
@@ -28,51 +35,53 @@ export function signOutRoute(deps: {
   provider: Provider;
   sessions: SessionStore;
   csrf: CsrfTokens;
-  secureCookies: boolean;
+  baseUrl: string;
   logger: Logger;
   audit: AuditLog;
-}): Middleware {
-  return async (ctx, next) => {
-    if (ctx.path !== SIGN_OUT_PATH) return next();
-    if (ctx.method !== 'POST') throw new HttpError(405, 'method_not_allowed', 'use POST', { allow: 'POST' });
-    const form = await readFormBody(ctx);
-    const cookieValue = sessionCookie.read(ctx);
-    const session = cookieValue ? await deps.sessions.findByCookieValue(cookieValue) : undefined;
-    let continueTo: string | undefined;
-    if (session) {
-      if (!deps.csrf.verify('sign-out', session.id, form.csrf)) {
-        throw new HttpError(403, 'invalid_csrf', 'the form has expired; reload the page');
+}): Route {
+  const secureCookies = new URL(deps.baseUrl).protocol === 'https:';
+  return route({
+    method: 'POST',
+    path: SIGN_OUT_PATH,
+    form: z.object({ csrf: z.string().optional(), interaction: z.string().optional() }),
+    async handle(ctx, { form }) {
+      if (!isSameOriginPost(ctx, deps.baseUrl)) throw FORM_EXPIRED;
+      const cookieValue = sessionCookie.read(ctx);
+      const session = cookieValue ? await deps.sessions.findByCookieValue(cookieValue) : undefined;
+      let continueTo: string | undefined;
+      if (session) {
+        if (!deps.csrf.verify('sign-out', session.id, form.csrf)) throw FORM_EXPIRED;
+        // Signing out must not fail for want of the way back (its store may be down).
+        continueTo = await authorizationToContinue(deps.provider, form.interaction, session.userId).catch(
+          () => undefined,
+        );
+        await deps.sessions.revoke(session.id);
+        await deps.audit.record('sign_out', {
+          userId: session.userId,
+          details: { sessionId: session.id, ip: ctx.ip },
+        });
+        deps.logger.info({ userId: session.userId }, 'signed out');
       }
-      // Signing out must not fail for want of the way back (its store may be down).
-      continueTo = await authorizationToContinue(deps.provider, form.interaction, session.userId).catch(
-        () => undefined,
-      );
-      await deps.sessions.revoke(session.id);
-      await deps.audit.record('sign_out', {
-        userId: session.userId,
-        details: { sessionId: session.id, ip: ctx.ip },
+      const providerSessionId = ctx.cookies.get(PROVIDER_SESSION_COOKIE, { signed: true });
+      if (providerSessionId) {
+        await deps.provider.Session.adapter.destroy(providerSessionId);
+      }
+      ctx.cookies.set(PROVIDER_SESSION_COOKIE, '', {
+        path: '/',
+        expires: new Date(0),
+        httpOnly: true,
+        signed: true,
       });
-      deps.logger.info({ userId: session.userId }, 'signed out');
-    }
-    const providerSessionId = ctx.cookies.get(PROVIDER_SESSION_COOKIE, { signed: true });
-    if (providerSessionId) {
-      await deps.provider.Session.adapter.destroy(providerSessionId);
-    }
-    ctx.cookies.set(PROVIDER_SESSION_COOKIE, '', {
-      path: '/',
-      expires: new Date(0),
-      httpOnly: true,
-      signed: true,
-    });
-    sessionCookie.clear(ctx, deps.secureCookies);
-    ctx.set('cache-control', 'no-store');
-    ctx.status = 303;
-    ctx.redirect(
-      continueTo
-        ? `/login?${new URLSearchParams({ signed_out: '1', return_to: continueTo })}`
-        : '/login?signed_out=1',
-    );
-  };
+      sessionCookie.clear(ctx, secureCookies);
+      ctx.set('cache-control', 'no-store');
+      ctx.status = 303;
+      ctx.redirect(
+        continueTo
+          ? `/login?${new URLSearchParams({ signed_out: '1', return_to: continueTo })}`
+          : '/login?signed_out=1',
+      );
+    },
+  });
 }
 
 /**
@@ -84,7 +93,7 @@ async function authorizationToContinue(
   uid: string | undefined,
   userId: string,
 ): Promise<string | undefined> {
-  if (!uid || !INTERACTION_UID.test(uid)) return undefined;
+  if (!isInteractionUid(uid)) return undefined;
   const interaction = await provider.Interaction.find(uid);
   if (!interaction || interaction.session?.accountId !== userId) return undefined;
   const query = new URLSearchParams();

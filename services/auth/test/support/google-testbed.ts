@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startGoogleEmulator } from '@sheetgate/google-emulator';
-import { createLogger, jsonErrors } from '@sheetgate/service-runtime';
+import { createLogger, jsonErrors, routeMiddleware } from '@sheetgate/service-runtime';
 import {
   type Browser,
   createTestDatabase,
@@ -88,7 +88,7 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
     keyPrefix: `${namespace}rl`,
   });
   const signInLimiter = rateLimits.signIn;
-  const router = createGoogleSignIn({
+  const routes = createGoogleSignIn({
     cache,
     settings,
     logger,
@@ -100,7 +100,7 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
   });
   const app = new Koa({ proxy: true });
   app.use(jsonErrors(logger));
-  app.use(router.routes());
+  app.use(routeMiddleware(routes));
   // Stand-ins for the pages sign-in returns to.
   app.use((ctx) => {
     ctx.body = { page: ctx.path };

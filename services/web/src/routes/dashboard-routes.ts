@@ -1,15 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import type Router from '@koa/router';
 import { type AccountServiceClientApi, GrpcStatus, isServiceError } from '@sheetgate/proto';
-import { setBrowserCookie } from '@sheetgate/service-runtime';
+import {
+  isSameOriginPost,
+  isUrlSafeId,
+  type Route,
+  route,
+  setBrowserCookie,
+  singleQueryValue,
+} from '@sheetgate/service-runtime';
 import type { Context } from 'koa';
-import { readFormBody } from '../forms/form-body.ts';
-import { type FormPurpose, type FormTokens, isSameOriginPost } from '../forms/form-tokens.ts';
+import { z } from 'zod';
+import type { FormPurpose, FormTokens } from '../forms/form-tokens.ts';
 import type { HeaderAccount } from '../html/layout.ts';
 import { disconnectAppPage, revokeKeyPage } from '../pages/confirm-pages.ts';
 import { type CreateKeyForm, type DashboardInput, dashboardPage } from '../pages/dashboard-page.ts';
 import { PageError } from './page-errors.ts';
-import { queryValue, sendPage, sessionCookieOf } from './request-values.ts';
+import { sendPage, sessionCookieOf } from './request-values.ts';
 
 /** Nonces of "Create API key" forms already answered in this browser (see POST /dashboard/api-keys). */
 const SENT_FORMS_COOKIE = 'sg_sent_key_forms';
@@ -24,8 +30,9 @@ const FORM_REFUSED = new PageError(
 
 const DAY_MS = 86_400_000;
 
-const isNonce = (value: string | undefined): value is string =>
-  value !== undefined && /^[A-Za-z0-9_-]{1,64}$/.test(value);
+const text = z.string().optional();
+/** Every dashboard form carries web's CSRF token. */
+const tokenForm = { csrf: text };
 
 /**
  * An id that could name a key or an app: key ids are UUIDs, client ids random strings or (Client
@@ -36,33 +43,17 @@ const isPlausibleId = (value: string | undefined): value is string =>
   // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
   value !== undefined && value.length > 0 && value.length <= 2048 && !/[\u0000-\u001f\u007f]/.test(value);
 
-/** The form's Expires choice as an RFC 3339 time ('' = never), or an error a person can fix. */
-function expiryOf(form: CreateKeyForm, now = Date.now()): { expiresAt: string } | { error: string } {
-  if (form.expires === 'never' || form.expires === '') return { expiresAt: '' };
-  if (['30', '90', '365'].includes(form.expires))
-    return { expiresAt: new Date(now + Number(form.expires) * DAY_MS).toISOString() };
-  if (form.expires === 'date') {
-    const date = /^\d{4}-\d{2}-\d{2}$/.test(form.expiryDate)
-      ? new Date(`${form.expiryDate}T00:00:00Z`)
-      : undefined;
-    // `Date` rolls a day past the month's end over (02-31 → 03-03): only a date that exists counts.
-    if (!date || Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== form.expiryDate)
-      return { error: 'Choose the expiry date (year, month and day).' };
-    if (date.getTime() <= now) return { error: 'The expiry date must be in the future.' };
-    return { expiresAt: date.toISOString() };
-  }
-  return { error: 'Choose when the key expires.' };
-}
-
 /**
- * `/dashboard` and its forms. Every POST here is checked twice: Fetch Metadata / Origin say it came
- * from our own page, and web's CSRF token (bound to the session cookie) says it came from a form
- * web rendered for this session. The posts to auth (sign-out) carry auth's own token.
+ * `/dashboard` and its forms. Every POST here is checked twice before its fields are read: Fetch
+ * Metadata / Origin say it came from our own page, and web's CSRF token (bound to the session
+ * cookie) says it came from a form web rendered for this session. The posts to auth (sign-out)
+ * carry auth's own token.
  */
-export function dashboardRoutes(
-  router: Router,
-  deps: { accounts: AccountServiceClientApi; formTokens: FormTokens; baseUrl: string },
-): void {
+export function dashboardRoutes(deps: {
+  accounts: AccountServiceClientApi;
+  formTokens: FormTokens;
+  baseUrl: string;
+}): Route[] {
   const { accounts, formTokens, baseUrl } = deps;
   const secureCookies = new URL(baseUrl).protocol === 'https:';
 
@@ -87,19 +78,20 @@ export function dashboardRoutes(
     };
   }
 
-  /** A POSTed dashboard form, after the origin and CSRF checks. */
-  async function checkedForm(ctx: Context, purpose: FormPurpose) {
-    if (!isSameOriginPost(ctx, baseUrl)) throw FORM_REFUSED;
-    const form = await readFormBody(ctx);
-    const cookie = sessionCookieOf(ctx);
-    if (!cookie) {
-      ctx.status = 303;
-      ctx.redirect('/login');
-      return undefined;
-    }
-    if (!formTokens.verify(purpose, cookie, form.csrf)) throw FORM_REFUSED;
-    return { form, cookie };
-  }
+  /** A POSTed dashboard form came from our page, for this session, before anything else is read. */
+  const refuseForged =
+    (purpose: FormPurpose) =>
+    (ctx: Context, field: (name: string) => string | undefined): boolean => {
+      if (!isSameOriginPost(ctx, baseUrl)) throw FORM_REFUSED;
+      const cookie = sessionCookieOf(ctx);
+      if (!cookie) {
+        ctx.status = 303;
+        ctx.redirect('/login');
+        return false;
+      }
+      if (!formTokens.verify(purpose, cookie, field('csrf'))) throw FORM_REFUSED;
+      return true;
+    };
 
   async function renderDashboard(
     ctx: Context,
@@ -130,121 +122,158 @@ export function dashboardRoutes(
     );
   }
 
-  router.get('/dashboard', async (ctx) => {
-    const session = await signedIn(ctx);
-    if (!session) return;
-    await renderDashboard(ctx, session, { notice: queryValue(ctx, 'notice') });
+  const dashboard = route({
+    method: 'GET',
+    path: '/dashboard',
+    query: z.object({ notice: singleQueryValue }),
+    async handle(ctx, { query }) {
+      const session = await signedIn(ctx);
+      if (!session) return;
+      await renderDashboard(ctx, session, { notice: query.notice });
+    },
   });
 
-  router.get('/dashboard/api-keys', (ctx) => {
-    ctx.status = 303;
-    ctx.redirect('/dashboard');
+  const apiKeysPage = route({
+    method: 'GET',
+    path: '/dashboard/api-keys',
+    handle(ctx) {
+      ctx.status = 303;
+      ctx.redirect('/dashboard');
+    },
   });
 
   /**
    * Creates a key and shows its secret in this response only (no redirect could carry it without
    * putting it in a URL or storing it). Reloading this page re-sends the form: its nonce, remembered
    * in a cookie once answered, turns the re-send into a plain dashboard instead of a second key.
+   * What the person typed goes to auth as typed: auth alone checks it, and its refusal is shown on
+   * the form, which keeps the person's input.
    */
-  router.post('/dashboard/api-keys', async (ctx) => {
-    const checked = await checkedForm(ctx, 'create-api-key');
-    if (!checked) return;
-    const session = await signedIn(ctx);
-    if (!session) return;
-    const { form } = checked;
-    // Nonces are ours (base64url); anything else is ignored rather than written into a cookie.
-    const nonce = isNonce(form.nonce) ? form.nonce : '';
-    const sent = (ctx.cookies.get(SENT_FORMS_COOKIE) ?? '').split('.').filter(isNonce);
-    if (nonce && sent.includes(nonce))
-      return renderDashboard(ctx, session, { notice: 'key_already_created' });
+  const createKey = route({
+    method: 'POST',
+    path: '/dashboard/api-keys',
+    form: z.object({
+      ...tokenForm,
+      // The page sends one; a form with several is answered as one without (no re-send guard).
+      nonce: z.array(z.string()),
+      name: text,
+      expires: text,
+      expiry_date: text,
+      access: text,
+    }),
+    checkForgery: refuseForged('create-api-key'),
+    async handle(ctx, { form }) {
+      const session = await signedIn(ctx);
+      if (!session) return;
+      // Nonces are ours (base64url); anything else is ignored rather than written into a cookie.
+      const [sentNonce] = form.nonce.length === 1 ? form.nonce : [];
+      const nonce = isUrlSafeId(sentNonce) ? sentNonce : '';
+      const sent = (ctx.cookies.get(SENT_FORMS_COOKIE) ?? '').split('.').filter(isUrlSafeId);
+      if (nonce && sent.includes(nonce))
+        return renderDashboard(ctx, session, { notice: 'key_already_created' });
 
-    const createForm: CreateKeyForm = {
-      name: (form.name ?? '').trim(),
-      expires: form.expires ?? 'never',
-      expiryDate: form.expiry_date ?? '',
-      access: form.access === 'read' ? 'read' : 'write',
-    };
-    const refuse = (error: string) =>
-      renderDashboard(ctx, session, { createForm: { ...createForm, error } }, 400);
-    if (!createForm.name) return refuse('Give the key a name.');
-    if ([...createForm.name].length > 100) return refuse('The name can be at most 100 characters.');
-    const expiry = expiryOf(createForm);
-    if ('error' in expiry) return refuse(expiry.error);
-
-    let created: Awaited<ReturnType<typeof accounts.createApiKey>>;
-    try {
-      created = await accounts.createApiKey({
-        sessionCookie: session.cookie,
-        name: createForm.name,
-        scopes: createForm.access === 'read' ? ['sheets:read'] : ['sheets:read', 'sheets:write'],
-        expiresAt: expiry.expiresAt,
-      });
-    } catch (error) {
-      // Auth's INVALID_ARGUMENT messages are written to be shown (proto/README.md).
-      if (isServiceError(error, GrpcStatus.INVALID_ARGUMENT))
-        return refuse(error.details || 'These values were refused.');
-      throw error;
-    }
-    if (nonce) {
-      setBrowserCookie(ctx, SENT_FORMS_COOKIE, [...sent, nonce].slice(-SENT_FORMS_KEPT).join('.'), {
-        path: '/dashboard',
-        secure: secureCookies,
-        maxAge: DAY_MS,
-      });
-    }
-    await renderDashboard(ctx, session, { created: { key: created.key!, secret: created.secret } }, 201);
+      const createForm: CreateKeyForm = {
+        name: form.name ?? '',
+        expires: form.expires ?? 'never',
+        expiryDate: form.expiry_date ?? '',
+        access: form.access === 'read' ? 'read' : 'write',
+      };
+      let created: Awaited<ReturnType<typeof accounts.createApiKey>>;
+      try {
+        created = await accounts.createApiKey({
+          sessionCookie: session.cookie,
+          name: createForm.name,
+          scopes: createForm.access === 'read' ? ['sheets:read'] : ['sheets:read', 'sheets:write'],
+          expires: createForm.expires,
+          expiresAt: createForm.expiryDate,
+        });
+      } catch (error) {
+        // Auth's INVALID_ARGUMENT messages are written to be shown (proto/README.md).
+        if (isServiceError(error, GrpcStatus.INVALID_ARGUMENT)) {
+          const refused = error.details || 'These values were refused.';
+          return renderDashboard(ctx, session, { createForm: { ...createForm, error: refused } }, 400);
+        }
+        throw error;
+      }
+      if (nonce) {
+        setBrowserCookie(ctx, SENT_FORMS_COOKIE, [...sent, nonce].slice(-SENT_FORMS_KEPT).join('.'), {
+          path: '/dashboard',
+          secure: secureCookies,
+          maxAge: DAY_MS,
+        });
+      }
+      await renderDashboard(ctx, session, { created: { key: created.key!, secret: created.secret } }, 201);
+    },
   });
 
-  router.get('/dashboard/api-keys/revoke', async (ctx) => {
-    const session = await signedIn(ctx);
-    if (!session) return;
-    const id = queryValue(ctx, 'key');
-    const { keys } = await accounts.listApiKeys({ sessionCookie: session.cookie });
-    const key = keys.find((candidate) => candidate.id === id && !candidate.revokedAt);
-    if (!key) {
+  const confirmRevoke = route({
+    method: 'GET',
+    path: '/dashboard/api-keys/revoke',
+    query: z.object({ key: singleQueryValue }),
+    async handle(ctx, { query }) {
+      const session = await signedIn(ctx);
+      if (!session) return;
+      const { keys } = await accounts.listApiKeys({ sessionCookie: session.cookie });
+      const key = keys.find((candidate) => candidate.id === query.key && !candidate.revokedAt);
+      if (!key) {
+        ctx.status = 303;
+        ctx.redirect('/dashboard?notice=nothing_to_revoke');
+        return;
+      }
+      sendPage(ctx, revokeKeyPage(key, formTokens.issue('revoke-api-key', session.cookie), session.account));
+    },
+  });
+
+  const revokeKey = route({
+    method: 'POST',
+    path: '/dashboard/api-keys/revoke',
+    form: z.object({ ...tokenForm, key: text }),
+    checkForgery: refuseForged('revoke-api-key'),
+    async handle(ctx, { form }) {
+      const sessionCookie = sessionCookieOf(ctx);
+      const { revoked } = isPlausibleId(form.key)
+        ? await accounts.revokeApiKey({ sessionCookie, keyId: form.key })
+        : { revoked: false };
       ctx.status = 303;
-      ctx.redirect('/dashboard?notice=nothing_to_revoke');
-      return;
-    }
-    sendPage(ctx, revokeKeyPage(key, formTokens.issue('revoke-api-key', session.cookie), session.account));
+      ctx.redirect(`/dashboard?notice=${revoked ? 'key_revoked' : 'nothing_to_revoke'}`);
+    },
   });
 
-  router.post('/dashboard/api-keys/revoke', async (ctx) => {
-    const checked = await checkedForm(ctx, 'revoke-api-key');
-    if (!checked) return;
-    const keyId = checked.form.key;
-    const { revoked } = isPlausibleId(keyId)
-      ? await accounts.revokeApiKey({ sessionCookie: checked.cookie, keyId })
-      : { revoked: false };
-    ctx.status = 303;
-    ctx.redirect(`/dashboard?notice=${revoked ? 'key_revoked' : 'nothing_to_revoke'}`);
+  const confirmDisconnect = route({
+    method: 'GET',
+    path: '/dashboard/apps/disconnect',
+    query: z.object({ client: singleQueryValue }),
+    async handle(ctx, { query }) {
+      const session = await signedIn(ctx);
+      if (!session) return;
+      const { apps } = await accounts.listConnectedApps({ sessionCookie: session.cookie });
+      const app = apps.find((candidate) => candidate.clientId === query.client);
+      if (!app) {
+        ctx.status = 303;
+        ctx.redirect('/dashboard?notice=nothing_to_disconnect');
+        return;
+      }
+      sendPage(
+        ctx,
+        disconnectAppPage(app, formTokens.issue('disconnect-app', session.cookie), session.account),
+      );
+    },
   });
 
-  router.get('/dashboard/apps/disconnect', async (ctx) => {
-    const session = await signedIn(ctx);
-    if (!session) return;
-    const clientId = queryValue(ctx, 'client');
-    const { apps } = await accounts.listConnectedApps({ sessionCookie: session.cookie });
-    const app = apps.find((candidate) => candidate.clientId === clientId);
-    if (!app) {
+  const disconnectApp = route({
+    method: 'POST',
+    path: '/dashboard/apps/disconnect',
+    form: z.object({ ...tokenForm, client: text }),
+    checkForgery: refuseForged('disconnect-app'),
+    async handle(ctx, { form }) {
+      const sessionCookie = sessionCookieOf(ctx);
+      const { disconnected } = isPlausibleId(form.client)
+        ? await accounts.disconnectApp({ sessionCookie, clientId: form.client })
+        : { disconnected: false };
       ctx.status = 303;
-      ctx.redirect('/dashboard?notice=nothing_to_disconnect');
-      return;
-    }
-    sendPage(
-      ctx,
-      disconnectAppPage(app, formTokens.issue('disconnect-app', session.cookie), session.account),
-    );
+      ctx.redirect(`/dashboard?notice=${disconnected ? 'app_disconnected' : 'nothing_to_disconnect'}`);
+    },
   });
 
-  router.post('/dashboard/apps/disconnect', async (ctx) => {
-    const checked = await checkedForm(ctx, 'disconnect-app');
-    if (!checked) return;
-    const clientId = checked.form.client;
-    const { disconnected } = isPlausibleId(clientId)
-      ? await accounts.disconnectApp({ sessionCookie: checked.cookie, clientId })
-      : { disconnected: false };
-    ctx.status = 303;
-    ctx.redirect(`/dashboard?notice=${disconnected ? 'app_disconnected' : 'nothing_to_disconnect'}`);
-  });
+  return [dashboard, apiKeysPage, createKey, confirmRevoke, revokeKey, confirmDisconnect, disconnectApp];
 }

@@ -1,7 +1,12 @@
 import type { AccountServiceClientApi } from '@sheetgate/proto';
-import { clearBrowserCookie, sessionCookie } from '@sheetgate/service-runtime';
+import {
+  clearBrowserCookie,
+  DEFAULT_RETURN_TO,
+  safeReturnTo,
+  sessionCookie,
+} from '@sheetgate/service-runtime';
 import type { Middleware } from 'koa';
-import { safeReturnTo, sessionCookieOf } from './request-values.ts';
+import { sessionCookieOf } from './request-values.ts';
 
 /**
  * The retired provider's session cookies (Better Auth's default name, and its https variant). After
@@ -43,6 +48,6 @@ export function legacySessionExchange(deps: {
     sessionCookie.set(ctx, exchanged.sessionCookie, new Date(exchanged.expiresAt), secure);
     ctx.set('cache-control', 'no-store');
     ctx.status = 303;
-    ctx.redirect(safeReturnTo(ctx.originalUrl));
+    ctx.redirect(safeReturnTo(ctx.originalUrl) ?? DEFAULT_RETURN_TO);
   };
 }

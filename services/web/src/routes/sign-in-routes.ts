@@ -1,11 +1,18 @@
-import type Router from '@koa/router';
 import type { AccountServiceClientApi } from '@sheetgate/proto';
-import type { Context } from 'koa';
+import {
+  DEFAULT_RETURN_TO,
+  isInteractionUid,
+  type Route,
+  route,
+  safeReturnTo,
+  singleQueryValue,
+} from '@sheetgate/service-runtime';
+import { z } from 'zod';
 import { consentPage } from '../pages/consent-page.ts';
 import { type LoginInteraction, loginPage } from '../pages/login-page.ts';
 import { allowFormActionTo } from '../security-headers.ts';
 import { PageError } from './page-errors.ts';
-import { isInteractionUid, queryValue, safeReturnTo, sendPage, sessionCookieOf } from './request-values.ts';
+import { sendPage, sessionCookieOf } from './request-values.ts';
 
 /** Auth's authorization endpoint (DESIGN §2), where a sign-out from consent may send sign-in back. */
 const AUTHORIZATION_PATH = '/api/auth/oauth2/authorize';
@@ -30,7 +37,7 @@ function redirectSource(redirectHost: string, loopback: boolean): string | undef
 }
 
 /** `/login` (sign in with Google, for the dashboard or an OAuth interaction) and `/authorize` (consent). */
-export function signInRoutes(router: Router, deps: { accounts: AccountServiceClientApi }): void {
+export function signInRoutes(deps: { accounts: AccountServiceClientApi }): Route[] {
   const { accounts } = deps;
 
   const sessionOf = async (cookie: string) => {
@@ -39,61 +46,78 @@ export function signInRoutes(router: Router, deps: { accounts: AccountServiceCli
     return session.user ? { ...session.user, signOutCsrfToken: session.signOutCsrfToken } : undefined;
   };
 
-  router.get('/login', async (ctx: Context) => {
-    const cookie = sessionCookieOf(ctx);
-    const uid = queryValue(ctx, 'interaction');
-    const account = await sessionOf(cookie);
-    let interaction: LoginInteraction | undefined;
-    let interactionExpired = false;
-    if (uid !== undefined) {
-      const found = isInteractionUid(uid)
-        ? await accounts.getInteraction({ interactionUid: uid, sessionCookie: cookie })
-        : undefined;
-      if (found?.found && found.prompt === 'INTERACTION_PROMPT_CONSENT') {
-        ctx.status = 303;
-        ctx.redirect(`/authorize?interaction=${encodeURIComponent(uid)}`);
-        return;
+  const login = route({
+    method: 'GET',
+    path: '/login',
+    query: z.object({
+      interaction: singleQueryValue,
+      return_to: singleQueryValue,
+      error: singleQueryValue,
+      signed_out: singleQueryValue,
+    }),
+    async handle(ctx, { query }) {
+      const cookie = sessionCookieOf(ctx);
+      const uid = query.interaction;
+      const account = await sessionOf(cookie);
+      let interaction: LoginInteraction | undefined;
+      let interactionExpired = false;
+      if (uid !== undefined) {
+        const found = isInteractionUid(uid)
+          ? await accounts.getInteraction({ interactionUid: uid, sessionCookie: cookie })
+          : undefined;
+        if (found?.found && found.prompt === 'INTERACTION_PROMPT_CONSENT') {
+          ctx.status = 303;
+          ctx.redirect(`/authorize?interaction=${encodeURIComponent(uid)}`);
+          return;
+        }
+        if (found?.found) {
+          interaction = {
+            uid,
+            clientName: found.clientName || found.clientId,
+            redirectHost: found.redirectHost,
+            unverifiedClient: found.unverifiedClient,
+          };
+        } else interactionExpired = true;
       }
-      if (found?.found) {
-        interaction = {
-          uid,
-          clientName: found.clientName || found.clientId,
-          redirectHost: found.redirectHost,
-          unverifiedClient: found.unverifiedClient,
-        };
-      } else interactionExpired = true;
-    }
-    const returnTo = interaction
-      ? `/api/auth/interaction/${interaction.uid}`
-      : safeReturnTo(queryValue(ctx, 'return_to'));
-    sendPage(
-      ctx,
-      loginPage({
-        returnTo,
-        continuesAuthorization: returnTo.startsWith(`${AUTHORIZATION_PATH}?`),
-        interaction,
-        interactionExpired,
-        error: queryValue(ctx, 'error'),
-        signedOut: queryValue(ctx, 'signed_out') === '1' && !account,
-        account,
-      }),
-    );
+      const returnTo = interaction
+        ? `/api/auth/interaction/${interaction.uid}`
+        : (safeReturnTo(query.return_to) ?? DEFAULT_RETURN_TO);
+      sendPage(
+        ctx,
+        loginPage({
+          returnTo,
+          continuesAuthorization: returnTo.startsWith(`${AUTHORIZATION_PATH}?`),
+          interaction,
+          interactionExpired,
+          error: query.error,
+          signedOut: query.signed_out === '1' && !account,
+          account,
+        }),
+      );
+    },
   });
 
-  router.get('/authorize', async (ctx: Context) => {
-    const uid = queryValue(ctx, 'interaction');
-    if (!isInteractionUid(uid)) throw EXPIRED;
-    const cookie = sessionCookieOf(ctx);
-    const interaction = await accounts.getInteraction({ interactionUid: uid, sessionCookie: cookie });
-    if (!interaction.found) throw EXPIRED;
-    const account = await sessionOf(cookie);
-    if (interaction.prompt !== 'INTERACTION_PROMPT_CONSENT' || !account) {
-      ctx.status = 303;
-      ctx.redirect(`/login?interaction=${encodeURIComponent(uid)}`);
-      return;
-    }
-    const source = redirectSource(interaction.redirectHost, interaction.loopbackRedirect);
-    if (source) allowFormActionTo(ctx, source);
-    sendPage(ctx, consentPage({ uid, interaction, account }));
+  const authorize = route({
+    method: 'GET',
+    path: '/authorize',
+    query: z.object({ interaction: singleQueryValue }),
+    async handle(ctx, { query }) {
+      const uid = query.interaction;
+      if (!isInteractionUid(uid)) throw EXPIRED;
+      const cookie = sessionCookieOf(ctx);
+      const interaction = await accounts.getInteraction({ interactionUid: uid, sessionCookie: cookie });
+      if (!interaction.found) throw EXPIRED;
+      const account = await sessionOf(cookie);
+      if (interaction.prompt !== 'INTERACTION_PROMPT_CONSENT' || !account) {
+        ctx.status = 303;
+        ctx.redirect(`/login?interaction=${encodeURIComponent(uid)}`);
+        return;
+      }
+      const source = redirectSource(interaction.redirectHost, interaction.loopbackRedirect);
+      if (source) allowFormActionTo(ctx, source);
+      sendPage(ctx, consentPage({ uid, interaction, account }));
+    },
   });
+
+  return [login, authorize];
 }
