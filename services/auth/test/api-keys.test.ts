@@ -21,6 +21,7 @@ import {
   type ApiKeyLibraryOptions,
   createApiKeyLibrary,
   createKeyRevocations,
+  requestedExpiry,
 } from '../src/api-keys/index.ts';
 import { createAuditLog } from '../src/audit/index.ts';
 import { StoreUnavailableError } from '../src/cache/store-unavailable.ts';
@@ -348,6 +349,48 @@ describe('API keys: listing and input', () => {
       await expect(keys.create(input)).rejects.toMatchObject({ name: 'ApiKeyInputError', field });
     }
     expect(await keys.create({ userId: alice, name: 'é'.repeat(100), scopes: ['sheets:read'] })).toBeTruthy();
+  });
+});
+
+describe('API keys: the requested expiry (CreateApiKey, as the dashboard forwards it)', () => {
+  const now = new Date('2026-03-10T12:00:00Z');
+  const refusal = (request: Parameters<typeof requestedExpiry>[0]) => {
+    try {
+      requestedExpiry(request, now);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return 'accepted';
+  };
+
+  it('turns each dashboard choice into a time, and reads expires_at only without one', () => {
+    expect(requestedExpiry({ expires: 'never', expiresAt: '2030-01-01' }, now)).toBeUndefined();
+    expect(requestedExpiry({ expires: '', expiresAt: '2030-01-01' }, now)).toBeUndefined();
+    expect(requestedExpiry({ expires: '30', expiresAt: '' }, now)).toEqual(new Date('2026-04-09T12:00:00Z'));
+    expect(requestedExpiry({ expires: '365', expiresAt: '' }, now)).toEqual(new Date('2027-03-10T12:00:00Z'));
+    expect(requestedExpiry({ expires: 'date', expiresAt: '2026-03-11' }, now)).toEqual(
+      new Date('2026-03-11T00:00:00Z'),
+    );
+    expect(requestedExpiry({ expiresAt: '' }, now)).toBeUndefined();
+    expect(requestedExpiry({ expiresAt: '2026-05-01T08:00:00Z' }, now)).toEqual(
+      new Date('2026-05-01T08:00:00Z'),
+    );
+  });
+
+  it('refuses with a message for the person', () => {
+    expect(refusal({ expires: 'forever', expiresAt: '' })).toBe('Choose when the key expires.');
+    expect(refusal({ expires: '31', expiresAt: '' })).toBe('Choose when the key expires.');
+    expect(refusal({ expires: 'date', expiresAt: '' })).toBe('Choose the expiry date (year, month and day).');
+    expect(refusal({ expires: 'date', expiresAt: '2027-02-31' })).toBe(
+      'Choose the expiry date (year, month and day).',
+    );
+    expect(refusal({ expires: 'date', expiresAt: '2027-1-2' })).toBe(
+      'Choose the expiry date (year, month and day).',
+    );
+    expect(refusal({ expires: 'date', expiresAt: '2026-03-10' })).toBe(
+      'The expiry date must be in the future.',
+    );
+    expect(refusal({ expiresAt: 'soon' })).toBe('expires_at must be a future RFC 3339 time');
   });
 });
 

@@ -434,6 +434,16 @@ describe('consent', () => {
     });
     expect(forged.status).toBe(403);
     expect(JSON.parse(forged.body).error).toBe('invalid_csrf');
+    // A valid token does not help a post from another origin (Origin / Fetch Metadata).
+    for (const from of [{ origin: 'http://evil.example' }, { 'sec-fetch-site': 'same-site' }]) {
+      const crossOrigin = await browser.request(`${subject.baseUrl}/api/auth/interaction/${uid}/consent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...from },
+        body: new URLSearchParams({ decision: 'allow', csrf: csrf.issue('consent', uid) }).toString(),
+      });
+      expect(crossOrigin.status).toBe(403);
+      expect(JSON.parse(crossOrigin.body).error).toBe('invalid_csrf');
+    }
 
     // Bob's dashboard session in the same browser cannot approve Alice's interaction.
     const bob = await createUserLibrary(pool).upsertFromGoogle({
@@ -626,10 +636,21 @@ describe('sign-in and sign-out', () => {
     }
   });
 
-  it('refuses a sign-out post without the CSRF token', async () => {
+  it('refuses a sign-out post without the CSRF token, or from another origin', async () => {
     const browser = await signedInBrowser(aliceId);
     const response = await browser.submitForm(`${subject.baseUrl}/api/auth/sign-out`, {});
     expect(response.status).toBe(403);
+    const cookie = (await browser.jar.getCookies(subject.baseUrl)).find(
+      (entry) => entry.key === 'sg_session',
+    )!;
+    const session = await createSessionStore(pool).findByCookieValue(cookie.value);
+    const crossOrigin = await browser.request(`${subject.baseUrl}/api/auth/sign-out`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://evil.example' },
+      body: new URLSearchParams({ csrf: csrf.issue('sign-out', session!.id) }).toString(),
+    });
+    expect(crossOrigin.status).toBe(403);
+    expect(await createSessionStore(pool).findByCookieValue(cookie.value)).toBeTruthy();
   });
 });
 

@@ -243,7 +243,8 @@ export interface CreateApiKeyRequest {
   expiresAt: string;
   /**
    * The dashboard's "Expires" choice as sent: "never", a number of days from now ("30", "90",
-   * "365"), or "date" (the date picked is in expires_at). Absent: expires_at alone decides.
+   * "365"), "date" (the date picked is in expires_at), or empty (never). Absent: expires_at alone
+   * decides.
    */
   expires?: string | undefined;
 }

@@ -61,7 +61,8 @@ const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * When a requested key expires (undefined: never), from CreateApiKey's `expires` choice (the
- * dashboard's, as the person sent it) or else its `expires_at`. Only a date that exists counts:
+ * dashboard's, as the person sent it; empty is the form's default, never) or, without one, its
+ * `expires_at`. Only a date that exists counts:
  * `Date` would roll 02-31 over to 03-03. Whether the time is still in the future `validExpiry`
  * says when the key is created.
  */
@@ -70,14 +71,14 @@ export function requestedExpiry(
   now: Date,
 ): Date | undefined {
   const { expires, expiresAt } = request;
-  if (expires === undefined || expires === '') {
+  if (expires === undefined) {
     if (!expiresAt) return undefined;
     const time = new Date(expiresAt);
     if (Number.isNaN(time.getTime()))
       throw new ApiKeyInputError('expiresAt', 'expires_at must be a future RFC 3339 time');
     return time;
   }
-  if (expires === 'never') return undefined;
+  if (expires === 'never' || expires === '') return undefined;
   if (EXPIRY_DAYS.has(expires)) return new Date(now.getTime() + Number(expires) * DAY_MS);
   if (expires !== 'date') throw new ApiKeyInputError('expiresAt', 'Choose when the key expires.');
   const date = CALENDAR_DATE.test(expiresAt) ? new Date(`${expiresAt}T00:00:00Z`) : undefined;
