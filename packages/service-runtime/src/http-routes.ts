@@ -118,14 +118,15 @@ function guarded(declaration: Route, checkResponses: boolean): Middleware {
 
 /**
  * One middleware answering every declared route; a request for none of them goes on to `next`. A
- * known path asked with another method is a 405 naming the allowed ones.
+ * known path asked with another method is a 405 naming the allowed ones. Paths match exactly as
+ * declared: no trailing slash, same case.
  */
 export function routeMiddleware(
   routes: readonly Route[],
   options: { checkResponses?: boolean } = {},
 ): Middleware {
   const checkResponses = options.checkResponses ?? process.env.NODE_ENV !== 'production';
-  const router = new Router();
+  const router = new Router({ strict: true, sensitive: true });
   const methodsByPath = new Map<string, Method[]>();
   for (const declaration of routes) {
     router.register(declaration.path, [declaration.method], guarded(declaration, checkResponses));

@@ -132,8 +132,10 @@ describe('declared routes', () => {
     });
   });
 
-  it('leave other paths to the next middleware', async () => {
-    expect(await get('/elsewhere')).toMatchObject({ status: 404, json: { fellThrough: '/elsewhere' } });
+  it('leave other paths, and declared ones spelt otherwise, to the next middleware', async () => {
+    for (const path of ['/elsewhere', '/things/abc/', '/Things/abc']) {
+      expect(await get(path)).toMatchObject({ status: 404, json: { fellThrough: path } });
+    }
   });
 
   it('fail loudly (500) when a response does not fit its schema while responses are checked', async () => {
