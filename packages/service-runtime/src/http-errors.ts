@@ -15,11 +15,6 @@ export class HttpError extends Error {
   }
 }
 
-/** Throws a 501 for a route whose capability has not been built yet: it never pretends to work. */
-export function notImplemented(what: string): never {
-  throw new HttpError(501, 'not_implemented', `${what} is not implemented yet`);
-}
-
 /**
  * Turns `HttpError` into `{"error": code, "error_description": message}` (the OAuth error shape,
  * which every Sheetgate JSON error uses) and anything else into a bare 500 that leaks no detail.

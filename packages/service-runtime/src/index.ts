@@ -7,7 +7,7 @@ export {
   setBrowserCookie,
 } from './browser-cookies.ts';
 export { withDeadline } from './deadline.ts';
-export { HttpError, jsonErrors, notImplemented } from './http-errors.ts';
+export { HttpError, jsonErrors } from './http-errors.ts';
 export { closeHttpServer, listen, PortInUseError } from './http-server.ts';
 export {
   healthRoutes,

@@ -156,13 +156,7 @@ await runService('auth', logger, async () => {
     services: [
       {
         definition: TokenBrokerServiceService,
-        handlers: tokenBrokerHandlers({
-          logger,
-          resolveApiKey: (secret) => apiKeys.resolve(secret),
-          resolveApiKeys: (secrets) => apiKeys.resolveMany(secrets),
-          // forceRefresh: Google refused the cached token (401); one refresh replaces it.
-          googleAccessToken: (userId, options) => googleTokens.getAccessToken(userId, options),
-        }),
+        handlers: tokenBrokerHandlers({ logger, apiKeys, googleTokens }),
       },
       {
         definition: AccountServiceService,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { GoogleAccessTokenResult } from '@sheetgate/proto';
 import { type Logger, withDeadline } from '@sheetgate/service-runtime';
 import type { AuditLog } from '../audit/index.ts';
 import type { Cache } from '../cache/cache.ts';
@@ -10,10 +11,6 @@ import { GoogleUnavailableError, isTransientGoogleError, oauthErrorCode } from '
 import { GoogleOAuthClient } from './google-oauth-client.ts';
 import { parseGrantedScopes } from './google-scopes.ts';
 import type { GoogleSettings } from './google-settings.ts';
-
-export type GoogleAccessTokenResult =
-  | { ok: true; accessToken: string; expiresAt: number; scopes: string[] }
-  | { ok: false; reason: 'GOOGLE_AUTH_REQUIRED' | 'NOT_CONNECTED' };
 
 export interface TokenBrokerTiming {
   /** How long one replica may hold a user's refresh lock (covers Google's timeout and retries). */
