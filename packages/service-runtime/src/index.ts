@@ -7,6 +7,7 @@ export {
   setBrowserCookie,
 } from './browser-cookies.ts';
 export { withDeadline } from './deadline.ts';
+export { CALLER_FAULT_KINDS, type ErrorKind, errorKind, SheetgateError } from './errors.ts';
 export { HttpError, jsonErrors } from './http-errors.ts';
 export { closeHttpServer, listen, PortInUseError } from './http-server.ts';
 export {

@@ -1,11 +1,13 @@
+import { SheetgateError } from '@sheetgate/service-runtime';
+
 /** Scopes a key may carry: read only, or read and write (DESIGN §3). */
 export type ApiKeyScopes = ['sheets:read'] | ['sheets:read', 'sheets:write'];
 
 /** Input the dashboard sent that a key cannot be created with; the message is safe to show. */
-export class ApiKeyInputError extends Error {
+export class ApiKeyInputError extends SheetgateError {
   readonly field: 'userId' | 'name' | 'scopes' | 'expiresAt';
   constructor(field: ApiKeyInputError['field'], message: string) {
-    super(message);
+    super('invalid_argument', message);
     this.name = 'ApiKeyInputError';
     this.field = field;
   }

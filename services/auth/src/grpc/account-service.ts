@@ -1,28 +1,27 @@
-import {
-  type ApiKey as ApiKeyMessage,
-  type CreateApiKeyRequest,
-  type CreateApiKeyResponse,
-  type DisconnectAppRequest,
-  type DisconnectAppResponse,
-  type ExchangeLegacySessionRequest,
-  type ExchangeLegacySessionResponse,
-  type GetGoogleConnectionRequest,
-  type GetGoogleConnectionResponse,
-  type GetInteractionRequest,
-  type GetInteractionResponse,
-  type GetSessionRequest,
-  type GetSessionResponse,
-  GrpcStatus,
-  type ListApiKeysRequest,
-  type ListApiKeysResponse,
-  type ListConnectedAppsRequest,
-  type ListConnectedAppsResponse,
-  type RevokeApiKeyRequest,
-  type RevokeApiKeyResponse,
+import type {
+  ApiKey as ApiKeyMessage,
+  CreateApiKeyRequest,
+  CreateApiKeyResponse,
+  DisconnectAppRequest,
+  DisconnectAppResponse,
+  ExchangeLegacySessionRequest,
+  ExchangeLegacySessionResponse,
+  GetGoogleConnectionRequest,
+  GetGoogleConnectionResponse,
+  GetInteractionRequest,
+  GetInteractionResponse,
+  GetSessionRequest,
+  GetSessionResponse,
+  ListApiKeysRequest,
+  ListApiKeysResponse,
+  ListConnectedAppsRequest,
+  ListConnectedAppsResponse,
+  RevokeApiKeyRequest,
+  RevokeApiKeyResponse,
 } from '@sheetgate/proto';
-import type { Logger } from '@sheetgate/service-runtime';
+import { type Logger, SheetgateError } from '@sheetgate/service-runtime';
 import type Provider from 'oidc-provider';
-import { ApiKeyInputError, type ApiKeyLibrary, type ApiKeyRecord } from '../api-keys/index.ts';
+import type { ApiKeyLibrary, ApiKeyRecord } from '../api-keys/index.ts';
 import type { ConnectedAppsLibrary } from '../connected-apps/connected-apps.ts';
 import type { GoogleConnectionLibrary } from '../google/index.ts';
 import type { CsrfTokens } from '../interactions/csrf.ts';
@@ -30,7 +29,7 @@ import { isLoopbackHttp } from '../oidc/redirect-policy.ts';
 import type { LegacySessionExchange } from '../provider-migration/legacy-sessions.ts';
 import type { SessionStore } from '../sessions/index.ts';
 import type { UserLibrary } from '../users/index.ts';
-import { GrpcError, unaryHandler } from './unary-handler.ts';
+import { unaryHandler } from './unary-handler.ts';
 
 /** The API-key operations the dashboard needs, from the api-keys library. */
 export type ApiKeyManagement = Pick<ApiKeyLibrary, 'list' | 'create' | 'revoke'>;
@@ -57,9 +56,9 @@ export function accountServiceHandlers(deps: {
 
   async function signedIn(cookie: string) {
     const session = await sessions.findByCookieValue(cookie);
-    if (!session) throw new GrpcError(GrpcStatus.PERMISSION_DENIED, 'no signed-in session');
+    if (!session) throw new SheetgateError('permission_denied', 'no signed-in session');
     const user = await users.findById(session.userId);
-    if (!user) throw new GrpcError(GrpcStatus.PERMISSION_DENIED, 'no signed-in session');
+    if (!user) throw new SheetgateError('permission_denied', 'no signed-in session');
     return { session, user };
   }
 
@@ -101,8 +100,8 @@ export function accountServiceHandlers(deps: {
         const { user } = await signedIn(request.sessionCookie);
         const scopes = [...new Set(request.scopes)].sort();
         if (!KEY_SCOPE_SETS.has(scopes.join(' '))) {
-          throw new GrpcError(
-            GrpcStatus.INVALID_ARGUMENT,
+          throw new SheetgateError(
+            'invalid_argument',
             'scopes must be sheets:read, or sheets:read and sheets:write',
           );
         }
@@ -110,22 +109,17 @@ export function accountServiceHandlers(deps: {
         if (request.expiresAt) {
           expiresAt = new Date(request.expiresAt);
           if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now()) {
-            throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, 'expires_at must be a future RFC 3339 time');
+            throw new SheetgateError('invalid_argument', 'expires_at must be a future RFC 3339 time');
           }
         }
-        try {
-          const { key, secret } = await deps.apiKeys.create({
-            userId: user.id,
-            name: request.name,
-            scopes,
-            ...(expiresAt ? { expiresAt } : {}),
-          });
-          return { key: toMessage(key), secret };
-        } catch (error) {
-          if (error instanceof ApiKeyInputError)
-            throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, error.message);
-          throw error;
-        }
+        // An ApiKeyInputError is `invalid_argument`: INVALID_ARGUMENT with its message.
+        const { key, secret } = await deps.apiKeys.create({
+          userId: user.id,
+          name: request.name,
+          scopes,
+          ...(expiresAt ? { expiresAt } : {}),
+        });
+        return { key: toMessage(key), secret };
       },
     ),
 

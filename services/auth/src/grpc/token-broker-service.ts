@@ -1,17 +1,16 @@
 import {
   type GetGoogleAccessTokenRequest,
   type GetGoogleAccessTokenResponse,
-  GrpcStatus,
   MAX_API_KEYS_PER_BATCH,
   type ResolveApiKeysRequest,
   type ResolveApiKeysResponse,
   toGetGoogleAccessTokenResponse,
   toResolveApiKeyResponse,
 } from '@sheetgate/proto';
-import type { Logger } from '@sheetgate/service-runtime';
+import { type Logger, SheetgateError } from '@sheetgate/service-runtime';
 import type { ApiKeyLibrary } from '../api-keys/index.ts';
 import type { GoogleTokenBroker } from '../google/index.ts';
-import { GrpcError, unaryHandler } from './unary-handler.ts';
+import { unaryHandler } from './unary-handler.ts';
 
 /** gRPC TokenBroker: the MCP service's questions, answered from the libraries. */
 export function tokenBrokerHandlers(deps: {
@@ -26,7 +25,7 @@ export function tokenBrokerHandlers(deps: {
       'ResolveApiKeys',
       async (request) => {
         if (request.apiKeys.length > MAX_API_KEYS_PER_BATCH) {
-          throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, `at most ${MAX_API_KEYS_PER_BATCH} keys per call`);
+          throw new SheetgateError('invalid_argument', `at most ${MAX_API_KEYS_PER_BATCH} keys per call`);
         }
         const resolutions = await apiKeys.resolveMany(request.apiKeys);
         return { results: resolutions.map(toResolveApiKeyResponse) };
