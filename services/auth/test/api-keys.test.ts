@@ -31,6 +31,7 @@ import { createAuditLog } from '../src/audit/index.ts';
 import { StoreUnavailableError } from '../src/cache/store-unavailable.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
+import { createImportedApiKeys } from '../src/provider-migration/imported-api-keys.ts';
 import { createRateLimits, type RateLimits } from '../src/rate-limits/index.ts';
 import { createSessionStore } from '../src/sessions/index.ts';
 import { createUserLibrary } from '../src/users/index.ts';
@@ -98,6 +99,7 @@ async function openLibrary(overrides: Partial<ApiKeyLibraryOptions> = {}): Promi
     rateLimiter: limits.apiKey,
     revocations,
     audit: createAuditLog(pool),
+    importedKeys: createImportedApiKeys(overrides.pool ?? pool),
     logger: createLogger({ service: 'test', level: 'trace', destination }),
     lastUsedFlushIntervalMs: 60_000,
     ...overrides,

@@ -129,6 +129,7 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
       return createGoogleTokenBroker({
         cache: await newCache(),
         settings: via ? { ...settings, GOOGLE_EMULATOR_URL: via.url } : settings,
+        keyring,
         connections,
         logger,
         audit,
