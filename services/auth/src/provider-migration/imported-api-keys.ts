@@ -1,7 +1,7 @@
 import type { ImportedApiKeys } from '../api-keys/api-key-library.ts';
 import type { Queryable } from '../db/pool.ts';
 import { betterAuthKeyHash } from './better-auth-secrets.ts';
-import { createImportedApiKeyQueries } from './imported-api-key-queries.ts';
+import { createMigrationQueries } from './migration-queries.ts';
 
 /**
  * Keys imported from a retired provider (migrate:import) have that provider's shape, and keep its
@@ -10,7 +10,7 @@ import { createImportedApiKeyQueries } from './imported-api-key-queries.ts';
  * nothing of Better Auth.
  */
 export function createImportedApiKeys(pool: Queryable): ImportedApiKeys {
-  const queries = createImportedApiKeyQueries(pool);
+  const queries = createMigrationQueries(pool);
   // Where no key was ever imported, a key of another shape costs one indexed read, of whether any
   // was (as a well-formed unknown `sg_live_` key costs one); once an import is seen, that read is
   // skipped for good.

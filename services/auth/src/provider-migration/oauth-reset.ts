@@ -4,6 +4,7 @@ import type { DatabasePool } from '../db/pool.ts';
 import { withTransaction } from '../db/transaction.ts';
 import { createOidcModelQueries } from '../oidc/oidc-model-queries.ts';
 import { replaceAllSigningKeys } from '../signing-keys/signing-key-store.ts';
+import { createMigrationQueries } from './migration-queries.ts';
 
 export interface OAuthResetReport {
   dryRun: boolean;
@@ -45,19 +46,16 @@ export async function resetOAuth(deps: {
     deps.pool,
     async (client): Promise<OAuthResetReport> => {
       // Serialises concurrent resets: the second waits, then advances past the first.
-      await client.query('LOCK TABLE oauth_generations IN EXCLUSIVE MODE');
+      const migration = createMigrationQueries(client);
+      await migration.lockOAuthGenerations();
       const models = createOidcModelQueries(client);
       const peopleWithApps = await models.markGrantHoldersReset();
       const deleted = await models.deleteAll();
-      const generation = await client.query<{ generation: number }>(
-        `INSERT INTO oauth_generations (generation, reason)
-         SELECT COALESCE(max(generation), 0) + 1, $1 FROM oauth_generations RETURNING generation`,
-        [deps.reason],
-      );
+      const generation = await migration.advanceOAuthGeneration(deps.reason);
       if (!deps.signingKeysConfigured) await replaceAllSigningKeys(client, deps.keyring);
       return {
         dryRun,
-        generation: generation.rows[0]!.generation,
+        generation,
         deleted,
         peopleWithApps,
         signingKeys: deps.signingKeysConfigured ? 'configured' : 'replaced',
