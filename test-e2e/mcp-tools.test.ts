@@ -1,10 +1,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createTokenBrokerClient } from '@sheetgate/proto';
+import { createTokenBrokerClient, type TokenBrokerClient } from '@sheetgate/proto';
 import { type Stack, startStack } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountService, createApiKey, signIn } from './support/people.ts';
+
+/** One key through the broker's `ResolveApiKeys`, as the MCP service sends it. */
+async function resolveOne(broker: TokenBrokerClient, apiKey: string) {
+  return (await broker.resolveApiKeys({ apiKeys: [apiKey] })).results[0]!;
+}
 
 // Every tool of DESIGN §11 through the real MCP SDK client, with an API key made on the
 // dashboard's AccountService, against the whole stack and the Google emulator.
@@ -401,7 +406,7 @@ async function googleTokenOf(apiKey: string): Promise<string | undefined> {
     serviceToken: stack.serviceToken,
   });
   try {
-    const { resolved } = await broker.resolveApiKey({ apiKey });
+    const { resolved } = await resolveOne(broker, apiKey);
     return (await broker.getGoogleAccessToken({ userId: resolved!.userId, forceRefresh: false })).token
       ?.accessToken;
   } finally {

@@ -1,7 +1,7 @@
 import type { ApiKeyRefusal, ResolveApiKeyResponse } from '../gen/sheetgate/v1/token_broker.ts';
 
 /**
- * What resolving an API key answers, as both sides of `ResolveApiKey(s)` see it: auth's API-key
+ * What resolving an API key answers, as both sides of `ResolveApiKeys` see it: auth's API-key
  * library returns it, auth's gRPC handler sends it, the MCP service receives it. The one place
  * this union is defined; `toResolveApiKeyResponse` and `fromResolveApiKeyResponse` are its wire
  * form.

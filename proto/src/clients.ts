@@ -62,11 +62,7 @@ export type PromiseClient<Definition extends ServiceDefinition> = {
   close(): void;
 };
 
-function normalise(addressOrOptions: string | ClientOptions, serviceToken?: string, deadlineMs?: number) {
-  const options: ClientOptions =
-    typeof addressOrOptions === 'string'
-      ? { address: addressOrOptions, serviceToken: serviceToken ?? '', ...(deadlineMs ? { deadlineMs } : {}) }
-      : addressOrOptions;
+function checked(options: ClientOptions) {
   if (!options.address) throw new TypeError('gRPC client: an address (host:port) is required');
   if (!options.serviceToken)
     throw new TypeError('gRPC client: the service token (INTERNAL_SERVICE_TOKEN) is empty');
@@ -84,7 +80,7 @@ export function createPromiseClient<Definition extends ServiceDefinition>(
   definition: Definition,
   options: ClientOptions,
 ): PromiseClient<Definition> {
-  const settings = normalise(options);
+  const settings = checked(options);
   const client = new Client(settings.address, credentials.createInsecure(), {
     ...settings.channelOptions,
     interceptors: [serviceCredentialInterceptor(settings.serviceToken)],
@@ -119,37 +115,14 @@ export function createPromiseClient<Definition extends ServiceDefinition>(
   return methods as PromiseClient<Definition>;
 }
 
-/** The MCP service's view of the broker: `resolveApiKey`, `getGoogleAccessToken`, `close`. */
-export function createTokenBrokerClient(options: ClientOptions): TokenBrokerClient;
-export function createTokenBrokerClient(
-  address: string,
-  serviceToken: string,
-  deadlineMs?: number,
-): TokenBrokerClient;
-export function createTokenBrokerClient(
-  addressOrOptions: string | ClientOptions,
-  serviceToken?: string,
-  deadlineMs?: number,
-): TokenBrokerClient {
-  return createPromiseClient(
-    TokenBrokerServiceService,
-    normalise(addressOrOptions, serviceToken, deadlineMs),
-  );
+/** The MCP service's view of the broker: `resolveApiKeys`, `getGoogleAccessToken`, `close`. */
+export function createTokenBrokerClient(options: ClientOptions): TokenBrokerClient {
+  return createPromiseClient(TokenBrokerServiceService, options);
 }
 
 /** The web service's view of auth: one promise method per AccountService RPC, and `close`. */
-export function createAccountServiceClient(options: ClientOptions): AccountServiceClientApi;
-export function createAccountServiceClient(
-  address: string,
-  serviceToken: string,
-  deadlineMs?: number,
-): AccountServiceClientApi;
-export function createAccountServiceClient(
-  addressOrOptions: string | ClientOptions,
-  serviceToken?: string,
-  deadlineMs?: number,
-): AccountServiceClientApi {
-  return createPromiseClient(AccountServiceService, normalise(addressOrOptions, serviceToken, deadlineMs));
+export function createAccountServiceClient(options: ClientOptions): AccountServiceClientApi {
+  return createPromiseClient(AccountServiceService, options);
 }
 
 export type TokenBrokerClient = PromiseClient<typeof TokenBrokerServiceService>;

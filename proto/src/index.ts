@@ -29,6 +29,12 @@ export {
   type UnaryCall,
 } from './clients.ts';
 export {
+  fromGetGoogleAccessTokenResponse,
+  type GoogleAccessTokenResult,
+  type GoogleTokenRefusalReason,
+  toGetGoogleAccessTokenResponse,
+} from './google-access-token.ts';
+export {
   accountService,
   type GrpcServerOptions,
   type GrpcServiceBinding,

@@ -14,7 +14,7 @@ import {
   GrpcStatus,
   hasServiceCredential,
   isServiceError,
-  type ResolveApiKeyRequest,
+  type ResolveApiKeysRequest,
   type RunningGrpcServer,
   serviceCredentialInterceptor,
   serviceCredentialMetadata,
@@ -42,13 +42,15 @@ beforeAll(async () => {
     serviceToken: TOKEN,
     services: [
       tokenBrokerService({
-        resolveApiKey(call, callback) {
-          calls.push({ method: 'resolveApiKey', request: call.request });
-          if (call.request.apiKey === 'sg_revoked') {
-            callback(null, { refused: { reason: 'API_KEY_REFUSAL_REVOKED', retryAfterSeconds: 0 } });
-            return;
-          }
-          callback(null, { resolved: { userId: 'user-1', scopes: ['sheets:read'], keyId: 'key-1' } });
+        resolveApiKeys(call, callback) {
+          calls.push({ method: 'resolveApiKeys', request: call.request });
+          callback(null, {
+            results: call.request.apiKeys.map((apiKey) =>
+              apiKey === 'sg_revoked'
+                ? { refused: { reason: 'API_KEY_REFUSAL_REVOKED', retryAfterSeconds: 0 } }
+                : { resolved: { userId: 'user-1', scopes: ['sheets:read'], keyId: 'key-1' } },
+            ),
+          });
         },
         getGoogleAccessToken(call, callback) {
           calls.push({ method: 'getGoogleAccessToken', request: call.request });
@@ -93,8 +95,11 @@ afterAll(async () => {
 /** Runs a callback-style call of the generated client and returns its error (or null). */
 function rawCall(client: TokenBrokerServiceClient, metadata: Metadata): Promise<ServiceError | null> {
   return new Promise((resolve) => {
-    client.resolveApiKey({ apiKey: 'sg_live_example' }, metadata, { deadline: Date.now() + 2_000 }, (error) =>
-      resolve(error),
+    client.resolveApiKeys(
+      { apiKeys: ['sg_live_example'] },
+      metadata,
+      { deadline: Date.now() + 2_000 },
+      (error) => resolve(error),
     );
   });
 }
@@ -103,17 +108,14 @@ describe('a call with the service credential', () => {
   it('reaches the handler and returns its data through the promise client', async () => {
     const broker = createTokenBrokerClient({ address: address(), serviceToken: TOKEN });
     try {
-      const request: ResolveApiKeyRequest = { apiKey: 'sg_live_example', requestId: 'req-42' };
-      expect(await broker.resolveApiKey(request)).toEqual({
-        resolved: { userId: 'user-1', scopes: ['sheets:read'], keyId: 'key-1' },
-        refused: undefined,
+      const request: ResolveApiKeysRequest = { apiKeys: ['sg_live_example', 'sg_revoked'] };
+      expect(await broker.resolveApiKeys(request)).toEqual({
+        results: [
+          { resolved: { userId: 'user-1', scopes: ['sheets:read'], keyId: 'key-1' }, refused: undefined },
+          { resolved: undefined, refused: { reason: 'API_KEY_REFUSAL_REVOKED', retryAfterSeconds: 0 } },
+        ],
       });
-      expect(calls.at(-1)).toEqual({ method: 'resolveApiKey', request });
-
-      expect((await broker.resolveApiKey({ apiKey: 'sg_revoked' })).refused).toEqual({
-        reason: 'API_KEY_REFUSAL_REVOKED',
-        retryAfterSeconds: 0,
-      });
+      expect(calls.at(-1)).toEqual({ method: 'resolveApiKeys', request });
 
       const google = await broker.getGoogleAccessToken({ userId: 'user-1', forceRefresh: true });
       expect(google.token).toEqual({
@@ -124,15 +126,14 @@ describe('a call with the service credential', () => {
       expect(calls.at(-1)?.request).toEqual({
         userId: 'user-1',
         forceRefresh: true,
-        requestId: undefined,
       } satisfies GetGoogleAccessTokenRequest);
     } finally {
       broker.close();
     }
   });
 
-  it('works with the positional form of the client factories', async () => {
-    const accounts = createAccountServiceClient(address(), TOKEN);
+  it('reaches AccountService through its promise client', async () => {
+    const accounts = createAccountServiceClient({ address: address(), serviceToken: TOKEN });
     try {
       const request: GetSessionRequest = { sessionCookie: 'live-cookie' };
       expect(await accounts.getSession(request)).toEqual({
@@ -170,16 +171,16 @@ describe('a call with the service credential', () => {
 
 describe('a call without the right service credential', () => {
   it('gets UNAUTHENTICATED from a wrong token, and the handler is not called', async () => {
-    const before = callsTo('resolveApiKey');
+    const before = callsTo('resolveApiKeys');
     const broker = createTokenBrokerClient({ address: address(), serviceToken: 'not-the-token' });
     try {
-      const error = await broker.resolveApiKey({ apiKey: 'sg_live_example' }).catch((e: unknown) => e);
+      const error = await broker.resolveApiKeys({ apiKeys: ['sg_live_example'] }).catch((e: unknown) => e);
       expect(isServiceError(error, GrpcStatus.UNAUTHENTICATED)).toBe(true);
       expect((error as ServiceError).details).toBe('missing or wrong service credential');
     } finally {
       broker.close();
     }
-    expect(callsTo('resolveApiKey')).toBe(before);
+    expect(callsTo('resolveApiKeys')).toBe(before);
   });
 
   it.each([
@@ -195,14 +196,14 @@ describe('a call without the right service credential', () => {
     ],
     ['the token with a suffix', () => serviceCredentialMetadata(`${TOKEN}x`)],
   ])('gets UNAUTHENTICATED with %s, and the handler is not called', async (_name, metadata) => {
-    const before = callsTo('resolveApiKey');
+    const before = callsTo('resolveApiKeys');
     const client = new TokenBrokerServiceClient(address(), credentials.createInsecure());
     try {
       expect((await rawCall(client, metadata()))?.code).toBe(GrpcStatus.UNAUTHENTICATED);
     } finally {
       client.close();
     }
-    expect(callsTo('resolveApiKey')).toBe(before);
+    expect(callsTo('resolveApiKeys')).toBe(before);
   });
 
   it('is checked as exactly one bearer value (the check itself)', () => {
@@ -216,7 +217,7 @@ describe('a call without the right service credential', () => {
 
   it('is refused on every service the server carries', async () => {
     const before = callsTo('getSession');
-    const accounts = createAccountServiceClient(address(), 'not-the-token');
+    const accounts = createAccountServiceClient({ address: address(), serviceToken: 'not-the-token' });
     try {
       await expect(accounts.getSession({ sessionCookie: 'live-cookie' })).rejects.toMatchObject({
         code: GrpcStatus.UNAUTHENTICATED,
@@ -245,7 +246,7 @@ describe('deadlines', () => {
   });
 
   it('applies a per-call deadline, and the 2 s default is longer than a fast call', async () => {
-    const broker = createTokenBrokerClient(address(), TOKEN);
+    const broker = createTokenBrokerClient({ address: address(), serviceToken: TOKEN });
     try {
       await expect(
         broker.getGoogleAccessToken({ userId: SLOW_USER, forceRefresh: false }, { deadlineMs: 50 }),
@@ -261,7 +262,7 @@ describe('deadlines', () => {
   });
 
   it('cancels a call when its AbortSignal fires', async () => {
-    const broker = createTokenBrokerClient(address(), TOKEN);
+    const broker = createTokenBrokerClient({ address: address(), serviceToken: TOKEN });
     try {
       await expect(
         broker.getGoogleAccessToken(
@@ -291,7 +292,7 @@ describe('unimplemented methods', () => {
         a.getInteraction({ interactionUid: 'abc', sessionCookie: '' }),
     ],
   ])('%s answers UNIMPLEMENTED, never a fake success', async (_name, call) => {
-    const accounts = createAccountServiceClient(address(), TOKEN);
+    const accounts = createAccountServiceClient({ address: address(), serviceToken: TOKEN });
     try {
       await expect(call(accounts)).rejects.toMatchObject({ code: GrpcStatus.UNIMPLEMENTED });
     } finally {
@@ -319,7 +320,7 @@ describe('misconfiguration fails loudly', () => {
   });
 
   it('refuses a client without a service token', () => {
-    expect(() => createTokenBrokerClient(address(), '')).toThrow(/service token/);
+    expect(() => createTokenBrokerClient({ address: address(), serviceToken: '' })).toThrow(/service token/);
   });
 });
 
@@ -340,13 +341,17 @@ describe('shutdown', () => {
         }),
       ],
     });
-    const broker = createTokenBrokerClient(`127.0.0.1:${own.port}`, TOKEN);
+    const broker = createTokenBrokerClient({ address: `127.0.0.1:${own.port}`, serviceToken: TOKEN });
     try {
       const inFlight = broker.getGoogleAccessToken({ userId: 'user-1', forceRefresh: false });
       await new Promise((resolve) => setTimeout(resolve, 50));
       await own.tryShutdown();
       await expect(inFlight).resolves.toMatchObject({ token: { accessToken: 'late' } });
-      const later = createTokenBrokerClient(`127.0.0.1:${own.port}`, TOKEN, 500);
+      const later = createTokenBrokerClient({
+        address: `127.0.0.1:${own.port}`,
+        serviceToken: TOKEN,
+        deadlineMs: 500,
+      });
       await expect(
         later.getGoogleAccessToken({ userId: 'user-1', forceRefresh: false }),
       ).rejects.toMatchObject({
@@ -364,13 +369,13 @@ describe('plain Node', () => {
   it('loads the package and its generated code with type stripping only, no build step', () => {
     const script = `
       const proto = await import(${JSON.stringify(path.join(protoRoot, 'src/index.ts'))});
-      const bytes = proto.ResolveApiKeyRequest.encode({ apiKey: 'k', requestId: 'r' }).finish();
-      const back = proto.ResolveApiKeyRequest.decode(bytes);
+      const bytes = proto.ResolveApiKeysRequest.encode({ apiKeys: ['k', 'l'] }).finish();
+      const back = proto.ResolveApiKeysRequest.decode(bytes);
       console.log(JSON.stringify({ back, services: Object.keys(proto.AccountServiceService) }));
     `;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     const parsed = JSON.parse(out) as { back: unknown; services: string[] };
-    expect(parsed.back).toEqual({ apiKey: 'k', requestId: 'r' });
+    expect(parsed.back).toEqual({ apiKeys: ['k', 'l'] });
     expect(parsed.services).toContain('signOut');
   });
 });

@@ -8,7 +8,8 @@ export {
 } from './browser-cookies.ts';
 export { type CsrfTokens, createCsrfTokens, isSameOriginPost } from './csrf-tokens.ts';
 export { withDeadline } from './deadline.ts';
-export { HttpError, jsonErrors, notImplemented } from './http-errors.ts';
+export { CALLER_FAULT_KINDS, type ErrorKind, errorKind, SheetgateError } from './errors.ts';
+export { HttpError, jsonErrors } from './http-errors.ts';
 export {
   type Route,
   type RouteDeclaration,

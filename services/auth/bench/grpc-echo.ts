@@ -1,4 +1,4 @@
-/** Baseline: a bare grpc-js TokenBroker whose ResolveApiKey answers a constant, same credential check. */
+/** Baseline: a bare grpc-js TokenBroker whose ResolveApiKeys answers a constant, same credential check. */
 import { startGrpcServer, TokenBrokerServiceService } from '@sheetgate/proto';
 
 const server = await startGrpcServer({
@@ -9,8 +9,8 @@ const server = await startGrpcServer({
     {
       definition: TokenBrokerServiceService,
       handlers: {
-        resolveApiKey: (_call: unknown, callback: (error: null, response: unknown) => void) =>
-          callback(null, { resolved: { userId: 'u', scopes: ['sheets:read'], keyId: 'k' } }),
+        resolveApiKeys: (_call: unknown, callback: (error: null, response: unknown) => void) =>
+          callback(null, { results: [{ resolved: { userId: 'u', scopes: ['sheets:read'], keyId: 'k' } }] }),
       },
     },
   ],

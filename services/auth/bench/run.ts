@@ -1,7 +1,7 @@
 /**
  * `pnpm bench` (services/auth): refresh-token grants per second at the token endpoint, and API
- * keys resolved per second over gRPC — one per ResolveApiKey call, and in ResolveApiKeys batches as
- * the MCP service sends them — each beside a baseline measured in the same run: a bare SELECT by
+ * keys resolved per second over gRPC — one key per ResolveApiKeys call, and in batches as the MCP
+ * service sends them — each beside a baseline measured in the same run: a bare SELECT by
  * primary key on the same database, and a bare gRPC echo. The measured server (auth, then the
  * echo) runs alone on SERVER_CORE; this load generator and the embedded PostgreSQL (its own
  * process when DATABASE_URL is unset) on OTHER_CORE. Bounded in time; loopback only.
@@ -178,8 +178,8 @@ try {
   const authPid = auth.process.pid!;
   const resolves = await busyWhile({ auth: authPid, load: process.pid }, () =>
     throughput(async () => {
-      const answer = await broker.resolveApiKey({ apiKey: secret });
-      if (!answer.resolved) throw new Error(`key refused: ${answer.refused?.reason}`);
+      const [answer] = (await broker.resolveApiKeys({ apiKeys: [secret] })).results;
+      if (!answer?.resolved) throw new Error(`key refused: ${answer?.refused?.reason}`);
     }),
   );
   const batch = Array.from({ length: BATCH }, () => secret);
@@ -207,7 +207,7 @@ try {
     serviceToken: subject.env.INTERNAL_SERVICE_TOKEN!,
   });
   const echoes = await busyWhile({ echo: echo.pid!, load: process.pid }, () =>
-    throughput(async () => void (await bare.resolveApiKey({ apiKey: secret }))),
+    throughput(async () => void (await bare.resolveApiKeys({ apiKeys: [secret] }))),
   );
   bare.close();
 
@@ -225,7 +225,7 @@ try {
   out(`  refresh grants (token endpoint)          ${String(refreshes).padStart(7)} /s`);
   out(`  baseline: SELECT by primary key          ${String(selects).padStart(7)} /s`);
   out(
-    `  ResolveApiKey, one key per call          ${String(resolves.result).padStart(7)} keys/s  (cpu: ${cpu(resolves.busy)})`,
+    `  ResolveApiKeys, one key per call         ${String(resolves.result).padStart(7)} keys/s  (cpu: ${cpu(resolves.busy)})`,
   );
   out(
     `  ResolveApiKeys, ${BATCH} keys per call        ${String(batched.result * BATCH).padStart(7)} keys/s  (cpu: ${cpu(batched.busy)})`,

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { createAccountServiceClient, createTokenBrokerClient, GrpcStatus } from '@sheetgate/proto';
+import {
+  createAccountServiceClient,
+  createTokenBrokerClient,
+  GrpcStatus,
+  type TokenBrokerClient,
+} from '@sheetgate/proto';
 import { createLogger } from '@sheetgate/service-runtime';
 import {
   createTestDatabase,
@@ -27,9 +32,15 @@ import { createAuditLog } from '../src/audit/index.ts';
 import { StoreUnavailableError } from '../src/cache/store-unavailable.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
+import { createImportedApiKeys } from '../src/provider-migration/imported-api-keys.ts';
 import { createRateLimits, type RateLimits } from '../src/rate-limits/index.ts';
 import { createSessionStore } from '../src/sessions/index.ts';
 import { createUserLibrary } from '../src/users/index.ts';
+
+/** One key through the broker's `ResolveApiKeys`, as the MCP service sends it. */
+async function resolveOne(broker: TokenBrokerClient, apiKey: string) {
+  return (await broker.resolveApiKeys({ apiKeys: [apiKey] })).results[0]!;
+}
 
 const PEPPER = 'test-pepper-0123456789abcdef0123456789abcdef';
 
@@ -89,6 +100,7 @@ async function openLibrary(overrides: Partial<ApiKeyLibraryOptions> = {}): Promi
     rateLimiter: limits.apiKey,
     revocations,
     audit: createAuditLog(pool),
+    importedKeys: createImportedApiKeys(overrides.pool ?? pool),
     logger: createLogger({ service: 'test', level: 'trace', destination }),
     lastUsedFlushIntervalMs: 60_000,
     ...overrides,
@@ -785,9 +797,7 @@ describe('two auth processes sharing PostgreSQL and Redis', () => {
       });
       // Both replicas have resolved the key, single and batched: each has it cached now.
       for (const broker of [brokerA, brokerB, brokerB]) {
-        expect((await broker.resolveApiKey({ apiKey: created.secret })).resolved?.keyId).toBe(
-          created.key!.id,
-        );
+        expect((await resolveOne(broker, created.secret)).resolved?.keyId).toBe(created.key!.id);
         const { results } = await broker.resolveApiKeys({ apiKeys: [created.secret, created.secret] });
         expect(results.map((result) => result.resolved?.keyId)).toEqual([created.key!.id, created.key!.id]);
       }
@@ -797,9 +807,7 @@ describe('two auth processes sharing PostgreSQL and Redis', () => {
       expect(results).toEqual([
         { resolved: undefined, refused: { reason: 'API_KEY_REFUSAL_REVOKED', retryAfterSeconds: 0 } },
       ]);
-      expect((await brokerA.resolveApiKey({ apiKey: created.secret })).refused?.reason).toBe(
-        'API_KEY_REFUSAL_REVOKED',
-      );
+      expect((await resolveOne(brokerA, created.secret)).refused?.reason).toBe('API_KEY_REFUSAL_REVOKED');
     } finally {
       for (const client of [accountsA, brokerA, brokerB]) client.close();
     }

@@ -6,6 +6,7 @@ import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditLog } from '../src/audit/index.ts';
 import { createMemoryCache } from '../src/cache/memory-cache.ts';
+import { parseKeyring } from '../src/crypto/keyring.ts';
 import type { GoogleConnectionLibrary } from '../src/google/google-connections.ts';
 import { googleEndpoints } from '../src/google/google-endpoints.ts';
 import { isPartialGrant, parseGrantedScopes } from '../src/google/google-scopes.ts';
@@ -118,8 +119,8 @@ describe('GET /api/auth/google/start', () => {
         GOOGLE_CLIENT_ID: 'client-1.apps.googleusercontent.com',
         GOOGLE_CLIENT_SECRET: 'secret',
         GOOGLE_EMULATOR_URL: 'http://127.0.0.1:1',
-        AUTH_ENCRYPTION_KEYS: generateLocalSecrets().AUTH_ENCRYPTION_KEYS!,
       },
+      keyring: parseKeyring(generateLocalSecrets().AUTH_ENCRYPTION_KEYS!),
       logger,
       users: unused,
       sessions: unused,

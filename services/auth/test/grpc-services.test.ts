@@ -1,9 +1,19 @@
-import { createAccountServiceClient, createTokenBrokerClient, GrpcStatus } from '@sheetgate/proto';
+import {
+  createAccountServiceClient,
+  createTokenBrokerClient,
+  GrpcStatus,
+  type TokenBrokerClient,
+} from '@sheetgate/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
 import { createSessionStore } from '../src/sessions/index.ts';
 import { createUserLibrary } from '../src/users/index.ts';
 import { type AuthUnderTest, startAuthUnderTest } from './support/auth-process.ts';
+
+/** One key through the broker's `ResolveApiKeys`, as the MCP service sends it. */
+async function resolveOne(broker: TokenBrokerClient, apiKey: string) {
+  return (await broker.resolveApiKeys({ apiKeys: [apiKey] })).results[0]!;
+}
 
 const API_KEY_LIMIT = 3;
 let subject: AuthUnderTest;
@@ -70,13 +80,13 @@ describe('AccountService over gRPC', () => {
     expect(listed.keys.map((key) => key.id)).toEqual([created.key!.id]);
     expect(JSON.stringify(listed)).not.toContain(created.secret);
 
-    const resolved = await broker.resolveApiKey({ apiKey: created.secret });
+    const resolved = await resolveOne(broker, created.secret);
     expect(resolved.resolved).toEqual({ userId, scopes: ['sheets:read'], keyId: created.key!.id });
 
     expect((await accounts.revokeApiKey({ sessionCookie: cookie, keyId: created.key!.id })).revoked).toBe(
       true,
     );
-    const refused = await broker.resolveApiKey({ apiKey: created.secret });
+    const refused = await resolveOne(broker, created.secret);
     expect(refused.refused?.reason).toBe('API_KEY_REFUSAL_REVOKED');
   });
 
@@ -129,9 +139,7 @@ describe('AccountService over gRPC', () => {
 
 describe('TokenBroker over gRPC', () => {
   it('answers unknown for malformed keys and NOT_CONNECTED for a user without Google', async () => {
-    expect((await broker.resolveApiKey({ apiKey: 'nonsense' })).refused?.reason).toBe(
-      'API_KEY_REFUSAL_UNKNOWN',
-    );
+    expect((await resolveOne(broker, 'nonsense')).refused?.reason).toBe('API_KEY_REFUSAL_UNKNOWN');
     const google = await broker.getGoogleAccessToken({ userId, forceRefresh: false });
     expect(google.refused).toBe('GOOGLE_TOKEN_REFUSAL_NOT_CONNECTED');
   });
@@ -146,18 +154,18 @@ describe('TokenBroker over gRPC', () => {
 
   it('refuses an expired key with API_KEY_REFUSAL_EXPIRED', async () => {
     const { secret } = await newKey(new Date(Date.now() + 1_500).toISOString());
-    expect((await broker.resolveApiKey({ apiKey: secret })).resolved?.userId).toBe(userId);
+    expect((await resolveOne(broker, secret)).resolved?.userId).toBe(userId);
     await new Promise((resolve) => setTimeout(resolve, 1_600));
-    const { resolved, refused } = await broker.resolveApiKey({ apiKey: secret });
+    const { resolved, refused } = await resolveOne(broker, secret);
     expect(resolved).toBeUndefined();
     expect(refused).toEqual({ reason: 'API_KEY_REFUSAL_EXPIRED', retryAfterSeconds: 0 });
   });
 
   it('refuses a revoked key with API_KEY_REFUSAL_REVOKED, from the very next call', async () => {
     const { secret, key } = await newKey();
-    expect((await broker.resolveApiKey({ apiKey: secret })).resolved?.keyId).toBe(key!.id);
+    expect((await resolveOne(broker, secret)).resolved?.keyId).toBe(key!.id);
     expect((await accounts.revokeApiKey({ sessionCookie: cookie, keyId: key!.id })).revoked).toBe(true);
-    expect((await broker.resolveApiKey({ apiKey: secret })).refused).toEqual({
+    expect((await resolveOne(broker, secret)).refused).toEqual({
       reason: 'API_KEY_REFUSAL_REVOKED',
       retryAfterSeconds: 0,
     });
@@ -166,14 +174,14 @@ describe('TokenBroker over gRPC', () => {
   it('refuses a key over its rate limit with API_KEY_REFUSAL_RATE_LIMITED and when to retry', async () => {
     const { secret } = await newKey();
     for (let call = 0; call < API_KEY_LIMIT; call++)
-      expect((await broker.resolveApiKey({ apiKey: secret })).resolved?.userId).toBe(userId);
-    const { resolved, refused } = await broker.resolveApiKey({ apiKey: secret });
+      expect((await resolveOne(broker, secret)).resolved?.userId).toBe(userId);
+    const { resolved, refused } = await resolveOne(broker, secret);
     expect(resolved).toBeUndefined();
     expect(refused?.reason).toBe('API_KEY_REFUSAL_RATE_LIMITED');
     expect(refused?.retryAfterSeconds).toBeGreaterThan(0);
     expect(refused?.retryAfterSeconds).toBeLessThanOrEqual(600);
     // The limit is per key: another key of the same person still resolves.
-    expect((await broker.resolveApiKey({ apiKey: (await newKey()).secret })).resolved?.userId).toBe(userId);
+    expect((await resolveOne(broker, (await newKey()).secret)).resolved?.userId).toBe(userId);
   });
 
   it('refuses callers without the service credential', async () => {
@@ -181,7 +189,7 @@ describe('TokenBroker over gRPC', () => {
       address: `127.0.0.1:${subject.env.AUTH_GRPC_PORT}`,
       serviceToken: 'wrong',
     });
-    await expect(stranger.resolveApiKey({ apiKey: 'x' })).rejects.toMatchObject({
+    await expect(resolveOne(stranger, 'x')).rejects.toMatchObject({
       code: GrpcStatus.UNAUTHENTICATED,
     });
     stranger.close();

@@ -20,6 +20,7 @@ import { createGoogleConnectionLibrary } from '../src/google/index.ts';
 import { betterAuthKeyHash, parseBetterAuthSecrets } from '../src/provider-migration/better-auth-secrets.ts';
 import { openBetterAuthSource } from '../src/provider-migration/better-auth-source.ts';
 import type { ImportReport } from '../src/provider-migration/import-report.ts';
+import { createImportedApiKeys } from '../src/provider-migration/imported-api-keys.ts';
 import { importLegacyDatabase } from '../src/provider-migration/legacy-import.ts';
 import { createLegacySessionExchange } from '../src/provider-migration/legacy-sessions.ts';
 import { resetOAuth } from '../src/provider-migration/oauth-reset.ts';
@@ -352,6 +353,7 @@ describe('imported API keys', () => {
       rateLimiter: limits.apiKey,
       revocations: await createKeyRevocations({}),
       audit: createAuditLog(pool),
+      importedKeys: createImportedApiKeys(pool),
       logger,
     });
     try {
@@ -444,6 +446,7 @@ describe('imported API keys', () => {
       rateLimiter: limits.apiKey,
       revocations: await createKeyRevocations({}),
       audit: createAuditLog(pool),
+      importedKeys: createImportedApiKeys(libraryPool),
       logger,
     });
     try {

@@ -1,4 +1,9 @@
-import { createAccountServiceClient, createTokenBrokerClient, GrpcStatus } from '@sheetgate/proto';
+import {
+  createAccountServiceClient,
+  createTokenBrokerClient,
+  GrpcStatus,
+  type TokenBrokerClient,
+} from '@sheetgate/proto';
 import {
   type PrivateServer,
   privateServersMissing,
@@ -11,6 +16,11 @@ import { createSessionStore } from '../src/sessions/index.ts';
 import { createUserLibrary } from '../src/users/index.ts';
 import { type AuthUnderTest, startAuthUnderTest } from './support/auth-process.ts';
 import { type OAuthTestClient, oauthTestClient } from './support/oauth-flow.ts';
+
+/** One key through the broker's `ResolveApiKeys`, as the MCP service sends it. */
+async function resolveOne(broker: TokenBrokerClient, apiKey: string) {
+  return (await broker.resolveApiKeys({ apiKeys: [apiKey] })).results[0]!;
+}
 
 // A real auth process on a Redis of this file's own, which the tests stop: what a person and the
 // other services see while Redis is down. (The shared Redis other test files use never goes down.)
@@ -72,14 +82,12 @@ describe.skipIf(missing !== undefined)('auth while its Redis is down', () => {
       expiresAt: '',
     });
     const keyId = created.key!.id;
-    expect((await broker.resolveApiKey({ apiKey: created.secret })).resolved?.keyId).toBe(keyId);
+    expect((await resolveOne(broker, created.secret)).resolved?.keyId).toBe(keyId);
     await withRedisDown(async () => {
       await expect(accounts.revokeApiKey({ sessionCookie: cookie, keyId })).rejects.toMatchObject({
         code: GrpcStatus.UNAVAILABLE,
       });
-      expect((await broker.resolveApiKey({ apiKey: created.secret })).refused?.reason).toBe(
-        'API_KEY_REFUSAL_REVOKED',
-      );
+      expect((await resolveOne(broker, created.secret)).refused?.reason).toBe('API_KEY_REFUSAL_REVOKED');
     });
     const { rows } = await pool.query(
       `SELECT count(*)::int AS events FROM audit_events WHERE kind = 'api_key.revoked' AND details->>'keyId' = $1`,
@@ -88,9 +96,7 @@ describe.skipIf(missing !== undefined)('auth while its Redis is down', () => {
     expect(rows).toEqual([{ events: 1 }]);
     // Once Redis is back, revoking again (the dashboard's "try again") succeeds.
     expect((await accounts.revokeApiKey({ sessionCookie: cookie, keyId })).revoked).toBe(true);
-    expect((await broker.resolveApiKey({ apiKey: created.secret })).refused?.reason).toBe(
-      'API_KEY_REFUSAL_REVOKED',
-    );
+    expect((await resolveOne(broker, created.secret)).refused?.reason).toBe('API_KEY_REFUSAL_REVOKED');
   });
 
   /** What auth answers on any HTTP route while a store it needs is down. */

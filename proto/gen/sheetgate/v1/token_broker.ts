@@ -187,16 +187,6 @@ export function googleTokenRefusalToNumber(object: GoogleTokenRefusal): number {
   }
 }
 
-export interface ResolveApiKeyRequest {
-  /** The key exactly as presented in `x-api-key`. A secret: never logged, never echoed back. */
-  apiKey: string;
-  /**
-   * The MCP request this lookup serves (its `x-request-id`), for correlating both services'
-   * logs. Unset when the caller has none.
-   */
-  requestId?: string | undefined;
-}
-
 export interface ResolveApiKeysRequest {
   /**
    * The keys exactly as presented, one per MCP request (the same key may appear many times; each
@@ -237,15 +227,13 @@ export interface ResolveApiKeyResponse {
 }
 
 export interface GetGoogleAccessTokenRequest {
-  /** Sheetgate's user id, as ResolveApiKey or the access token's `sub` gave it. */
+  /** Sheetgate's user id, as ResolveApiKeys or the access token's `sub` gave it. */
   userId: string;
   /**
    * Skip auth's cache: Google just answered 401 to the cached token. Auth replaces only that
    * token (a concurrent caller may already have refreshed it) with one refresh per user at a time.
    */
   forceRefresh: boolean;
-  /** The MCP request this lookup serves, for correlating logs. Unset when the caller has none. */
-  requestId?: string | undefined;
 }
 
 /** A Google OAuth access token for the user's Google account. A secret: never logged. */
@@ -272,99 +260,6 @@ export interface GetGoogleAccessTokenResponse {
   token?: GoogleAccessToken | undefined;
   refused?: GoogleTokenRefusal | undefined;
 }
-
-function createBaseResolveApiKeyRequest(): ResolveApiKeyRequest {
-  return { apiKey: "", requestId: undefined };
-}
-
-export const ResolveApiKeyRequest: MessageFns<ResolveApiKeyRequest> = {
-  encode(message: ResolveApiKeyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.apiKey !== "") {
-      writer.uint32(10).string(message.apiKey);
-    }
-    if (message.requestId !== undefined) {
-      writer.uint32(18).string(message.requestId);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): ResolveApiKeyRequest {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseResolveApiKeyRequest();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.apiKey = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.requestId = reader.string();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): ResolveApiKeyRequest {
-    return {
-      apiKey: isSet(object.apiKey)
-        ? globalThis.String(object.apiKey)
-        : isSet(object.api_key)
-        ? globalThis.String(object.api_key)
-        : "",
-      requestId: isSet(object.requestId)
-        ? globalThis.String(object.requestId)
-        : isSet(object.request_id)
-        ? globalThis.String(object.request_id)
-        : undefined,
-    };
-  },
-
-  toJSON(message: ResolveApiKeyRequest): unknown {
-    const obj: any = {};
-    if (message.apiKey !== "") {
-      obj.apiKey = message.apiKey;
-    }
-    if (message.requestId !== undefined) {
-      obj.requestId = message.requestId;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<ResolveApiKeyRequest>, I>>(base?: I): ResolveApiKeyRequest {
-    return ResolveApiKeyRequest.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<ResolveApiKeyRequest>, I>>(object: I): ResolveApiKeyRequest {
-    const message = createBaseResolveApiKeyRequest();
-    message.apiKey = object.apiKey ?? "";
-    message.requestId = object.requestId ?? undefined;
-    return message;
-  },
-};
 
 function createBaseResolveApiKeysRequest(): ResolveApiKeysRequest {
   return { apiKeys: [] };
@@ -798,7 +693,7 @@ export const ResolveApiKeyResponse: MessageFns<ResolveApiKeyResponse> = {
 };
 
 function createBaseGetGoogleAccessTokenRequest(): GetGoogleAccessTokenRequest {
-  return { userId: "", forceRefresh: false, requestId: undefined };
+  return { userId: "", forceRefresh: false };
 }
 
 export const GetGoogleAccessTokenRequest: MessageFns<GetGoogleAccessTokenRequest> = {
@@ -808,9 +703,6 @@ export const GetGoogleAccessTokenRequest: MessageFns<GetGoogleAccessTokenRequest
     }
     if (message.forceRefresh !== false) {
       writer.uint32(16).bool(message.forceRefresh);
-    }
-    if (message.requestId !== undefined) {
-      writer.uint32(26).string(message.requestId);
     }
     return writer;
   },
@@ -844,14 +736,6 @@ export const GetGoogleAccessTokenRequest: MessageFns<GetGoogleAccessTokenRequest
             message.forceRefresh = reader.bool();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
-              break;
-            }
-
-            message.requestId = reader.string();
-            continue;
-          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -876,11 +760,6 @@ export const GetGoogleAccessTokenRequest: MessageFns<GetGoogleAccessTokenRequest
         : isSet(object.force_refresh)
         ? globalThis.Boolean(object.force_refresh)
         : false,
-      requestId: isSet(object.requestId)
-        ? globalThis.String(object.requestId)
-        : isSet(object.request_id)
-        ? globalThis.String(object.request_id)
-        : undefined,
     };
   },
 
@@ -892,9 +771,6 @@ export const GetGoogleAccessTokenRequest: MessageFns<GetGoogleAccessTokenRequest
     if (message.forceRefresh !== false) {
       obj.forceRefresh = message.forceRefresh;
     }
-    if (message.requestId !== undefined) {
-      obj.requestId = message.requestId;
-    }
     return obj;
   },
 
@@ -905,7 +781,6 @@ export const GetGoogleAccessTokenRequest: MessageFns<GetGoogleAccessTokenRequest
     const message = createBaseGetGoogleAccessTokenRequest();
     message.userId = object.userId ?? "";
     message.forceRefresh = object.forceRefresh ?? false;
-    message.requestId = object.requestId ?? undefined;
     return message;
   },
 };
@@ -1124,25 +999,7 @@ export const GetGoogleAccessTokenResponse: MessageFns<GetGoogleAccessTokenRespon
 export type TokenBrokerServiceService = typeof TokenBrokerServiceService;
 export const TokenBrokerServiceService = {
   /**
-   * Resolves one API key presented in `x-api-key` to its user and scopes, or says why not.
-   * Deprecated: the MCP service calls ResolveApiKeys instead. Auth keeps serving it, answering
-   * exactly as ResolveApiKeys would for that one key, so an MCP service of an earlier release
-   * keeps working during a rolling upgrade; it may be removed once no such release runs.
-   *
-   * @deprecated
-   */
-  resolveApiKey: {
-    path: "/sheetgate.v1.TokenBrokerService/ResolveApiKey" as const,
-    requestStream: false as const,
-    responseStream: false as const,
-    requestSerialize: (value: ResolveApiKeyRequest): Buffer => Buffer.from(ResolveApiKeyRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ResolveApiKeyRequest => ResolveApiKeyRequest.decode(value),
-    responseSerialize: (value: ResolveApiKeyResponse): Buffer =>
-      Buffer.from(ResolveApiKeyResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ResolveApiKeyResponse => ResolveApiKeyResponse.decode(value),
-  },
-  /**
-   * Resolves API keys to their users and scopes, or says why not. Called for every request that
+   * Resolves API keys presented in `x-api-key` to their users and scopes, or says why not. Called for every request that
    * carries a key, so a revocation takes effect on the very next request; the MCP service
    * coalesces the keys of requests that arrive together into one call, so the gRPC round trip is
    * paid once per batch, not per request. Each key is still checked against the store at that
@@ -1175,16 +1032,7 @@ export const TokenBrokerServiceService = {
 
 export interface TokenBrokerServiceServer extends UntypedServiceImplementation {
   /**
-   * Resolves one API key presented in `x-api-key` to its user and scopes, or says why not.
-   * Deprecated: the MCP service calls ResolveApiKeys instead. Auth keeps serving it, answering
-   * exactly as ResolveApiKeys would for that one key, so an MCP service of an earlier release
-   * keeps working during a rolling upgrade; it may be removed once no such release runs.
-   *
-   * @deprecated
-   */
-  resolveApiKey: handleUnaryCall<ResolveApiKeyRequest, ResolveApiKeyResponse>;
-  /**
-   * Resolves API keys to their users and scopes, or says why not. Called for every request that
+   * Resolves API keys presented in `x-api-key` to their users and scopes, or says why not. Called for every request that
    * carries a key, so a revocation takes effect on the very next request; the MCP service
    * coalesces the keys of requests that arrive together into one call, so the gRPC round trip is
    * paid once per batch, not per request. Each key is still checked against the store at that
@@ -1197,30 +1045,7 @@ export interface TokenBrokerServiceServer extends UntypedServiceImplementation {
 
 export interface TokenBrokerServiceClient extends Client {
   /**
-   * Resolves one API key presented in `x-api-key` to its user and scopes, or says why not.
-   * Deprecated: the MCP service calls ResolveApiKeys instead. Auth keeps serving it, answering
-   * exactly as ResolveApiKeys would for that one key, so an MCP service of an earlier release
-   * keeps working during a rolling upgrade; it may be removed once no such release runs.
-   *
-   * @deprecated
-   */
-  resolveApiKey(
-    request: ResolveApiKeyRequest,
-    callback: (error: ServiceError | null, response: ResolveApiKeyResponse) => void,
-  ): ClientUnaryCall;
-  resolveApiKey(
-    request: ResolveApiKeyRequest,
-    metadata: Metadata,
-    callback: (error: ServiceError | null, response: ResolveApiKeyResponse) => void,
-  ): ClientUnaryCall;
-  resolveApiKey(
-    request: ResolveApiKeyRequest,
-    metadata: Metadata,
-    options: Partial<CallOptions>,
-    callback: (error: ServiceError | null, response: ResolveApiKeyResponse) => void,
-  ): ClientUnaryCall;
-  /**
-   * Resolves API keys to their users and scopes, or says why not. Called for every request that
+   * Resolves API keys presented in `x-api-key` to their users and scopes, or says why not. Called for every request that
    * carries a key, so a revocation takes effect on the very next request; the MCP service
    * coalesces the keys of requests that arrive together into one call, so the gRPC round trip is
    * paid once per batch, not per request. Each key is still checked against the store at that

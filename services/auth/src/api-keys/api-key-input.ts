@@ -1,3 +1,5 @@
+import { SheetgateError } from '@sheetgate/service-runtime';
+
 /** Scopes a key may carry: read only, or read and write (DESIGN §3). */
 export type ApiKeyScopes = ['sheets:read'] | ['sheets:read', 'sheets:write'];
 
@@ -5,10 +7,10 @@ export type ApiKeyScopes = ['sheets:read'] | ['sheets:read', 'sheets:write'];
  * Input a key cannot be created with. Auth is the one place these rules live: the dashboard
  * forwards what the person typed and shows this message, so it is written for the person.
  */
-export class ApiKeyInputError extends Error {
+export class ApiKeyInputError extends SheetgateError {
   readonly field: 'userId' | 'name' | 'scopes' | 'expiresAt';
   constructor(field: ApiKeyInputError['field'], message: string) {
-    super(message);
+    super('invalid_argument', message);
     this.name = 'ApiKeyInputError';
     this.field = field;
   }

@@ -3,19 +3,31 @@ import type { Logger } from '@sheetgate/service-runtime';
 import type { AuditLog } from '../audit/index.ts';
 import { StoreUnavailableError } from '../cache/store-unavailable.ts';
 import type { DatabasePool } from '../db/pool.ts';
-import { betterAuthKeyHash } from '../provider-migration/better-auth-secrets.ts';
 import type { RateLimitDecision, RateLimiter } from '../rate-limits/index.ts';
 import { generateApiKey, isWellFormedApiKey } from './api-key-format.ts';
 import { createApiKeyHasher } from './api-key-hash.ts';
 import { ApiKeyInputError, UUID, validExpiry, validName, validScopes } from './api-key-input.ts';
 import { type ApiKeyCredential, type ApiKeyRecord, createApiKeyQueries } from './api-key-queries.ts';
 import type { KeyRevocations } from './key-revocations.ts';
+import { type ApiKeyStatus, admission, judgeKey, type KeyVerdict, keyStatus } from './key-verdict.ts';
 import { createLastUsedRecorder } from './last-used-recorder.ts';
 import { createVerifiedKeyCache, type VerifiedKey } from './verified-key-cache.ts';
 
-export type { ApiKeyResolution };
+export type { ApiKeyResolution, ApiKeyStatus };
 
-export type ApiKeyStatus = 'active' | 'expired' | 'revoked';
+/**
+ * Keys imported from a retired provider, which may have any shape outside `sg_` and keep that
+ * provider's hash until their first use. Built in provider-migration/ (`createImportedApiKeys`).
+ */
+export interface ImportedApiKeys {
+  /** Whether any key was ever imported, so a value of another shape may be one. */
+  mayExist(): Promise<boolean>;
+  /**
+   * Gives keys still carrying their legacy hash Sheetgate's HMAC (`secretHash`), all in one
+   * statement, and answers the rows it upgraded.
+   */
+  upgrade(keys: ReadonlyArray<{ presented: string; secretHash: string }>): Promise<ApiKeyCredential[]>;
+}
 
 export interface ApiKeyLibraryOptions {
   pool: DatabasePool;
@@ -26,6 +38,8 @@ export interface ApiKeyLibraryOptions {
   /** How revocations reach every replica (`createKeyRevocations`); closed by `close()`. */
   revocations: KeyRevocations;
   audit: AuditLog;
+  /** Keys imported from a retired provider (`createImportedApiKeys` in provider-migration/). */
+  importedKeys: ImportedApiKeys;
   logger?: Logger;
   /** How often last-used times are written; 5 s by default. */
   lastUsedFlushIntervalMs?: number;
@@ -90,20 +104,6 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
   };
 
   /**
-   * Keys imported from a retired provider (migrate:import) have that provider's shape, and keep its
-   * hash (Better Auth: unkeyed SHA-256) until their first use, when Sheetgate's HMAC replaces it;
-   * from then on they resolve like any other key. Where no key was ever imported, a key of another
-   * shape costs one indexed read, of whether any was (as a well-formed unknown `sg_live_` key
-   * costs one); once an import is seen, that read is skipped for good, and keys of another shape
-   * go to the batch's lookup by HMAC like any other (see `upgradeImportedKeys`).
-   */
-  let keysWereImported = false;
-  async function mayBeImported(): Promise<boolean> {
-    keysWereImported ||= await queries.anyImported();
-    return keysWereImported;
-  }
-
-  /**
    * The keys of another shape that the lookup by HMAC did not find: those still carrying their
    * legacy hash are upgraded, all in one statement, and their rows answered. A key upgraded by a
    * concurrent request between this batch's lookup and its upgrade is no longer found by its
@@ -113,44 +113,37 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
   async function upgradeImportedKeys(candidates: Candidate[]): Promise<ApiKeyCredential[]> {
     const missing = new Map(candidates.map((candidate) => [candidate.hashHex, candidate.imported!]));
     if (missing.size === 0) return [];
-    const upgraded = await queries.upgradeLegacyHashes(
-      [...missing].map(([secretHash, key]) => ({ legacyHash: betterAuthKeyHash(key), secretHash })),
+    const upgraded = await options.importedKeys.upgrade(
+      [...missing].map(([secretHash, presented]) => ({ presented, secretHash })),
     );
     for (const row of upgraded) missing.delete(row.secretHash);
     if (missing.size === 0) return upgraded;
     return [...upgraded, ...(await queries.findCredentialsByHashes([...missing.keys()]))];
   }
 
-  /** A live key's answer from its rate-limit decision (auditing the first refusal of a window). */
+  /** A live key's answer from its rate-limit decision, auditing the first refusal of a window. */
   const admit = (key: VerifiedKey, decision: RateLimitDecision): ApiKeyResolution => {
-    if (!decision.allowed) {
-      if (decision.firstRefusal) {
-        inBackground(
-          options.audit.record('rate_limit.hit', {
-            userId: key.userId,
-            details: { limit: options.rateLimiter.name, keyId: key.keyId },
-          }),
-          'audit',
-        );
-      }
-      return { ok: false, reason: 'rate_limited', retryAfterSeconds: decision.retryAfterSeconds };
+    if (!decision.allowed && decision.firstRefusal) {
+      inBackground(
+        options.audit.record('rate_limit.hit', {
+          userId: key.userId,
+          details: { limit: options.rateLimiter.name, keyId: key.keyId },
+        }),
+        'audit',
+      );
     }
-    lastUsed.mark(key.keyId);
-    return { ok: true, userId: key.userId, scopes: key.scopes, keyId: key.keyId };
+    if (decision.allowed) lastUsed.mark(key.keyId);
+    return admission(key, decision);
   };
 
-  /** The verdict on a key's row as PostgreSQL has it: the verified key, or why it is refused. */
-  const judge = (credential: ApiKeyCredential): VerifiedKey | 'expired' | 'revoked' => {
-    if (credential.revokedAt) {
-      auditRefusal(credential.id, credential.userId, 'revoked');
-      return 'revoked';
+  /** Keeps the cache in step with a verdict from PostgreSQL, and audits a refusal it found. */
+  const followUp = (hashHex: string, verdict: KeyVerdict, version: string | undefined) => {
+    if (verdict.outcome === 'live') {
+      if (version !== undefined) cache.remember(hashHex, verdict.key, version);
+      return;
     }
-    const expiresAtMs = credential.expiresAt?.getTime() ?? null;
-    if (expiresAtMs !== null && expiresAtMs <= Date.now()) {
-      auditRefusal(credential.id, credential.userId, 'expired');
-      return 'expired';
-    }
-    return { keyId: credential.id, userId: credential.userId, scopes: credential.scopes, expiresAtMs };
+    if (verdict.outcome === 'refused') auditRefusal(verdict.keyId, verdict.userId, verdict.reason);
+    cache.forget(hashHex);
   };
 
   /**
@@ -163,7 +156,7 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
   async function resolveMany(presented: readonly unknown[]): Promise<ApiKeyResolution[]> {
     const results: Array<ApiKeyResolution | Promise<ApiKeyResolution>> = [];
     const candidates: Candidate[] = [];
-    const importsPossible = presented.some(mayBeImportedKey) && (await mayBeImported());
+    const importsPossible = presented.some(mayBeImportedKey) && (await options.importedKeys.mayExist());
     presented.forEach((value, index) => {
       const ours = isWellFormedApiKey(value);
       if (!ours && !(importsPossible && mayBeImportedKey(value))) {
@@ -200,31 +193,24 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
     }
 
     const live: Array<{ candidate: Candidate; key: VerifiedKey; early?: RateLimitDecision }> = [];
+    const nowMs = Date.now();
     let early = 0;
     candidates.forEach((candidate, position) => {
       const entry = cached[position];
       const earlyDecision = entry ? earlyDecisions[early++] : undefined;
-      let key: VerifiedKey | 'expired' | 'revoked' | undefined;
+      let verdict: KeyVerdict;
       if (entry && vouched[position]) {
-        key = entry.key.expiresAtMs !== null && entry.key.expiresAtMs <= Date.now() ? 'expired' : entry.key;
+        verdict = judgeKey({ source: 'cache', key: entry.key }, nowMs);
       } else {
         const row = rows.get(candidate.hashHex);
-        // The row was found by this very HMAC, so `matches` cannot fail: it makes the final
-        // decision a constant-time comparison, as DESIGN §7.4 requires.
-        if (!row || !hasher.matches(candidate.digest, row.secretHash)) {
-          if (entry) cache.forget(candidate.hashHex);
-          results[candidate.index] = UNKNOWN;
-          return;
-        }
-        key = judge(row);
-        if (typeof key === 'object' && version !== undefined) cache.remember(candidate.hashHex, key, version);
-        else if (typeof key !== 'object') cache.forget(candidate.hashHex);
+        const matches = row !== undefined && hasher.matches(candidate.digest, row.secretHash);
+        verdict = judgeKey({ source: 'store', row, matches }, nowMs);
+        followUp(candidate.hashHex, verdict, version);
       }
-      if (key === 'expired' || key === 'revoked') {
-        results[candidate.index] = { ok: false, reason: key };
-        return;
-      }
-      live.push({ candidate, key, ...(earlyDecision ? { early: earlyDecision } : {}) });
+      if (verdict.outcome === 'unknown') results[candidate.index] = UNKNOWN;
+      else if (verdict.outcome === 'refused')
+        results[candidate.index] = { ok: false, reason: verdict.reason };
+      else live.push({ candidate, key: verdict.key, ...(earlyDecision ? { early: earlyDecision } : {}) });
     });
 
     // Keys read from PostgreSQL for the first time are counted now (a second round trip, once).
@@ -270,15 +256,8 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
     /** The user's keys, newest first, with their status; never a hash or a secret. */
     async list(userId: string): Promise<Array<ApiKeyRecord & { status: ApiKeyStatus }>> {
       if (!UUID.test(userId)) return [];
-      const now = Date.now();
-      return (await queries.listByUser(userId)).map((key) => ({
-        ...key,
-        status: key.revokedAt
-          ? 'revoked'
-          : key.expiresAt && key.expiresAt.getTime() <= now
-            ? 'expired'
-            : 'active',
-      }));
+      const nowMs = Date.now();
+      return (await queries.listByUser(userId)).map((key) => ({ ...key, status: keyStatus(key, nowMs) }));
     },
 
     /**

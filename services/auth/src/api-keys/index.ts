@@ -6,6 +6,7 @@ export {
   type ApiKeyResolution,
   type ApiKeyStatus,
   createApiKeyLibrary,
+  type ImportedApiKeys,
 } from './api-key-library.ts';
 export type { ApiKeyRecord } from './api-key-queries.ts';
 export { createKeyRevocations, type KeyRevocations } from './key-revocations.ts';

@@ -1,3 +1,4 @@
+import { SheetgateError } from '@sheetgate/service-runtime';
 import { isDatabaseUnavailable } from '../db/pool.ts';
 
 /**
@@ -5,9 +6,9 @@ import { isDatabaseUnavailable } from '../db/pool.ts';
  * the revocation version) could not do what was asked — unreachable, timed out or refusing. Not a
  * bug in the request: callers answer "try again shortly" (gRPC UNAVAILABLE, HTTP 503), not a 500.
  */
-export class StoreUnavailableError extends Error {
+export class StoreUnavailableError extends SheetgateError {
   constructor(message: string, cause: unknown) {
-    super(message, { cause });
+    super('unavailable', message, { cause });
     this.name = 'StoreUnavailableError';
   }
 }

@@ -1,6 +1,7 @@
 import type Provider from 'oidc-provider';
 import type { AuditLog } from '../audit/index.ts';
 import type { DatabasePool } from '../db/pool.ts';
+import { createOidcModelQueries } from '../oidc/oidc-model-queries.ts';
 import { mcpResource } from '../oidc/resource.ts';
 
 export interface ConnectedApp {
@@ -20,7 +21,8 @@ export interface ConnectedApp {
 const MAX_CLIENT_ID_LENGTH = 2048;
 
 export function createConnectedApps(deps: { pool: DatabasePool; provider: Provider; audit: AuditLog }) {
-  const { pool, provider, audit } = deps;
+  const { provider, audit } = deps;
+  const models = createOidcModelQueries(deps.pool);
 
   /**
    * The provider's own revocation of a grant (as lib/helpers/revoke.js does it): every model's
@@ -37,30 +39,7 @@ export function createConnectedApps(deps: { pool: DatabasePool; provider: Provid
 
   return {
     async list(userId: string): Promise<ConnectedApp[]> {
-      // Grants store resource scopes under the resource URL: payload.resources[<resource>] = "a b".
-      const { rows } = await pool.query<{
-        client_id: string;
-        client: Record<string, unknown> | null;
-        scopes: string | null;
-        first_used: string;
-        last_used: string;
-      }>(
-        `WITH grants AS (
-           SELECT id, payload->>'clientId' AS client_id, payload->'resources'->>$2 AS scopes,
-                  (payload->>'iat')::bigint AS iat
-             FROM oidc_models
-            WHERE model = 'Grant' AND payload->>'accountId' = $1 AND (expires_at IS NULL OR expires_at > now())
-         )
-         SELECT grants.client_id, c.payload AS client, string_agg(DISTINCT grants.scopes, ' ') AS scopes,
-                to_timestamp(min(grants.iat)) AS first_used,
-                to_timestamp(max(COALESCE((t.payload->>'iat')::bigint, grants.iat))) AS last_used
-           FROM grants
-           LEFT JOIN oidc_models c ON c.model = 'Client' AND c.id = grants.client_id
-           LEFT JOIN oidc_models t ON t.model = 'RefreshToken' AND t.grant_id = grants.id
-          GROUP BY grants.client_id, c.payload
-          ORDER BY last_used DESC`,
-        [userId, mcpResource(provider.issuer)],
-      );
+      const rows = await models.connectedApps(userId, mcpResource(provider.issuer));
       return rows.map((row) => {
         const redirect = Array.isArray(row.client?.redirect_uris)
           ? String(row.client.redirect_uris[0] ?? '')
@@ -81,18 +60,15 @@ export function createConnectedApps(deps: { pool: DatabasePool; provider: Provid
       // Not an id any client could have (PostgreSQL text cannot even hold a NUL): nothing to end.
       if (clientId.length === 0 || clientId.length > MAX_CLIENT_ID_LENGTH || clientId.includes('\u0000'))
         return false;
-      const { rows } = await pool.query<{ id: string }>(
-        `SELECT id FROM oidc_models WHERE model = 'Grant' AND payload->>'accountId' = $1 AND payload->>'clientId' = $2`,
-        [userId, clientId],
-      );
-      for (const { id } of rows) {
+      const grantIds = await models.grantIds(userId, clientId);
+      for (const id of grantIds) {
         await revokeGrant(id);
         await audit.record('grant.revoked', {
           userId,
           details: { grantId: id, clientId, reason: 'disconnected' },
         });
       }
-      return rows.length > 0;
+      return grantIds.length > 0;
     },
   };
 }

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { SheetgateError } from '@sheetgate/service-runtime';
 
 /**
  * Encryption at rest for secrets auth must be able to read back (Google refresh tokens, signing
@@ -16,9 +17,10 @@ export interface Keyring {
   keyIdOf(ciphertext: string): string;
 }
 
-export class KeyringError extends Error {
+/** A key ring or ciphertext that cannot be used: a deployment or data problem, never the caller's. */
+export class KeyringError extends SheetgateError {
   constructor(message: string) {
-    super(message);
+    super('internal', message);
     this.name = 'KeyringError';
   }
 }

@@ -1,12 +1,13 @@
+import { SheetgateError } from '@sheetgate/service-runtime';
 import { GaxiosError } from 'gaxios';
 
 /**
  * Google could not be reached or failed (5xx, 429, network, timeout): the caller may retry. Never
  * a reason to ask the person to reconnect.
  */
-export class GoogleUnavailableError extends Error {
+export class GoogleUnavailableError extends SheetgateError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super('unavailable', message, options);
     this.name = 'GoogleUnavailableError';
   }
 }

@@ -11,6 +11,5 @@ export { type GoogleSettings, googleRedirectUri } from './google-settings.ts';
 export { createGoogleSignIn } from './sign-in-routes.ts';
 export {
   createGoogleTokenBroker,
-  type GoogleAccessTokenResult,
   type GoogleTokenBroker,
 } from './token-broker.ts';

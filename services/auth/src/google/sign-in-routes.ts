@@ -12,7 +12,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { AuditLog } from '../audit/index.ts';
 import type { Cache } from '../cache/cache.ts';
-import { parseKeyring } from '../crypto/keyring.ts';
+import type { Keyring } from '../crypto/keyring.ts';
 import type { RateLimiter } from '../rate-limits/index.ts';
 import type { SessionStore } from '../sessions/session-store.ts';
 import type { UserLibrary } from '../users/user-library.ts';
@@ -40,6 +40,8 @@ const SIGN_IN_PATH = '/api/auth/google';
 export function createGoogleSignIn(deps: {
   cache: Cache;
   settings: GoogleSettings;
+  /** Seals the Google access tokens it caches (the key ring service.ts parsed once). */
+  keyring: Keyring;
   logger: Logger;
   users: UserLibrary;
   sessions: SessionStore;
@@ -59,7 +61,7 @@ export function createGoogleSignIn(deps: {
     verifyIdToken: createIdTokenVerifier(endpoints, settings.GOOGLE_CLIENT_ID),
     users: deps.users,
     connections: deps.connections,
-    accessTokens: createAccessTokenCache(cache, parseKeyring(settings.AUTH_ENCRYPTION_KEYS)),
+    accessTokens: createAccessTokenCache(cache, deps.keyring),
     logger,
   });
 

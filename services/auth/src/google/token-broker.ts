@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import type { GoogleAccessTokenResult } from '@sheetgate/proto';
 import { type Logger, withDeadline } from '@sheetgate/service-runtime';
 import type { AuditLog } from '../audit/index.ts';
 import type { Cache } from '../cache/cache.ts';
-import { KeyringError, parseKeyring } from '../crypto/keyring.ts';
+import { type Keyring, KeyringError } from '../crypto/keyring.ts';
 import { type CachedAccessToken, createAccessTokenCache } from './access-token-cache.ts';
 import type { GoogleConnectionLibrary, SealedConnection } from './google-connections.ts';
 import { googleEndpoints } from './google-endpoints.ts';
@@ -10,10 +11,6 @@ import { GoogleUnavailableError, isTransientGoogleError, oauthErrorCode } from '
 import { GoogleOAuthClient } from './google-oauth-client.ts';
 import { parseGrantedScopes } from './google-scopes.ts';
 import type { GoogleSettings } from './google-settings.ts';
-
-export type GoogleAccessTokenResult =
-  | { ok: true; accessToken: string; expiresAt: number; scopes: string[] }
-  | { ok: false; reason: 'GOOGLE_AUTH_REQUIRED' | 'NOT_CONNECTED' };
 
 export interface TokenBrokerTiming {
   /** How long one replica may hold a user's refresh lock (covers Google's timeout and retries). */
@@ -72,6 +69,8 @@ export function refreshMarginSeconds(lifetimeSeconds: number): number {
 export function createGoogleTokenBroker(deps: {
   cache: Cache;
   settings: GoogleSettings;
+  /** AUTH_ENCRYPTION_KEYS, parsed once by the service: cached access tokens are sealed with it. */
+  keyring: Keyring;
   connections: GoogleConnectionLibrary;
   logger: Logger;
   /** Records `google.reauth_required` when Google refuses a refresh token. */
@@ -82,7 +81,7 @@ export function createGoogleTokenBroker(deps: {
 }) {
   const { cache, settings, connections, logger, audit, onRefresh } = deps;
   const timing = { ...DEFAULT_TIMING, ...deps.timing };
-  const tokens = createAccessTokenCache(cache, parseKeyring(settings.AUTH_ENCRYPTION_KEYS));
+  const tokens = createAccessTokenCache(cache, deps.keyring);
   const client = new GoogleOAuthClient(settings, googleEndpoints(settings));
   // Concurrent calls for one user in this process share one attempt (and one lock poll).
   const inFlight = new Map<string, Promise<GoogleAccessTokenResult>>();

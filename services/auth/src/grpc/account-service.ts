@@ -1,33 +1,27 @@
-import {
-  type ApiKey as ApiKeyMessage,
-  type CreateApiKeyRequest,
-  type CreateApiKeyResponse,
-  type DisconnectAppRequest,
-  type DisconnectAppResponse,
-  type ExchangeLegacySessionRequest,
-  type ExchangeLegacySessionResponse,
-  type GetGoogleConnectionRequest,
-  type GetGoogleConnectionResponse,
-  type GetInteractionRequest,
-  type GetInteractionResponse,
-  type GetSessionRequest,
-  type GetSessionResponse,
-  GrpcStatus,
-  type ListApiKeysRequest,
-  type ListApiKeysResponse,
-  type ListConnectedAppsRequest,
-  type ListConnectedAppsResponse,
-  type RevokeApiKeyRequest,
-  type RevokeApiKeyResponse,
+import type {
+  ApiKey as ApiKeyMessage,
+  CreateApiKeyRequest,
+  CreateApiKeyResponse,
+  DisconnectAppRequest,
+  DisconnectAppResponse,
+  ExchangeLegacySessionRequest,
+  ExchangeLegacySessionResponse,
+  GetGoogleConnectionRequest,
+  GetGoogleConnectionResponse,
+  GetInteractionRequest,
+  GetInteractionResponse,
+  GetSessionRequest,
+  GetSessionResponse,
+  ListApiKeysRequest,
+  ListApiKeysResponse,
+  ListConnectedAppsRequest,
+  ListConnectedAppsResponse,
+  RevokeApiKeyRequest,
+  RevokeApiKeyResponse,
 } from '@sheetgate/proto';
-import { isInteractionUid, type Logger } from '@sheetgate/service-runtime';
+import { isInteractionUid, type Logger, SheetgateError } from '@sheetgate/service-runtime';
 import type Provider from 'oidc-provider';
-import {
-  ApiKeyInputError,
-  type ApiKeyLibrary,
-  type ApiKeyRecord,
-  requestedExpiry,
-} from '../api-keys/index.ts';
+import { type ApiKeyLibrary, type ApiKeyRecord, requestedExpiry } from '../api-keys/index.ts';
 import type { ConnectedAppsLibrary } from '../connected-apps/connected-apps.ts';
 import type { GoogleConnectionLibrary } from '../google/index.ts';
 import type { CsrfTokens } from '../interactions/csrf.ts';
@@ -35,7 +29,7 @@ import { isLoopbackHttp } from '../oidc/redirect-policy.ts';
 import type { LegacySessionExchange } from '../provider-migration/legacy-sessions.ts';
 import type { SessionStore } from '../sessions/index.ts';
 import type { UserLibrary } from '../users/index.ts';
-import { GrpcError, unaryHandler } from './unary-handler.ts';
+import { unaryHandler } from './unary-handler.ts';
 
 /** The API-key operations the dashboard needs, from the api-keys library. */
 export type ApiKeyManagement = Pick<ApiKeyLibrary, 'list' | 'create' | 'revoke'>;
@@ -60,9 +54,9 @@ export function accountServiceHandlers(deps: {
 
   async function signedIn(cookie: string) {
     const session = await sessions.findByCookieValue(cookie);
-    if (!session) throw new GrpcError(GrpcStatus.PERMISSION_DENIED, 'no signed-in session');
+    if (!session) throw new SheetgateError('permission_denied', 'no signed-in session');
     const user = await users.findById(session.userId);
-    if (!user) throw new GrpcError(GrpcStatus.PERMISSION_DENIED, 'no signed-in session');
+    if (!user) throw new SheetgateError('permission_denied', 'no signed-in session');
     return { session, user };
   }
 
@@ -102,20 +96,15 @@ export function accountServiceHandlers(deps: {
       'CreateApiKey',
       async (request) => {
         const { user } = await signedIn(request.sessionCookie);
-        try {
-          const expiresAt = requestedExpiry(request, new Date());
-          const { key, secret } = await deps.apiKeys.create({
-            userId: user.id,
-            name: request.name,
-            scopes: request.scopes,
-            ...(expiresAt ? { expiresAt } : {}),
-          });
-          return { key: toMessage(key), secret };
-        } catch (error) {
-          if (error instanceof ApiKeyInputError)
-            throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, error.message);
-          throw error;
-        }
+        // An ApiKeyInputError is `invalid_argument`: INVALID_ARGUMENT with its message for the person.
+        const expiresAt = requestedExpiry(request, new Date());
+        const { key, secret } = await deps.apiKeys.create({
+          userId: user.id,
+          name: request.name,
+          scopes: request.scopes,
+          ...(expiresAt ? { expiresAt } : {}),
+        });
+        return { key: toMessage(key), secret };
       },
     ),
 

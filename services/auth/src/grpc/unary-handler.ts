@@ -1,17 +1,7 @@
 import type { ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
 import { GrpcStatus } from '@sheetgate/proto';
-import type { Logger } from '@sheetgate/service-runtime';
+import { CALLER_FAULT_KINDS, type ErrorKind, errorKind, type Logger } from '@sheetgate/service-runtime';
 import { isStoreOutage } from '../cache/store-unavailable.ts';
-
-/** A refusal with a gRPC status, thrown by handlers. */
-export class GrpcError extends Error {
-  readonly code: number;
-  constructor(code: number, message: string) {
-    super(message);
-    this.name = 'GrpcError';
-    this.code = code;
-  }
-}
 
 /** What a handler knows of its call besides the request. */
 export interface CallContext {
@@ -25,6 +15,18 @@ export interface CallContext {
 // Time for the answer to travel back before the caller gives up.
 const ANSWER_MARGIN_MS = 250;
 
+/** The one mapper from an error's kind to a gRPC status. */
+const GRPC_STATUSES: Record<ErrorKind, GrpcStatus> = {
+  invalid_argument: GrpcStatus.INVALID_ARGUMENT,
+  unauthenticated: GrpcStatus.UNAUTHENTICATED,
+  permission_denied: GrpcStatus.PERMISSION_DENIED,
+  not_found: GrpcStatus.NOT_FOUND,
+  conflict: GrpcStatus.ALREADY_EXISTS,
+  rate_limited: GrpcStatus.RESOURCE_EXHAUSTED,
+  unavailable: GrpcStatus.UNAVAILABLE,
+  internal: GrpcStatus.INTERNAL,
+};
+
 function answerBy(call: ServerUnaryCall<unknown, unknown>): number | undefined {
   const deadline = call.getDeadline();
   const ms = deadline instanceof Date ? deadline.getTime() : deadline;
@@ -32,9 +34,10 @@ function answerBy(call: ServerUnaryCall<unknown, unknown>): number | undefined {
 }
 
 /**
- * Adapts an async handler to grpc-js: GrpcError → its status; Google, PostgreSQL or Redis
- * unreachable → UNAVAILABLE (callers answer 503 and retry); anything else → INTERNAL. Failures are
- * logged.
+ * Adapts an async handler to grpc-js. A thrown `SheetgateError` answers the status of its kind: a
+ * caller's fault (`invalid_argument`, `permission_denied`, …) with its message; `unavailable`
+ * (Google, PostgreSQL or Redis unreachable: callers answer 503 and retry) and `internal` without
+ * detail, logged. PostgreSQL being down is `unavailable` too; anything else is INTERNAL.
  */
 export function unaryHandler<Request, Response>(
   logger: Logger,
@@ -45,17 +48,13 @@ export function unaryHandler<Request, Response>(
     run(call.request, { answerBy: answerBy(call as ServerUnaryCall<unknown, unknown>) }).then(
       (response) => callback(null, response),
       (error: unknown) => {
-        if (error instanceof GrpcError) {
-          callback({ code: error.code, details: error.message });
+        const kind = errorKind(error) ?? (isStoreOutage(error) ? 'unavailable' : 'internal');
+        if (CALLER_FAULT_KINDS.has(kind)) {
+          callback({ code: GRPC_STATUSES[kind], details: (error as Error).message });
           return;
         }
         logger.error({ err: error, method }, 'grpc handler failed');
-        const transient =
-          (error as { name?: string }).name === 'GoogleUnavailableError' || isStoreOutage(error);
-        callback({
-          code: transient ? GrpcStatus.UNAVAILABLE : GrpcStatus.INTERNAL,
-          details: 'internal error',
-        });
+        callback({ code: GRPC_STATUSES[kind], details: 'internal error' });
       },
     );
   };

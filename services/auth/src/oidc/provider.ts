@@ -6,8 +6,10 @@ import type { Cache } from '../cache/cache.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { SigningKey } from '../signing-keys/signing-key-store.ts';
+import { createUserQueries } from '../users/user-queries.ts';
 import { clientMetadataPolicy } from './client-metadata-policy.ts';
 import { auditGrantRevocations } from './grant-audit.ts';
+import { createOidcModelQueries } from './oidc-model-queries.ts';
 import { postgresAdapterFactory } from './postgres-adapter.ts';
 import { type RedisModelStore, SHORT_LIVED_MODELS } from './redis-adapter.ts';
 import { refreshRetryWindow } from './refresh-retry.ts';
@@ -45,6 +47,8 @@ export function createOidcProvider(options: ProviderOptions): Provider {
   const resource = mcpResource(baseUrl);
   const knownScopes = new Set<string>([...OIDC_SCOPES, ...RESOURCE_SCOPES]);
   const PostgresAdapter = postgresAdapterFactory(pool);
+  const models = createOidcModelQueries(pool);
+  const users = createUserQueries(pool);
   const signingAlgorithm = options.signingKeys[0]?.alg ?? 'ES256';
 
   const configuration: Configuration = {
@@ -128,11 +132,7 @@ export function createOidcProvider(options: ProviderOptions): Provider {
     // routes below it can complete the interaction (see interactions/interaction-routes.ts).
     interactions: { url: async (_ctx, interaction) => `/api/auth/interaction/${interaction.uid}` },
     findAccount: async (_ctx, sub) => {
-      const { rows } = await pool.query<{ id: string; email: string; display_name: string | null }>(
-        'SELECT id, email, display_name FROM users WHERE id::text = $1',
-        [sub],
-      );
-      const user = rows[0];
+      const user = await users.findByAccountId(sub);
       if (!user) return undefined;
       return {
         accountId: user.id,
@@ -140,7 +140,7 @@ export function createOidcProvider(options: ProviderOptions): Provider {
           sub: user.id,
           email: user.email,
           email_verified: true,
-          name: user.display_name ?? undefined,
+          name: user.displayName ?? undefined,
         }),
       };
     },
@@ -151,13 +151,8 @@ export function createOidcProvider(options: ProviderOptions): Provider {
       if (!session?.accountId || !client) return undefined;
       const grantId = ctx.oidc.result?.consent?.grantId ?? session.grantIdFor(client.clientId);
       if (grantId) return ctx.oidc.provider.Grant.find(grantId);
-      const { rows } = await pool.query<{ id: string }>(
-        `SELECT id FROM oidc_models WHERE model = 'Grant' AND payload->>'accountId' = $1
-         AND payload->>'clientId' = $2 AND (expires_at IS NULL OR expires_at > now())
-         ORDER BY (payload->>'iat')::bigint DESC LIMIT 1`,
-        [session.accountId, client.clientId],
-      );
-      return rows[0] ? ctx.oidc.provider.Grant.find(rows[0].id) : undefined;
+      const newest = await models.newestGrantId(session.accountId, client.clientId);
+      return newest ? ctx.oidc.provider.Grant.find(newest) : undefined;
     },
     renderError: async (ctx, out) => {
       ctx.type = 'json';

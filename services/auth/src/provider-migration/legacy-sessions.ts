@@ -2,6 +2,7 @@ import type { AuditLog } from '../audit/index.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { NewSession, SessionStore } from '../sessions/index.ts';
 import { betterAuthSessionToken, sessionTokenHash } from './better-auth-secrets.ts';
+import { createMigrationQueries } from './migration-queries.ts';
 
 /**
  * Imported sessions of the retired provider: a browser that comes back with the old session cookie
@@ -13,6 +14,7 @@ export function createLegacySessionExchange(deps: {
   sessions: SessionStore;
   audit: AuditLog;
 }) {
+  const queries = createMigrationQueries(deps.pool);
   return {
     async exchange(
       cookieValue: string,
@@ -20,13 +22,7 @@ export function createLegacySessionExchange(deps: {
     ): Promise<NewSession | undefined> {
       const token = betterAuthSessionToken(cookieValue);
       if (!token) return undefined;
-      const { rows } = await deps.pool.query<{ user_id: string; expires_at: Date; live: boolean }>(
-        `UPDATE legacy_sessions SET exchanged_at = now()
-          WHERE token_hash = $1 AND exchanged_at IS NULL
-          RETURNING user_id, expires_at, expires_at > now() AS live`,
-        [sessionTokenHash(token)],
-      );
-      const imported = rows[0];
+      const imported = await queries.spendLegacySession(sessionTokenHash(token));
       if (!imported?.live) return undefined;
       const session = await deps.sessions.create(imported.user_id, {
         ...context,
@@ -40,12 +36,8 @@ export function createLegacySessionExchange(deps: {
     },
 
     /** Deletes imported sessions that expired or were spent more than a day ago; for the sweep. */
-    async sweep(): Promise<number> {
-      const { rowCount } = await deps.pool.query(
-        `DELETE FROM legacy_sessions
-          WHERE expires_at < now() - interval '1 day' OR exchanged_at < now() - interval '1 day'`,
-      );
-      return rowCount ?? 0;
+    sweep(): Promise<number> {
+      return queries.sweepLegacySessions();
     },
   };
 }

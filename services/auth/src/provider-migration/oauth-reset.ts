@@ -2,7 +2,9 @@ import type { AuditLog } from '../audit/index.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { withTransaction } from '../db/transaction.ts';
+import { createOidcModelQueries } from '../oidc/oidc-model-queries.ts';
 import { replaceAllSigningKeys } from '../signing-keys/signing-key-store.ts';
+import { createMigrationQueries } from './migration-queries.ts';
 
 export interface OAuthResetReport {
   dryRun: boolean;
@@ -44,26 +46,18 @@ export async function resetOAuth(deps: {
     deps.pool,
     async (client): Promise<OAuthResetReport> => {
       // Serialises concurrent resets: the second waits, then advances past the first.
-      await client.query('LOCK TABLE oauth_generations IN EXCLUSIVE MODE');
-      const people = await client.query(
-        `UPDATE users SET oauth_reset_at = now()
-          WHERE id::text IN (SELECT payload->>'accountId' FROM oidc_models WHERE model = 'Grant')`,
-      );
-      const deleted = await client.query<{ model: string; count: string }>(
-        `WITH gone AS (DELETE FROM oidc_models RETURNING model)
-         SELECT model, count(*) AS count FROM gone GROUP BY model ORDER BY model`,
-      );
-      const generation = await client.query<{ generation: number }>(
-        `INSERT INTO oauth_generations (generation, reason)
-         SELECT COALESCE(max(generation), 0) + 1, $1 FROM oauth_generations RETURNING generation`,
-        [deps.reason],
-      );
+      const migration = createMigrationQueries(client);
+      await migration.lockOAuthGenerations();
+      const models = createOidcModelQueries(client);
+      const peopleWithApps = await models.markGrantHoldersReset();
+      const deleted = await models.deleteAll();
+      const generation = await migration.advanceOAuthGeneration(deps.reason);
       if (!deps.signingKeysConfigured) await replaceAllSigningKeys(client, deps.keyring);
       return {
         dryRun,
-        generation: generation.rows[0]!.generation,
-        deleted: Object.fromEntries(deleted.rows.map((row) => [row.model, Number(row.count)])),
-        peopleWithApps: people.rowCount ?? 0,
+        generation,
+        deleted,
+        peopleWithApps,
         signingKeys: deps.signingKeysConfigured ? 'configured' : 'replaced',
       };
     },

@@ -9,7 +9,7 @@ export interface RateLimitRule {
  * burst-friendly on purpose: a script may spend its whole minute at once.
  */
 export const defaultRateLimitRules = {
-  /** Per API key, in ResolveApiKey (every MCP request made with that key). */
+  /** Per API key, in ResolveApiKeys (every MCP request made with that key). */
   apiKey: { points: 600, durationSeconds: 60 },
   /** Per client IP on every /api/auth/* request. */
   authIp: { points: 300, durationSeconds: 60 },

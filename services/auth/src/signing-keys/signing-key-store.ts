@@ -3,6 +3,7 @@ import type { Keyring } from '../crypto/keyring.ts';
 import { type ResealCount, resealEach } from '../crypto/reseal-each.ts';
 import type { DatabasePool, Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/transaction.ts';
+import { createSigningKeyQueries, type SigningKeyState } from './signing-key-queries.ts';
 
 /** Algorithms an access-token signing key may use: asymmetric only (DESIGN §7.1). */
 export const SIGNING_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
@@ -13,7 +14,7 @@ export interface SigningKey {
   alg: SigningAlgorithm;
   /** The private JWK, with `kid`, `alg` and `use: 'sig'`. */
   privateJwk: JWK;
-  state: 'next' | 'current' | 'retired';
+  state: SigningKeyState;
 }
 
 export class SigningKeyError extends Error {
@@ -71,18 +72,14 @@ function publicPart(jwk: JWK): JWK {
   return rest;
 }
 
-async function insertKey(db: Queryable, keyring: Keyring, key: SigningKey): Promise<void> {
-  await db.query(
-    `INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk_encrypted, state, activated_at)
-     VALUES ($1, $2, $3, $4, $5, CASE WHEN $5 = 'current' THEN now() END)`,
-    [
-      key.kid,
-      key.alg,
-      publicPart(key.privateJwk),
-      keyring.encrypt(JSON.stringify(key.privateJwk), key.kid),
-      key.state,
-    ],
-  );
+function insertKey(db: Queryable, keyring: Keyring, key: SigningKey): Promise<void> {
+  return createSigningKeyQueries(db).insert({
+    kid: key.kid,
+    alg: key.alg,
+    publicJwk: publicPart(key.privateJwk),
+    sealedPrivateJwk: keyring.encrypt(JSON.stringify(key.privateJwk), key.kid),
+    state: key.state,
+  });
 }
 
 /**
@@ -91,7 +88,7 @@ async function insertKey(db: Queryable, keyring: Keyring, key: SigningKey): Prom
  * rotation, live tokens are meant to die). Run inside the caller's transaction.
  */
 export async function replaceAllSigningKeys(db: Queryable, keyring: Keyring): Promise<string> {
-  await db.query('DELETE FROM signing_keys');
+  await createSigningKeyQueries(db).deleteAll();
   const key = await generateSigningKey();
   await insertKey(db, keyring, key);
   return key.kid;
@@ -102,21 +99,13 @@ export async function replaceAllSigningKeys(db: Queryable, keyring: Keyring): Pr
  * associated data, so a ciphertext cannot be moved to another row).
  */
 export function createSigningKeyStore(pool: DatabasePool, keyring: Keyring) {
+  const queries = createSigningKeyQueries(pool);
   const insert = (key: SigningKey) => insertKey(pool, keyring, key);
 
   async function list(): Promise<SigningKey[]> {
-    const { rows } = await pool.query<{
-      kid: string;
-      alg: SigningAlgorithm;
-      private_jwk_encrypted: string;
-      state: SigningKey['state'];
-    }>(
-      `SELECT kid, alg, private_jwk_encrypted, state FROM signing_keys
-       ORDER BY CASE state WHEN 'current' THEN 0 WHEN 'next' THEN 1 ELSE 2 END, created_at DESC`,
-    );
-    return rows.map((row) => ({
+    return (await queries.listSealed()).map((row) => ({
       kid: row.kid,
-      alg: row.alg,
+      alg: row.alg as SigningAlgorithm,
       state: row.state,
       privateJwk: JSON.parse(keyring.decrypt(row.private_jwk_encrypted, row.kid)) as JWK,
     }));
@@ -141,7 +130,7 @@ export function createSigningKeyStore(pool: DatabasePool, keyring: Keyring) {
     /** Rotation step 1: publish a new key that does not sign yet, so caches learn it first. */
     async stageNextKey(alg: SigningAlgorithm = 'ES256'): Promise<string> {
       const key = { ...(await generateSigningKey(alg)), state: 'next' as const };
-      await pool.query("DELETE FROM signing_keys WHERE state = 'next'");
+      await queries.deleteNext();
       await insert(key);
       return key.kid;
     },
@@ -149,14 +138,10 @@ export function createSigningKeyStore(pool: DatabasePool, keyring: Keyring) {
     /** Rotation step 2: the next key signs; the old current key stays published as retired. */
     promoteNextKey(): Promise<void> {
       return withTransaction(pool, async (client) => {
-        const { rowCount } = await client.query("SELECT 1 FROM signing_keys WHERE state = 'next'");
-        if (!rowCount) throw new SigningKeyError('there is no staged next key: stage one first');
-        await client.query(
-          "UPDATE signing_keys SET state = 'retired', retired_at = now() WHERE state = 'current'",
-        );
-        await client.query(
-          "UPDATE signing_keys SET state = 'current', activated_at = now() WHERE state = 'next'",
-        );
+        const inTransaction = createSigningKeyQueries(client);
+        if (!(await inTransaction.hasNext()))
+          throw new SigningKeyError('there is no staged next key: stage one first');
+        await inTransaction.promoteNext();
       });
     },
 
@@ -166,28 +151,16 @@ export function createSigningKeyStore(pool: DatabasePool, keyring: Keyring) {
      * Rows no key in the ring opens are counted as unreadable and left alone.
      */
     async resealWithCurrentKey(): Promise<ResealCount> {
-      const { rows } = await pool.query<{ kid: string; sealed: string }>(
-        `SELECT kid, private_jwk_encrypted AS sealed FROM signing_keys
-         WHERE split_part(private_jwk_encrypted, '.', 2) <> $1`,
-        [keyring.currentKeyId],
-      );
+      const rows = await queries.sealedUnderOtherKeys(keyring.currentKeyId);
       const secrets = rows.map(({ kid, sealed }) => ({ kid, sealed, associatedData: kid }));
-      return resealEach(keyring, secrets, async ({ kid, sealed }, resealed) => {
-        const { rowCount } = await pool.query(
-          'UPDATE signing_keys SET private_jwk_encrypted = $3 WHERE kid = $1 AND private_jwk_encrypted = $2',
-          [kid, sealed, resealed],
-        );
-        return (rowCount ?? 0) > 0;
-      });
+      return resealEach(keyring, secrets, ({ kid, sealed }, resealed) =>
+        queries.replaceSealed(kid, sealed, resealed),
+      );
     },
 
     /** Rotation step 3: stop publishing keys retired longer ago than the longest token lifetime. */
     async removeRetiredKeys(olderThanSeconds: number): Promise<number> {
-      const { rowCount } = await pool.query(
-        "DELETE FROM signing_keys WHERE state = 'retired' AND retired_at < now() - make_interval(secs => $1)",
-        [olderThanSeconds],
-      );
-      return rowCount ?? 0;
+      return queries.deleteRetiredBefore(olderThanSeconds);
     },
   };
 }

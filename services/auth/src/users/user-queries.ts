@@ -35,6 +35,15 @@ export function createUserQueries(pool: Queryable) {
       return rows[0];
     },
 
+    /**
+     * The user an OIDC `sub` names. Compared as text, so a `sub` that is not a UUID (from a
+     * token of another issuer) finds nobody instead of failing the cast.
+     */
+    async findByAccountId(sub: string): Promise<User | undefined> {
+      const { rows } = await pool.query<User>(`SELECT ${COLUMNS} FROM users WHERE id::text = $1`, [sub]);
+      return rows[0];
+    },
+
     async findById(id: string): Promise<User | undefined> {
       const { rows } = await pool.query<User>(`SELECT ${COLUMNS} FROM users WHERE id = $1`, [id]);
       return rows[0];

@@ -75,9 +75,8 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
     GOOGLE_CLIENT_ID: clientId,
     GOOGLE_CLIENT_SECRET: clientSecret,
     GOOGLE_EMULATOR_URL: emulatorUrl,
-    AUTH_ENCRYPTION_KEYS: generateLocalSecrets().AUTH_ENCRYPTION_KEYS!,
   };
-  const keyring = parseKeyring(settings.AUTH_ENCRYPTION_KEYS);
+  const keyring = parseKeyring(generateLocalSecrets().AUTH_ENCRYPTION_KEYS!);
   const users = createUserLibrary(pool);
   const sessions = createSessionStore(pool);
   const connections = createGoogleConnectionLibrary({ pool, keyring });
@@ -91,6 +90,7 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
   const routes = createGoogleSignIn({
     cache,
     settings,
+    keyring,
     logger,
     users,
     sessions,
@@ -129,6 +129,7 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
       return createGoogleTokenBroker({
         cache: await newCache(),
         settings: via ? { ...settings, GOOGLE_EMULATOR_URL: via.url } : settings,
+        keyring,
         connections,
         logger,
         audit,

@@ -1,5 +1,6 @@
 import {
   type ApiKeyResolution,
+  fromGetGoogleAccessTokenResponse,
   fromResolveApiKeyResponse,
   GrpcStatus,
   isServiceError,
@@ -105,21 +106,7 @@ export function brokerGoogleAccessTokens(broker: TokenBrokerClient): GoogleAcces
           );
         throw error;
       }
-      if (response.token) {
-        return {
-          ok: true,
-          accessToken: response.token.accessToken,
-          expiresAt: response.token.expiresAt,
-          scopes: response.token.scopes,
-        };
-      }
-      return {
-        ok: false,
-        reason:
-          response.refused === 'GOOGLE_TOKEN_REFUSAL_NOT_CONNECTED'
-            ? 'NOT_CONNECTED'
-            : 'GOOGLE_AUTH_REQUIRED',
-      };
+      return fromGetGoogleAccessTokenResponse(response);
     },
   };
 }

@@ -1,7 +1,4 @@
-/** What the broker answers when asked for a user's Google access token. */
-export type GoogleAccessTokenResult =
-  | { ok: true; accessToken: string; expiresAt: number; scopes: string[] }
-  | { ok: false; reason: 'GOOGLE_AUTH_REQUIRED' | 'NOT_CONNECTED' };
+import type { GoogleAccessTokenResult } from '@sheetgate/proto';
 
 /** The broker's `GetGoogleAccessToken`, seen from the MCP service. */
 export interface GoogleAccessTokens {

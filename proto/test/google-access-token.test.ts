@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import {
+  fromGetGoogleAccessTokenResponse,
+  type GoogleAccessTokenResult,
+  toGetGoogleAccessTokenResponse,
+} from '../src/index.ts';
+
+describe('GoogleAccessTokenResult on the wire', () => {
+  const results: GoogleAccessTokenResult[] = [
+    {
+      ok: true,
+      accessToken: 'ya29.example',
+      expiresAt: 1_900_000_000,
+      scopes: ['https://www.googleapis.com/auth/spreadsheets', 'https://www.googleapis.com/auth/drive.file'],
+    },
+    { ok: true, accessToken: 'ya29.no-scopes', expiresAt: 1, scopes: [] },
+    { ok: false, reason: 'GOOGLE_AUTH_REQUIRED' },
+    { ok: false, reason: 'NOT_CONNECTED' },
+  ];
+
+  it.each(results)('round-trips %j', (result) => {
+    expect(fromGetGoogleAccessTokenResponse(toGetGoogleAccessTokenResponse(result))).toEqual(result);
+  });
+
+  it('sends each refusal as its own enum value', () => {
+    expect(toGetGoogleAccessTokenResponse({ ok: false, reason: 'NOT_CONNECTED' })).toEqual({
+      token: undefined,
+      refused: 'GOOGLE_TOKEN_REFUSAL_NOT_CONNECTED',
+    });
+    expect(toGetGoogleAccessTokenResponse({ ok: false, reason: 'GOOGLE_AUTH_REQUIRED' })).toEqual({
+      token: undefined,
+      refused: 'GOOGLE_TOKEN_REFUSAL_GOOGLE_AUTH_REQUIRED',
+    });
+  });
+
+  it('reads an unset or unspecified refusal as GOOGLE_AUTH_REQUIRED', () => {
+    expect(fromGetGoogleAccessTokenResponse({ token: undefined, refused: undefined })).toEqual({
+      ok: false,
+      reason: 'GOOGLE_AUTH_REQUIRED',
+    });
+    expect(
+      fromGetGoogleAccessTokenResponse({ token: undefined, refused: 'GOOGLE_TOKEN_REFUSAL_UNSPECIFIED' }),
+    ).toEqual({ ok: false, reason: 'GOOGLE_AUTH_REQUIRED' });
+  });
+});

@@ -1,0 +1,208 @@
+import { AccountServiceService, startGrpcServer, TokenBrokerServiceService } from '@sheetgate/proto';
+import { type Logger, type ServicePlan, sessionCookie } from '@sheetgate/service-runtime';
+import { createApiKeyLibrary, createKeyRevocations } from './api-keys/index.ts';
+import { createAuthApp } from './app.ts';
+import { createAuditLog } from './audit/index.ts';
+import type { Cache } from './cache/cache.ts';
+import { createMemoryCache } from './cache/memory-cache.ts';
+import { createRedisCache } from './cache/redis-cache.ts';
+import { createConnectedApps } from './connected-apps/connected-apps.ts';
+import { parseKeyring } from './crypto/keyring.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { createDatabasePool } from './db/pool.ts';
+import {
+  createGoogleConnectionLibrary,
+  createGoogleSignIn,
+  createGoogleTokenBroker,
+} from './google/index.ts';
+import { accountServiceHandlers } from './grpc/account-service.ts';
+import { tokenBrokerHandlers } from './grpc/token-broker-service.ts';
+import { createCsrfTokens } from './interactions/csrf.ts';
+import { interactionRoutes, type SignedInUser } from './interactions/interaction-routes.ts';
+import { signOutRoute } from './interactions/sign-out-route.ts';
+import { type AuthMetrics, createAuthMetrics } from './metrics/auth-metrics.ts';
+import { sweepExpiredOidcModels } from './oidc/postgres-adapter.ts';
+import { createOidcProvider } from './oidc/provider.ts';
+import { createRedisModelStore } from './oidc/redis-adapter.ts';
+import { createImportedApiKeys } from './provider-migration/imported-api-keys.ts';
+import { createLegacySessionExchange } from './provider-migration/legacy-sessions.ts';
+import { createRateLimits, rateLimitAuthRoutes } from './rate-limits/index.ts';
+import { createSessionStore } from './sessions/index.ts';
+import type { AuthSettings } from './settings.ts';
+import { createSigningKeyStore, parseConfiguredSigningKeys } from './signing-keys/signing-key-store.ts';
+import { createUserLibrary } from './users/index.ts';
+
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+/**
+ * The auth service assembled from its settings: migrations, the PostgreSQL pool and the cache, the
+ * key ring (parsed once, here), the libraries, the OIDC provider, the HTTP app and the gRPC
+ * server, and the background sweep. `main.ts` runs the plan it answers.
+ */
+export async function createAuthService(
+  settings: AuthSettings,
+  logger: Logger,
+  metrics: AuthMetrics = createAuthMetrics(),
+): Promise<ServicePlan> {
+  const keyring = parseKeyring(settings.AUTH_ENCRYPTION_KEYS);
+  await migrateToLatest(settings.DATABASE_URL, logger);
+  const pool = createDatabasePool(settings.DATABASE_URL, 10, (error) =>
+    logger.warn({ err: error }, 'a pooled PostgreSQL connection was lost'),
+  );
+  let cache: Cache;
+  if (settings.REDIS_URL) {
+    cache = await createRedisCache(settings.REDIS_URL, { logger });
+  } else {
+    logger.warn('REDIS_URL is not set: using the in-process cache (run one auth replica only)');
+    cache = createMemoryCache();
+  }
+  const audit = createAuditLog(pool);
+  const rateLimits = metrics.countRateLimitRefusals(
+    await createRateLimits({
+      pool,
+      logger,
+      keyPrefix: settings.RATE_LIMIT_KEY_PREFIX,
+      ...(settings.REDIS_URL ? { redisUrl: settings.REDIS_URL } : {}),
+      ...(settings.RATE_LIMIT_OVERRIDES ? { rules: settings.RATE_LIMIT_OVERRIDES } : {}),
+    }),
+  );
+
+  const signingKeys = settings.AUTH_SIGNING_KEYS
+    ? parseConfiguredSigningKeys(settings.AUTH_SIGNING_KEYS)
+    : await createSigningKeyStore(pool, keyring).loadOrCreate();
+  const cookieKeys = settings.AUTH_COOKIE_KEYS.split(',');
+  const shortLivedModels = settings.REDIS_URL
+    ? await createRedisModelStore(settings.REDIS_URL, { logger })
+    : undefined;
+  const provider = createOidcProvider({
+    baseUrl: settings.BASE_URL,
+    pool,
+    cache,
+    shortLivedModels,
+    keyring,
+    signingKeys,
+    cookieKeys,
+    accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
+    logger,
+    audit,
+  });
+
+  const csrf = createCsrfTokens(cookieKeys[0]!);
+  const users = createUserLibrary(pool);
+  const sessions = createSessionStore(pool);
+  const googleConnections = createGoogleConnectionLibrary({ pool, keyring });
+  const googleTokens = createGoogleTokenBroker({
+    cache,
+    settings,
+    keyring,
+    connections: googleConnections,
+    logger,
+    audit,
+    onRefresh: metrics.googleTokenRefreshed,
+  });
+  const apiKeys = createApiKeyLibrary({
+    pool,
+    pepper: settings.API_KEY_PEPPER,
+    rateLimiter: rateLimits.apiKey,
+    revocations: await createKeyRevocations({ redisUrl: settings.REDIS_URL, logger }),
+    audit,
+    importedKeys: createImportedApiKeys(pool),
+    logger,
+  });
+  const legacySessions = createLegacySessionExchange({ pool, sessions, audit });
+  const connectedApps = createConnectedApps({ pool, provider, audit });
+  const signedInUser: SignedInUser = async (ctx) => {
+    const session = await sessions.findByCookieValue(sessionCookie.read(ctx));
+    return session ? { userId: session.userId, sessionId: session.id } : undefined;
+  };
+
+  const app = createAuthApp({
+    logger,
+    baseUrl: settings.BASE_URL,
+    provider,
+    cookieKeys,
+    limits: [rateLimitAuthRoutes(rateLimits, { audit, logger })],
+    routes: [
+      ...createGoogleSignIn({
+        cache,
+        settings,
+        keyring,
+        logger,
+        users,
+        sessions,
+        connections: googleConnections,
+        audit,
+        signInLimiter: rateLimits.signIn,
+      }),
+      ...interactionRoutes({ provider, baseUrl: settings.BASE_URL, signedInUser, csrf, logger }),
+      signOutRoute({ provider, sessions, csrf, baseUrl: settings.BASE_URL, logger, audit }),
+    ],
+    readiness: [
+      { name: 'postgres', check: async () => void (await pool.query('SELECT 1')) },
+      { name: 'cache', check: () => cache.ping() },
+    ],
+  });
+
+  const grpc = await startGrpcServer({
+    host: settings.AUTH_HOST,
+    port: settings.AUTH_GRPC_PORT,
+    serviceToken: settings.INTERNAL_SERVICE_TOKEN,
+    interceptors: [
+      metrics.grpcInterceptor(
+        [TokenBrokerServiceService, AccountServiceService].flatMap((service) =>
+          Object.values(service).map((method) => method.path),
+        ),
+      ),
+    ],
+    services: [
+      {
+        definition: TokenBrokerServiceService,
+        handlers: tokenBrokerHandlers({ logger, apiKeys, googleTokens }),
+      },
+      {
+        definition: AccountServiceService,
+        handlers: accountServiceHandlers({
+          logger,
+          sessions,
+          users,
+          csrf,
+          googleConnections,
+          connectedApps,
+          apiKeys,
+          provider,
+          legacySessions,
+        }),
+      },
+    ],
+  });
+  logger.info({ port: grpc.port }, 'auth gRPC listening');
+
+  // Expired tokens, grants and sessions are deleted in the background; every replica may run it.
+  const sweeper = setInterval(() => {
+    Promise.all([sweepExpiredOidcModels(pool), sessions.sweepEnded(), legacySessions.sweep()]).catch(
+      (error: unknown) => logger.warn({ err: error }, 'sweep failed'),
+    );
+  }, SWEEP_INTERVAL_MS);
+  sweeper.unref();
+
+  return {
+    handler: app.callback(),
+    host: settings.AUTH_HOST,
+    port: settings.AUTH_PORT,
+    portSetting: 'AUTH_PORT',
+    metrics: {
+      collector: metrics.collector,
+      port: settings.AUTH_METRICS_PORT,
+      portSetting: 'AUTH_METRICS_PORT',
+    },
+    otherServers: [{ close: () => grpc.close() }],
+    resources: [
+      async () => clearInterval(sweeper),
+      () => apiKeys.close(),
+      () => rateLimits.close(),
+      () => cache.close(),
+      async () => shortLivedModels?.close(),
+      () => pool.end(),
+    ],
+  };
+}
