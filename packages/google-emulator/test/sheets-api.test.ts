@@ -140,7 +140,10 @@ describe('spreadsheets.create and get', () => {
     });
     const spreadsheetId = await newSpreadsheet();
     // Another person, with every scope that would let the owner read it.
-    const bob = await signIn(emulator, clientA, { account: 'bob@example.com', scopes: [SCOPES.spreadsheets] });
+    const bob = await signIn(emulator, clientA, {
+      account: 'bob@example.com',
+      scopes: [SCOPES.spreadsheets],
+    });
     const hidden = await googleError(sheetsFor(emulator, bob.auth).spreadsheets.get({ spreadsheetId }));
     expect(hidden).toMatchObject({ httpStatus: 404, code: 404, status: 'NOT_FOUND' });
     // The owner through another app that holds only drive.file (the file is not that app's).

@@ -322,8 +322,9 @@ describe('refresh edge cases', () => {
     expect(second.consentShown).toBe(false);
     expect(second.redirect.searchParams.get('code')).toEqual(expect.any(String));
     // Alice's consent is hers: Dora is asked for the same client...
-    const doraId = (await createUserLibrary(pool).upsertFromGoogle({ sub: '1010', email: 'dora@example.com' }))
-      .id;
+    const doraId = (
+      await createUserLibrary(pool).upsertFromGoogle({ sub: '1010', email: 'dora@example.com' })
+    ).id;
     const doraFirst = await authorizeInBrowser(await signedInBrowser(doraId), client, 'allow', webRedirect);
     expect(doraFirst.consentShown).toBe(true);
     expect(doraFirst.redirect.searchParams.get('code')).toEqual(expect.any(String));
