@@ -292,11 +292,14 @@ describe('tools over MCP with an API key', () => {
     const method = 'sheets.spreadsheets.values.get';
     let before = attempts(await emulatorStats(), method);
     await fault({ match: method, status: 429, retryAfterSeconds: 1, count: 2 });
+    const started = Date.now();
     const retried = structured<{ values: unknown[][] }>(
       await call(alice, 'read_range', { spreadsheetId, range: 'My tab!A1' }),
     );
     expect(retried.values).toEqual([['Item']]);
     expect(attempts(await emulatorStats(), method)).toBe(before + 3);
+    // Each retry waited the second Google asked for (its own back-off would total under 1 s).
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2 * RETRY_AFTER_MS);
     before = attempts(await emulatorStats(), method);
     await fault({ match: method, status: 503, count: 10 });
     const failed = await call(alice, 'read_range', { spreadsheetId, range: 'My tab!A1' });
@@ -378,6 +381,12 @@ describe('credentials and people', () => {
 function text(result: CallToolResult): string {
   return (result.content[0] as { text: string }).text;
 }
+
+/**
+ * A one-second Retry-After, less a little: a timer may fire a millisecond early. The jittered
+ * back-off used without a Retry-After waits at most 0.3 s for a first retry and 0.9 s for two.
+ */
+const RETRY_AFTER_MS = 990;
 
 async function fault(body: Record<string, unknown>) {
   const response = await fetch(`${stack.emulatorUrl}/__emulator/faults`, {
@@ -550,9 +559,12 @@ describe('Google error paths, for every tool family', () => {
   it.each(families)('$family ($tool): a 429 is retried honouring Retry-After, then succeeds', async (row) => {
     const before = attempts(await emulatorStats(), row.method);
     await fault({ match: row.method, status: 429, retryAfterSeconds: 1, count: 1 });
+    const started = Date.now();
     const result = await call(alice, row.tool, row.args());
     expect(result.isError, text(result)).toBeFalsy();
     expect(attempts(await emulatorStats(), row.method)).toBeGreaterThanOrEqual(before + 2);
+    // The retry came no earlier than the Retry-After (the back-off alone would be under 0.3 s).
+    expect(Date.now() - started).toBeGreaterThanOrEqual(RETRY_AFTER_MS);
   });
 
   it('a revoked Google grant makes every family say authentication is required, naming the dashboard', async () => {

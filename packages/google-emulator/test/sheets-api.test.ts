@@ -139,9 +139,19 @@ describe('spreadsheets.create and get', () => {
       message: 'Requested entity was not found.',
     });
     const spreadsheetId = await newSpreadsheet();
+    // Another person, with every scope that would let the owner read it.
+    const bob = await signIn(emulator, clientA, {
+      account: 'bob@example.com',
+      scopes: [SCOPES.spreadsheets],
+    });
+    const hidden = await googleError(sheetsFor(emulator, bob.auth).spreadsheets.get({ spreadsheetId }));
+    expect(hidden).toMatchObject({ httpStatus: 404, code: 404, status: 'NOT_FOUND' });
+    // The owner through another app that holds only drive.file (the file is not that app's).
     const other = await signIn(emulator, clientB, { scopes: [SCOPES.driveFile] });
     const error = await googleError(sheetsFor(emulator, other.auth).spreadsheets.get({ spreadsheetId }));
     expect(error).toMatchObject({ code: 404, status: 'NOT_FOUND' });
+    // The control: the owner reads it with the scope bob holds.
+    expect((await sheets.spreadsheets.get({ spreadsheetId })).data.spreadsheetId).toBe(spreadsheetId);
   });
 
   it('refuses writes under a read-only scope with insufficientPermissions', async () => {

@@ -22,6 +22,13 @@ export interface FreezableRelay {
    * the first MiB or so, what the relay reads before it stops reading). Rejects on `close()`.
    */
   holding(marker?: string | Uint8Array): Promise<void>;
+  /**
+   * Freezes the relay the moment a client sends `marker` for the `times`-th time (counted over
+   * every connection, chunk by chunk as they arrive), holding the chunk that carries it: a call
+   * held after the calls before it have passed (a session that ends between two of a page's calls).
+   * Resolves once frozen; rejects on `close()`.
+   */
+  freezeWhenSent(marker: string | Uint8Array, times?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -40,14 +47,17 @@ class Gate extends Transform {
   private ending: TransformCallback | undefined;
   private readonly isFrozen: () => boolean;
   private readonly onHeld: () => void;
+  private readonly inspect: (chunk: Buffer) => void;
 
-  constructor(isFrozen: () => boolean, onHeld: () => void) {
+  constructor(isFrozen: () => boolean, onHeld: () => void, inspect: (chunk: Buffer) => void = () => {}) {
     super();
     this.isFrozen = isFrozen;
     this.onHeld = onHeld;
+    this.inspect = inspect;
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.inspect(chunk);
     if (!this.isFrozen()) {
       callback(null, chunk);
       return;
@@ -78,6 +88,19 @@ class Gate extends Transform {
   }
 }
 
+interface Tripwire {
+  marker: Buffer;
+  remaining: number;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+function occurrences(bytes: Buffer, marker: Buffer): number {
+  let count = 0;
+  for (let at = bytes.indexOf(marker); at !== -1; at = bytes.indexOf(marker, at + marker.length)) count++;
+  return count;
+}
+
 interface Waiter {
   marker: Buffer | undefined;
   resolve(): void;
@@ -95,8 +118,19 @@ export async function startFreezableRelay(target: RelayTarget): Promise<Freezabl
   const gates = new Set<Gate>();
   const fromClients = new Set<Gate>();
   const waiters = new Set<Waiter>();
+  const tripwires = new Set<Tripwire>();
   let frozen = false;
   const isFrozen = () => frozen;
+
+  const trip = (chunk: Buffer) => {
+    for (const tripwire of tripwires) {
+      tripwire.remaining -= occurrences(chunk, tripwire.marker);
+      if (tripwire.remaining > 0) continue;
+      tripwires.delete(tripwire);
+      frozen = true;
+      tripwire.resolve();
+    }
+  };
 
   const settleWaiters = () => {
     if (waiters.size === 0) return;
@@ -111,7 +145,7 @@ export async function startFreezableRelay(target: RelayTarget): Promise<Freezabl
 
   const server = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);
-    const toTarget = new Gate(isFrozen, settleWaiters);
+    const toTarget = new Gate(isFrozen, settleWaiters, trip);
     const toClient = new Gate(isFrozen, () => {});
     gates.add(toTarget).add(toClient);
     fromClients.add(toTarget);
@@ -156,10 +190,16 @@ export async function startFreezableRelay(target: RelayTarget): Promise<Freezabl
         settleWaiters();
       });
     },
+    freezeWhenSent(marker, times = 1) {
+      return new Promise<void>((resolve, reject) => {
+        tripwires.add({ marker: Buffer.from(marker), remaining: times, resolve, reject });
+      });
+    },
     close: () =>
       new Promise<void>((resolve) => {
-        for (const waiter of waiters) waiter.reject(new Error('the relay was closed'));
+        for (const waiter of [...waiters, ...tripwires]) waiter.reject(new Error('the relay was closed'));
         waiters.clear();
+        tripwires.clear();
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
       }),

@@ -309,16 +309,33 @@ describe('refresh edge cases', () => {
 
   it('remembers consent per user and client: the second connection skips it', async () => {
     const webRedirect = 'https://sheets-app.example/oauth/callback';
-    const client = await registerClient(subject.baseUrl, {
-      metadata,
-      clientMetadata: { client_name: 'Remembered web app', redirect_uris: [webRedirect] },
-    });
+    const register = (name: string) =>
+      registerClient(subject.baseUrl, {
+        metadata,
+        clientMetadata: { client_name: name, redirect_uris: [webRedirect] },
+      });
+    const client = await register('Remembered web app');
     const first = await authorizeInBrowser(await signedInBrowser(aliceId), client, 'allow', webRedirect);
     expect(first.consentShown).toBe(true);
     // A new browser session (another day, another device): the stored grant is reused.
     const second = await authorizeInBrowser(await signedInBrowser(aliceId), client, 'allow', webRedirect);
     expect(second.consentShown).toBe(false);
     expect(second.redirect.searchParams.get('code')).toEqual(expect.any(String));
+    // Alice's consent is hers: Dora is asked for the same client...
+    const doraId = (
+      await createUserLibrary(pool).upsertFromGoogle({ sub: '1010', email: 'dora@example.com' })
+    ).id;
+    const doraFirst = await authorizeInBrowser(await signedInBrowser(doraId), client, 'allow', webRedirect);
+    expect(doraFirst.consentShown).toBe(true);
+    expect(doraFirst.redirect.searchParams.get('code')).toEqual(expect.any(String));
+    // ...and, once she has allowed it, no longer.
+    const doraSecond = await authorizeInBrowser(await signedInBrowser(doraId), client, 'allow', webRedirect);
+    expect(doraSecond.consentShown).toBe(false);
+    // And it is for that client: Alice is asked again by another one.
+    const other = await register('Another web app');
+    expect(
+      (await authorizeInBrowser(await signedInBrowser(aliceId), other, 'allow', webRedirect)).consentShown,
+    ).toBe(true);
   });
 
   it('always asks a native (loopback) app again: it could be impersonated (RFC 8252 §8.6)', async () => {

@@ -155,10 +155,41 @@ describe('CORS for browser-based clients', () => {
   });
 
   it('the provider’s pages (sign-in, interactions) stay same-origin', async () => {
-    const response = await fetch(`${subject.baseUrl}/api/auth/google/start?return_to=/dashboard`, {
+    // Each page is really there (a 404 would have no CORS headers either): it answers its redirect.
+    const signIn = await fetch(`${subject.baseUrl}/api/auth/google/start?return_to=/dashboard`, {
       redirect: 'manual',
       headers: { origin: ORIGIN },
     });
-    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+    expect(signIn.status).toBe(303);
+    expect(signIn.headers.get('location')).toContain('client_id=test-client.apps.googleusercontent.com');
+    expect(signIn.headers.get('access-control-allow-origin')).toBeNull();
+
+    const { body: client } = await oauth.register({
+      client_name: 'Same-origin pages',
+      redirect_uris: [REDIRECT],
+    });
+    const { params } = oauth.codeRequest(client.client_id as string, REDIRECT);
+    const authorize = await fetch(`${oauth.endpoint('authorize')}?${new URLSearchParams(params)}`, {
+      redirect: 'manual',
+      headers: { origin: ORIGIN },
+    });
+    expect(authorize.status).toBe(303);
+    const interactionUrl = new URL(authorize.headers.get('location')!, subject.baseUrl);
+    expect(interactionUrl.pathname).toMatch(/^\/api\/auth\/interaction\/[\w-]+$/);
+    expect(authorize.headers.get('access-control-allow-origin')).toBeNull();
+
+    const cookie = authorize.headers
+      .getSetCookie()
+      .map((line) => line.split(';', 1)[0])
+      .join('; ');
+    const interaction = await fetch(interactionUrl, {
+      redirect: 'manual',
+      headers: { origin: ORIGIN, cookie },
+    });
+    expect(interaction.status).toBe(303);
+    expect(interaction.headers.get('location')).toMatch(/^\/login\?interaction=/);
+    expect(interaction.headers.get('access-control-allow-origin')).toBeNull();
+    const interactionPreflight = await preflight(interactionUrl.pathname, 'GET');
+    expect(interactionPreflight.headers.get('access-control-allow-origin')).toBeNull();
   });
 });

@@ -17,7 +17,12 @@ import { generateKeyringSpec, parseKeyring } from '../src/crypto/keyring.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
 import { createGoogleConnectionLibrary } from '../src/google/index.ts';
-import { betterAuthKeyHash, parseBetterAuthSecrets } from '../src/provider-migration/better-auth-secrets.ts';
+import {
+  betterAuthKeyHash,
+  betterAuthSessionToken,
+  parseBetterAuthSecrets,
+  sessionTokenHash,
+} from '../src/provider-migration/better-auth-secrets.ts';
 import { openBetterAuthSource } from '../src/provider-migration/better-auth-source.ts';
 import type { ImportReport } from '../src/provider-migration/import-report.ts';
 import { createImportedApiKeys } from '../src/provider-migration/imported-api-keys.ts';
@@ -562,6 +567,25 @@ describe('imported sessions', () => {
     ['nothing', () => ''],
   ])('refuse %s', async (_, cookie) => {
     expect(await exchange().exchange(cookie())).toBeUndefined();
+  });
+
+  it('refuse a session imported live that has expired since', async () => {
+    // Alice's live session was imported; its time runs out before her browser comes back.
+    const tokenHash = sessionTokenHash(betterAuthSessionToken(cookies.alice!)!);
+    const lapsed = await pool.query(
+      `UPDATE legacy_sessions SET expires_at = now() - interval '1 minute'
+        WHERE token_hash = $1 AND exchanged_at IS NULL`,
+      [tokenHash],
+    );
+    expect(lapsed.rowCount).toBe(1);
+    const sessionsBefore = await targetCounts();
+    expect(await exchange().exchange(cookies.alice!)).toBeUndefined();
+    // The exchange found it (and spent it), and made no dashboard session.
+    const { rows } = await pool.query('SELECT exchanged_at FROM legacy_sessions WHERE token_hash = $1', [
+      tokenHash,
+    ]);
+    expect(rows[0].exchanged_at).toBeInstanceOf(Date);
+    expect((await targetCounts()).dashboard_sessions).toBe(sessionsBefore.dashboard_sessions);
   });
 });
 

@@ -74,10 +74,28 @@ describe.skipIf(!redis.url)('oidc-provider models on Redis', () => {
 
   it('racing consumes leave one consumed code', async () => {
     const codeId = id();
-    await codes.upsert(codeId, { accountId: 'a' }, 60);
+    const payload = { accountId: 'a', grantId: id() };
+    await codes.upsert(codeId, payload, 60);
     await Promise.all(Array.from({ length: 10 }, () => codes.consume(codeId)));
-    const stored = await inspector!.hGetAll(`${namespace}AuthorizationCode:${codeId}`);
+    const key = `${namespace}AuthorizationCode:${codeId}`;
+    const stored = await inspector!.hGetAll(key);
     expect(Object.keys(stored).sort()).toEqual(['consumed', 'payload']);
+    expect(JSON.parse(stored.payload!)).toEqual(payload);
+    expect(await inspector!.ttl(key)).toBeGreaterThan(0);
+
+    // Racing a destroy, they never bring the code back. Commands on one connection run in the
+    // order sent (consumes, the destroy, more consumes): a consume that checked for the code apart
+    // from marking it would mark it after the destroy, as a key without expiry.
+    const destroyedId = id();
+    await codes.upsert(destroyedId, payload, 60);
+    const consume = () => codes.consume(destroyedId);
+    await Promise.all([
+      ...Array.from({ length: 5 }, consume),
+      codes.destroy(destroyedId),
+      ...Array.from({ length: 5 }, consume),
+    ]);
+    expect(await inspector!.exists(`${namespace}AuthorizationCode:${destroyedId}`)).toBe(0);
+    expect(await codes.find(destroyedId)).toBeUndefined();
   });
 
   it('revokes every model of a grant, and only that grant', async () => {

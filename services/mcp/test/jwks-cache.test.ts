@@ -11,14 +11,18 @@ import { createJwksCache, type JwksCache, JwksUnavailableError } from '../src/au
 let server: http.Server;
 let url: string;
 let fetches = 0;
+/** When each fetch reached the server (Date.now()). */
+let fetchedAt: number[] = [];
 let keySet: { keys: object[] } | undefined;
 let cache: JwksCache | undefined;
 
 beforeEach(async () => {
   fetches = 0;
+  fetchedAt = [];
   keySet = undefined;
   server = http.createServer((_request, response) => {
     fetches++;
+    fetchedAt.push(Date.now());
     if (!keySet) {
       response.writeHead(503).end();
       return;
@@ -87,13 +91,18 @@ describe('the JWKS cache before its first key set', () => {
   });
 
   it('backs off while auth does not answer: a few fetches in seconds, not one per request', async () => {
+    const started = Date.now();
     cache = createJwksCache({ url, unknownKidCooldownMs: 2_000 });
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
-    // At 0, 1 s, 3 s (1 s, then 2 s apart: the cooldown caps the back-off). Only the ceiling is
-    // asserted: a busy machine delays timers (fewer fetches), never adds any. That retries happen
-    // at all is the next test's point.
-    expect(fetches).toBeGreaterThanOrEqual(1);
-    expect(fetches).toBeLessThanOrEqual(4);
+    for (let i = 0; i < 150 && fetches < 4; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    // At 0, 1 s, 3 s, 5 s: 1 s, then 2 s apart, where the cooldown caps the back-off. A busy
+    // machine delays timers (gaps grow, fewer fetches), never shortens them: so only the least
+    // gaps and the most fetches are asserted.
+    expect(fetchedAt.length, 'the timer kept trying').toBeGreaterThanOrEqual(4);
+    const gaps = fetchedAt.slice(1).map((at, index) => at - fetchedAt[index]!);
+    expect(gaps[0]).toBeGreaterThanOrEqual(990);
+    expect(gaps[1], 'the second wait doubles').toBeGreaterThanOrEqual(1_990);
+    expect(gaps[2], 'and stays at the cooldown').toBeGreaterThanOrEqual(1_990);
+    expect(fetchedAt.filter((at) => at - started < 4_000).length).toBeLessThanOrEqual(3);
   });
 
   it('verifies once auth answers, without a request having to ask', async () => {

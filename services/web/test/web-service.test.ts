@@ -1,171 +1,172 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
 import {
+  type AccountServiceClientApi,
   type AccountServiceServer,
-  type ApiKey,
   accountService,
+  createAccountServiceClient,
   type GetInteractionResponse,
   GrpcStatus,
   type RunningGrpcServer,
   startGrpcServer,
 } from '@sheetgate/proto';
-import { freePort, type RunningService, readJson, startServiceProcess } from '@sheetgate/test-harness';
+import {
+  type Browser,
+  createBrowser,
+  type FreezableRelay,
+  freePort,
+  type RunningService,
+  readJson,
+  type Stack,
+  startFreezableRelay,
+  startServiceProcess,
+  startStack,
+} from '@sheetgate/test-harness';
 import { parse } from 'node-html-parser';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authorizationRequest, registerClient } from './support/oauth-app.ts';
 
-// The web service as a real process in front of a real gRPC AccountService whose answers each
-// test sets: the pages, their headers and the dashboard's form handling, without the whole stack.
+// The web service as a real process in front of a real auth: the whole stack (`pnpm start`), people
+// signed in through the Google emulator, their keys and apps made as the dashboard makes them.
+// Tested over HTTP as a browser sees it: the pages, their headers and the dashboard's form handling.
+// Web under test reaches auth's AccountService through a freezable relay, so a test can hold a call
+// (auth not answering; a session that ends between two calls of one page). A stub AccountService
+// is left only for answers real auth never gives (the last describe says which, and why).
 
-const SESSION = 'session-cookie-value';
-const serviceToken = randomBytes(32).toString('base64url');
 const HOSTILE = `<script>alert(1)</script>\u202Eevil${'x'.repeat(3_000)}`;
+// Auth refuses key names over 100 characters or with control or bidirectional characters, so a
+// key's hostile name is markup only; apps take the whole of HOSTILE as their name.
+const MARKUP_KEY_NAME = '<script>alert(1)</script> key';
+const LOOPBACK_REDIRECT = 'http://127.0.0.1:4000/callback';
+const WEB_REDIRECT = 'https://app.example/callback';
+const GOOGLE = 'https://www.googleapis.com/auth/';
 
-interface AuthState {
-  keys: ApiKey[];
-  created: Array<{ name: string; scopes: string[]; expiresAt: string; expires?: string | undefined }>;
-  createError?: { code: number; details: string };
-  listError?: { code: number; details: string };
-  interaction?: Partial<GetInteractionResponse>;
-}
-let auth: AuthState;
-
-const sampleKey = (overrides: Partial<ApiKey> = {}): ApiKey => ({
-  id: 'key-1',
-  name: HOSTILE,
-  displayPrefix: 'sg_live_ab12',
-  scopes: ['sheets:read'],
-  createdAt: '2026-01-02T03:04:05.000Z',
-  lastUsedAt: '',
-  expiresAt: '',
-  revokedAt: '',
-  ...overrides,
-});
-
-type Handler<Request, Response> = (
-  call: ServerUnaryCall<Request, Response>,
-  callback: sendUnaryData<Response>,
-) => void;
-function answer<Request extends { sessionCookie: string }, Response>(
-  run: (request: Request) => Response,
-): Handler<Request, Response> {
-  return (call, callback) => {
-    if (call.request.sessionCookie !== SESSION) {
-      callback({ code: GrpcStatus.PERMISSION_DENIED, details: 'no signed-in session' });
-      return;
-    }
-    try {
-      callback(null, run(call.request));
-    } catch (error) {
-      callback(error as { code: number; details: string });
-    }
-  };
+interface Person {
+  email: string;
+  browser: Browser;
+  session: string;
 }
 
-const handlers: Partial<AccountServiceServer> = {
-  getSession: (call, callback) =>
-    callback(
-      null,
-      call.request.sessionCookie === SESSION
-        ? {
-            user: { id: 'u1', email: 'alice@example.com', name: 'Alice' },
-            signOutCsrfToken: 'auth-sign-out-token',
-          }
-        : { user: undefined, signOutCsrfToken: '' },
-    ),
-  getGoogleConnection: answer(() => ({
-    status: 'GOOGLE_CONNECTION_STATUS_CONNECTED' as const,
-    email: 'alice@gmail.example',
-    grantedScopes: ['openid', 'email', 'https://www.googleapis.com/auth/spreadsheets'],
-    partial: true,
-  })),
-  listApiKeys: answer(() => {
-    if (auth.listError) throw auth.listError;
-    return { keys: auth.keys };
-  }),
-  createApiKey: answer((request) => {
-    if (auth.createError) throw auth.createError;
-    auth.created.push({
-      name: request.name,
-      scopes: request.scopes,
-      expiresAt: request.expiresAt,
-      expires: request.expires,
-    });
-    const key = sampleKey({
-      id: `key-${auth.created.length + 1}`,
-      name: request.name,
-      scopes: request.scopes,
-    });
-    auth.keys.push(key);
-    return { key, secret: `sg_live_${randomBytes(16).toString('base64url')}` };
-  }),
-  revokeApiKey: answer((request) => ({ revoked: request.keyId === 'key-1' })),
-  listConnectedApps: answer(() => ({
-    apps: [
-      {
-        clientId: 'client-1',
-        clientName: HOSTILE,
-        redirectHost: '127.0.0.1:3000',
-        scopes: ['sheets:read'],
-        firstUsedAt: '',
-        lastUsedAt: '',
-      },
-    ],
-    appsResetAt: '',
-  })),
-  disconnectApp: answer(() => ({ disconnected: true })),
-  getInteraction: (call, callback) =>
-    callback(null, {
-      found: false,
-      prompt: 'INTERACTION_PROMPT_UNSPECIFIED',
-      clientId: '',
-      clientName: '',
-      redirectHost: '',
-      loopbackRedirect: false,
-      unverifiedClient: false,
-      requestedScopes: [],
-      account: undefined,
-      consentCsrfToken: '',
-      ...(call.request.interactionUid === 'uid-1' ? auth.interaction : {}),
-    }),
-};
-
-let grpc: RunningGrpcServer;
+let stack: Stack;
+let accounts: AccountServiceClientApi;
+let relay: FreezableRelay;
 let web: RunningService;
+/** Signed in with Drive unticked at Google: a partial grant. */
+let alice: Person;
+let bob: Person;
+let aliceKey: { id: string; displayPrefix: string };
+let aliceAppId: string;
 
-beforeAll(async () => {
-  grpc = await startGrpcServer({
-    host: '127.0.0.1',
-    port: 0,
-    serviceToken,
-    services: [accountService(handlers)],
-  });
+/** Signs in through auth's Google start and the emulator's chooser, unticking `untick` scopes. */
+async function signIn(email: string, untick: string[] = []): Promise<Person> {
+  const browser = createBrowser();
+  const chooser = await browser.navigate(`${stack.baseUrl}/api/auth/google/start?return_to=%2Fdashboard`);
+  const chosen = await browser.pressButton(
+    { url: chooser.redirects.at(-1) ?? chooser.url, body: chooser.body },
+    email,
+    { untick },
+  );
+  await browser.navigate(chosen.location!, {}, (url) => url.pathname === '/dashboard');
+  const cookie = (await browser.jar.getCookies(stack.baseUrl)).find((entry) => entry.key === 'sg_session');
+  if (!cookie) throw new Error(`${email}: no dashboard session after signing in`);
+  return { email, browser, session: cookie.value };
+}
+
+/** An app's authorization request, asking for `scope`. */
+function authorizationUrl(clientId: string, redirectUri: string, scope?: string) {
+  const url = new URL(authorizationRequest(stack.baseUrl, clientId, redirectUri).url);
+  if (scope) url.searchParams.set('scope', scope);
+  return url.href;
+}
+
+/** The uid of the interaction auth sends `browser` to web's page `pathname` for. */
+async function interactionAt(browser: Browser, url: string, pathname: '/login' | '/authorize') {
+  const step = await browser.navigate(url, {}, (next) => next.pathname === pathname);
+  const last = new URL(step.redirects.at(-1) ?? step.url);
+  const uid = last.searchParams.get('interaction');
+  if (last.pathname !== pathname || !uid) throw new Error(`no ${pathname} interaction: ${step.redirects}`);
+  return uid;
+}
+
+/** A person connects an app: auth's consent, Allow, and the code at the app's redirect URI. */
+async function connectApp(person: Person, clientName: string): Promise<string> {
+  const clientId = await registerClient(stack.baseUrl, clientName, LOOPBACK_REDIRECT);
+  const uid = await interactionAt(
+    person.browser,
+    authorizationUrl(clientId, LOOPBACK_REDIRECT),
+    '/authorize',
+  );
+  const page = await person.browser.request(`${stack.baseUrl}/authorize?interaction=${uid}`);
+  const allowed = await person.browser.pressButton(page, 'Allow');
+  const back = await person.browser.navigate(allowed.location!, {}, (url) =>
+    url.href.startsWith(LOOPBACK_REDIRECT),
+  );
+  if (!new URL(back.redirects.at(-1)!).searchParams.get('code')) throw new Error('the app got no code');
+  return clientId;
+}
+
+async function createKey(person: Person, name: string, scopes = ['sheets:read']) {
+  const { key } = await accounts.createApiKey({ sessionCookie: person.session, name, scopes, expiresAt: '' });
+  return key!;
+}
+
+/** The person's keys as auth holds them, by name. */
+async function keysNamed(person: Person, name: string) {
+  const { keys } = await accounts.listApiKeys({ sessionCookie: person.session });
+  return keys.filter((key) => key.name === name);
+}
+
+async function keyCount(person: Person) {
+  return (await accounts.listApiKeys({ sessionCookie: person.session })).keys.length;
+}
+
+async function startWeb(authAddress: string, serviceToken: string, baseUrl?: string) {
   const port = await freePort();
-  web = await startServiceProcess(
+  return startServiceProcess(
     'web',
     {
       WEB_PORT: String(port),
       // The service's own address stands in for the public origin, so Origin checks line up.
-      BASE_URL: `http://127.0.0.1:${port}`,
+      BASE_URL: baseUrl ?? `http://127.0.0.1:${port}`,
       INTERNAL_SERVICE_TOKEN: serviceToken,
-      AUTH_GRPC_ADDRESS: `127.0.0.1:${grpc.port}`,
+      AUTH_GRPC_ADDRESS: authAddress,
     },
     port,
   );
-});
+}
+
+beforeAll(async () => {
+  stack = await startStack();
+  accounts = createAccountServiceClient({
+    address: `127.0.0.1:${stack.ports.AUTH_GRPC_PORT}`,
+    serviceToken: stack.serviceToken,
+  });
+  relay = await startFreezableRelay({ host: '127.0.0.1', port: stack.ports.AUTH_GRPC_PORT! });
+  web = await startWeb(relay.address, stack.serviceToken);
+  alice = await signIn('alice@example.com', [`${GOOGLE}drive.readonly`, `${GOOGLE}drive.file`]);
+  bob = await signIn('bob@example.com');
+  aliceKey = await createKey(alice, MARKUP_KEY_NAME);
+  aliceAppId = await connectApp(alice, HOSTILE);
+}, 120_000);
 afterAll(async () => {
+  relay?.thaw();
+  accounts?.close();
   await web?.stop();
-  await grpc?.close(100);
-});
-beforeEach(() => {
-  auth = { keys: [sampleKey()], created: [] };
+  await relay?.close();
+  await stack?.stop();
 });
 
-const signedIn = { cookie: `sg_session=${SESSION}` };
+const signedIn = (person: Person) => ({ cookie: `sg_session=${person.session}` });
 const get = (path: string, headers: Record<string, string> = {}) =>
   fetch(`${web.url}${path}`, { redirect: 'manual', headers });
 
 /** Posts a form as our own page would (same-origin Fetch Metadata), unless `headers` says otherwise. */
-function post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+function post(
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+  person: Person = alice,
+) {
   return fetch(`${web.url}${path}`, {
     method: 'POST',
     redirect: 'manual',
@@ -173,21 +174,24 @@ function post(path: string, fields: Record<string, string>, headers: Record<stri
       'content-type': 'application/x-www-form-urlencoded',
       origin: web.url,
       'sec-fetch-site': 'same-origin',
-      ...signedIn,
+      ...signedIn(person),
       ...headers,
     },
     body: new URLSearchParams(fields).toString(),
   });
 }
 
-async function dashboardForm() {
-  const page = parse(await (await get('/dashboard', signedIn)).text());
+async function dashboardForm(person: Person = alice) {
+  const page = parse(await (await get('/dashboard', signedIn(person))).text());
   const form = page.querySelector('form[action="/dashboard/api-keys"]')!;
   return {
     csrf: form.querySelector('input[name=csrf]')!.getAttribute('value')!,
     nonce: form.querySelector('input[name=nonce]')!.getAttribute('value')!,
   };
 }
+
+const signOutToken = (body: string) =>
+  parse(body).querySelector('form[action="/api/auth/sign-out"] input[name=csrf]')?.getAttribute('value');
 
 describe('headers and static files', () => {
   it('serves the home page with a strict CSP, no framing and no cross-site referrer', async () => {
@@ -255,57 +259,49 @@ describe('/login', () => {
   });
 
   it('names the app of a login interaction, inertly, and returns to the interaction', async () => {
-    auth.interaction = {
-      found: true,
-      prompt: 'INTERACTION_PROMPT_LOGIN',
-      clientId: 'c1',
-      clientName: HOSTILE,
-      redirectHost: 'app.example',
-      unverifiedClient: true,
-    };
-    const response = await get('/login?interaction=uid-1');
+    const clientId = await registerClient(stack.baseUrl, HOSTILE, WEB_REDIRECT);
+    const uid = await interactionAt(createBrowser(), authorizationUrl(clientId, WEB_REDIRECT), '/login');
+    const response = await get(`/login?interaction=${uid}`);
+    expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
     const body = await response.text();
     expect(body).not.toContain('<script>alert(1)</script>');
     expect(body).not.toContain('\u202E');
     expect(body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;\uFFFDevil');
-    expect(body).toContain('href="/api/auth/google/start?return_to=%2Fapi%2Fauth%2Finteraction%2Fuid-1"');
+    expect(body).toContain(
+      `href="/api/auth/google/start?return_to=${encodeURIComponent(`/api/auth/interaction/${uid}`)}"`,
+    );
   });
 
   it('sends a consent interaction to /authorize', async () => {
-    auth.interaction = { found: true, prompt: 'INTERACTION_PROMPT_CONSENT', clientId: 'c1' };
-    const response = await get('/login?interaction=uid-1', signedIn);
+    const clientId = await registerClient(stack.baseUrl, 'Consent app', WEB_REDIRECT);
+    const uid = await interactionAt(alice.browser, authorizationUrl(clientId, WEB_REDIRECT), '/authorize');
+    const response = await get(`/login?interaction=${uid}`, signedIn(alice));
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/authorize?interaction=uid-1');
+    expect(response.headers.get('location')).toBe(`/authorize?interaction=${uid}`);
   });
 });
 
 describe('/authorize', () => {
-  const consent: Partial<GetInteractionResponse> = {
-    found: true,
-    prompt: 'INTERACTION_PROMPT_CONSENT',
-    clientId: 'c1',
-    clientName: 'Helper',
-    redirectHost: '127.0.0.1:4000',
-    loopbackRedirect: true,
-    unverifiedClient: true,
-    requestedScopes: ['offline_access', 'sheets:write', 'sheets:read', 'custom:thing'],
-    account: { id: 'u1', email: 'alice@example.com', name: 'Alice' },
-    consentCsrfToken: 'auth-consent-token',
-  };
-
   it('posts Allow / Deny to auth with its CSRF token, and lets the form reach the app', async () => {
-    auth.interaction = consent;
-    const response = await get('/authorize?interaction=uid-1', signedIn);
+    const clientId = await registerClient(stack.baseUrl, 'Helper', LOOPBACK_REDIRECT);
+    const uid = await interactionAt(
+      alice.browser,
+      authorizationUrl(clientId, LOOPBACK_REDIRECT, 'offline_access sheets:write sheets:read'),
+      '/authorize',
+    );
+    const response = await get(`/authorize?interaction=${uid}`, signedIn(alice));
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('content-security-policy')).toContain(
       "form-action 'self' http://127.0.0.1:4000;",
     );
-    const page = parse(await response.text());
-    const form = page.querySelector('form[action="/api/auth/interaction/uid-1/consent"]')!;
+    const body = await response.text();
+    const page = parse(body);
+    const form = page.querySelector(`form[action="/api/auth/interaction/${uid}/consent"]`)!;
     expect(form.getAttribute('method')).toBe('post');
-    expect(form.querySelector('input[name=csrf]')!.getAttribute('value')).toBe('auth-consent-token');
+    const csrf = form.querySelector('input[name=csrf]')!.getAttribute('value')!;
+    expect(csrf).toMatch(/^\S{16,}$/);
     const buttons = form
       .querySelectorAll('button')
       .map((button) => [button.text, button.getAttribute('value')]);
@@ -313,32 +309,41 @@ describe('/authorize', () => {
       ['Allow', 'allow'],
       ['Deny', 'deny'],
     ]);
-    const signOut = page.querySelector('form[action="/api/auth/sign-out"]')!;
-    expect(signOut.querySelector('input[name=csrf]')!.getAttribute('value')).toBe('auth-sign-out-token');
+    expect(signOutToken(body)).toMatch(/^\S{16,}$/);
     const scopes = page.querySelectorAll('ul.scopes li').map((item) => item.text);
     expect(scopes[0]).toMatch(/^See your spreadsheets/);
     expect(scopes[1]).toMatch(/^Create, change and delete/);
-    expect(scopes.at(-1)).toContain('custom:thing');
     expect(page.querySelector('main')!.text).toContain('on this computer');
+    // The token is auth's own: Allow, posted with it, sends the code to the app.
+    const allowed = await alice.browser.submitForm(`${stack.baseUrl}/api/auth/interaction/${uid}/consent`, {
+      decision: 'allow',
+      csrf,
+    });
+    expect(allowed.status).toBe(303);
+    const back = await alice.browser.navigate(allowed.location!, {}, (url) =>
+      url.href.startsWith(LOOPBACK_REDIRECT),
+    );
+    expect(new URL(back.redirects.at(-1)!).searchParams.get('code')).toEqual(expect.any(String));
   });
 
-  it('adds https for a non-loopback redirect and nothing for an odd host', async () => {
-    auth.interaction = { ...consent, redirectHost: 'app.example', loopbackRedirect: false };
-    let csp = (await get('/authorize?interaction=uid-1', signedIn)).headers.get('content-security-policy')!;
-    expect(csp).toContain("form-action 'self' https://app.example;");
-    auth.interaction = { ...consent, redirectHost: "x; script-src 'unsafe-inline'", loopbackRedirect: false };
-    csp = (await get('/authorize?interaction=uid-1', signedIn)).headers.get('content-security-policy')!;
-    expect(csp).toContain("form-action 'self';");
-    expect(csp).not.toContain('unsafe-inline');
+  it('adds https for a non-loopback redirect', async () => {
+    const clientId = await registerClient(stack.baseUrl, 'Web app', WEB_REDIRECT);
+    const uid = await interactionAt(alice.browser, authorizationUrl(clientId, WEB_REDIRECT), '/authorize');
+    const response = await get(`/authorize?interaction=${uid}`, signedIn(alice));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-security-policy')).toContain(
+      "form-action 'self' https://app.example;",
+    );
   });
 
   it('sends a login interaction to /login and explains a missing one', async () => {
-    auth.interaction = { found: true, prompt: 'INTERACTION_PROMPT_LOGIN' };
-    const login = await get('/authorize?interaction=uid-1');
+    const clientId = await registerClient(stack.baseUrl, 'Login app', WEB_REDIRECT);
+    const uid = await interactionAt(createBrowser(), authorizationUrl(clientId, WEB_REDIRECT), '/login');
+    const login = await get(`/authorize?interaction=${uid}`);
     expect(login.status).toBe(303);
-    expect(login.headers.get('location')).toBe('/login?interaction=uid-1');
+    expect(login.headers.get('location')).toBe(`/login?interaction=${uid}`);
     for (const path of ['/authorize?interaction=gone', '/authorize', '/authorize?interaction=%3Cx%3E']) {
-      const missing = await get(path, signedIn);
+      const missing = await get(path, signedIn(alice));
       expect(missing.status).toBe(400);
       expect(await missing.text()).toContain('This request has expired');
     }
@@ -355,48 +360,68 @@ describe('/dashboard', () => {
   });
 
   it('shows keys, apps, a partial Google grant and the sign-out form, escaped and never cached', async () => {
-    const response = await get('/dashboard', signedIn);
+    const response = await get('/dashboard', signedIn(alice));
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
     const body = await response.text();
     expect(body).not.toContain('<script>alert(1)</script>');
     expect(body).not.toContain('\u202E');
     const page = parse(body);
-    expect(page.querySelector('main')!.text).toContain('Connected as alice@gmail.example');
+    expect(page.querySelector('main')!.text).toContain('Connected as alice@example.com');
     expect(page.querySelector('main')!.text).toContain('only part of the access it needs');
     expect(page.querySelector('main')!.text).toContain(
       'Missing: list and read files in your Drive; create and convert files',
     );
-    expect(
-      page.querySelector('form[action="/api/auth/sign-out"] input[name=csrf]')!.getAttribute('value'),
-    ).toBe('auth-sign-out-token');
-    const row = page.querySelector('tr[data-key-id="key-1"]')!;
-    expect(row.text).toContain('sg_live_ab12');
+    expect(signOutToken(body)).toMatch(/^\S{16,}$/);
+    const row = page.querySelector(`tr[data-key-id="${aliceKey.id}"]`)!;
+    expect(row.text).toContain(aliceKey.displayPrefix);
     expect(row.text).toContain('Read only');
     expect(row.querySelector('button')!.text).toBe('Revoke');
-    expect(page.querySelector('tr[data-client-id="client-1"] button')!.text).toBe('Disconnect');
+    expect(page.querySelector(`tr[data-client-id="${aliceAppId}"] button`)!.text).toBe('Disconnect');
   });
 
   it('hides revoked keys', async () => {
-    auth.keys = [sampleKey({ revokedAt: '2026-01-03T00:00:00.000Z' })];
-    const page = parse(await (await get('/dashboard', signedIn)).text());
-    expect(page.querySelector('tr[data-key-id="key-1"]')).toBeNull();
+    const revoked = await createKey(alice, 'Revoked before the page');
+    await accounts.revokeApiKey({ sessionCookie: alice.session, keyId: revoked.id });
+    const response = await get('/dashboard', signedIn(alice));
+    // The dashboard itself, with the keys still in force: not an error page without any rows.
+    expect(response.status).toBe(200);
+    const page = parse(await response.text());
+    expect(page.querySelector(`tr[data-key-id="${aliceKey.id}"]`)).not.toBeNull();
+    expect(page.querySelector(`tr[data-key-id="${revoked.id}"]`)).toBeNull();
   });
 
   it('sends the browser to sign in when auth says the session ended mid-way', async () => {
-    auth.listError = { code: GrpcStatus.PERMISSION_DENIED, details: 'no signed-in session' };
-    const response = await get('/dashboard', signedIn);
+    const person = await signIn('bob@example.com');
+    const signOutCsrf = signOutToken(await (await get('/dashboard', signedIn(person))).text())!;
+    // The page's GetSession passes; its next calls (keys, apps, Google) are held while the person
+    // signs out in another tab, and reach auth after the session has ended.
+    const held = relay.freezeWhenSent(person.session, 2);
+    const answer = get('/dashboard', signedIn(person));
+    await held;
+    const signedOut = await person.browser.submitForm(`${stack.baseUrl}/api/auth/sign-out`, {
+      csrf: signOutCsrf,
+    });
+    relay.thaw();
+    expect(signedOut.status).toBe(303);
+    const response = await answer;
     expect(response.status).toBe(303);
     expect(response.headers.get('location')).toBe('/login?return_to=%2Fdashboard');
   });
 
   it('shows a 503 page when auth is unavailable, leaking nothing', async () => {
-    auth.listError = { code: GrpcStatus.UNAVAILABLE, details: 'database at 10.0.0.5 down' };
-    const response = await get('/dashboard', signedIn);
+    // GetSession passes; the page's next calls are held past web's deadline for them.
+    const held = relay.freezeWhenSent(alice.session, 2);
+    const answer = get('/dashboard', signedIn(alice));
+    await held;
+    const response = await answer;
+    relay.thaw();
     expect(response.status).toBe(503);
     const body = await response.text();
     expect(body).toContain('Sheetgate is unavailable');
-    expect(body).not.toContain('10.0.0.5');
+    // grpc-js's message names the address it waited for: none of it reaches the page.
+    expect(body).not.toContain(String(relay.port));
+    expect(body).not.toMatch(/deadline/i);
   });
 });
 
@@ -424,9 +449,12 @@ describe('creating an API key', () => {
     });
     expect(page.querySelector('#curl-example')!.text).toContain('x-api-key: $SHEETGATE_API_KEY');
     expect(page.querySelector('script[src^="/assets/copy."]')).not.toBeNull();
-    expect(auth.created).toHaveLength(1);
-    // As typed: auth trims the name and turns "30" into a time (create-key-form.test.ts).
-    expect(auth.created[0]).toMatchObject({ name: ' Deploy ', scopes: ['sheets:read'], expires: '30' });
+    const created = await keysNamed(alice, 'Deploy');
+    expect(created).toHaveLength(1);
+    expect(created[0]!.scopes).toEqual(['sheets:read']);
+    const days = (new Date(created[0]!.expiresAt).getTime() - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThan(30.1);
   });
 
   it('turns a re-sent form (reload after create) into a plain dashboard, not a second key', async () => {
@@ -437,15 +465,15 @@ describe('creating an API key', () => {
     const remembered = first.headers.get('set-cookie')!.split(';')[0]!;
     expect(remembered).toContain(nonce);
     const again = await post('/dashboard/api-keys', fields, {
-      cookie: `sg_session=${SESSION}; ${remembered}`,
+      cookie: `sg_session=${alice.session}; ${remembered}`,
     });
     expect(again.status).toBe(200);
     const body = await again.text();
     expect(body).not.toContain('data-testid="new-api-key"');
     expect(body).toContain('That form was already sent');
-    expect(auth.created).toEqual([
-      { name: 'Once', scopes: ['sheets:read', 'sheets:write'], expiresAt: '', expires: 'never' },
-    ]);
+    expect(
+      (await keysNamed(alice, 'Once')).map((key) => ({ scopes: key.scopes, expiresAt: key.expiresAt })),
+    ).toEqual([{ scopes: ['sheets:read', 'sheets:write'], expiresAt: '' }]);
   });
 
   it('refuses a post without the token, with another session’s token, or from another origin', async () => {
@@ -457,79 +485,97 @@ describe('creating an API key', () => {
       await post('/dashboard/api-keys', { ...fields, csrf }, { origin: 'http://localhost:1' }),
       await post('/dashboard/api-keys', { ...fields, csrf }, { origin: 'null' }),
       await post('/dashboard/api-keys', { ...fields, csrf }, { origin: '', 'sec-fetch-site': 'same-site' }),
-      await post('/dashboard/api-keys', { ...fields, csrf }, { cookie: 'sg_session=another-session' }),
+      // Alice's token in Bob's signed-in browser.
+      await post('/dashboard/api-keys', { ...fields, csrf }, {}, bob),
     ];
     for (const response of refusals) {
       expect(response.status).toBe(403);
       expect(await response.text()).toContain('This form has expired');
     }
-    expect(auth.created).toEqual([]);
+    expect(await keysNamed(alice, 'Planted')).toEqual([]);
+    expect(await keysNamed(bob, 'Planted')).toEqual([]);
   });
 
-  // The rules themselves (name, expiry) are auth's: their messages reaching the person are
-  // checked against the real auth in create-key-form.test.ts.
-
-  it('shows what auth refused, escaped', async () => {
-    auth.createError = {
-      code: GrpcStatus.INVALID_ARGUMENT,
-      details: 'Name must not contain <control> characters.',
-    };
+  // The rules are auth's alone (web forwards what was typed): its reason reaches the person on
+  // the re-shown form, which keeps what they typed.
+  it.each([
+    [{ name: '   ' }, 'Give the key a name.'],
+    [{ name: 'n'.repeat(101) }, 'at most 100 characters'],
+    [{ name: 'tab\there' }, 'must not contain control characters'],
+    [{ expires: 'date', expiry_date: '2001-01-01' }, 'must be in the future'],
+    [{ expires: 'date', expiry_date: '' }, 'Choose the expiry date'],
+    [{ expires: 'date', expiry_date: '2099-02-31' }, 'Choose the expiry date'],
+    [{ expires: 'forever' }, 'Choose when the key expires.'],
+  ])('re-shows the form with auth’s reason for %o, keeping the input', async (fields, error) => {
+    const before = await keyCount(alice);
     const { csrf, nonce } = await dashboardForm();
-    const response = await post('/dashboard/api-keys', { csrf, nonce, name: 'x', expires: 'never' });
+    const sent = { name: 'ok', expires: 'never', access: 'read', ...fields };
+    const response = await post('/dashboard/api-keys', { csrf, nonce, ...sent });
     expect(response.status).toBe(400);
-    expect(await response.text()).toContain('Name must not contain &lt;control&gt; characters.');
+    const page = parse(await response.text());
+    expect(page.querySelector('#create-key-error')!.text).toContain(error);
+    expect(page.querySelector('#key-name')!.getAttribute('value')).toBe(sent.name);
+    expect(page.querySelector('input[name=access][value=read]')!.hasAttribute('checked')).toBe(true);
+    expect(await keyCount(alice)).toBe(before);
   });
 
-  it('forwards the date of an "On a date" expiry as picked (auth stores it as midnight UTC)', async () => {
+  it('keeps the date of an "On a date" expiry', async () => {
     const { csrf, nonce } = await dashboardForm();
     const date = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
     await post('/dashboard/api-keys', { csrf, nonce, name: 'dated', expires: 'date', expiry_date: date });
-    expect(auth.created[0]).toMatchObject({ expires: 'date', expiresAt: date });
+    expect((await keysNamed(alice, 'dated'))[0]!.expiresAt).toBe(`${date}T00:00:00.000Z`);
   });
 });
 
 describe('revoking a key and disconnecting an app', () => {
   it('confirms on a page of its own, then revokes with web’s token', async () => {
-    const confirm = await get('/dashboard/api-keys/revoke?key=key-1', signedIn);
+    const key = await createKey(alice, 'To revoke');
+    const confirm = await get(`/dashboard/api-keys/revoke?key=${key.id}`, signedIn(alice));
     expect(confirm.status).toBe(200);
     const page = parse(await confirm.text());
     const form = page.querySelector('form[action="/dashboard/api-keys/revoke"]')!;
     expect(form.querySelector('button')!.text).toBe('Revoke');
     const csrf = form.querySelector('input[name=csrf]')!.getAttribute('value')!;
-    const refused = await post('/dashboard/api-keys/revoke', { key: 'key-1' });
+    const refused = await post('/dashboard/api-keys/revoke', { key: key.id });
     expect(refused.status).toBe(403);
-    const revoked = await post('/dashboard/api-keys/revoke', { key: 'key-1', csrf });
+    expect((await keysNamed(alice, 'To revoke'))[0]!.revokedAt).toBe('');
+    const revoked = await post('/dashboard/api-keys/revoke', { key: key.id, csrf });
     expect(revoked.status).toBe(303);
     expect(revoked.headers.get('location')).toBe('/dashboard?notice=key_revoked');
-    const unknown = await get('/dashboard/api-keys/revoke?key=nope', signedIn);
+    expect((await keysNamed(alice, 'To revoke'))[0]!.revokedAt).not.toBe('');
+    const unknown = await get('/dashboard/api-keys/revoke?key=nope', signedIn(alice));
     expect(unknown.headers.get('location')).toBe('/dashboard?notice=nothing_to_revoke');
   });
 
   it('confirms and disconnects an app', async () => {
-    const page = parse(await (await get('/dashboard/apps/disconnect?client=client-1', signedIn)).text());
+    const clientId = await connectApp(alice, 'To disconnect');
+    const page = parse(
+      await (await get(`/dashboard/apps/disconnect?client=${clientId}`, signedIn(alice))).text(),
+    );
     const form = page.querySelector('form[action="/dashboard/apps/disconnect"]')!;
     const csrf = form.querySelector('input[name=csrf]')!.getAttribute('value')!;
-    expect((await post('/dashboard/apps/disconnect', { client: 'client-1', csrf: 'x' })).status).toBe(403);
-    const done = await post('/dashboard/apps/disconnect', { client: 'client-1', csrf });
+    expect((await post('/dashboard/apps/disconnect', { client: clientId, csrf: 'x' })).status).toBe(403);
+    const connected = async () =>
+      (await accounts.listConnectedApps({ sessionCookie: alice.session })).apps.map((app) => app.clientId);
+    expect(await connected()).toContain(clientId);
+    const done = await post('/dashboard/apps/disconnect', { client: clientId, csrf });
     expect(done.headers.get('location')).toBe('/dashboard?notice=app_disconnected');
+    expect(await connected()).not.toContain(clientId);
+    expect(await connected()).toContain(aliceAppId);
   });
 });
 
 describe('behind an https origin', () => {
   it('marks the re-sent-form cookie Secure although the request reached web over http', async () => {
-    const port = await freePort();
-    const secureWeb = await startServiceProcess(
-      'web',
-      {
-        WEB_PORT: String(port),
-        BASE_URL: 'https://sheetgate.example',
-        INTERNAL_SERVICE_TOKEN: serviceToken,
-        AUTH_GRPC_ADDRESS: `127.0.0.1:${grpc.port}`,
-      },
-      port,
+    const secureWeb = await startWeb(
+      `127.0.0.1:${stack.ports.AUTH_GRPC_PORT}`,
+      stack.serviceToken,
+      'https://sheetgate.example',
     );
     try {
-      const page = parse(await (await fetch(`${secureWeb.url}/dashboard`, { headers: signedIn })).text());
+      const page = parse(
+        await (await fetch(`${secureWeb.url}/dashboard`, { headers: signedIn(alice) })).text(),
+      );
       const csrf = page
         .querySelector('form[action="/dashboard/api-keys"] input[name=csrf]')!
         .getAttribute('value')!;
@@ -538,7 +584,7 @@ describe('behind an https origin', () => {
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
           origin: 'https://sheetgate.example',
-          ...signedIn,
+          ...signedIn(alice),
         },
         body: new URLSearchParams({ csrf, nonce: 'n1', name: 'k', expires: 'never' }).toString(),
       });
@@ -546,12 +592,158 @@ describe('behind an https origin', () => {
       expect(created.headers.get('set-cookie')).toMatch(/; secure/i);
       const foreign = await fetch(`${secureWeb.url}/dashboard/api-keys`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: secureWeb.url, ...signedIn },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          origin: secureWeb.url,
+          ...signedIn(alice),
+        },
         body: new URLSearchParams({ csrf, nonce: 'n2', name: 'k', expires: 'never' }).toString(),
       });
       expect(foreign.status).toBe(403);
     } finally {
       await secureWeb.stop();
     }
+  });
+});
+
+// Answers real auth never gives, from a stub AccountService in front of a web of their own:
+// - a scope auth does not know, on the consent page (auth drops unknown scopes from the request);
+// - a redirect "host" that is not one (auth registers only URL redirect URIs);
+// - a refusal whose message holds markup (auth's messages are fixed text).
+describe('answers only a stub can give', () => {
+  const SESSION = 'stub-session-cookie';
+  let stubInteraction: Partial<GetInteractionResponse> = {};
+  let createError: { code: number; details: string } | undefined;
+  let stub: RunningGrpcServer;
+  let stubWeb: RunningService;
+
+  type Handler<Request, Response> = (
+    call: ServerUnaryCall<Request, Response>,
+    callback: sendUnaryData<Response>,
+  ) => void;
+  function answer<Request extends { sessionCookie: string }, Response>(
+    run: (request: Request) => Response,
+  ): Handler<Request, Response> {
+    return (call, callback) => {
+      if (call.request.sessionCookie !== SESSION) {
+        callback({ code: GrpcStatus.PERMISSION_DENIED, details: 'no signed-in session' });
+        return;
+      }
+      try {
+        callback(null, run(call.request));
+      } catch (error) {
+        callback(error as { code: number; details: string });
+      }
+    };
+  }
+  const handlers: Partial<AccountServiceServer> = {
+    getSession: (call, callback) =>
+      callback(
+        null,
+        call.request.sessionCookie === SESSION
+          ? {
+              user: { id: 'u1', email: 'alice@example.com', name: 'Alice' },
+              signOutCsrfToken: 'auth-sign-out-token',
+            }
+          : { user: undefined, signOutCsrfToken: '' },
+      ),
+    getGoogleConnection: answer(() => ({
+      status: 'GOOGLE_CONNECTION_STATUS_CONNECTED' as const,
+      email: 'alice@example.com',
+      grantedScopes: [],
+      partial: false,
+    })),
+    listApiKeys: answer(() => ({ keys: [] })),
+    listConnectedApps: answer(() => ({ apps: [], appsResetAt: '' })),
+    createApiKey: answer(() => {
+      throw createError;
+    }),
+    getInteraction: (call, callback) =>
+      callback(null, {
+        found: false,
+        prompt: 'INTERACTION_PROMPT_UNSPECIFIED',
+        clientId: '',
+        clientName: '',
+        redirectHost: '',
+        loopbackRedirect: false,
+        unverifiedClient: false,
+        requestedScopes: [],
+        account: undefined,
+        consentCsrfToken: '',
+        ...(call.request.interactionUid === 'uid-1' ? stubInteraction : {}),
+      }),
+  };
+  const consent: Partial<GetInteractionResponse> = {
+    found: true,
+    prompt: 'INTERACTION_PROMPT_CONSENT',
+    clientId: 'c1',
+    clientName: 'Helper',
+    redirectHost: '127.0.0.1:4000',
+    loopbackRedirect: true,
+    unverifiedClient: true,
+    requestedScopes: ['offline_access', 'sheets:write', 'sheets:read', 'custom:thing'],
+    account: { id: 'u1', email: 'alice@example.com', name: 'Alice' },
+    consentCsrfToken: 'auth-consent-token',
+  };
+  const stubSession = { cookie: `sg_session=${SESSION}` };
+  const stubGet = (path: string) =>
+    fetch(`${stubWeb.url}${path}`, { redirect: 'manual', headers: stubSession });
+
+  beforeAll(async () => {
+    const token = randomBytes(32).toString('base64url');
+    stub = await startGrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      serviceToken: token,
+      services: [accountService(handlers)],
+    });
+    stubWeb = await startWeb(`127.0.0.1:${stub.port}`, token);
+  });
+  afterAll(async () => {
+    await stubWeb?.stop();
+    await stub?.close(100);
+  });
+
+  it('lists a scope auth did not describe, as it is', async () => {
+    stubInteraction = consent;
+    const page = parse(await (await stubGet('/authorize?interaction=uid-1')).text());
+    const scopes = page.querySelectorAll('ul.scopes li').map((item) => item.text);
+    expect(scopes[0]).toMatch(/^See your spreadsheets/);
+    expect(scopes.at(-1)).toContain('custom:thing');
+  });
+
+  it('lets the consent form reach no odd host', async () => {
+    stubInteraction = { ...consent, redirectHost: "x; script-src 'unsafe-inline'", loopbackRedirect: false };
+    const csp = (await stubGet('/authorize?interaction=uid-1')).headers.get('content-security-policy')!;
+    expect(csp).toContain("form-action 'self';");
+    expect(csp).not.toContain('unsafe-inline');
+  });
+
+  it('shows what auth refused, escaped', async () => {
+    createError = {
+      code: GrpcStatus.INVALID_ARGUMENT,
+      details: 'Name must not contain <control> characters.',
+    };
+    const form = parse(await (await stubGet('/dashboard')).text()).querySelector(
+      'form[action="/dashboard/api-keys"]',
+    )!;
+    const response = await fetch(`${stubWeb.url}/dashboard/api-keys`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: stubWeb.url,
+        'sec-fetch-site': 'same-origin',
+        ...stubSession,
+      },
+      body: new URLSearchParams({
+        csrf: form.querySelector('input[name=csrf]')!.getAttribute('value')!,
+        nonce: form.querySelector('input[name=nonce]')!.getAttribute('value')!,
+        name: 'x',
+        expires: 'never',
+      }).toString(),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('Name must not contain &lt;control&gt; characters.');
   });
 });
