@@ -115,7 +115,7 @@ async function revokedAtOf(person: ConnectedPerson, keyId: string): Promise<stri
   }
 }
 
-/** The MCP error contract's answer when auth cannot decide (DESIGN §8), or a tool error. */
+/** The MCP error contract's answer when auth cannot decide (docs/design.md §8), or a tool error. */
 const mcpRefusal = (outcome: Outcome) =>
   outcome.kind !== 'dashboard' &&
   ((outcome.status === 503 && Number(outcome.retryAfter) > 0) ||
@@ -153,8 +153,8 @@ describe.skipIf(missing !== undefined)('PostgreSQL and Redis go down under a ste
       spareDuringOutage = (await postToolsList(stack.baseUrl, { 'x-api-key': spare.secret })).status;
       await redis!.start();
     });
-    // Redis holds only what may be lost (DESIGN §5): no 5xx but the documented 503s; a tool call
-    // whose Google token could not be read from the cache fails as a tool error.
+    // Redis holds only what may be lost (docs/design.md §5): no 5xx but the documented 503s; a tool
+    // call whose Google token could not be read from the cache fails as a tool error.
     console.info('Redis outage, outcomes by kind:', expectOnlyOutageFailures(run, mcpRefusal));
     await everythingStillWorks();
     // A key revoked while Redis was down is refused at once and after: the revocation is

@@ -128,8 +128,8 @@ describe('auth hangs (SIGSTOP) while the MCP service serves', () => {
     });
     await client.close();
     expect(listedDuringOutage).toBe(19);
-    // Not one JWT request failed, before, during or after; API keys were refused only as DESIGN §8
-    // says (503 + Retry-After) while auth hung, and succeed again since.
+    // Not one JWT request failed, before, during or after; API keys were refused only as
+    // docs/design.md §8 says (503 + Retry-After) while auth hung, and succeed again since.
     const summary = expectOnlyOutageFailures(
       run,
       (outcome) =>

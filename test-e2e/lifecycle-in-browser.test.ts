@@ -20,11 +20,11 @@ import {
   type Person,
 } from './support/person-in-browser.ts';
 
-// The seed's "Observable lifecycle behaviours", one test per row, with the official MCP SDK
-// client doing OAuth (discovery, registration, PKCE, code exchange, refresh) against the whole
-// stack, and a person in Debian's Chromium on the real pages: /login, the Google emulator's
-// account chooser, /authorize and /dashboard. Access tokens live 10 s here (the least auth
-// allows) so that expiry is observed, by polling until the endpoint refuses a token.
+// The specification's lifecycle behaviours (docs/design.md §12), one test per row, with the
+// official MCP SDK client doing OAuth (discovery, registration, PKCE, code exchange, refresh)
+// against the whole stack, and a person in Debian's Chromium on the real pages: /login, the Google
+// emulator's account chooser, /authorize and /dashboard. Access tokens live 10 s here (the least
+// auth allows) so that expiry is observed, by polling until the endpoint refuses a token.
 
 const missing = chromiumMissing();
 if (missing) console.warn(`lifecycle browser tests skipped: ${missing}`);
@@ -125,7 +125,7 @@ async function untilRefused(accessToken: string): Promise<void> {
 }
 
 describe.skipIf(Boolean(missing))(
-  'the seed lifecycle, with the MCP SDK client and a person in Chromium',
+  'the specification’s lifecycle, with the MCP SDK client and a person in Chromium',
   () => {
     it('first OAuth connection: sign-in with Google, consent, PKCE exchange, a resource-bound JWT and a refresh token', async () => {
       const { client, authorization } = await connectThroughBrowser(mcpUrl, budget, alice, watched);

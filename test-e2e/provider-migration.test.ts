@@ -25,11 +25,11 @@ import { postToolsList } from './support/mcp-http.ts';
 import { RecordingOAuthProvider } from './support/oauth-client.ts';
 import { accountService } from './support/people.ts';
 
-// DESIGN §4 "Provider migration" and the seed's lifecycle row "OAuth security migration": a team
-// moves from a Better Auth deployment to Sheetgate. People, Google connections, sessions and API
-// keys carry over; OAuth clients and tokens of the retired provider stop working, and clients
-// register again, once. Then an operator advances the OAuth generation: the same split again.
-// The whole stack runs as `pnpm start` runs it; the commands run as an operator runs them.
+// docs/design.md §4.5 "Provider migration" and the lifecycle row "OAuth security migration" (§12):
+// a team moves from a Better Auth deployment to Sheetgate. People, Google connections, sessions
+// and API keys carry over; OAuth clients and tokens of the retired provider stop working, and
+// clients register again, once. Then an operator advances the OAuth generation: the same split
+// again. The whole stack runs as `pnpm start` runs it; the commands run as an operator runs them.
 
 const GOOGLE_CLIENT_ID = 'sheetgate-local.apps.googleusercontent.com'; // the local stack's
 const SPREADSHEETS = 'https://www.googleapis.com/auth/spreadsheets';

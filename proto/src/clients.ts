@@ -74,7 +74,7 @@ function checked(options: ClientOptions) {
 /**
  * A promise client for any unary service definition: every call carries the service credential
  * (through an interceptor) and a deadline. The channel is plaintext: internal gRPC runs on the
- * cluster network only (DESIGN §7.7).
+ * cluster network only (docs/design.md §7.7).
  */
 export function createPromiseClient<Definition extends ServiceDefinition>(
   definition: Definition,

@@ -61,7 +61,7 @@ const MIN_SERVICE_TOKEN_LENGTH = 16;
 
 /**
  * Auth's internal gRPC server: plaintext on the cluster network (NetworkPolicies limit who may
- * connect, DESIGN §7.7), every handler behind the service credential.
+ * connect, docs/design.md §7.7), every handler behind the service credential.
  */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<RunningGrpcServer> {
   if (options.serviceToken.length < MIN_SERVICE_TOKEN_LENGTH) {

@@ -12,10 +12,10 @@ import {
 } from '@grpc/grpc-js';
 
 /**
- * The internal service credential (DESIGN §7.7): every call between Sheetgate's services carries
- * `authorization: Bearer <INTERNAL_SERVICE_TOKEN>` gRPC metadata, and auth's server refuses any
- * call without it. The token is a shared secret of at least 32 random bytes, set the same in every
- * service; it is never logged.
+ * The internal service credential (docs/design.md §7.7): every call between Sheetgate's services
+ * carries `authorization: Bearer <INTERNAL_SERVICE_TOKEN>` gRPC metadata, and auth's server
+ * refuses any call without it. The token is a shared secret of at least 32 random bytes, set the
+ * same in every service; it is never logged.
  */
 export const SERVICE_CREDENTIAL_HEADER = 'authorization';
 const SCHEME = 'Bearer ';

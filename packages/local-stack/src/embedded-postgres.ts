@@ -9,8 +9,8 @@ export interface EmbeddedPostgres {
 }
 
 /**
- * PostgreSQL for machines without one (DESIGN §6): PGlite, the WASM build of PostgreSQL, served
- * over the wire protocol so that the services use the same `pg` code as in production.
+ * PostgreSQL for machines without one (docs/design.md §6): PGlite, the WASM build of PostgreSQL,
+ * served over the wire protocol so that the services use the same `pg` code as in production.
  * `maxConnections` lets a small pool share the single PGlite session; queries are queued.
  * `dataDir` undefined keeps the database in memory (tests).
  */

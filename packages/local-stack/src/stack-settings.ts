@@ -2,8 +2,8 @@ import { setting } from '@sheetgate/service-runtime';
 import { z } from 'zod';
 
 /**
- * Settings of `pnpm start`. Anything left unset gets the embedded default of DESIGN §6, so that a
- * fresh clone runs with no configuration at all.
+ * Settings of `pnpm start`. Anything left unset gets the embedded default of docs/design.md §6, so
+ * that a fresh clone runs with no configuration at all.
  */
 export const stackSettingsSchema = z.object({
   PORT: setting.port(8080),

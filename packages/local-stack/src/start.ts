@@ -1,7 +1,7 @@
 /**
- * `pnpm start`: the whole stack on one laptop (DESIGN §6, §10). Starts what is not configured
- * (embedded PostgreSQL, the Google emulator), the three services as separate processes and the
- * gateway, prints one `ready` line, and stops everything on Ctrl-C.
+ * `pnpm start`: the whole stack on one laptop (docs/design.md §6, §10). Starts what is not
+ * configured (embedded PostgreSQL, the Google emulator), the three services as separate processes
+ * and the gateway, prints one `ready` line, and stops everything on Ctrl-C.
  */
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';

@@ -55,7 +55,7 @@ const probePaths = routeTable.flatMap((route) => [
   `${route.path}x`,
 ]);
 
-describe('local gateway follows the route table (DESIGN §2)', () => {
+describe('local gateway follows the route table (docs/design.md §2)', () => {
   it.each(probePaths)('sends %s to the service the table names', async (path) => {
     const response = await fetch(`${gatewayUrl}${path}?q=1`, { method: 'POST', body: '{}' });
     const seen = await readJsonBody(response);

@@ -1,6 +1,6 @@
 /**
- * The public route table (DESIGN §2). Matching follows Kubernetes Ingress semantics so that the
- * local gateway and the Ingress generated from this table can never disagree:
+ * The public route table (docs/design.md §2). Matching follows Kubernetes Ingress semantics so that
+ * the local gateway and the Ingress generated from this table can never disagree:
  * - `Exact`: the path equals `path` (no trailing-slash variant);
  * - `Prefix`: `path` matches whole `/`-separated elements of the request path;
  * - the longest matching `path` wins, and `Exact` beats `Prefix` of the same length.

@@ -3,7 +3,7 @@ import { resolveRoute, routeTable } from '../src/route-table.ts';
 
 const expectations: Array<[string, string]> = [
   ['/api/mcp', 'mcp'],
-  ['/api/mcp/', 'web'], // no trailing-slash variant of the MCP endpoint (DESIGN §2)
+  ['/api/mcp/', 'web'], // no trailing-slash variant of the MCP endpoint (docs/design.md §2)
   ['/api/mcpx', 'web'],
   ['/.well-known/oauth-protected-resource', 'mcp'],
   ['/.well-known/oauth-protected-resource/api/mcp', 'mcp'],
@@ -23,7 +23,7 @@ const expectations: Array<[string, string]> = [
   ['/dashboard', 'web'],
 ];
 
-describe('route table (DESIGN §2)', () => {
+describe('route table (docs/design.md §2)', () => {
   it.each(expectations)('routes %s to %s', (path, service) => {
     expect(resolveRoute(path)?.service).toBe(service);
   });

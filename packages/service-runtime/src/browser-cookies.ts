@@ -14,7 +14,8 @@ export interface BrowserCookieOptions {
 /**
  * Sets (or, with an empty value and a past expiry, clears) one of Sheetgate's cookies. HttpOnly:
  * no script reads them; SameSite=Lax: sent on top-level navigations (the redirects back from
- * Google and from MCP clients) but not on cross-site posts (DESIGN §7.5); never signed by Koa.
+ * Google and from MCP clients) but not on cross-site posts (docs/design.md §7.5); never signed
+ * by Koa.
  */
 export function setBrowserCookie(
   ctx: Context,

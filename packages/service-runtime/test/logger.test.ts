@@ -23,7 +23,7 @@ const googleRefresh = `1//${'0gLmNoPqRs'.repeat(4)}`;
 const clientSecret = `GOCSPX-${'xYz12'.repeat(5)}`;
 const secrets = [jwt, apiKey, googleAccess, googleRefresh, clientSecret];
 
-describe('log redaction (DESIGN §7.4)', () => {
+describe('log redaction (docs/design.md §7.4)', () => {
   it('redacts credential headers by name', () => {
     const { logger, lines } = capture();
     logger.info({

@@ -741,7 +741,8 @@ describe('two auth processes sharing PostgreSQL and Redis', () => {
 
   beforeAll(async () => {
     sharedDatabase = await createTestDatabase();
-    // Several replicas need Redis (DESIGN §6); one of this file's own where the environment has none.
+    // Several replicas need Redis (docs/design.md §6); one of this file's own where the environment
+    // has none.
     if (!redis.url) privateRedis = await startPrivateRedis();
     const env = {
       ...generateLocalSecrets(),

@@ -138,7 +138,7 @@ describe('GET /api/auth/google/start', () => {
   });
   afterAll(() => close?.());
 
-  it('asks Google for exactly the seed’s scopes, offline, with consent, PKCE S256, state and nonce', async () => {
+  it('asks Google for exactly the documented scopes, offline, with consent, PKCE S256, state and nonce', async () => {
     const response = await fetch(`${base}/api/auth/google/start?return_to=/api/auth/interaction/xyz`, {
       redirect: 'manual',
       headers: { 'x-forwarded-proto': 'https' },

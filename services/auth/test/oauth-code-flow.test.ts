@@ -173,7 +173,8 @@ describe('OAuth 2.1 authorization code flow with PKCE (MCP client)', () => {
     });
     expect(tokens.token_type.toLowerCase()).toBe('bearer');
     expect(tokens.refresh_token).toEqual(expect.any(String));
-    // Codes and interactions are Redis's when there is one (DESIGN §5), PostgreSQL's otherwise.
+    // Codes and interactions are Redis's when there is one (docs/design.md §5), PostgreSQL's
+    // otherwise.
     const { rows: shortLived } = await pool.query<{ model: string }>(
       `SELECT DISTINCT model FROM oidc_models WHERE model IN ('AuthorizationCode', 'Interaction', 'ReplayDetection')`,
     );

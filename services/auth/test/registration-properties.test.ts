@@ -5,8 +5,8 @@ import { type AuthUnderTest, startAuthUnderTest } from './support/auth-process.t
 // Property-based: dynamic client registration (RFC 7591) with any metadata — every field the
 // spec names with hostile or wrong-typed values, huge values, redirect URIs of every shape an
 // attacker would try, unknown fields. Each answer is 201 with a client or 400 with a JSON error,
-// never a 5xx; a registered client never carries a redirect DESIGN §7.3 forbids; and the secrets
-// registration hands out never reach auth's log.
+// never a 5xx; a registered client never carries a redirect docs/design.md §7.3 forbids; and the
+// secrets registration hands out never reach auth's log.
 
 let subject: AuthUnderTest;
 beforeAll(async () => {
@@ -134,7 +134,10 @@ const extraFields = fc.dictionary(fc.string({ minLength: 1, maxLength: 20 }), an
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-/** DESIGN §7.3: https, or http on a loopback host, or a private-use scheme; never userinfo or a fragment. */
+/**
+ * docs/design.md §7.3: https, or http on a loopback host, or a private-use scheme; never userinfo
+ * or a fragment.
+ */
 function allowedRedirect(value: string): boolean {
   const uri = URL.parse(value);
   if (!uri || uri.username || uri.password || value.includes('#')) return false;

@@ -1,4 +1,4 @@
-/** The scopes of the MCP resource (DESIGN §3): reads need the first, changes need both. */
+/** The scopes of the MCP resource (docs/design.md §3): reads need the first, changes need both. */
 export const RESOURCE_SCOPES = ['sheets:read', 'sheets:write'] as const;
 
 /** The MCP resource identifier (the audience of access tokens) for a public origin. */

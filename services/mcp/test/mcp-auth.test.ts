@@ -26,7 +26,7 @@ const post = (body: unknown, headers: Record<string, string> = {}) =>
 
 const metadataUrl = () => `${stack.baseUrl}/.well-known/oauth-protected-resource/api/mcp`;
 
-describe('error contract of /api/mcp (DESIGN §8)', () => {
+describe('error contract of /api/mcp (docs/design.md §8)', () => {
   it('no credentials: 401 with the resource metadata and scopes', async () => {
     const response = await post(LIST);
     expect(response.status).toBe(401);
@@ -218,7 +218,7 @@ describe('error contract of /api/mcp (DESIGN §8)', () => {
   });
 });
 
-describe('API keys at /api/mcp (DESIGN §8)', () => {
+describe('API keys at /api/mcp (docs/design.md §8)', () => {
   const withKey = (key: string, body: unknown = LIST) => post(body, { 'x-api-key': key });
 
   it('a live key lists the tools', async () => {
@@ -281,7 +281,7 @@ describe('API keys at /api/mcp (DESIGN §8)', () => {
   });
 });
 
-describe('every tool needs the scope DESIGN §11 gives it', () => {
+describe('every tool needs the scope docs/design.md §11 gives it', () => {
   const READ_TOOLS = [
     'list_spreadsheets',
     'get_spreadsheet',

@@ -9,10 +9,10 @@ import {
   startMcpUnderTest,
 } from './support/stack.ts';
 
-// How the MCP service follows auth's signing keys (DESIGN §7.1, issue 5): a token naming a kid it
-// does not know makes it fetch the JWKS again, at most once per cooldown; a key that leaves the
-// JWKS stops every token it signed, even tokens the service has verified and cached, and even when
-// no request ever asks for a key (a timer refreshes the set).
+// How the MCP service follows auth's signing keys (docs/design.md §7.1, issue 5): a token naming a
+// kid it does not know makes it fetch the JWKS again, at most once per cooldown; a key that leaves
+// the JWKS stops every token it signed, even tokens the service has verified and cached, and even
+// when no request ever asks for a key (a timer refreshes the set).
 
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 let stack: McpUnderTest;

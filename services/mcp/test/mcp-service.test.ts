@@ -40,7 +40,7 @@ describe('protected-resource metadata (RFC 9728)', () => {
   });
 });
 
-describe('logs of a running service (DESIGN §7.4)', () => {
+describe('logs of a running service (docs/design.md §7.4)', () => {
   it('never contain the credentials a request carried', async () => {
     const jwt = `eyJhbGciOiJFUzI1NiJ9.${randomBytes(24).toString('base64url')}.${randomBytes(32).toString('base64url')}`;
     const apiKey = `sg_live_${randomBytes(32).toString('base64url')}`;

@@ -20,7 +20,7 @@ import { sendPage } from './routes/request-values.ts';
 import { signInRoutes } from './routes/sign-in-routes.ts';
 import { securityHeaders } from './security-headers.ts';
 
-/** Unknown discovery documents must be JSON, never an HTML page (DESIGN §2). */
+/** Unknown discovery documents must be JSON, never an HTML page (docs/design.md §2). */
 function wellKnownNotFound(logger: Logger): Middleware {
   const errors = jsonErrors(logger);
   return (ctx, next) => {

@@ -12,7 +12,7 @@ export function allowFormActionTo(ctx: Context, source: string): void {
   ctx.state.formActionSources = sources;
 }
 
-/** Headers every page carries (DESIGN §7.5): no framing, a strict CSP, no referrer to other sites. */
+/** Headers every page carries (docs/design.md §7.5): no framing, a strict CSP, no referrer to other sites. */
 export function securityHeaders(): Middleware {
   return async (ctx, next) => {
     try {

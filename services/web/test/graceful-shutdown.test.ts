@@ -14,10 +14,11 @@ import {
 } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-// SIGTERM on a real web process while a request is in flight (DESIGN: stop accepting, finish
-// in-flight requests, close pools). Web talks to a real auth process, its gRPC connection going
-// through a freezable relay: frozen, the relay holds the request's AccountService call (auth
-// never sees it) until the test has seen web's port refuse new connections; thawed, auth answers.
+// SIGTERM on a real web process while a request is in flight (docs/architecture.md, "Services at
+// run time": stop accepting, finish in-flight requests, close pools). Web talks to a real auth
+// process, its gRPC connection going through a freezable relay: frozen, the relay holds the
+// request's AccountService call (auth never sees it) until the test has seen web's port refuse new
+// connections; thawed, auth answers.
 // Web gives each GetSession 2 s (its client's default deadline), so the thaw has to come sooner.
 
 /** A session cookie auth never issued: GetSession answers "signed out", and the login page shows. */

@@ -982,7 +982,7 @@ export const GetGoogleAccessTokenResponse: MessageFns<GetGoogleAccessTokenRespon
 };
 
 /**
- * The token broker (DESIGN "TokenBroker"): what the MCP service asks auth on the hot path. Every
+ * The token broker (docs/design.md §1): what the MCP service asks auth on the hot path. Every
  * call carries the internal service credential (`authorization: Bearer <INTERNAL_SERVICE_TOKEN>`
  * metadata, see proto/README.md) and a deadline.
  *

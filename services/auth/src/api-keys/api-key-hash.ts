@@ -16,7 +16,7 @@ export function createApiKeyHasher(pepper: string) {
     /**
      * Constant-time comparison of a presented key's HMAC with a stored hash. The row was selected
      * by this very HMAC, so the comparison cannot fail; it exists so that the final decision is a
-     * constant-time comparison, as DESIGN §7.4 requires, and it reuses the HMAC rather than
+     * constant-time comparison, as docs/design.md §7.4 requires, and it reuses the HMAC rather than
      * hashing the key a second time.
      */
     matches(presentedDigest: Buffer, storedHash: string): boolean {

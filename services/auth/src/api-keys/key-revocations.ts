@@ -3,9 +3,9 @@ import type { Logger } from '@sheetgate/service-runtime';
 import { type AuthRedisClient, createAuthRedisClient } from '../cache/redis-client.ts';
 
 /**
- * How auth replicas learn that an API key was revoked (DESIGN §5, "the channel that tells every
- * auth replica a key … was revoked"), so a replica may cache verified keys and still refuse a
- * revoked one on the very next request.
+ * How auth replicas learn that an API key was revoked (docs/design.md §5: the revocation version
+ * and its publish), so a replica may cache verified keys and still refuse a revoked one on the very
+ * next request.
  *
  * The guarantee comes from `version()`: a value that changes with every revocation and is read
  * on every resolve. A verified key is trusted from cache only under the version read before its
@@ -32,7 +32,7 @@ export interface KeyRevocations {
   close(): Promise<void>;
 }
 
-/** Without Redis there is one auth replica (DESIGN §6): the version lives in this process. */
+/** Without Redis there is one auth replica (docs/design.md §6): the version lives in this process. */
 export function createInProcessKeyRevocations(): KeyRevocations {
   let generation = 0;
   const listeners: Array<(keyId: string) => void> = [];

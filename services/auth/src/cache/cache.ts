@@ -1,5 +1,5 @@
 /**
- * The small cache interface auth keeps its losable state behind (DESIGN §5): Redis when
+ * The small cache interface auth keeps its losable state behind (docs/design.md §5): Redis when
  * `REDIS_URL` is set, an in-process map otherwise (one auth replica only).
  */
 export interface Cache {

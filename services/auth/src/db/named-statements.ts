@@ -6,9 +6,9 @@ const DUPLICATE_PREPARED_STATEMENT = '42P05';
 /**
  * The pool, with named prepared statements (`pool.query({ name, text, values })`, parsed once per
  * connection) used only where they are safe. A name belongs to a server session, and the embedded
- * PGlite (DESIGN §6) serves every `pg` connection from one session, so a second connection's
- * Parse of the same name fails with 42P05: on the first such failure the query is run again
- * unnamed, and this pool stops naming statements. Against a real PostgreSQL nothing changes.
+ * PGlite (docs/design.md §6) serves every `pg` connection from one session, so a second
+ * connection's Parse of the same name fails with 42P05: on the first such failure the query is run
+ * again unnamed, and this pool stops naming statements. Against a real PostgreSQL nothing changes.
  */
 export function namedStatementsWhereSafe(pool: DatabasePool): DatabasePool {
   let sharedSession = false;

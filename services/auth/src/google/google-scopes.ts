@@ -6,8 +6,8 @@ export const GOOGLE_API_SCOPES = [
 ] as const;
 
 /**
- * Exactly what the Google connection asks for (DESIGN §7.8): sign-in plus the API scopes, never
- * full Drive (`https://www.googleapis.com/auth/drive`).
+ * Exactly what the Google connection asks for (docs/design.md §7.8): sign-in plus the API scopes,
+ * never full Drive (`https://www.googleapis.com/auth/drive`).
  */
 export const GOOGLE_REQUESTED_SCOPES = ['openid', 'email', 'profile', ...GOOGLE_API_SCOPES] as const;
 

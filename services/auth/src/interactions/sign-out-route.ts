@@ -24,7 +24,8 @@ const FORM_EXPIRED = new HttpError(403, 'invalid_csrf', 'the form has expired; r
 /**
  * `POST /api/auth/sign-out` (the dashboard's "Sign out" form, CSRF-protected): ends the dashboard
  * session and the provider session of this browser, so the next OAuth connection asks who is
- * signing in (the seed's "account switch"). Grants and tokens already issued are not touched.
+ * signing in ("account switch", docs/design.md §4.4). Grants and tokens already issued are not
+ * touched.
  *
  * From the consent screen ("Not you? Sign out") the form also names its `interaction`: the login
  * page then returns, after sign-in, to the app's own authorization request — the same client,

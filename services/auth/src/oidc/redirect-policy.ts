@@ -1,6 +1,6 @@
 /**
- * Sheetgate's redirect policy (DESIGN §7.3) and the client shapes real MCP clients use, for every
- * client oidc-provider builds: registered ones (Claude Code, VS Code, Cursor, MCP Inspector,
+ * Sheetgate's redirect policy (docs/design.md §7.3) and the client shapes real MCP clients use, for
+ * every client oidc-provider builds: registered ones (Claude Code, VS Code, Cursor, MCP Inspector,
  * mcp-remote) and Client ID Metadata Documents (Claude Code's lists `http://localhost/callback` and
  * `http://127.0.0.1/callback` without `application_type`):
  * - https redirects; http only on a loopback host; never user information or a fragment;

@@ -4,7 +4,7 @@ import { createAuthRedisClient } from '../cache/redis-client.ts';
 import { StoreUnavailableError } from '../cache/store-unavailable.ts';
 import { ProviderStoreUnavailable } from './store-outage.ts';
 
-/** The short-lived models kept in Redis rather than PostgreSQL (DESIGN §5). */
+/** The short-lived models kept in Redis rather than PostgreSQL (docs/design.md §5). */
 export const SHORT_LIVED_MODELS = new Set(['AuthorizationCode', 'Interaction', 'ReplayDetection']);
 
 // Marks a model consumed only while it exists: HSET alone would recreate an expired or revoked

@@ -1,4 +1,4 @@
-/** The scopes of the MCP resource (DESIGN §3). */
+/** The scopes of the MCP resource (docs/design.md §3). */
 export const RESOURCE_SCOPES = ['sheets:read', 'sheets:write'] as const;
 /** What an authorization request without `scope` asks for. */
 export const DEFAULT_RESOURCE_SCOPE = RESOURCE_SCOPES.join(' ');

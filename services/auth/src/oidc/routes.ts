@@ -1,4 +1,4 @@
-/** Where each provider endpoint lives (DESIGN §2: all under /api/auth). */
+/** Where each provider endpoint lives (docs/design.md §2: all under /api/auth). */
 export const OIDC_ROUTES = {
   authorization: '/api/auth/oauth2/authorize',
   token: '/api/auth/oauth2/token',

@@ -5,7 +5,7 @@ import type { DatabasePool, Queryable } from '../db/pool.ts';
 import { withTransaction } from '../db/transaction.ts';
 import { createSigningKeyQueries, type SigningKeyState } from './signing-key-queries.ts';
 
-/** Algorithms an access-token signing key may use: asymmetric only (DESIGN §7.1). */
+/** Algorithms an access-token signing key may use: asymmetric only (docs/design.md §7.1). */
 export const SIGNING_ALGORITHMS = ['ES256', 'EdDSA', 'RS256', 'PS256'] as const;
 export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 

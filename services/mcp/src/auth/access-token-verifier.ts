@@ -2,7 +2,7 @@ import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import type { AuthInfo } from './auth-info.ts';
 import type { JwksCache } from './jwks-cache.ts';
 
-/** Asymmetric algorithms only (DESIGN §7.1): never HS*, never `none`. */
+/** Asymmetric algorithms only (docs/design.md §7.1): never HS*, never `none`. */
 export const ACCEPTED_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'RS256', 'PS256'];
 /** Header parameters that would let a token choose its own key; refused outright. */
 const KEY_CHOOSING_HEADERS = ['jku', 'x5u', 'jwk', 'x5c'];

@@ -19,8 +19,8 @@ const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 /**
  * Sorts one incoming message. The SDK's schemas are strict and report a message they reject only
- * through `onerror`, never as a reply (PERFORMANCE.md), so anything they would reject is answered
- * here with -32600 instead of leaving the HTTP request hanging.
+ * through `onerror`, never as a reply (docs/design.md §14), so anything they would reject is
+ * answered here with -32600 instead of leaving the HTTP request hanging.
  */
 export function classifyMessage(message: unknown): IncomingMessage {
   if (!message || typeof message !== 'object' || Array.isArray(message)) {

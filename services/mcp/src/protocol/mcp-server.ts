@@ -23,7 +23,8 @@ const INSTRUCTIONS =
 
 /**
  * The one SDK `Server` of the process, behind the multiplexing transport. Tool schemas are turned
- * into JSON Schema once, here, not per request (PERFORMANCE.md: ~30% of the SDK pattern's time).
+ * into JSON Schema once, here, not per request (docs/design.md §14: ~30% of the SDK pattern's
+ * time).
  * `initialize` is answered without storing the client's capabilities on the shared server.
  */
 export async function createMcpServer(options: {

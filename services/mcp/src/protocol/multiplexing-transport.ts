@@ -12,12 +12,12 @@ interface Pending {
 }
 
 /**
- * One SDK `Server` per process serves every HTTP request through this transport (PERFORMANCE.md:
- * the per-request McpServer pattern runs at ~4% of bare Koa; the SDK's stateful transport grows
- * without bound in JSON mode). Each request gets a process-unique internal id, so concurrent
- * clients that all start at id 1 cannot collide in the SDK's in-flight table, and the reply is
- * mapped back to the client's own id. Nothing outlives its request: a reply, a timeout or a
- * client disconnect removes the entry.
+ * One SDK `Server` per process serves every HTTP request through this transport
+ * (docs/design.md §14: the per-request McpServer pattern runs at ~4% of bare Koa; the SDK's
+ * stateful transport grows without bound in JSON mode). Each request gets a process-unique
+ * internal id, so concurrent clients that all start at id 1 cannot collide in the SDK's in-flight
+ * table, and the reply is mapped back to the client's own id. Nothing outlives its request: a
+ * reply, a timeout or a client disconnect removes the entry.
  *
  * Server-initiated notifications and requests have no stream to travel on in JSON-response mode
  * and are dropped; client notifications are not forwarded (a stateless client's

@@ -5,7 +5,7 @@ import type { ToolDefinition } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
 import { writeTools } from './write-tools.ts';
 
-/** The tool registry (DESIGN §11): every tool, in the order tools/list shows them. */
+/** The tool registry (docs/design.md §11): every tool, in the order tools/list shows them. */
 export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
   return [...readTools(deps), ...writeTools(deps), ...sheetTools(deps), ...fileTools(deps)];
 }

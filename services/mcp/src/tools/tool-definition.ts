@@ -24,7 +24,7 @@ export class ToolError extends Error {
   }
 }
 
-/** One entry of the tool registry (DESIGN §11): schema, scope, annotations and behaviour. */
+/** One entry of the tool registry (docs/design.md §11): schema, scope, annotations and behaviour. */
 export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
   name: string;
   title: string;

@@ -138,9 +138,9 @@ async function startEmulator(
 /**
  * Real auth, mcp and Google emulator processes on a fresh database. Auth signs with a key the test
  * generated (AUTH_SIGNING_KEYS), so the test can mint tokens the MCP service must judge exactly as
- * it judges auth's own: valid ones, and ones wrong in each way DESIGN §7.1 lists. People sign in
- * through the emulator's Google as a browser does, so they have a user, a session and a Google
- * connection in auth, made by auth itself.
+ * it judges auth's own: valid ones, and ones wrong in each way docs/design.md §7.1 lists. People
+ * sign in through the emulator's Google as a browser does, so they have a user, a session and a
+ * Google connection in auth, made by auth itself.
  */
 export async function startMcpUnderTest(
   env: Record<string, string> = {},

@@ -18,7 +18,7 @@ function load(file: string, type: string): Asset {
 
 /**
  * The stylesheet and the one progressive-enhancement script. They are files because the CSP has
- * no 'unsafe-inline' (DESIGN §7.5); pages link them by their hashed URL.
+ * no 'unsafe-inline' (docs/design.md §7.5); pages link them by their hashed URL.
  */
 export const assets = {
   stylesheet: load('app.css', 'text/css; charset=utf-8'),

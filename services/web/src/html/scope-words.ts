@@ -28,7 +28,7 @@ export function keyAccess(scopes: readonly string[]): string {
 
 const GOOGLE_PREFIX = 'https://www.googleapis.com/auth/';
 
-/** The Google scopes Sheetgate asks for, each in plain words (DESIGN §7.8). */
+/** The Google scopes Sheetgate asks for, each in plain words (docs/design.md §7.8). */
 export const GOOGLE_SCOPES: ReadonlyArray<{ scope: string; words: string; needed: boolean }> = [
   { scope: `${GOOGLE_PREFIX}spreadsheets`, words: 'Read and edit your Google Sheets', needed: true },
   { scope: `${GOOGLE_PREFIX}drive.readonly`, words: 'List and read files in your Drive', needed: true },

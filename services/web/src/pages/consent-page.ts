@@ -11,8 +11,8 @@ export interface ConsentPageInput {
 }
 
 /**
- * The consent screen (DESIGN §4, §7.6): who asks, where the answer goes, as whom, for what — and
- * Allow / Deny posted to auth with auth's CSRF token for this interaction.
+ * The consent screen (docs/design.md §4.1, §7.6): who asks, where the answer goes, as whom, for
+ * what — and Allow / Deny posted to auth with auth's CSRF token for this interaction.
  */
 export function consentPage(input: ConsentPageInput): string {
   const { uid, interaction, account } = input;

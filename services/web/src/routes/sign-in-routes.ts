@@ -14,7 +14,7 @@ import { allowFormActionTo } from '../security-headers.ts';
 import { PageError } from './page-errors.ts';
 import { sendPage, sessionCookieOf } from './request-values.ts';
 
-/** Auth's authorization endpoint (DESIGN §2), where a sign-out from consent may send sign-in back. */
+/** Auth's authorization endpoint (docs/design.md §2), where a sign-out from consent may send sign-in back. */
 const AUTHORIZATION_PATH = '/api/auth/oauth2/authorize';
 
 const EXPIRED = new PageError(
