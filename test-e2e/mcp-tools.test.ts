@@ -11,7 +11,7 @@ async function resolveOne(broker: TokenBrokerClient, apiKey: string) {
   return (await broker.resolveApiKeys({ apiKeys: [apiKey] })).results[0]!;
 }
 
-// Every tool of DESIGN §11 through the real MCP SDK client, with an API key made on the
+// Every tool of docs/design.md §11 through the real MCP SDK client, with an API key made on the
 // dashboard's AccountService, against the whole stack and the Google emulator.
 
 const PINNED_TOOLS = [

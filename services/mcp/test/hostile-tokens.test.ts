@@ -9,7 +9,7 @@ import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 // Property-based: JWT-shaped strings of every kind an attacker can make — any alg, typ, kid,
 // key-choosing headers (jku, x5u, jwk, x5c) pointing at keys they hold, any claims, signatures by
 // their own keys, HMAC with our public key as the secret, `none`, garbage — and tokens signed by
-// auth's real key but wrong in one of DESIGN §7.1's ways. Every one: 401 invalid_token, never a 5xx,
+// auth's real key but wrong in one of docs/design.md §7.1's ways. Every one: 401 invalid_token, never a 5xx,
 // never echoed; the attacker's key server is never asked; no token reaches the services' logs.
 
 let stack: McpUnderTest;
@@ -182,7 +182,7 @@ describe('JWT-shaped tokens at /api/mcp (property-based)', () => {
     Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value()]));
 
   it.each(Object.keys(violations))(
-    'signed with auth’s real key but wrong in one way DESIGN §7.1 forbids: %s — refused, 401',
+    'signed with auth’s real key but wrong in one way docs/design.md §7.1 forbids: %s — refused, 401',
     async (name) => {
       const violation: { header?: Record<string, () => unknown>; claims?: Record<string, () => unknown> } =
         violations[name as keyof typeof violations];

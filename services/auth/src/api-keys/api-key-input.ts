@@ -1,6 +1,6 @@
 import { SheetgateError } from '@sheetgate/service-runtime';
 
-/** Scopes a key may carry: read only, or read and write (DESIGN §3). */
+/** Scopes a key may carry: read only, or read and write (docs/design.md §3). */
 export type ApiKeyScopes = ['sheets:read'] | ['sheets:read', 'sheets:write'];
 
 /**

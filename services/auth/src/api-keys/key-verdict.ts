@@ -49,7 +49,7 @@ export function judgeKey(evidence: KeyEvidence, nowMs: number): KeyVerdict {
   }
   const { row } = evidence;
   // The row was found by this very HMAC, so `matches` cannot fail: it makes the final decision a
-  // constant-time comparison, as DESIGN §7.4 requires.
+  // constant-time comparison, as docs/design.md §7.4 requires.
   if (!row || !evidence.matches) return { outcome: 'unknown' };
   const refused = (reason: 'expired' | 'revoked'): KeyVerdict => ({
     outcome: 'refused',
