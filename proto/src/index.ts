@@ -28,6 +28,7 @@ export {
   type TokenBrokerClient,
   type UnaryCall,
 } from './clients.ts';
+export { GRPC_STATUS_OF_KIND, kindOfCallError } from './error-kinds.ts';
 export {
   fromGetGoogleAccessTokenResponse,
   type GoogleAccessTokenResult,

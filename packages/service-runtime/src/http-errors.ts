@@ -2,8 +2,8 @@ import type { Middleware } from 'koa';
 import { CALLER_FAULT_KINDS, type ErrorKind, SheetgateError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
-/** The HTTP status and OAuth-style `error` code each kind answers with. */
-const HTTP_ANSWERS: Record<ErrorKind, { status: number; code: string }> = {
+/** The HTTP status and OAuth-style `error` code each kind answers with (JSON errors and pages alike). */
+export const HTTP_ANSWERS: Record<ErrorKind, { status: number; code: string }> = {
   invalid_argument: { status: 400, code: 'invalid_request' },
   unauthenticated: { status: 401, code: 'unauthenticated' },
   permission_denied: { status: 403, code: 'access_denied' },
@@ -14,7 +14,8 @@ const HTTP_ANSWERS: Record<ErrorKind, { status: number; code: string }> = {
   internal: { status: 500, code: 'server_error' },
 };
 
-function kindOfStatus(status: number): ErrorKind {
+/** The kind an HTTP error status means: the inverse of `HTTP_ANSWERS`, for errors made from a status. */
+export function kindOfHttpStatus(status: number): ErrorKind {
   switch (status) {
     case 401:
       return 'unauthenticated';
@@ -45,7 +46,7 @@ export class HttpError extends SheetgateError {
   readonly code: string;
   readonly headers: Record<string, string>;
   constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
-    super(kindOfStatus(status), message);
+    super(kindOfHttpStatus(status), message);
     this.name = 'HttpError';
     this.status = status;
     this.code = code;

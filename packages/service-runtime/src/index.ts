@@ -9,7 +9,7 @@ export {
 export { type CsrfTokens, createCsrfTokens, isSameOriginPost } from './csrf-tokens.ts';
 export { withDeadline } from './deadline.ts';
 export { CALLER_FAULT_KINDS, type ErrorKind, errorKind, SheetgateError } from './errors.ts';
-export { HttpError, jsonErrors } from './http-errors.ts';
+export { HTTP_ANSWERS, HttpError, jsonErrors, kindOfHttpStatus } from './http-errors.ts';
 export {
   type Route,
   type RouteDeclaration,

@@ -1,6 +1,6 @@
 import type { ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
-import { GrpcStatus } from '@sheetgate/proto';
-import { CALLER_FAULT_KINDS, type ErrorKind, errorKind, type Logger } from '@sheetgate/service-runtime';
+import { GRPC_STATUS_OF_KIND } from '@sheetgate/proto';
+import { CALLER_FAULT_KINDS, errorKind, type Logger } from '@sheetgate/service-runtime';
 import { isStoreOutage } from '../cache/store-unavailable.ts';
 
 /** What a handler knows of its call besides the request. */
@@ -14,18 +14,6 @@ export interface CallContext {
 
 // Time for the answer to travel back before the caller gives up.
 const ANSWER_MARGIN_MS = 250;
-
-/** The one mapper from an error's kind to a gRPC status. */
-const GRPC_STATUSES: Record<ErrorKind, GrpcStatus> = {
-  invalid_argument: GrpcStatus.INVALID_ARGUMENT,
-  unauthenticated: GrpcStatus.UNAUTHENTICATED,
-  permission_denied: GrpcStatus.PERMISSION_DENIED,
-  not_found: GrpcStatus.NOT_FOUND,
-  conflict: GrpcStatus.ALREADY_EXISTS,
-  rate_limited: GrpcStatus.RESOURCE_EXHAUSTED,
-  unavailable: GrpcStatus.UNAVAILABLE,
-  internal: GrpcStatus.INTERNAL,
-};
 
 function answerBy(call: ServerUnaryCall<unknown, unknown>): number | undefined {
   const deadline = call.getDeadline();
@@ -50,11 +38,11 @@ export function unaryHandler<Request, Response>(
       (error: unknown) => {
         const kind = errorKind(error) ?? (isStoreOutage(error) ? 'unavailable' : 'internal');
         if (CALLER_FAULT_KINDS.has(kind)) {
-          callback({ code: GRPC_STATUSES[kind], details: (error as Error).message });
+          callback({ code: GRPC_STATUS_OF_KIND[kind], details: (error as Error).message });
           return;
         }
         logger.error({ err: error, method }, 'grpc handler failed');
-        callback({ code: GRPC_STATUSES[kind], details: 'internal error' });
+        callback({ code: GRPC_STATUS_OF_KIND[kind], details: 'internal error' });
       },
     );
   };

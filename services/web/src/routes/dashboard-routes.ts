@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type AccountServiceClientApi, GrpcStatus, isServiceError } from '@sheetgate/proto';
+import { type AccountServiceClientApi, kindOfCallError } from '@sheetgate/proto';
 import {
   isSameOriginPost,
   isUrlSafeId,
@@ -189,8 +189,8 @@ export function dashboardRoutes(deps: {
         });
       } catch (error) {
         // Auth's INVALID_ARGUMENT messages are written to be shown (proto/README.md).
-        if (isServiceError(error, GrpcStatus.INVALID_ARGUMENT)) {
-          const refused = error.details || 'These values were refused.';
+        if (kindOfCallError(error) === 'invalid_argument') {
+          const refused = (error as { details?: string }).details || 'These values were refused.';
           return renderDashboard(ctx, session, { createForm: { ...createForm, error: refused } }, 400);
         }
         throw error;

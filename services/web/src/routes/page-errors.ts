@@ -1,20 +1,44 @@
-import { GrpcStatus, isServiceError } from '@sheetgate/proto';
-import { HttpError, type Logger } from '@sheetgate/service-runtime';
+import { kindOfCallError } from '@sheetgate/proto';
+import {
+  type ErrorKind,
+  errorKind,
+  HTTP_ANSWERS,
+  HttpError,
+  kindOfHttpStatus,
+  type Logger,
+  SheetgateError,
+} from '@sheetgate/service-runtime';
 import type { Middleware } from 'koa';
 import { messagePage } from '../pages/message-page.ts';
 
 /** A refusal a person reads: a status, a title, what happened and where to go next. */
-export class PageError extends Error {
+export class PageError extends SheetgateError {
   readonly status: number;
   readonly title: string;
   readonly next: { href: string; label: string } | undefined;
   constructor(status: number, title: string, text: string, next?: { href: string; label: string }) {
-    super(text);
+    super(kindOfHttpStatus(status), text);
     this.name = 'PageError';
     this.status = status;
     this.title = title;
     this.next = next;
   }
+}
+
+/**
+ * The page for a failure that is not a PageError, by its kind: Sheetgate's own errors carry one,
+ * auth's answers over gRPC are read back to one (`kindOfCallError`), anything else is `internal`.
+ */
+function pageFor(kind: ErrorKind, error: unknown): PageError {
+  const { status } = HTTP_ANSWERS[kind];
+  if (error instanceof HttpError) return new PageError(error.status, 'Request refused', error.message);
+  if (kind === 'unavailable')
+    return new PageError(
+      status,
+      'Sheetgate is unavailable',
+      'Sheetgate could not reach its account service. Nothing was changed; try again in a moment.',
+    );
+  return new PageError(500, 'Something went wrong', 'Sheetgate could not show this page. Try again.');
 }
 
 /**
@@ -28,30 +52,20 @@ export function pageErrors(logger: Logger): Middleware {
       await next();
     } catch (error) {
       ctx.set('cache-control', 'no-store');
-      if (isServiceError(error, GrpcStatus.PERMISSION_DENIED)) {
+      const kind = errorKind(error) ?? kindOfCallError(error) ?? 'internal';
+      if (!(error instanceof SheetgateError) && kind === 'permission_denied') {
+        // Auth found no signed-in session for the cookie.
         ctx.status = 303;
         ctx.redirect(ctx.method === 'GET' ? `/login?return_to=${encodeURIComponent(ctx.path)}` : '/login');
         return;
       }
-      let page: PageError;
-      if (error instanceof PageError) page = error;
-      else if (error instanceof HttpError) {
-        page = new PageError(error.status, 'Request refused', error.message);
-        ctx.set(error.headers);
-      } else if (
-        isServiceError(error, GrpcStatus.UNAVAILABLE) ||
-        isServiceError(error, GrpcStatus.DEADLINE_EXCEEDED)
-      ) {
+      const page = error instanceof PageError ? error : pageFor(kind, error);
+      if (error instanceof HttpError) ctx.set(error.headers);
+      else if (kind === 'unavailable') {
         logger.warn({ err: error, path: ctx.path }, 'account service unavailable');
-        page = new PageError(
-          503,
-          'Sheetgate is unavailable',
-          'Sheetgate could not reach its account service. Nothing was changed; try again in a moment.',
-        );
         ctx.set('retry-after', '5');
-      } else {
+      } else if (!(error instanceof PageError)) {
         logger.error({ err: error, method: ctx.method, path: ctx.path }, 'page failed');
-        page = new PageError(500, 'Something went wrong', 'Sheetgate could not show this page. Try again.');
       }
       ctx.status = page.status;
       ctx.type = 'html';
