@@ -18,13 +18,14 @@ export function createMigrationQueries(pool: Queryable) {
     /**
      * Imported keys' first use, for a whole batch in one statement: each retired provider's hash
      * found is replaced by Sheetgate's HMAC, so from now on the key is found like any other.
-     * Answers the credentials of the keys it upgraded (none for hashes no key carries).
+     * Answers the credentials of the keys it upgraded (none for hashes no key carries). Unnamed:
+     * it runs once per imported key, and a named statement would collide in the embedded PGlite's
+     * one shared session (db/named-statements.ts).
      */
     async upgradeLegacyHashes(
       upgrades: ReadonlyArray<{ legacyHash: string; secretHash: string }>,
     ): Promise<ApiKeyCredential[]> {
       const { rows } = await pool.query<ApiKeyCredential>({
-        name: 'api-keys-upgrade-legacy-hashes',
         text: `UPDATE api_keys SET secret_hash = u.secret_hash, legacy_hash = NULL
                  FROM unnest($1::text[], $2::text[]) AS u(legacy_hash, secret_hash)
                 WHERE api_keys.legacy_hash = u.legacy_hash AND api_keys.secret_hash IS NULL
