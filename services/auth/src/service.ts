@@ -110,6 +110,7 @@ export async function createAuthService(
     importedKeys: createImportedApiKeys(pool),
     logger,
     onLookup: metrics.apiKeyLookedUp,
+    onThrottledUnread: metrics.apiKeysThrottledUnread,
   });
   const legacySessions = createLegacySessionExchange({ pool, sessions, audit });
   const connectedApps = createConnectedApps({ pool, provider, audit });

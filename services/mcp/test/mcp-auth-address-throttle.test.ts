@@ -31,13 +31,17 @@ const fromAddress = (address: string, key: string) =>
   });
 const wrongKey = () => `sg_live_${randomBytes(32).toString('base64url')}`;
 
-/** PostgreSQL reads of presented keys auth has made, from its own metrics. */
-async function keyLookups(): Promise<number> {
+/** A series of auth's own metrics, by the start of its line. */
+async function authMetric(series: RegExp): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${stack.authEnv.AUTH_METRICS_PORT}/metrics`)).text();
-  const line = text.split('\n').find((each) => /^sheetgate_auth_api_key_lookups_total[ {]/.test(each));
-  if (!line) throw new Error('auth reports no sheetgate_auth_api_key_lookups_total');
+  const line = text.split('\n').find((each) => series.test(each));
+  if (!line) throw new Error(`auth reports no ${series}`);
   return Number(line.slice(line.lastIndexOf(' ') + 1));
 }
+/** PostgreSQL reads of presented keys auth has made. */
+const keyLookups = () => authMetric(/^sheetgate_auth_api_key_lookups_total[ {]/);
+const addressRefusals = () =>
+  authMetric(/^sheetgate_auth_rate_limit_refusals_total\{.*limit="apiKeyFailures"/);
 
 describe('unknown API keys per client address', () => {
   it('answers 429 with Retry-After past the bound, stops looking keys up, and serves everyone else', async () => {
@@ -49,6 +53,7 @@ describe('unknown API keys per client address', () => {
 
     for (let i = 0; i < BOUND; i++) expect((await fromAddress(guesser, wrongKey())).status).toBe(401);
     const lookupsAtBound = await keyLookups();
+    const refusalsAtBound = await addressRefusals();
 
     // Sent together, so auth gets them in batches: none is looked up.
     const refused = await Promise.all(Array.from({ length: 40 }, () => fromAddress(guesser, wrongKey())));
@@ -63,6 +68,7 @@ describe('unknown API keys per client address', () => {
       });
     }
     expect(await keyLookups()).toBe(lookupsAtBound);
+    expect(await addressRefusals()).toBe(refusalsAtBound + 40);
 
     // A key never seen from the guesser's address waits too; its known key does not.
     expect((await fromAddress(guesser, neverUsed.secret)).status).toBe(429);

@@ -45,6 +45,11 @@ export interface ApiKeyLibraryOptions {
   logger?: Logger;
   /** Told of every read of presented keys from PostgreSQL (the `api_key_lookups` metric). */
   onLookup?: () => void;
+  /**
+   * Told how many keys of a batch were refused unread because their address had spent its
+   * failures (those the limiter refuses itself are counted where its refusals are).
+   */
+  onThrottledUnread?: (keys: number) => void;
   /** How often last-used times are written; 5 s by default. */
   lastUsedFlushIntervalMs?: number;
   /** Bounds of the verified-key cache (tests shrink them). */
@@ -239,12 +244,14 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
     const failed: Candidate[] = [];
     const nowMs = Date.now();
     let early = 0;
+    let throttledUnread = 0;
     candidates.forEach((candidate, position) => {
       const entry = cached[position];
       const earlyDecision = entry ? earlyDecisions[early++] : undefined;
       const throttledSeconds = throttledFor(candidate);
       if (throttledSeconds !== undefined) {
         results[candidate.index] = { ok: false, reason: 'throttled', retryAfterSeconds: throttledSeconds };
+        throttledUnread++;
         return;
       }
       let verdict: KeyVerdict;
@@ -263,6 +270,8 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
         results[candidate.index] = { ok: false, reason: verdict.reason };
       else live.push({ candidate, key: verdict.key, ...(earlyDecision ? { early: earlyDecision } : {}) });
     });
+
+    if (throttledUnread > 0) options.onThrottledUnread?.(throttledUnread);
 
     // Keys read from PostgreSQL for the first time are counted now, and unknown keys against their
     // addresses (a second round trip, once: one store operation per distinct key and address).

@@ -108,6 +108,11 @@ export function createAuthMetrics() {
       apiKeyLookups.inc();
     },
 
+    /** Keys refused without a lookup because their address is past `apiKeyFailures`. */
+    apiKeysThrottledUnread(keys: number): void {
+      rateLimitRefusals.inc({ limit: 'apiKeyFailures' }, keys);
+    },
+
     googleTokenRefreshed(outcome: GoogleRefreshOutcome): void {
       googleRefreshes.inc({ outcome });
     },
