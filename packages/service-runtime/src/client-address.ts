@@ -26,6 +26,10 @@ export function parseTrustedProxies(value: string): string[] {
 /** The client's address for a request, given who may speak for it. */
 export type ClientAddressOf = (request: IncomingMessage) => string;
 
+// Peers are few (the gateway, the Ingress controller's pods); remembering whether each is trusted
+// keeps the check off the request path. Cleared when full, so a flood of peers cannot grow it.
+const MAX_REMEMBERED_PEERS = 1_024;
+
 /**
  * The client's address as the trusted proxies report it: the socket's peer when it is not a
  * trusted proxy (whatever X-Forwarded-For it sent), else the nearest X-Forwarded-For hop, walking
@@ -34,11 +38,24 @@ export type ClientAddressOf = (request: IncomingMessage) => string;
  */
 export function clientAddressResolver(trustedProxies: readonly string[]): ClientAddressOf {
   const trust = proxyaddr.compile([...trustedProxies]);
+  const trustedPeers = new Map<string, boolean>();
+  const isTrustedPeer = (peer: string) => {
+    let trusted = trustedPeers.get(peer);
+    if (trusted === undefined) {
+      trusted = trust(peer, 0);
+      if (trustedPeers.size >= MAX_REMEMBERED_PEERS) trustedPeers.clear();
+      trustedPeers.set(peer, trusted);
+    }
+    return trusted;
+  };
   return (request) => {
     const peer = request.socket.remoteAddress;
     if (peer === undefined) return '';
-    // The common case off a trusted hop costs no parsing of X-Forwarded-For at all.
-    if (!trust(peer, 0) || request.headers['x-forwarded-for'] === undefined) return peer;
+    const forwardedFor = request.headers['x-forwarded-for'];
+    if (forwardedFor === undefined || !isTrustedPeer(peer)) return peer;
+    // A single hop (what the gateway and an Ingress controller send for a client that sent none)
+    // is the client whatever it is, as proxy-addr would find; a chain is proxy-addr's to walk.
+    if (typeof forwardedFor === 'string' && !forwardedFor.includes(',')) return forwardedFor.trim() || peer;
     return proxyaddr(request, trust);
   };
 }

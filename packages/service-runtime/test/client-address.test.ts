@@ -42,6 +42,11 @@ describe('the client address behind trusted proxies', () => {
     // An Ingress controller in a private range forwarded to the gateway: it is skipped too.
     expect(await addressOf('1.2.3.4, 203.0.113.7, 10.42.0.9')).toBe('203.0.113.7');
     expect(await addressOf('2001:db8::5, fd00::1')).toBe('2001:db8::5');
+    // One hop is the client, even a private one (a client inside the cluster).
+    expect(await addressOf('203.0.113.9')).toBe('203.0.113.9');
+    expect(await addressOf('10.1.2.3')).toBe('10.1.2.3');
+    // Every hop trusted: the furthest is all there is to go by.
+    expect(await addressOf('10.1.2.3, 10.42.0.9')).toBe('10.1.2.3');
     expect(await addressOf()).toBe('127.0.0.1');
   });
 });
