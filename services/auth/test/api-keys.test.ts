@@ -953,4 +953,15 @@ describe('two auth processes sharing PostgreSQL and Redis', () => {
       broker.close();
     }
   });
+
+  it('refuses more client addresses than keys as INVALID_ARGUMENT', async () => {
+    const broker = createTokenBrokerClient({ address: address(1), serviceToken });
+    try {
+      await expect(
+        broker.resolveApiKeys({ apiKeys: ['sg_live_x'], clientAddresses: ['192.0.2.1', '192.0.2.2'] }),
+      ).rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
+    } finally {
+      broker.close();
+    }
+  });
 });
