@@ -8,7 +8,7 @@ import { accountService, createApiKey, signIn } from './support/people.ts';
 
 /** One key through the broker's `ResolveApiKeys`, as the MCP service sends it. */
 async function resolveOne(broker: TokenBrokerClient, apiKey: string) {
-  return (await broker.resolveApiKeys({ apiKeys: [apiKey] })).results[0]!;
+  return (await broker.resolveApiKeys({ apiKeys: [apiKey], clientAddresses: [] })).results[0]!;
 }
 
 // Every tool of docs/design.md §11 through the real MCP SDK client, with an API key made on the

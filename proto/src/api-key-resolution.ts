@@ -9,7 +9,9 @@ import type { ApiKeyRefusal, ResolveApiKeyResponse } from '../gen/sheetgate/v1/t
 export type ApiKeyResolution =
   | { ok: true; userId: string; scopes: readonly string[]; keyId: string }
   | { ok: false; reason: 'unknown' | 'expired' | 'revoked' }
-  | { ok: false; reason: 'rate_limited'; retryAfterSeconds: number };
+  | { ok: false; reason: 'rate_limited'; retryAfterSeconds: number }
+  /** Too many unknown keys from the presenting client's address; a key auth already knows still passes. */
+  | { ok: false; reason: 'throttled'; retryAfterSeconds: number };
 
 export type ApiKeyRefusalReason = Extract<ApiKeyResolution, { ok: false }>['reason'];
 
@@ -49,6 +51,7 @@ const REFUSALS: Record<ApiKeyRefusalReason, ApiKeyRefusal> = {
   expired: 'API_KEY_REFUSAL_EXPIRED',
   revoked: 'API_KEY_REFUSAL_REVOKED',
   rate_limited: 'API_KEY_REFUSAL_RATE_LIMITED',
+  throttled: 'API_KEY_REFUSAL_ADDRESS_THROTTLED',
 };
 
 /** The wire form of a resolution (auth's side). */
@@ -63,14 +66,15 @@ export function toResolveApiKeyResponse(resolution: ApiKeyResolution): ResolveAp
     resolved: undefined,
     refused: {
       reason: REFUSALS[resolution.reason],
-      retryAfterSeconds: resolution.reason === 'rate_limited' ? Math.ceil(resolution.retryAfterSeconds) : 0,
+      retryAfterSeconds: 'retryAfterSeconds' in resolution ? Math.ceil(resolution.retryAfterSeconds) : 0,
     },
   };
 }
 
 /**
  * A resolution from its wire form (the MCP service's side). An unset or unknown refusal reason is
- * `unknown`, as the contract says; a rate-limit refusal always carries at least one second.
+ * `unknown`, as the contract says; a rate-limit or throttling refusal always carries at least one
+ * second.
  */
 export function fromResolveApiKeyResponse(response: ResolveApiKeyResponse): ApiKeyResolution {
   if (response.resolved) {
@@ -90,6 +94,12 @@ export function fromResolveApiKeyResponse(response: ResolveApiKeyResponse): ApiK
       return {
         ok: false,
         reason: 'rate_limited',
+        retryAfterSeconds: Math.max(1, response.refused.retryAfterSeconds),
+      };
+    case 'API_KEY_REFUSAL_ADDRESS_THROTTLED':
+      return {
+        ok: false,
+        reason: 'throttled',
         retryAfterSeconds: Math.max(1, response.refused.retryAfterSeconds),
       };
     default:

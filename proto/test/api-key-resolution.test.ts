@@ -14,6 +14,7 @@ describe('ApiKeyResolution on the wire', () => {
     { ok: false, reason: 'expired' },
     { ok: false, reason: 'revoked' },
     { ok: false, reason: 'rate_limited', retryAfterSeconds: 17 },
+    { ok: false, reason: 'throttled', retryAfterSeconds: 240 },
   ];
 
   it.each(resolutions)('round-trips %j', (resolution) => {
@@ -37,6 +38,12 @@ describe('ApiKeyResolution on the wire', () => {
         refused: { reason: 'API_KEY_REFUSAL_RATE_LIMITED', retryAfterSeconds: 0 },
       }),
     ).toEqual({ ok: false, reason: 'rate_limited', retryAfterSeconds: 1 });
+    expect(
+      fromResolveApiKeyResponse({
+        resolved: undefined,
+        refused: { reason: 'API_KEY_REFUSAL_ADDRESS_THROTTLED', retryAfterSeconds: 0 },
+      }),
+    ).toEqual({ ok: false, reason: 'throttled', retryAfterSeconds: 1 });
   });
 });
 

@@ -96,7 +96,7 @@ afterAll(async () => {
 function rawCall(client: TokenBrokerServiceClient, metadata: Metadata): Promise<ServiceError | null> {
   return new Promise((resolve) => {
     client.resolveApiKeys(
-      { apiKeys: ['sg_live_example'] },
+      { apiKeys: ['sg_live_example'], clientAddresses: [] },
       metadata,
       { deadline: Date.now() + 2_000 },
       (error) => resolve(error),
@@ -108,7 +108,10 @@ describe('a call with the service credential', () => {
   it('reaches the handler and returns its data through the promise client', async () => {
     const broker = createTokenBrokerClient({ address: address(), serviceToken: TOKEN });
     try {
-      const request: ResolveApiKeysRequest = { apiKeys: ['sg_live_example', 'sg_revoked'] };
+      const request: ResolveApiKeysRequest = {
+        apiKeys: ['sg_live_example', 'sg_revoked'],
+        clientAddresses: ['203.0.113.7', '2001:db8::1'],
+      };
       expect(await broker.resolveApiKeys(request)).toEqual({
         results: [
           { resolved: { userId: 'user-1', scopes: ['sheets:read'], keyId: 'key-1' }, refused: undefined },
@@ -174,7 +177,9 @@ describe('a call without the right service credential', () => {
     const before = callsTo('resolveApiKeys');
     const broker = createTokenBrokerClient({ address: address(), serviceToken: 'not-the-token' });
     try {
-      const error = await broker.resolveApiKeys({ apiKeys: ['sg_live_example'] }).catch((e: unknown) => e);
+      const error = await broker
+        .resolveApiKeys({ apiKeys: ['sg_live_example'], clientAddresses: [] })
+        .catch((e: unknown) => e);
       expect(isServiceError(error, GrpcStatus.UNAUTHENTICATED)).toBe(true);
       expect((error as ServiceError).details).toBe('missing or wrong service credential');
     } finally {
@@ -369,13 +374,13 @@ describe('plain Node', () => {
   it('loads the package and its generated code with type stripping only, no build step', () => {
     const script = `
       const proto = await import(${JSON.stringify(path.join(protoRoot, 'src/index.ts'))});
-      const bytes = proto.ResolveApiKeysRequest.encode({ apiKeys: ['k', 'l'] }).finish();
+      const bytes = proto.ResolveApiKeysRequest.encode({ apiKeys: ['k', 'l'], clientAddresses: ['192.0.2.1', '2001:db8::1'] }).finish();
       const back = proto.ResolveApiKeysRequest.decode(bytes);
       console.log(JSON.stringify({ back, services: Object.keys(proto.AccountServiceService) }));
     `;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     const parsed = JSON.parse(out) as { back: unknown; services: string[] };
-    expect(parsed.back).toEqual({ apiKeys: ['k', 'l'] });
+    expect(parsed.back).toEqual({ apiKeys: ['k', 'l'], clientAddresses: ['192.0.2.1', '2001:db8::1'] });
     expect(parsed.services).toContain('signOut');
   });
 });

@@ -6,6 +6,13 @@ export {
   sessionCookie,
   setBrowserCookie,
 } from './browser-cookies.ts';
+export {
+  addressLimitKey,
+  type ClientAddressOf,
+  clientAddressResolver,
+  DEFAULT_TRUSTED_PROXIES,
+  parseTrustedProxies,
+} from './client-address.ts';
 export { type CsrfTokens, createCsrfTokens, isSameOriginPost } from './csrf-tokens.ts';
 export { withDeadline } from './deadline.ts';
 export { CALLER_FAULT_KINDS, type ErrorKind, errorKind, SheetgateError } from './errors.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_TRUSTED_PROXIES, parseTrustedProxies } from './client-address.ts';
 
 /**
  * Raised when the environment does not satisfy a service's settings schema. `lines` holds one
@@ -139,6 +140,25 @@ export const setting = {
       )
       .transform((value) => value.replace(/\/+$/, '')),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * TRUSTED_PROXIES: who may say who the client is through X-Forwarded-For (client-address.ts).
+   * Comma-separated addresses, CIDR ranges, or `loopback`, `linklocal`, `uniquelocal`.
+   */
+  trustedProxies: () =>
+    z
+      .string()
+      .default(DEFAULT_TRUSTED_PROXIES)
+      .transform((value, ctx) => {
+        try {
+          return parseTrustedProxies(value);
+        } catch (error) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `expected addresses, CIDR ranges or loopback/linklocal/uniquelocal, comma-separated (${(error as Error).message})`,
+          });
+          return z.NEVER;
+        }
+      }),
   /** A credential: an error line never echoes it (only its length). */
   secret: (minLength: number) =>
     z.string().min(minLength, `expected a secret of at least ${minLength} characters`).meta({ secret: true }),

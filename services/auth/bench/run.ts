@@ -178,14 +178,14 @@ try {
   const authPid = auth.process.pid!;
   const resolves = await busyWhile({ auth: authPid, load: process.pid }, () =>
     throughput(async () => {
-      const [answer] = (await broker.resolveApiKeys({ apiKeys: [secret] })).results;
+      const [answer] = (await broker.resolveApiKeys({ apiKeys: [secret], clientAddresses: [] })).results;
       if (!answer?.resolved) throw new Error(`key refused: ${answer?.refused?.reason}`);
     }),
   );
   const batch = Array.from({ length: BATCH }, () => secret);
   const batched = await busyWhile({ auth: authPid, load: process.pid }, () =>
     throughput(async () => {
-      const { results } = await broker.resolveApiKeys({ apiKeys: batch });
+      const { results } = await broker.resolveApiKeys({ apiKeys: batch, clientAddresses: [] });
       if (!results.every((result) => result.resolved)) throw new Error('a key of the batch was refused');
     }),
   );
@@ -207,7 +207,7 @@ try {
     serviceToken: subject.env.INTERNAL_SERVICE_TOKEN!,
   });
   const echoes = await busyWhile({ echo: echo.pid!, load: process.pid }, () =>
-    throughput(async () => void (await bare.resolveApiKeys({ apiKeys: [secret] }))),
+    throughput(async () => void (await bare.resolveApiKeys({ apiKeys: [secret], clientAddresses: [] }))),
   );
   bare.close();
 

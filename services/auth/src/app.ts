@@ -1,4 +1,5 @@
 import {
+  clientAddressResolver,
   HttpError,
   healthRoutes,
   jsonErrors,
@@ -27,6 +28,8 @@ export interface AuthAppOptions {
   provider: Provider;
   /** Signs and verifies cookies (the same keys as the provider's). */
   cookieKeys: string[];
+  /** Who may say who the client is through X-Forwarded-For (TRUSTED_PROXIES). */
+  trustedProxies: readonly string[];
   /** Run on every request before any route (the per-IP rate limits, which cover the provider too). */
   limits: Middleware[];
   /** Sheetgate's own routes (Google sign-in, interactions, sign-out), tried before the provider. */
@@ -39,8 +42,15 @@ export interface AuthAppOptions {
  * answer with the same document as OpenID discovery.
  */
 export function createAuthApp(options: AuthAppOptions): Koa {
-  const app = new Koa({ proxy: true, maxIpsCount: 1, keys: options.cookieKeys });
+  // `proxy` lets Koa read the scheme from X-Forwarded-Proto, which publicOrigin pins to BASE_URL's;
+  // the client address is never Koa's reading of X-Forwarded-For but the trusted-proxy rule's.
+  const app = new Koa({ proxy: true, keys: options.cookieKeys });
   const providerCallback = options.provider.callback();
+  const clientAddress = clientAddressResolver(options.trustedProxies);
+  app.use(async (ctx, next) => {
+    ctx.request.ip = clientAddress(ctx.req);
+    await next();
+  });
   app.use(healthRoutes(options.readiness));
   app.use(requestLog(options.logger));
   app.use(jsonErrors(options.logger));

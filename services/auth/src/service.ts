@@ -104,10 +104,13 @@ export async function createAuthService(
     pool,
     pepper: settings.API_KEY_PEPPER,
     rateLimiter: rateLimits.apiKey,
+    addressFailureLimiter: rateLimits.apiKeyFailures,
     revocations: await createKeyRevocations({ redisUrl: settings.REDIS_URL, logger }),
     audit,
     importedKeys: createImportedApiKeys(pool),
     logger,
+    onLookup: metrics.apiKeyLookedUp,
+    onThrottledUnread: metrics.apiKeysThrottledUnread,
   });
   const legacySessions = createLegacySessionExchange({ pool, sessions, audit });
   const connectedApps = createConnectedApps({ pool, provider, audit });
@@ -121,6 +124,7 @@ export async function createAuthService(
     baseUrl: settings.BASE_URL,
     provider,
     cookieKeys,
+    trustedProxies: settings.TRUSTED_PROXIES,
     limits: [rateLimitAuthRoutes(rateLimits, { audit, logger })],
     routes: [
       ...createGoogleSignIn({

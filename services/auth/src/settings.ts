@@ -18,7 +18,7 @@ export const encryptionKeysSetting = setting.secret(1).superRefine((value, ctx) 
 });
 
 const rateLimitOverridesSchema = z
-  .object({ apiKey: rule, authIp: rule, register: rule, token: rule, signIn: rule })
+  .object({ apiKey: rule, apiKeyFailures: rule, authIp: rule, register: rule, token: rule, signIn: rule })
   .partial()
   .strict();
 
@@ -53,11 +53,22 @@ export const authSettingsSchema = z.object({
   GOOGLE_EMULATOR_URL: setting.url(['http', 'https']).optional(),
   /** Access-token lifetime in seconds (at most 15 minutes; tests shorten it). */
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(900).default(900),
+  /**
+   * Who may say who the client is: X-Forwarded-For is believed only from these peers, and per-IP
+   * limits and the audit trail use the last hop that is not one of them (an IPv6 client counts by
+   * its /64). Comma-separated addresses, CIDR ranges, or `loopback`, `linklocal`, `uniquelocal`.
+   * The default, `loopback,uniquelocal`, trusts the local gateway and any private address (where a
+   * Kubernetes Ingress controller connects from); an operator should narrow it to the Ingress
+   * controller's pod range (or the load balancer's addresses), because any client that reaches auth
+   * from a trusted range can pick the address it is counted under. The MCP service takes the same.
+   */
+  TRUSTED_PROXIES: setting.trustedProxies(),
   /** Namespace of rate-limit counters (tests give each stack its own). */
   RATE_LIMIT_KEY_PREFIX: z.string().min(1).max(100).default('sheetgate:rl'),
   /**
    * Optional JSON overriding limits by name, e.g. {"register":{"points":100,"durationSeconds":3600}}
-   * (names: apiKey, authIp, register, token, signIn); services/auth/README.md lists the defaults.
+   * (names: apiKey, apiKeyFailures, authIp, register, token, signIn); services/auth/README.md lists
+   * the defaults.
    */
   RATE_LIMIT_OVERRIDES: z
     .string()

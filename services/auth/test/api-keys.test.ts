@@ -39,10 +39,12 @@ import { createUserLibrary } from '../src/users/index.ts';
 
 /** One key through the broker's `ResolveApiKeys`, as the MCP service sends it. */
 async function resolveOne(broker: TokenBrokerClient, apiKey: string) {
-  return (await broker.resolveApiKeys({ apiKeys: [apiKey] })).results[0]!;
+  return (await broker.resolveApiKeys({ apiKeys: [apiKey], clientAddresses: [] })).results[0]!;
 }
 
 const PEPPER = 'test-pepper-0123456789abcdef0123456789abcdef';
+/** Unknown keys one client address may present per window here. */
+const ADDRESS_FAILURE_BOUND = 4;
 
 let database: TestDatabase;
 let redis: TestRedis;
@@ -62,7 +64,10 @@ beforeAll(async () => {
     redisUrl: redis.url,
     pool,
     keyPrefix: `sheetgate:test:${randomBytes(4).toString('hex')}`,
-    rules: { apiKey: { points: 5, durationSeconds: 60 } },
+    rules: {
+      apiKey: { points: 5, durationSeconds: 60 },
+      apiKeyFailures: { points: ADDRESS_FAILURE_BOUND, durationSeconds: 60 },
+    },
   });
   const users = createUserLibrary(pool);
   alice = (await users.upsertFromGoogle({ sub: 'k-1', email: 'alice@example.com' })).id;
@@ -98,6 +103,7 @@ async function openLibrary(overrides: Partial<ApiKeyLibraryOptions> = {}): Promi
     pool,
     pepper: PEPPER,
     rateLimiter: limits.apiKey,
+    addressFailureLimiter: limits.apiKeyFailures,
     revocations,
     audit: createAuditLog(pool),
     importedKeys: createImportedApiKeys(overrides.pool ?? pool),
@@ -560,6 +566,114 @@ describe('API keys: verified-key cache', () => {
   });
 });
 
+describe('API keys: unknown keys per client address', () => {
+  const wrongKey = () => `sg_live_${randomBytes(32).toString('base64url')}`;
+  const wrongKeys = (count: number) => Array.from({ length: count }, wrongKey);
+  const UNKNOWN = { ok: false, reason: 'unknown' };
+  const THROTTLED = { ok: false, reason: 'throttled', retryAfterSeconds: expect.any(Number) };
+
+  it('refuses unknown keys from an address past the bound with a retry time, without reading PostgreSQL', async () => {
+    const { pool: counted, counter } = countingPool(pool);
+    const keys = await openLibrary({ pool: counted });
+    const guesser = '198.51.100.7';
+    for (let i = 0; i < ADDRESS_FAILURE_BOUND; i++)
+      expect(await keys.resolve(wrongKey(), guesser)).toEqual(UNKNOWN);
+    const readsAtBound = counter.keyReads;
+    expect(readsAtBound).toBe(ADDRESS_FAILURE_BOUND);
+
+    const answers = await keys.resolveMany(wrongKeys(200), Array(200).fill(guesser));
+    expect(answers).toEqual(Array(200).fill(THROTTLED));
+    const { retryAfterSeconds } = answers[0] as { retryAfterSeconds: number };
+    expect(retryAfterSeconds).toBeGreaterThan(0);
+    expect(retryAfterSeconds).toBeLessThanOrEqual(60);
+    expect(await keys.resolve(wrongKey(), guesser)).toEqual(THROTTLED);
+    expect(counter.keyReads).toBe(readsAtBound);
+  });
+
+  it('refuses the keys of a batch past the bound, each occurrence counting once', async () => {
+    const keys = await openLibrary();
+    const answers = await keys.resolveMany(wrongKeys(7), Array(7).fill('198.51.100.8'));
+    expect(answers).toEqual([...Array(ADDRESS_FAILURE_BOUND).fill(UNKNOWN), ...Array(3).fill(THROTTLED)]);
+  });
+
+  it("still serves keys it verified from that address, and everyone else's keys", async () => {
+    const { pool: counted, counter } = countingPool(pool);
+    const keys = await openLibrary({ pool: counted });
+    const guesser = '198.51.100.9';
+    const known = await newKey(keys);
+    const neverSeen = await newKey(keys, bob);
+    expect(await keys.resolve(known.secret, guesser)).toMatchObject({ ok: true, keyId: known.key.id });
+    await keys.resolveMany(
+      wrongKeys(ADDRESS_FAILURE_BOUND + 1),
+      Array(ADDRESS_FAILURE_BOUND + 1).fill(guesser),
+    );
+    const reads = counter.keyReads;
+
+    expect(await keys.resolve(known.secret, guesser)).toMatchObject({ ok: true, keyId: known.key.id });
+    // A key this replica never verified is not looked up for the throttled address ...
+    expect(await keys.resolve(neverSeen.secret, guesser)).toEqual(THROTTLED);
+    expect(counter.keyReads).toBe(reads);
+    // ... and is served to any other address meanwhile, in the same batch too.
+    expect(
+      await keys.resolveMany(
+        [neverSeen.secret, wrongKey(), known.secret],
+        ['203.0.113.60', guesser, guesser],
+      ),
+    ).toEqual([
+      expect.objectContaining({ ok: true, keyId: neverSeen.key.id }),
+      THROTTLED,
+      expect.objectContaining({ ok: true, keyId: known.key.id }),
+    ]);
+  });
+
+  it('counts an IPv6 client by its /64', async () => {
+    const keys = await openLibrary();
+    for (let i = 1; i <= ADDRESS_FAILURE_BOUND; i++)
+      expect(await keys.resolve(wrongKey(), `2001:db8:7:7::${i}`)).toEqual(UNKNOWN);
+    expect(await keys.resolve(wrongKey(), '2001:db8:7:7:ffff:ffff:ffff:ffff')).toEqual(THROTTLED);
+    expect(await keys.resolve(wrongKey(), '2001:db8:7:8::1')).toEqual(UNKNOWN);
+  });
+
+  it('asks the limiter once per batch: one read and one count covering every address', async () => {
+    const calls: Array<{ method: string; keys: string[] }> = [];
+    const real = limits.apiKeyFailures;
+    const keys = await openLibrary({
+      addressFailureLimiter: {
+        ...real,
+        async spent(addresses) {
+          calls.push({ method: 'spent', keys: [...addresses] });
+          return real.spent(addresses);
+        },
+        async consumeMany(addresses) {
+          calls.push({ method: 'consumeMany', keys: [...addresses] });
+          return real.consumeMany(addresses);
+        },
+      },
+    });
+    const addresses = ['192.0.2.201', '192.0.2.202', '192.0.2.201'];
+    expect(await keys.resolveMany(wrongKeys(3), addresses)).toEqual(Array(3).fill(UNKNOWN));
+    expect(calls).toEqual([
+      { method: 'spent', keys: ['192.0.2.201', '192.0.2.202'] },
+      { method: 'consumeMany', keys: addresses },
+    ]);
+  });
+
+  it('audits the first refusal of a window for the address', async () => {
+    const keys = await openLibrary();
+    const guesser = '198.51.100.10';
+    await keys.resolveMany(
+      wrongKeys(ADDRESS_FAILURE_BOUND + 3),
+      Array(ADDRESS_FAILURE_BOUND + 3).fill(guesser),
+    );
+    await keys.flush();
+    const { rows } = await pool.query(
+      `SELECT details FROM audit_events WHERE kind = 'rate_limit.hit' AND details->>'ip' = $1`,
+      [guesser],
+    );
+    expect(rows).toEqual([{ details: { limit: 'apiKeyFailures', ip: guesser } }]);
+  });
+});
+
 const revokedEvents = async (keyId: string) =>
   (
     await pool.query(
@@ -799,12 +913,15 @@ describe('two auth processes sharing PostgreSQL and Redis', () => {
       // Both replicas have resolved the key, single and batched: each has it cached now.
       for (const broker of [brokerA, brokerB, brokerB]) {
         expect((await resolveOne(broker, created.secret)).resolved?.keyId).toBe(created.key!.id);
-        const { results } = await broker.resolveApiKeys({ apiKeys: [created.secret, created.secret] });
+        const { results } = await broker.resolveApiKeys({
+          apiKeys: [created.secret, created.secret],
+          clientAddresses: [],
+        });
         expect(results.map((result) => result.resolved?.keyId)).toEqual([created.key!.id, created.key!.id]);
       }
 
       expect((await accountsA.revokeApiKey({ sessionCookie, keyId: created.key!.id })).revoked).toBe(true);
-      const { results } = await brokerB.resolveApiKeys({ apiKeys: [created.secret] });
+      const { results } = await brokerB.resolveApiKeys({ apiKeys: [created.secret], clientAddresses: [] });
       expect(results).toEqual([
         { resolved: undefined, refused: { reason: 'API_KEY_REFUSAL_REVOKED', retryAfterSeconds: 0 } },
       ]);
@@ -818,14 +935,31 @@ describe('two auth processes sharing PostgreSQL and Redis', () => {
     const broker = createTokenBrokerClient({ address: address(1), serviceToken });
     try {
       await expect(
-        broker.resolveApiKeys({ apiKeys: Array.from({ length: 257 }, () => 'sg_live_x') }),
+        broker.resolveApiKeys({
+          apiKeys: Array.from({ length: 257 }, () => 'sg_live_x'),
+          clientAddresses: [],
+        }),
       ).rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
-      const { results } = await broker.resolveApiKeys({ apiKeys: ['', 'x'.repeat(300), 'sg_live_short'] });
+      const { results } = await broker.resolveApiKeys({
+        apiKeys: ['', 'x'.repeat(300), 'sg_live_short'],
+        clientAddresses: [],
+      });
       expect(results.map((result) => result.refused?.reason)).toEqual([
         'API_KEY_REFUSAL_UNKNOWN',
         'API_KEY_REFUSAL_UNKNOWN',
         'API_KEY_REFUSAL_UNKNOWN',
       ]);
+    } finally {
+      broker.close();
+    }
+  });
+
+  it('refuses more client addresses than keys as INVALID_ARGUMENT', async () => {
+    const broker = createTokenBrokerClient({ address: address(1), serviceToken });
+    try {
+      await expect(
+        broker.resolveApiKeys({ apiKeys: ['sg_live_x'], clientAddresses: ['192.0.2.1', '192.0.2.2'] }),
+      ).rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
     } finally {
       broker.close();
     }

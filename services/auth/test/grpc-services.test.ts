@@ -12,7 +12,7 @@ import { type AuthUnderTest, startAuthUnderTest } from './support/auth-process.t
 
 /** One key through the broker's `ResolveApiKeys`, as the MCP service sends it. */
 async function resolveOne(broker: TokenBrokerClient, apiKey: string) {
-  return (await broker.resolveApiKeys({ apiKeys: [apiKey] })).results[0]!;
+  return (await broker.resolveApiKeys({ apiKeys: [apiKey], clientAddresses: [] })).results[0]!;
 }
 
 const API_KEY_LIMIT = 3;

@@ -136,7 +136,8 @@ describe('CORS for browser-based clients', () => {
   });
 
   it('a rate-limited token request is readable cross-origin, with its Retry-After', async () => {
-    // The app trusts one proxy hop: a forwarded address stands for one client behind the ingress.
+    // The test connects over the loopback, a trusted proxy by default: the forwarded address
+    // stands for one client behind it.
     const headers = { origin: ORIGIN, 'x-forwarded-for': '198.51.100.7' };
     let refused: Response | undefined;
     for (let attempt = 0; attempt < 200 && !refused; attempt++) {

@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '@sheetgate/service-runtime';
+import {
+  clientAddressResolver,
+  createLogger,
+  DEFAULT_TRUSTED_PROXIES,
+  parseTrustedProxies,
+} from '@sheetgate/service-runtime';
 import {
   createTestDatabase,
   createTestRedis,
@@ -36,8 +41,14 @@ beforeAll(async () => {
       token: { points: 3, durationSeconds: 60 },
     },
   });
-  // The same proxy trust as the auth app: exactly one hop, the ingress.
-  const app = new Koa({ proxy: true, maxIpsCount: 1 });
+  // The same client address as the auth app: X-Forwarded-For believed from the default trusted
+  // proxies (the test connects over the loopback, as the local gateway does).
+  const clientAddress = clientAddressResolver(parseTrustedProxies(DEFAULT_TRUSTED_PROXIES));
+  const app = new Koa();
+  app.use(async (ctx, next) => {
+    ctx.request.ip = clientAddress(ctx.req);
+    await next();
+  });
   app.use(rateLimitAuthRoutes(limits, { audit: createAuditLog(pool) }));
   app.use((ctx) => {
     ctx.body = { ok: true };

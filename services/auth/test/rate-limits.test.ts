@@ -125,6 +125,25 @@ describe.each(backends)('rate limits on %s', (backend, create) => {
     }
   });
 
+  it('says which keys have spent their window, with the seconds left, without counting', async ({ skip }) => {
+    skipUnlessAvailable(skip);
+    const limits = await create({ apiKeyFailures: { points: 2, durationSeconds: 60 } });
+    try {
+      const failures = limits.apiKeyFailures;
+      await failures.consumeMany(['198.51.100.1', '198.51.100.1', '198.51.100.2']);
+      for (let read = 0; read < 3; read++) {
+        const spent = await failures.spent(['198.51.100.1', '198.51.100.2', '198.51.100.3', '198.51.100.1']);
+        expect([...spent.keys()]).toEqual(['198.51.100.1']);
+        expect(spent.get('198.51.100.1')).toBeGreaterThan(0);
+        expect(spent.get('198.51.100.1')).toBeLessThanOrEqual(60);
+      }
+      // Reading counted nothing: the second address still has its last point.
+      expect(await failures.consume('198.51.100.2')).toEqual({ allowed: true });
+    } finally {
+      await limits.close();
+    }
+  });
+
   it('takes hostile keys (long, non-ASCII, SQL-looking) without errors', async ({ skip }) => {
     skipUnlessAvailable(skip);
     const limits = await create({ signIn: { points: 1, durationSeconds: 60 } });
@@ -154,6 +173,11 @@ describe('rate limits without their store', () => {
       expect((await limits.apiKey.consume('k')).allowed).toBe(true);
       expect((await limits.apiKey.consume('k')).allowed).toBe(true);
       expect((await limits.apiKey.consume('k')).allowed).toBe(false);
+      // The per-address failure limit reads its spent addresses from the fallback too.
+      await limits.apiKeyFailures.consumeMany(Array(100).fill('198.51.100.9'));
+      expect([...(await limits.apiKeyFailures.spent(['198.51.100.9', '198.51.100.10'])).keys()]).toEqual([
+        '198.51.100.9',
+      ]);
     } finally {
       await limits.close();
     }
@@ -179,6 +203,11 @@ describe('rate limits on a Redis that stops answering', () => {
       const answers = [];
       for (let request = 0; request < 3; request++) answers.push((await limits.apiKey.consume('k')).allowed);
       expect(answers).toEqual([true, true, false]);
+      // So does the per-address failure limit, reads included: a guesser is not let through.
+      await limits.apiKeyFailures.consumeMany(Array(100).fill('198.51.100.9'));
+      expect([...(await limits.apiKeyFailures.spent(['198.51.100.9', '198.51.100.10'])).keys()]).toEqual([
+        '198.51.100.9',
+      ]);
       relay.thaw();
       // Once Redis answers, counting is shared there again: another replica on the same Redis
       // (not through the relay) sees the two requests this one let through for another key.

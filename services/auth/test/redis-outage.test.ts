@@ -19,7 +19,7 @@ import { type OAuthTestClient, oauthTestClient } from './support/oauth-flow.ts';
 
 /** One key through the broker's `ResolveApiKeys`, as the MCP service sends it. */
 async function resolveOne(broker: TokenBrokerClient, apiKey: string) {
-  return (await broker.resolveApiKeys({ apiKeys: [apiKey] })).results[0]!;
+  return (await broker.resolveApiKeys({ apiKeys: [apiKey], clientAddresses: [] })).results[0]!;
 }
 
 // A real auth process on a Redis of this file's own, which the tests stop: what a person and the

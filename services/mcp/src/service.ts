@@ -1,5 +1,5 @@
 import { createTokenBrokerClient } from '@sheetgate/proto';
-import type { Logger } from '@sheetgate/service-runtime';
+import { clientAddressResolver, type Logger } from '@sheetgate/service-runtime';
 // The two APIs the tools use, from their own modules: googleapis' entry point loads all of its
 // ~300 APIs, about 100 MB more resident memory in every replica.
 import { drive } from 'googleapis/build/src/apis/drive/index.js';
@@ -82,6 +82,7 @@ export async function createMcpService(
   const authenticate = createRequestAuthenticator({
     verifier,
     apiKeys: brokerApiKeyResolver(broker),
+    clientAddress: clientAddressResolver(settings.TRUSTED_PROXIES),
     resourceMetadataUrl: `${settings.BASE_URL}/.well-known/oauth-protected-resource/api/mcp`,
     scopes: RESOURCE_SCOPES,
   });

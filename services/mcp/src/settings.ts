@@ -16,6 +16,13 @@ export const mcpSettingsSchema = z.object({
   /** host:port of auth's internal gRPC (TokenBroker). */
   AUTH_GRPC_ADDRESS: z.string().default('127.0.0.1:8084'),
   INTERNAL_SERVICE_TOKEN: setting.secret(32),
+  /**
+   * Who may say who the client is through X-Forwarded-For: the address sent to auth with each API
+   * key, which limits unknown keys per address. The same rule and default as auth's TRUSTED_PROXIES
+   * (`loopback,uniquelocal`: the local gateway and the private ranges an Ingress controller
+   * connects from); set both services alike, narrowed to the Ingress controller's range.
+   */
+  TRUSTED_PROXIES: setting.trustedProxies(),
   /** How often auth's JWKS is fetched again, so a removed signing key stops its tokens. */
   JWKS_REFRESH_SECONDS: z.coerce.number().int().min(1).max(3_600).default(300),
   /** The shortest time between two JWKS fetches triggered by an unknown `kid` (or a failed refresh). */

@@ -39,7 +39,7 @@ describe('ResolveApiKeys batches', () => {
     const unknown = `sg_live_${'A'.repeat(43)}`;
     const before = await batchCalls();
     const keys = Array.from({ length: 10 }, (_, index) => (index % 3 === 2 ? unknown : secret));
-    const answers = await Promise.all(keys.map((key) => resolver.resolve(key)));
+    const answers = await Promise.all(keys.map((key) => resolver.resolve(key, '192.0.2.1')));
     expect(answers.map((answer) => (answer.ok ? 'ok' : answer.reason))).toEqual(
       keys.map((key) => (key === secret ? 'ok' : 'unknown')),
     );
@@ -49,7 +49,9 @@ describe('ResolveApiKeys batches', () => {
   it('splits a turn of more than 256 keys into calls of at most 256', async () => {
     const resolver = brokerApiKeyResolver(broker);
     const before = await batchCalls();
-    const answers = await Promise.all(Array.from({ length: 300 }, () => resolver.resolve(secret)));
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, () => resolver.resolve(secret, '192.0.2.2')),
+    );
     expect(answers.every((answer) => answer.ok)).toBe(true);
     expect(await batchCalls()).toBe(before + 2);
   });
@@ -57,7 +59,9 @@ describe('ResolveApiKeys batches', () => {
   it('answers unavailable for every key of a batch auth cannot be asked about', async () => {
     const nowhere = createTokenBrokerClient({ address: '127.0.0.1:1', serviceToken: stack.serviceToken });
     try {
-      const answers = await Promise.all([1, 2, 3].map(() => brokerApiKeyResolver(nowhere).resolve(secret)));
+      const answers = await Promise.all(
+        [1, 2, 3].map(() => brokerApiKeyResolver(nowhere).resolve(secret, '192.0.2.3')),
+      );
       for (const answer of answers)
         expect(answer).toEqual({ ok: false, reason: 'unavailable', retryAfterSeconds: 5 });
     } finally {

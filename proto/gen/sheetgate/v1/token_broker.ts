@@ -22,7 +22,8 @@ import {
 /**
  * Why a presented API key does not authenticate the request. The MCP service answers 401 for
  * UNKNOWN, EXPIRED and REVOKED (the JSON body says which: only the holder of the exact key can
- * ask, and it never echoes the key) and 429 with `Retry-After` for RATE_LIMITED.
+ * ask, and it never echoes the key) and 429 with `Retry-After` for RATE_LIMITED and
+ * ADDRESS_THROTTLED.
  */
 export const ApiKeyRefusal = {
   /** API_KEY_REFUSAL_UNSPECIFIED - Never sent; a receiver treats it like UNKNOWN. */
@@ -35,6 +36,11 @@ export const ApiKeyRefusal = {
   API_KEY_REFUSAL_REVOKED: "API_KEY_REFUSAL_REVOKED",
   /** API_KEY_REFUSAL_RATE_LIMITED - The key's rate limit is spent; see retry_after_seconds. */
   API_KEY_REFUSAL_RATE_LIMITED: "API_KEY_REFUSAL_RATE_LIMITED",
+  /**
+   * API_KEY_REFUSAL_ADDRESS_THROTTLED - Too many unknown keys came from the client's address: keys auth has not already verified are
+   * refused without a lookup until retry_after_seconds have passed. A key it knows is unaffected.
+   */
+  API_KEY_REFUSAL_ADDRESS_THROTTLED: "API_KEY_REFUSAL_ADDRESS_THROTTLED",
   UNRECOGNIZED: "UNRECOGNIZED",
 } as const;
 
@@ -46,6 +52,7 @@ export namespace ApiKeyRefusal {
   export type API_KEY_REFUSAL_EXPIRED = typeof ApiKeyRefusal.API_KEY_REFUSAL_EXPIRED;
   export type API_KEY_REFUSAL_REVOKED = typeof ApiKeyRefusal.API_KEY_REFUSAL_REVOKED;
   export type API_KEY_REFUSAL_RATE_LIMITED = typeof ApiKeyRefusal.API_KEY_REFUSAL_RATE_LIMITED;
+  export type API_KEY_REFUSAL_ADDRESS_THROTTLED = typeof ApiKeyRefusal.API_KEY_REFUSAL_ADDRESS_THROTTLED;
   export type UNRECOGNIZED = typeof ApiKeyRefusal.UNRECOGNIZED;
 }
 
@@ -66,6 +73,9 @@ export function apiKeyRefusalFromJSON(object: any): ApiKeyRefusal {
     case 4:
     case "API_KEY_REFUSAL_RATE_LIMITED":
       return ApiKeyRefusal.API_KEY_REFUSAL_RATE_LIMITED;
+    case 5:
+    case "API_KEY_REFUSAL_ADDRESS_THROTTLED":
+      return ApiKeyRefusal.API_KEY_REFUSAL_ADDRESS_THROTTLED;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -85,6 +95,8 @@ export function apiKeyRefusalToJSON(object: ApiKeyRefusal): string {
       return "API_KEY_REFUSAL_REVOKED";
     case ApiKeyRefusal.API_KEY_REFUSAL_RATE_LIMITED:
       return "API_KEY_REFUSAL_RATE_LIMITED";
+    case ApiKeyRefusal.API_KEY_REFUSAL_ADDRESS_THROTTLED:
+      return "API_KEY_REFUSAL_ADDRESS_THROTTLED";
     case ApiKeyRefusal.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -103,6 +115,8 @@ export function apiKeyRefusalToNumber(object: ApiKeyRefusal): number {
       return 3;
     case ApiKeyRefusal.API_KEY_REFUSAL_RATE_LIMITED:
       return 4;
+    case ApiKeyRefusal.API_KEY_REFUSAL_ADDRESS_THROTTLED:
+      return 5;
     case ApiKeyRefusal.UNRECOGNIZED:
     default:
       return -1;
@@ -193,6 +207,15 @@ export interface ResolveApiKeysRequest {
    * occurrence counts against its rate limit). At most 256. Secrets: never logged, never echoed.
    */
   apiKeys: string[];
+  /**
+   * The address of the client that presented each key, in the order of `api_keys` (the MCP
+   * service derives it as auth does for its own routes, trusting X-Forwarded-For only from
+   * TRUSTED_PROXIES). Auth counts the unknown keys from each address (an IPv6 address by its /64)
+   * and, past a bound, refuses the keys it has not already verified from that address with
+   * API_KEY_REFUSAL_ADDRESS_THROTTLED, without looking them up. An empty or missing entry is
+   * counted against no address. Personal data: logged only where the audit trail needs it.
+   */
+  clientAddresses: string[];
 }
 
 /** One answer per key, in the order of `api_keys`. */
@@ -214,8 +237,8 @@ export interface ResolvedApiKey {
 export interface RefusedApiKey {
   reason: ApiKeyRefusal;
   /**
-   * Seconds until the key may be used again; set (> 0) for API_KEY_REFUSAL_RATE_LIMITED, 0
-   * otherwise.
+   * Seconds until the key may be used again; set (> 0) for API_KEY_REFUSAL_RATE_LIMITED and
+   * API_KEY_REFUSAL_ADDRESS_THROTTLED, 0 otherwise.
    */
   retryAfterSeconds: number;
 }
@@ -262,13 +285,16 @@ export interface GetGoogleAccessTokenResponse {
 }
 
 function createBaseResolveApiKeysRequest(): ResolveApiKeysRequest {
-  return { apiKeys: [] };
+  return { apiKeys: [], clientAddresses: [] };
 }
 
 export const ResolveApiKeysRequest: MessageFns<ResolveApiKeysRequest> = {
   encode(message: ResolveApiKeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.apiKeys) {
       writer.uint32(10).string(v!);
+    }
+    for (const v of message.clientAddresses) {
+      writer.uint32(18).string(v!);
     }
     return writer;
   },
@@ -294,6 +320,14 @@ export const ResolveApiKeysRequest: MessageFns<ResolveApiKeysRequest> = {
             message.apiKeys.push(reader.string());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientAddresses.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -313,6 +347,11 @@ export const ResolveApiKeysRequest: MessageFns<ResolveApiKeysRequest> = {
         : globalThis.Array.isArray(object?.api_keys)
         ? object.api_keys.map((e: any) => globalThis.String(e))
         : [],
+      clientAddresses: globalThis.Array.isArray(object?.clientAddresses)
+        ? object.clientAddresses.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.client_addresses)
+        ? object.client_addresses.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -320,6 +359,9 @@ export const ResolveApiKeysRequest: MessageFns<ResolveApiKeysRequest> = {
     const obj: any = {};
     if (message.apiKeys?.length) {
       obj.apiKeys = message.apiKeys;
+    }
+    if (message.clientAddresses?.length) {
+      obj.clientAddresses = message.clientAddresses;
     }
     return obj;
   },
@@ -330,6 +372,7 @@ export const ResolveApiKeysRequest: MessageFns<ResolveApiKeysRequest> = {
   fromPartial<I extends Exact<DeepPartial<ResolveApiKeysRequest>, I>>(object: I): ResolveApiKeysRequest {
     const message = createBaseResolveApiKeysRequest();
     message.apiKeys = object.apiKeys?.map((e) => e) || [];
+    message.clientAddresses = object.clientAddresses?.map((e) => e) || [];
     return message;
   },
 };

@@ -1,5 +1,5 @@
 import { API_KEY_NAMESPACE, type ApiKeyResolution, mayBeApiKey } from '@sheetgate/proto';
-import type { Logger } from '@sheetgate/service-runtime';
+import { addressLimitKey, type Logger } from '@sheetgate/service-runtime';
 import type { AuditLog } from '../audit/index.ts';
 import { StoreUnavailableError } from '../cache/store-unavailable.ts';
 import type { DatabasePool } from '../db/pool.ts';
@@ -35,12 +35,21 @@ export interface ApiKeyLibraryOptions {
   pepper: string;
   /** The per-key limit (`createRateLimits(…).apiKey`). */
   rateLimiter: RateLimiter;
+  /** The per-address limit on unknown keys (`createRateLimits(…).apiKeyFailures`). */
+  addressFailureLimiter: RateLimiter;
   /** How revocations reach every replica (`createKeyRevocations`); closed by `close()`. */
   revocations: KeyRevocations;
   audit: AuditLog;
   /** Keys imported from a retired provider (`createImportedApiKeys` in provider-migration/). */
   importedKeys: ImportedApiKeys;
   logger?: Logger;
+  /** Told of every read of presented keys from PostgreSQL (the `api_key_lookups` metric). */
+  onLookup?: () => void;
+  /**
+   * Told how many keys of a batch were refused unread because their address had spent its
+   * failures (those the limiter refuses itself are counted where its refusals are).
+   */
+  onThrottledUnread?: (keys: number) => void;
   /** How often last-used times are written; 5 s by default. */
   lastUsedFlushIntervalMs?: number;
   /** Bounds of the verified-key cache (tests shrink them). */
@@ -63,6 +72,11 @@ interface Candidate {
   hashHex: string;
   /** A key of another shape, which may be one imported from a retired provider (migrate:import). */
   imported?: string;
+  /**
+   * What the presenting client's address counts under (`addressLimitKey`), for a key the cache has
+   * never verified; undefined for a cached key or when the caller gave no address.
+   */
+  address?: string;
 }
 
 /**
@@ -146,14 +160,35 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
     cache.forget(hashHex);
   };
 
+  /** A refusal of a key from an address past the failure bound, auditing the first of a window. */
+  const throttle = (address: string, decision: RateLimitDecision & { allowed: false }): ApiKeyResolution => {
+    if (decision.firstRefusal) {
+      inBackground(
+        options.audit.record('rate_limit.hit', {
+          details: { limit: options.addressFailureLimiter.name, ip: address },
+        }),
+        'audit',
+      );
+    }
+    return { ok: false, reason: 'throttled', retryAfterSeconds: decision.retryAfterSeconds };
+  };
+
   /**
    * Resolves a batch of presented keys, each exactly as `resolve` would at this moment: each is
    * checked against the revocation version and the store, and each live one consumes its own
    * rate-limit point. Keys the cache knows start counting while the version is read, so a cached
    * key costs the wait of one Redis round trip (two commands in flight together) and nothing from
    * PostgreSQL.
+   *
+   * `clientAddresses[i]` is the address that presented `presented[i]` (none: no per-address
+   * limit). Each unknown key counts a failure against its address; from an address past the bound,
+   * a key the cache has never verified is refused as `throttled` without being looked up, while
+   * known keys still resolve, so a guesser spends neither PostgreSQL reads nor anyone else's access.
    */
-  async function resolveMany(presented: readonly unknown[]): Promise<ApiKeyResolution[]> {
+  async function resolveMany(
+    presented: readonly unknown[],
+    clientAddresses: readonly string[] = [],
+  ): Promise<ApiKeyResolution[]> {
     const results: Array<ApiKeyResolution | Promise<ApiKeyResolution>> = [];
     const candidates: Candidate[] = [];
     const importsPossible = presented.some(mayBeImportedKey) && (await options.importedKeys.mayExist());
@@ -174,30 +209,51 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
 
     const cached = candidates.map((candidate) => cache.peek(candidate.hashHex));
     const countedEarly = cached.flatMap((entry) => (entry ? [entry.key.keyId] : []));
-    const [version, earlyDecisions] = await Promise.all([
+    const strangersFrom = new Set<string>();
+    candidates.forEach((candidate, position) => {
+      const address = clientAddresses[candidate.index];
+      if (cached[position] || !address) return;
+      candidate.address = addressLimitKey(address);
+      strangersFrom.add(candidate.address);
+    });
+    const [version, earlyDecisions, spentAddresses] = await Promise.all([
       candidates.length > 0 ? revocations.version() : undefined,
       options.rateLimiter.consumeMany(countedEarly),
+      strangersFrom.size > 0 ? options.addressFailureLimiter.spent(strangersFrom) : undefined,
     ]);
+    const throttledFor = (candidate: Candidate) =>
+      candidate.address === undefined ? undefined : spentAddresses?.get(candidate.address);
 
     // Decided once: an entry that ages out while PostgreSQL answers for the others must not end up
     // neither vouched for nor looked up.
     const vouched = cached.map((entry) => entry !== undefined && cache.isCurrent(entry, version));
     // Whatever the cache cannot vouch for under this version is read from PostgreSQL, in one query.
-    const unverified = candidates.filter((_, position) => !vouched[position]);
+    const unverified = candidates.filter(
+      (candidate, position) => !vouched[position] && throttledFor(candidate) === undefined,
+    );
     const rows = new Map<string, ApiKeyCredential>();
     if (unverified.length > 0) {
       const hashes = [...new Set(unverified.map((candidate) => candidate.hashHex))];
+      options.onLookup?.();
       for (const row of await queries.findCredentialsByHashes(hashes)) rows.set(row.secretHash, row);
       const notFound = unverified.filter((candidate) => candidate.imported && !rows.has(candidate.hashHex));
       for (const row of await upgradeImportedKeys(notFound)) rows.set(row.secretHash, row);
     }
 
     const live: Array<{ candidate: Candidate; key: VerifiedKey; early?: RateLimitDecision }> = [];
+    const failed: Candidate[] = [];
     const nowMs = Date.now();
     let early = 0;
+    let throttledUnread = 0;
     candidates.forEach((candidate, position) => {
       const entry = cached[position];
       const earlyDecision = entry ? earlyDecisions[early++] : undefined;
+      const throttledSeconds = throttledFor(candidate);
+      if (throttledSeconds !== undefined) {
+        results[candidate.index] = { ok: false, reason: 'throttled', retryAfterSeconds: throttledSeconds };
+        throttledUnread++;
+        return;
+      }
       let verdict: KeyVerdict;
       if (entry && vouched[position]) {
         verdict = judgeKey({ source: 'cache', key: entry.key }, nowMs);
@@ -207,17 +263,29 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
         verdict = judgeKey({ source: 'store', row, matches }, nowMs);
         followUp(candidate.hashHex, verdict, version);
       }
-      if (verdict.outcome === 'unknown') results[candidate.index] = UNKNOWN;
-      else if (verdict.outcome === 'refused')
+      if (verdict.outcome === 'unknown') {
+        results[candidate.index] = UNKNOWN;
+        if (candidate.address !== undefined) failed.push(candidate);
+      } else if (verdict.outcome === 'refused')
         results[candidate.index] = { ok: false, reason: verdict.reason };
       else live.push({ candidate, key: verdict.key, ...(earlyDecision ? { early: earlyDecision } : {}) });
     });
 
-    // Keys read from PostgreSQL for the first time are counted now (a second round trip, once).
+    if (throttledUnread > 0) options.onThrottledUnread?.(throttledUnread);
+
+    // Keys read from PostgreSQL for the first time are counted now, and unknown keys against their
+    // addresses (a second round trip, once: one store operation per distinct key and address).
     const late = live.filter((entry) => !entry.early);
-    const lateDecisions = await options.rateLimiter.consumeMany(late.map((entry) => entry.key.keyId));
+    const [lateDecisions, failureDecisions] = await Promise.all([
+      options.rateLimiter.consumeMany(late.map((entry) => entry.key.keyId)),
+      options.addressFailureLimiter.consumeMany(failed.map((candidate) => candidate.address!)),
+    ]);
     late.forEach((entry, position) => {
       entry.early = lateDecisions[position];
+    });
+    failed.forEach((candidate, position) => {
+      const decision = failureDecisions[position]!;
+      if (!decision.allowed) results[candidate.index] = throttle(candidate.address!, decision);
     });
     for (const entry of live) results[entry.candidate.index] = admit(entry.key, entry.early!);
     return Promise.all(results);
@@ -296,8 +364,8 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
      * The user and scopes behind a presented key, or why it is refused. Malformed input is
      * `unknown` before any hashing or I/O.
      */
-    async resolve(presented: unknown): Promise<ApiKeyResolution> {
-      return (await resolveMany([presented]))[0]!;
+    async resolve(presented: unknown, clientAddress?: string): Promise<ApiKeyResolution> {
+      return (await resolveMany([presented], clientAddress ? [clientAddress] : []))[0]!;
     },
 
     resolveMany,

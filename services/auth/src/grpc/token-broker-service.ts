@@ -27,7 +27,10 @@ export function tokenBrokerHandlers(deps: {
         if (request.apiKeys.length > MAX_API_KEYS_PER_BATCH) {
           throw new SheetgateError('invalid_argument', `at most ${MAX_API_KEYS_PER_BATCH} keys per call`);
         }
-        const resolutions = await apiKeys.resolveMany(request.apiKeys);
+        if (request.clientAddresses.length > request.apiKeys.length) {
+          throw new SheetgateError('invalid_argument', 'at most one client address per key');
+        }
+        const resolutions = await apiKeys.resolveMany(request.apiKeys, request.clientAddresses);
         return { results: resolutions.map(toResolveApiKeyResponse) };
       },
     ),

@@ -43,6 +43,10 @@ export function createAuthMetrics() {
     help: 'Requests refused by a rate limit (answered 429 or RATE_LIMITED), by limit.',
     labelNames: ['limit'] as const,
   });
+  const apiKeyLookups = metrics.counter({
+    name: 'sheetgate_auth_api_key_lookups_total',
+    help: 'PostgreSQL reads of presented API keys (one per ResolveApiKeys batch holding keys the verified-key cache could not vouch for).',
+  });
   const googleRefreshes = metrics.counter({
     name: 'sheetgate_auth_google_token_refreshes_total',
     help: 'Google refresh-token grants, by outcome: ok, invalid_grant (the person must reconnect), unavailable (Google down or slow; retried), refused (any other refusal).',
@@ -98,6 +102,15 @@ export function createAuthMetrics() {
       for (const name of rateLimitNames)
         (wrapped as Record<RateLimitName, RateLimiter>)[name] = counted(limits[name]);
       return wrapped;
+    },
+
+    apiKeyLookedUp(): void {
+      apiKeyLookups.inc();
+    },
+
+    /** Keys refused without a lookup because their address is past `apiKeyFailures`. */
+    apiKeysThrottledUnread(keys: number): void {
+      rateLimitRefusals.inc({ limit: 'apiKeyFailures' }, keys);
     },
 
     googleTokenRefreshed(outcome: GoogleRefreshOutcome): void {

@@ -1,4 +1,4 @@
-import type { Logger } from '@sheetgate/service-runtime';
+import { addressLimitKey, type Logger } from '@sheetgate/service-runtime';
 import type { Middleware } from 'koa';
 import type { AuditLog } from '../audit/index.ts';
 import { allowCallingOrigin, isCrossOriginEndpoint } from '../oidc/cors.ts';
@@ -14,7 +14,7 @@ export interface AuthRouteLimitOptions {
   logger?: Logger;
 }
 
-/** The limiters that apply to one request, all keyed by the client IP. */
+/** The limiters that apply to one request, all keyed by the client address (an IPv6 one by its /64). */
 function limitersFor(method: string, path: string, limits: RateLimits): RateLimiter[] {
   if (!path.startsWith(AUTH_SCOPE)) return [];
   const applicable = [limits.authIp];
@@ -26,16 +26,17 @@ function limitersFor(method: string, path: string, limits: RateLimits): RateLimi
 /**
  * Koa middleware for the per-IP limits on `/api/auth/*` (tighter on registration and token):
  * over a limit it answers 429 with `Retry-After` and an OAuth-style JSON error (readable
- * cross-origin on the endpoints browser-based clients call). Keyed by `ctx.ip`,
- * which is the client behind the ingress because the app trusts exactly one proxy hop
- * (`proxy: true, maxIpsCount: 1`); a client cannot pick its own key with a forged X-Forwarded-For.
+ * cross-origin on the endpoints browser-based clients call). Keyed by `ctx.ip`, which the app
+ * derives from X-Forwarded-For only when the peer is a trusted proxy (TRUSTED_PROXIES), so a
+ * client cannot pick its own key with a forged header; an IPv6 client counts by its /64.
  */
 export function rateLimitAuthRoutes(limits: RateLimits, options: AuthRouteLimitOptions = {}): Middleware {
   return async (ctx, next) => {
     const applicable = limitersFor(ctx.method, ctx.path, limits);
     if (applicable.length === 0) return next();
     const ip = ctx.ip || 'unknown';
-    const decisions = await Promise.all(applicable.map((limiter) => limiter.consume(ip)));
+    const key = addressLimitKey(ip);
+    const decisions = await Promise.all(applicable.map((limiter) => limiter.consume(key)));
     let retryAfterSeconds = 0;
     decisions.forEach((decision, index) => {
       if (decision.allowed) return;

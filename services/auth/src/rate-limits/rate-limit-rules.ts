@@ -11,6 +11,11 @@ export interface RateLimitRule {
 export const defaultRateLimitRules = {
   /** Per API key, in ResolveApiKeys (every MCP request made with that key). */
   apiKey: { points: 600, durationSeconds: 60 },
+  /**
+   * Per client address (an IPv6 address by its /64), in ResolveApiKeys: well-formed keys that match
+   * no key. Past it, keys not already verified are refused without a lookup until the window ends.
+   */
+  apiKeyFailures: { points: 100, durationSeconds: 600 },
   /** Per client IP on every /api/auth/* request. */
   authIp: { points: 300, durationSeconds: 60 },
   /** Per client IP on dynamic client registration: real clients register once. */

@@ -23,6 +23,12 @@ export interface RateLimiter {
    * operation per distinct key, all issued at once.
    */
   consumeMany(keys: readonly string[]): Promise<RateLimitDecision[]>;
+  /**
+   * Which of `keys` have spent their window already, without counting anything: each such key
+   * with the whole seconds until its window resets (at least 1). One store read per distinct key,
+   * all issued at once.
+   */
+  spent(keys: Iterable<string>): Promise<Map<string, number>>;
 }
 
 // Keys are IP addresses, ids and account names; anything longer (a hostile email) is hashed so
@@ -42,6 +48,8 @@ export function wrapLimiter(
    * requests in turn: with `total` points counted in the window after this call, the i-th of them
    * was request number `total - count + i + 1`, within the limit while that is at most `points`.
    */
+  const secondsUntil = (msBeforeNext: number) => Math.max(1, Math.ceil(msBeforeNext / 1000));
+
   async function consumeCount(key: string, count: number): Promise<RateLimitDecision[]> {
     let total: number;
     let msBeforeNext: number;
@@ -56,7 +64,7 @@ export function wrapLimiter(
       total = refusal.consumedPoints;
       msBeforeNext = refusal.msBeforeNext;
     }
-    const retryAfterSeconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
+    const retryAfterSeconds = secondsUntil(msBeforeNext);
     return Array.from({ length: count }, (_, index): RateLimitDecision => {
       const number = total - count + index + 1;
       if (number <= rule.points) return { allowed: true };
@@ -84,6 +92,18 @@ export function wrapLimiter(
         next.set(key, index + 1);
         return perKey.get(key)![index]!;
       });
+    },
+    async spent(keys) {
+      const spentKeys = new Map<string, number>();
+      await Promise.all(
+        [...new Set(keys)].map(async (key) => {
+          // Like consume, a store outage is answered by the insurance limiter, never thrown.
+          const window = await limiter.get(storeKey(key));
+          if (window && window.consumedPoints >= rule.points)
+            spentKeys.set(key, secondsUntil(window.msBeforeNext));
+        }),
+      );
+      return spentKeys;
     },
   };
 }

@@ -36,7 +36,7 @@ export type RateLimits = Record<RateLimitName, RateLimiter> & {
 const SWEEP_INTERVAL_MS = 5 * 60_000;
 
 /**
- * The named rate limiters (`apiKey`, `authIp`, `register`, `token`, `signIn`) on Redis, or on
+ * The named rate limiters (`apiKey`, `apiKeyFailures`, `authIp`, `register`, `token`, `signIn`) on Redis, or on
  * PostgreSQL when no Redis is configured. Each store limiter is backed by an in-memory one
  * (rate-limiter-flexible's `insuranceLimiter`) that answers per replica while the store is
  * unreachable, so an outage of Redis neither opens the gates completely nor fails every request.

@@ -1,5 +1,5 @@
 import { mayBeApiKey } from '@sheetgate/proto';
-import { HttpError } from '@sheetgate/service-runtime';
+import { type ClientAddressOf, HttpError } from '@sheetgate/service-runtime';
 import type { Context } from 'koa';
 import type { AccessTokenVerifier } from './access-token-verifier.ts';
 import { InvalidAccessToken } from './access-token-verifier.ts';
@@ -18,6 +18,8 @@ const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 export function createRequestAuthenticator(deps: {
   verifier: AccessTokenVerifier;
   apiKeys: ApiKeyResolver;
+  /** The client's address by TRUSTED_PROXIES, the rule auth uses for its own routes. */
+  clientAddress: ClientAddressOf;
   resourceMetadataUrl: string;
   scopes: readonly string[];
 }) {
@@ -37,7 +39,7 @@ export function createRequestAuthenticator(deps: {
     if (apiKey) {
       // A value no key could have is refused here, without a call to auth.
       if (!mayBeApiKey(apiKey)) throw new HttpError(401, 'invalid_api_key', apiKeyRefusal.unknown);
-      const resolution = await deps.apiKeys.resolve(apiKey);
+      const resolution = await deps.apiKeys.resolve(apiKey, deps.clientAddress(ctx.req));
       if (resolution.ok) {
         return {
           userId: resolution.userId,
@@ -48,6 +50,11 @@ export function createRequestAuthenticator(deps: {
       }
       if (resolution.reason === 'rate_limited') {
         throw new HttpError(429, 'rate_limited', 'too many requests for this API key', {
+          'retry-after': String(resolution.retryAfterSeconds),
+        });
+      }
+      if (resolution.reason === 'throttled') {
+        throw new HttpError(429, 'rate_limited', 'too many invalid API keys from this address', {
           'retry-after': String(resolution.retryAfterSeconds),
         });
       }

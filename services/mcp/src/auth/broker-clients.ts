@@ -19,11 +19,13 @@ export type ApiKeyOutcome =
 
 /** The broker's `ResolveApiKeys`, seen from the MCP service. */
 export interface ApiKeyResolver {
-  resolve(apiKey: string): Promise<ApiKeyOutcome>;
+  /** `clientAddress`: who presented the key (auth limits unknown keys per address). */
+  resolve(apiKey: string, clientAddress: string): Promise<ApiKeyOutcome>;
 }
 
 interface Waiting {
   apiKey: string;
+  clientAddress: string;
   resolve: (outcome: ApiKeyOutcome) => void;
   reject: (error: unknown) => void;
 }
@@ -47,7 +49,11 @@ export function brokerApiKeyResolver(broker: TokenBrokerClient): ApiKeyResolver 
       reason: 'unavailable',
       retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
     };
-    broker.resolveApiKeys({ apiKeys: batch.map((entry) => entry.apiKey) }).then(
+    const request = {
+      apiKeys: batch.map((entry) => entry.apiKey),
+      clientAddresses: batch.map((entry) => entry.clientAddress),
+    };
+    broker.resolveApiKeys(request).then(
       ({ results }) => {
         // One answer per key, in order, is the contract; anything else is not trusted.
         const complete = results.length === batch.length;
@@ -74,10 +80,10 @@ export function brokerApiKeyResolver(broker: TokenBrokerClient): ApiKeyResolver 
   }
 
   return {
-    resolve(apiKey) {
+    resolve(apiKey, clientAddress) {
       return new Promise((resolve, reject) => {
         if (waiting.length === 0) setImmediate(flush);
-        waiting.push({ apiKey, resolve, reject });
+        waiting.push({ apiKey, clientAddress, resolve, reject });
       });
     },
   };
