@@ -2,8 +2,7 @@ import {
   type ApiKeyResolution,
   fromGetGoogleAccessTokenResponse,
   fromResolveApiKeyResponse,
-  GrpcStatus,
-  isServiceError,
+  kindOfCallError,
   MAX_API_KEYS_PER_BATCH,
   type TokenBrokerClient,
 } from '@sheetgate/proto';
@@ -63,7 +62,7 @@ export function brokerApiKeyResolver(broker: TokenBrokerClient): ApiKeyResolver 
         });
       },
       (error: unknown) => {
-        const misconfigured = isServiceError(error, GrpcStatus.UNAUTHENTICATED);
+        const misconfigured = kindOfCallError(error) === 'unauthenticated';
         for (const entry of batch) {
           if (misconfigured) entry.reject(error);
           else entry.resolve(unavailable);
@@ -103,10 +102,7 @@ export function brokerGoogleAccessTokens(broker: TokenBrokerClient): GoogleAcces
           forceRefresh: options?.forceRefresh ?? false,
         });
       } catch (error) {
-        if (
-          isServiceError(error, GrpcStatus.UNAVAILABLE) ||
-          isServiceError(error, GrpcStatus.DEADLINE_EXCEEDED)
-        )
+        if (kindOfCallError(error) === 'unavailable')
           throw new ToolError(
             `Sheetgate could not get your Google access right now (temporarily unavailable). Nothing was changed; try again in ${UNAVAILABLE_RETRY_AFTER_SECONDS} seconds.`,
           );
