@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { createLogger } from '@sheetgate/service-runtime';
 import { createTestDatabase, type TestDatabase } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKeyringSpec, parseKeyring } from '../src/crypto/keyring.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
+import { createModelSecrets } from '../src/oidc/model-secrets.ts';
 import { postgresAdapterFactory, sweepExpiredOidcModels } from '../src/oidc/postgres-adapter.ts';
 
 // The provider's long-lived models in PostgreSQL (oidc_models): consumed tokens stay findable
@@ -12,12 +14,16 @@ import { postgresAdapterFactory, sweepExpiredOidcModels } from '../src/oidc/post
 let database: TestDatabase;
 let pool: DatabasePool;
 let Adapter: ReturnType<typeof postgresAdapterFactory>;
+const secrets = createModelSecrets({
+  pepper: randomBytes(32).toString('base64url'),
+  keyring: parseKeyring(generateKeyringSpec()),
+});
 
 beforeAll(async () => {
   database = await createTestDatabase();
   await migrateToLatest(database.url, createLogger({ service: 'test', level: 'silent' }));
   pool = createDatabasePool(database.url, 2);
-  Adapter = postgresAdapterFactory(pool);
+  Adapter = postgresAdapterFactory(pool, secrets);
 });
 afterAll(async () => {
   await pool?.end();
@@ -30,7 +36,7 @@ const id = () => randomBytes(12).toString('base64url');
 async function expire(model: string, modelId: string) {
   await pool.query(
     "UPDATE oidc_models SET expires_at = now() - interval '1 second' WHERE model = $1 AND id = $2",
-    [model, modelId],
+    [model, secrets.storedId(model, modelId)],
   );
 }
 
@@ -60,8 +66,9 @@ describe('oidc_models and the sweep of expired models', () => {
     expect(await sweepExpiredOidcModels(pool)).toBe(1);
     const { rows } = await pool.query<{ id: string }>('SELECT id FROM oidc_models ORDER BY id');
     const left = rows.map((row) => row.id);
-    expect(left).not.toContain(expired);
-    expect(left).toEqual(expect.arrayContaining([live, consumedLive, client]));
+    const stored = (tokenId: string) => secrets.storedId('RefreshToken', tokenId);
+    expect(left).not.toContain(stored(expired));
+    expect(left).toEqual(expect.arrayContaining([stored(live), stored(consumedLive), client]));
     expect(await tokens.find(consumedLive)).toMatchObject({ consumed: expect.any(Number) });
 
     // Nothing left to sweep: a second run deletes nothing.
