@@ -1,6 +1,6 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { AdapterPayload } from 'oidc-provider';
-import type { Keyring } from '../crypto/keyring.ts';
+import { type Keyring, KeyringError } from '../crypto/keyring.ts';
 
 /** Models whose ids are not bearer values: they stay as they are, listed and joined by their ids. */
 export const CLEAR_ID_MODELS: readonly string[] = ['Client', 'Grant'];
@@ -9,6 +9,9 @@ export const CLEAR_ID_MODELS: readonly string[] = ['Client', 'Grant'];
 // so a stored id with this prefix is a hash and a presented one never matches a stored hash as is.
 export const HASHED_ID_PREFIX = 'h1.';
 const SEALED_CLIENT_SECRET = 'client_secret_sealed';
+
+/** What a client's sealed secret is bound to: its client id, so it cannot be moved to another. */
+export const clientSecretContext = (clientId: string) => `Client:${clientId}`;
 
 /**
  * What the provider's stores keep of its bearer values, so that a copy of them (a database dump,
@@ -50,7 +53,7 @@ export function createModelSecrets(options: { pepper: string; keyring: Keyring }
       if (model === 'Client') {
         const { client_secret: secret, ...rest } = payload;
         if (typeof secret !== 'string') return payload;
-        return { ...rest, [SEALED_CLIENT_SECRET]: keyring.encrypt(secret, `Client:${id}`) };
+        return { ...rest, [SEALED_CLIENT_SECRET]: keyring.encrypt(secret, clientSecretContext(id)) };
       }
       if (!hashes(model)) return payload;
       const { jti: _id, ...rest } = payload;
@@ -63,23 +66,31 @@ export function createModelSecrets(options: { pepper: string; keyring: Keyring }
     /**
      * The payload as the provider expects it, from what is stored under `storedId`. `id` is the
      * value the model was found by; without it (a model found by its uid) the payload comes back
-     * without its own id, which only its holder (the session cookie) has.
+     * without its own id, which only its holder (the session cookie) has. An interaction sealed
+     * under a key no longer in the ring is not found (the person starts again; it lives minutes).
      */
     fromStored(
       model: string,
       stored: AdapterPayload,
       where: { storedId: string; id?: string },
-    ): AdapterPayload {
+    ): AdapterPayload | undefined {
       if (model === 'Client') {
         const { [SEALED_CLIENT_SECRET]: sealed, ...rest } = stored;
         if (typeof sealed !== 'string') return stored;
-        return { ...rest, client_secret: keyring.decrypt(sealed, `Client:${where.storedId}`) };
+        return { ...rest, client_secret: keyring.decrypt(sealed, clientSecretContext(where.storedId)) };
       }
       if (!hashes(model)) return stored;
-      const payload =
-        model === 'Interaction' && typeof stored.sealed === 'string'
-          ? (JSON.parse(keyring.decrypt(stored.sealed, `Interaction:${where.storedId}`)) as AdapterPayload)
-          : stored;
+      let payload = stored;
+      if (model === 'Interaction' && typeof stored.sealed === 'string') {
+        try {
+          payload = JSON.parse(
+            keyring.decrypt(stored.sealed, `Interaction:${where.storedId}`),
+          ) as AdapterPayload;
+        } catch (error) {
+          if (error instanceof KeyringError) return undefined;
+          throw error;
+        }
+      }
       return where.id === undefined ? payload : { ...payload, jti: where.id };
     },
   };

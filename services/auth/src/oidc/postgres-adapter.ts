@@ -70,6 +70,7 @@ export function postgresAdapterFactory(pool: Queryable, secrets: ModelSecrets) {
         storedId: row.id,
         ...(id === undefined ? {} : { id }),
       });
+      if (!payload) return undefined;
       return row.consumed_at
         ? { ...payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) }
         : payload;

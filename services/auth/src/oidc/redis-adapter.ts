@@ -117,6 +117,7 @@ export async function createRedisModelStore(
         storedId,
         ...(id === undefined ? {} : { id }),
       });
+      if (!payload) return undefined;
       return stored.consumed ? { ...payload, consumed: Number(stored.consumed) } : payload;
     }
 
