@@ -7,6 +7,7 @@ import { migrateToLatest } from '../src/db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
 import { createModelSecrets } from '../src/oidc/model-secrets.ts';
 import { postgresAdapterFactory, sweepExpiredOidcModels } from '../src/oidc/postgres-adapter.ts';
+import { convertModelsStoredInClear } from '../src/oidc/stored-in-clear.ts';
 
 // The provider's long-lived models in PostgreSQL (oidc_models): consumed tokens stay findable
 // until they expire, so reuse is detected; the sweep deletes only what has expired.
@@ -22,7 +23,7 @@ const secrets = createModelSecrets({
 beforeAll(async () => {
   database = await createTestDatabase();
   await migrateToLatest(database.url, createLogger({ service: 'test', level: 'silent' }));
-  pool = createDatabasePool(database.url, 2);
+  pool = createDatabasePool(database.url, 4);
   Adapter = postgresAdapterFactory(pool, secrets);
 });
 afterAll(async () => {
@@ -85,5 +86,69 @@ describe('oidc_models and the sweep of expired models', () => {
     await tokens.revokeByGrantId(grant);
     for (const tokenId of mine) expect(await tokens.find(tokenId)).toBeUndefined();
     expect(await tokens.find(theirs)).toBeDefined();
+  });
+});
+
+describe('rows an earlier release stored in clear', () => {
+  it('are converted once, by replicas starting together, and are found by the values they were issued as', async () => {
+    // What the previous release wrote: bearer ids as row ids, repeated as jti; a client's secret in
+    // clear. More tokens than one conversion batch.
+    const tokenIds = Array.from({ length: 1203 }, id);
+    const grantId = id();
+    const clientId = id();
+    const interactionId = id();
+    const expiresAt = new Date(Date.now() + 3600_000);
+    await pool.query(
+      `INSERT INTO oidc_models (model, id, payload, grant_id, expires_at)
+       SELECT 'RefreshToken', raw, jsonb_build_object('jti', raw, 'accountId', 'a', 'grantId', $2::text), $2, $3
+         FROM unnest($1::text[]) AS raw`,
+      [tokenIds, grantId, expiresAt],
+    );
+    await pool.query(
+      `INSERT INTO oidc_models (model, id, payload) VALUES ('Grant', $1, '{"accountId": "a"}')`,
+      [grantId],
+    );
+    await pool.query(
+      `INSERT INTO oidc_models (model, id, payload) VALUES ('Client', $1, jsonb_build_object('client_id', $1::text, 'client_secret', 'the-secret'))`,
+      [clientId],
+    );
+    await pool.query(
+      `INSERT INTO oidc_models (model, id, payload, expires_at)
+       VALUES ('Interaction', $1, jsonb_build_object('jti', $1::text, 'returnTo', '/resume/' || $1, 'session', '{"cookie": "session-id"}'::jsonb), $2)`,
+      [interactionId, expiresAt],
+    );
+    await pool.query('UPDATE oidc_models SET consumed_at = now() WHERE id = $1', [tokenIds[0]]);
+
+    const converted = await Promise.all([
+      convertModelsStoredInClear(pool, secrets),
+      convertModelsStoredInClear(pool, secrets),
+    ]);
+    expect(converted[0] + converted[1]).toBe(tokenIds.length + 2);
+    expect(await convertModelsStoredInClear(pool, secrets)).toBe(0);
+
+    const dump = (
+      await pool.query<{ row: string }>('SELECT string_agg(t::text, chr(10)) AS row FROM oidc_models t')
+    ).rows[0]!.row;
+    for (const secret of [...tokenIds, interactionId, 'the-secret', 'session-id'])
+      expect(dump).not.toContain(secret);
+    // Grants and clients keep their ids.
+    expect(dump).toContain(grantId);
+    expect(dump).toContain(clientId);
+
+    const tokens = new Adapter('RefreshToken');
+    expect(await tokens.find(tokenIds[0]!)).toMatchObject({ jti: tokenIds[0], consumed: expect.any(Number) });
+    expect(await tokens.find(tokenIds[1202]!)).toEqual({ jti: tokenIds[1202], accountId: 'a', grantId });
+    expect(await new Adapter('Client').find(clientId)).toEqual({
+      client_id: clientId,
+      client_secret: 'the-secret',
+    });
+    expect(await new Adapter('Interaction').find(interactionId)).toEqual({
+      jti: interactionId,
+      returnTo: `/resume/${interactionId}`,
+      session: { cookie: 'session-id' },
+    });
+    // Still revoked with their grant.
+    await tokens.revokeByGrantId(grantId);
+    expect(await tokens.find(tokenIds[5]!)).toBeUndefined();
   });
 });
