@@ -44,25 +44,27 @@ async function databaseDump(): Promise<string> {
   return parts.join('\n');
 }
 
-/** Every key of auth's namespace in Redis with its value, as text (empty without Redis). */
+/** Every key of auth's namespaces in Redis with its value, as text (empty without Redis). */
 async function redisDump(): Promise<string> {
   if (!subject.redis.url) return '';
   const client = createClient({ url: subject.redis.url });
   await client.connect();
   try {
     const parts: string[] = [];
-    for await (const keys of client.scanIterator({ MATCH: 'sheetgate:*', COUNT: 1000 })) {
-      for (const key of keys) {
-        const type = await client.type(key);
-        let value: unknown;
-        if (type === 'string') value = await client.get(key);
-        else if (type === 'hash') value = await client.hGetAll(key);
-        else if (type === 'set') value = await client.sMembers(key);
-        else if (type === 'zset') value = await client.zRange(key, 0, -1);
-        else if (type === 'list') value = await client.lRange(key, 0, -1);
-        parts.push(`${key} ${JSON.stringify(value)}`);
+    const patterns = ['sheetgate:*', `${subject.env.RATE_LIMIT_KEY_PREFIX}:*`];
+    for (const pattern of patterns)
+      for await (const keys of client.scanIterator({ MATCH: pattern, COUNT: 1000 })) {
+        for (const key of keys) {
+          const type = await client.type(key);
+          let value: unknown;
+          if (type === 'string') value = await client.get(key);
+          else if (type === 'hash') value = await client.hGetAll(key);
+          else if (type === 'set') value = await client.sMembers(key);
+          else if (type === 'zset') value = await client.zRange(key, 0, -1);
+          else if (type === 'list') value = await client.lRange(key, 0, -1);
+          parts.push(`${key} ${JSON.stringify(value)}`);
+        }
       }
-    }
     return parts.join('\n');
   } finally {
     await client.close();
@@ -71,7 +73,12 @@ async function redisDump(): Promise<string> {
 
 /** The issued values (by what they are) found in either dump. */
 async function foundAtRest(issued: Map<string, string>): Promise<string[]> {
-  const dump = `${await databaseDump()}\n${await redisDump()}`;
+  const database = await databaseDump();
+  const redis = await redisDump();
+  // The dumps hold what the flows stored: tokens in PostgreSQL, interactions in Redis when it is set.
+  expect(database).toContain('RefreshToken');
+  if (subject.redis.url) expect(redis).toContain('sheetgate:oidc:Interaction:');
+  const dump = `${database}\n${redis}`;
   return [...issued].filter(([, value]) => dump.includes(value)).map(([what]) => what);
 }
 
