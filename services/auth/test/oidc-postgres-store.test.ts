@@ -152,3 +152,36 @@ describe('rows an earlier release stored in clear', () => {
     expect(await tokens.find(tokenIds[5]!)).toBeUndefined();
   });
 });
+
+describe('bearer ids stored as keyed hashes', () => {
+  it('finds a model by the value it was issued as, never by what is stored', async () => {
+    const tokens = new Adapter('RefreshToken');
+    const tokenId = id();
+    await tokens.upsert(tokenId, { jti: tokenId, accountId: 'a', grantId: id() }, 3600);
+    const { rows } = await pool.query<{ id: string; payload: object }>(
+      `SELECT id, payload FROM oidc_models WHERE model = 'RefreshToken' AND payload->>'accountId' = 'a'
+        AND id = $1`,
+      [secrets.storedId('RefreshToken', tokenId)],
+    );
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows[0])).not.toContain(tokenId);
+    expect(await tokens.find(tokenId)).toMatchObject({ jti: tokenId, accountId: 'a' });
+    // A copy of the table gives the stored id: presented, it finds nothing.
+    expect(await tokens.find(rows[0]!.id)).toBeUndefined();
+  });
+
+  it('converts a row stored in clear during a rollout on its first use', async () => {
+    const tokenId = id();
+    await pool.query(
+      `INSERT INTO oidc_models (model, id, payload, expires_at)
+       VALUES ('RefreshToken', $1, jsonb_build_object('jti', $1::text, 'accountId', 'b'), now() + interval '1 hour')`,
+      [tokenId],
+    );
+    const tokens = new Adapter('RefreshToken');
+    expect(await tokens.find(tokenId)).toEqual({ jti: tokenId, accountId: 'b' });
+    const { rows } = await pool.query('SELECT id FROM oidc_models WHERE id = $1', [tokenId]);
+    expect(rows).toEqual([]);
+    await tokens.consume(tokenId);
+    expect(await tokens.find(tokenId)).toMatchObject({ consumed: expect.any(Number) });
+  });
+});

@@ -43,6 +43,15 @@ export function createModelSecrets(options: { pepper: string; keyring: Keyring }
   return {
     storedId,
 
+    /**
+     * The id under which a row of the earlier release, stored in clear, would hold the model
+     * presented as `id`; undefined when there can be none — the model's ids are not hashed, or the
+     * value presented has the form of a stored hash (a stored hash must never work as the value).
+     */
+    idInClear(model: string, id: string): string | undefined {
+      return hashes(model) && !id.startsWith(HASHED_ID_PREFIX) ? id : undefined;
+    },
+
     /** The user code (device flow) as stored and looked up. */
     storedUserCode(model: string, userCode: string): string {
       return hashes(model) ? hash(model, 'user_code', userCode) : userCode;

@@ -34,7 +34,26 @@ export function postgresAdapterFactory(pool: Queryable, secrets: ModelSecrets) {
     }
 
     async find(id: string): Promise<AdapterPayload | undefined> {
-      return this.findBy('id', secrets.storedId(this.model, id), id);
+      const storedId = secrets.storedId(this.model, id);
+      return (await this.findBy('id', storedId, id)) ?? (await this.findInClear(id, storedId));
+    }
+
+    /**
+     * A row a replica of the earlier release stored in clear during a rollout: converted on its
+     * first use, so the token it holds keeps working (stored-in-clear.ts converts the others).
+     */
+    private async findInClear(id: string, storedId: string): Promise<AdapterPayload | undefined> {
+      const idInClear = secrets.idInClear(this.model, id);
+      if (idInClear === undefined) return undefined;
+      const row = await queries.findLive(this.model, 'id', idInClear);
+      if (!row) return undefined;
+      const { userCode } = row.payload;
+      await queries.rewrite(this.model, idInClear, {
+        id: storedId,
+        payload: secrets.toStored(this.model, id, row.payload),
+        userCode: typeof userCode === 'string' ? secrets.storedUserCode(this.model, userCode) : null,
+      });
+      return this.findBy('id', storedId, id);
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
