@@ -12,9 +12,11 @@ const BATCH = 500;
  * do it: the hash key and the key ring are settings, not in the database.
  *
  * Run at start-up before auth serves, and with each sweep (rows a replica of the earlier release
- * still writes during a rollout). Idempotent — a converted row no longer matches — and safe when
- * replicas run it at once: each batch locks its rows and skips those another replica holds.
- * Answers how many rows were converted.
+ * still writes during a rollout; the PostgreSQL adapter converts those it is asked for at once).
+ * Codes and interactions in Redis are not converted: they live minutes, and one written by an
+ * earlier replica is just not found (the person signs in again). Idempotent — a converted row no
+ * longer matches — and safe when replicas run it at once: each batch locks its rows and skips
+ * those another replica holds. Answers how many rows were converted.
  */
 export async function convertModelsStoredInClear(pool: DatabasePool, secrets: ModelSecrets): Promise<number> {
   let converted = 0;
