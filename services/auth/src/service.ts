@@ -21,9 +21,11 @@ import { createCsrfTokens } from './interactions/csrf.ts';
 import { interactionRoutes, type SignedInUser } from './interactions/interaction-routes.ts';
 import { signOutRoute } from './interactions/sign-out-route.ts';
 import { type AuthMetrics, createAuthMetrics } from './metrics/auth-metrics.ts';
+import { createModelSecrets } from './oidc/model-secrets.ts';
 import { sweepExpiredOidcModels } from './oidc/postgres-adapter.ts';
 import { createOidcProvider } from './oidc/provider.ts';
 import { createRedisModelStore } from './oidc/redis-adapter.ts';
+import { convertModelsStoredInClear } from './oidc/stored-in-clear.ts';
 import { createImportedApiKeys } from './provider-migration/imported-api-keys.ts';
 import { createLegacySessionExchange } from './provider-migration/legacy-sessions.ts';
 import { createRateLimits, rateLimitAuthRoutes } from './rate-limits/index.ts';
@@ -49,6 +51,9 @@ export async function createAuthService(
   const pool = createDatabasePool(settings.DATABASE_URL, 10, (error) =>
     logger.warn({ err: error }, 'a pooled PostgreSQL connection was lost'),
   );
+  const modelSecrets = createModelSecrets({ pepper: settings.API_KEY_PEPPER, keyring });
+  const converted = await convertModelsStoredInClear(pool, modelSecrets);
+  if (converted > 0) logger.info({ converted }, 'OAuth models stored in clear were hashed and sealed');
   let cache: Cache;
   if (settings.REDIS_URL) {
     cache = await createRedisCache(settings.REDIS_URL, { logger });
@@ -72,7 +77,7 @@ export async function createAuthService(
     : await createSigningKeyStore(pool, keyring).loadOrCreate();
   const cookieKeys = settings.AUTH_COOKIE_KEYS.split(',');
   const shortLivedModels = settings.REDIS_URL
-    ? await createRedisModelStore(settings.REDIS_URL, { logger })
+    ? await createRedisModelStore(settings.REDIS_URL, { secrets: modelSecrets, logger })
     : undefined;
   const provider = createOidcProvider({
     baseUrl: settings.BASE_URL,
@@ -80,6 +85,7 @@ export async function createAuthService(
     cache,
     shortLivedModels,
     keyring,
+    modelSecrets,
     signingKeys,
     cookieKeys,
     accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
@@ -183,9 +189,13 @@ export async function createAuthService(
 
   // Expired tokens, grants and sessions are deleted in the background; every replica may run it.
   const sweeper = setInterval(() => {
-    Promise.all([sweepExpiredOidcModels(pool), sessions.sweepEnded(), legacySessions.sweep()]).catch(
-      (error: unknown) => logger.warn({ err: error }, 'sweep failed'),
-    );
+    Promise.all([
+      sweepExpiredOidcModels(pool),
+      // Rows a replica of an earlier release wrote during a rollout.
+      convertModelsStoredInClear(pool, modelSecrets),
+      sessions.sweepEnded(),
+      legacySessions.sweep(),
+    ]).catch((error: unknown) => logger.warn({ err: error }, 'sweep failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
 

@@ -24,6 +24,8 @@ let subject: AuthUnderTest;
 let pool: DatabasePool;
 let oldRing: string;
 let userId: string;
+/** A confidential OAuth client, whose secret auth keeps sealed. */
+let oauthClient: { client_id: string; client_secret: string; registration_access_token: string };
 const refreshToken = `1//${randomBytes(24).toString('base64url')}`;
 const cachedToken = {
   accessToken: `ya29.${randomBytes(24).toString('base64url')}`,
@@ -88,6 +90,17 @@ beforeAll(async () => {
     refreshToken,
     grantedScopes: FULL_SCOPES,
   });
+  const registered = await fetch(`${subject.baseUrl}/api/auth/oauth2/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Rotation',
+      redirect_uris: ['http://127.0.0.1:40131/callback'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    }),
+  });
+  expect(registered.status).toBe(201);
+  oauthClient = (await readJson(registered)) as typeof oauthClient;
   if (subject.env.REDIS_URL) {
     const cache = await createRedisCache(subject.env.REDIS_URL);
     cachedToken.expiresAt = Math.floor(Date.now() / 1000) + 3600;
@@ -113,6 +126,7 @@ describe('encryption-key rotation with the reseal CLI', () => {
     expect(run.stdout).toContain('current key: rotated\n');
     expect(run.stdout).toContain('Google refresh tokens: 1 re-encrypted, 0 unreadable\n');
     expect(run.stdout).toContain(`signing keys: ${kidsBefore.length} re-encrypted, 0 unreadable\n`);
+    expect(run.stdout).toContain('OAuth client secrets: 1 re-encrypted, 0 unreadable\n');
     if (subject.env.REDIS_URL) {
       // Redis is shared with other test files, whose entries this ring cannot open: at least ours.
       const cached = /^cached Google access tokens: (\d+) re-encrypted/m.exec(run.stdout);
@@ -122,7 +136,8 @@ describe('encryption-key rotation with the reseal CLI', () => {
     }
     const sealed = await pool.query<{ key_id: string }>(
       `SELECT split_part(refresh_token_encrypted, '.', 2) AS key_id FROM google_connections
-       UNION ALL SELECT split_part(private_jwk_encrypted, '.', 2) FROM signing_keys`,
+       UNION ALL SELECT split_part(private_jwk_encrypted, '.', 2) FROM signing_keys
+       UNION ALL SELECT split_part(payload->>'client_secret_sealed', '.', 2) FROM oidc_models WHERE model = 'Client'`,
     );
     expect(new Set(sealed.rows.map((row) => row.key_id))).toEqual(new Set(['rotated']));
   });
@@ -132,6 +147,7 @@ describe('encryption-key rotation with the reseal CLI', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Google refresh tokens: 0 re-encrypted, 0 unreadable\n');
     expect(run.stdout).toContain('signing keys: 0 re-encrypted, 0 unreadable\n');
+    expect(run.stdout).toContain('OAuth client secrets: 0 re-encrypted, 0 unreadable\n');
   });
 
   it('after the old key leaves the ring, auth starts with the same signing keys and every secret opens', async () => {
@@ -143,6 +159,11 @@ describe('encryption-key rotation with the reseal CLI', () => {
     expect(connections.unsealRefreshToken(connection!)).toBe(refreshToken);
     const stored = await createSigningKeyStore(pool, keyring).list();
     expect(stored.map((key) => key.kid).sort()).toEqual(kidsBefore);
+    const registration = await fetch(`${subject.baseUrl}/api/auth/oauth2/register/${oauthClient.client_id}`, {
+      headers: { authorization: `Bearer ${oauthClient.registration_access_token}` },
+    });
+    expect(registration.status).toBe(200);
+    expect((await readJson(registration)).client_secret).toBe(oauthClient.client_secret);
     if (subject.env.REDIS_URL) {
       const cache = await createRedisCache(subject.env.REDIS_URL);
       try {

@@ -3,6 +3,8 @@ import { createTestRedis, type TestRedis } from '@sheetgate/test-harness';
 import type { Adapter } from 'oidc-provider';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKeyringSpec, parseKeyring } from '../src/crypto/keyring.ts';
+import { createModelSecrets } from '../src/oidc/model-secrets.ts';
 import { createRedisModelStore, type RedisModelStore } from '../src/oidc/redis-adapter.ts';
 
 // The provider's short-lived models on a real Redis (what every auth replica shares). Without a
@@ -13,10 +15,17 @@ const redis: TestRedis = await createTestRedis();
 let store: RedisModelStore | undefined;
 let inspector: ReturnType<typeof createClient> | undefined;
 const namespace = `sheetgate:test:${randomBytes(4).toString('hex')}:oidc:`;
+const secrets = createModelSecrets({
+  pepper: randomBytes(32).toString('base64url'),
+  keyring: parseKeyring(generateKeyringSpec()),
+});
+/** The Redis key of the code presented as `codeId`. */
+const codeKey = (codeId: string) =>
+  `${namespace}AuthorizationCode:${secrets.storedId('AuthorizationCode', codeId)}`;
 
 beforeAll(async () => {
   if (!redis.url) return;
-  store = await createRedisModelStore(redis.url, { namespace });
+  store = await createRedisModelStore(redis.url, { namespace, secrets });
   inspector = createClient({ url: redis.url });
   await inspector.connect();
 });
@@ -40,7 +49,7 @@ describe.skipIf(!redis.url)('oidc-provider models on Redis', () => {
     const codeId = id();
     await codes.upsert(codeId, { accountId: 'a', grantId: id(), exp: 1 }, 60);
     expect(await codes.find(codeId)).toMatchObject({ accountId: 'a' });
-    const ttl = await inspector!.ttl(`${namespace}AuthorizationCode:${codeId}`);
+    const ttl = await inspector!.ttl(codeKey(codeId));
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(60);
     await codes.destroy(codeId);
@@ -58,7 +67,7 @@ describe.skipIf(!redis.url)('oidc-provider models on Redis', () => {
   it('marks a code consumed without changing its payload or its expiry', async () => {
     const codeId = id();
     await codes.upsert(codeId, { accountId: 'a', grantId: id() }, 60);
-    const key = `${namespace}AuthorizationCode:${codeId}`;
+    const key = codeKey(codeId);
     await codes.consume(codeId);
     const found = await codes.find(codeId);
     expect(found).toMatchObject({ accountId: 'a', consumed: expect.any(Number) });
@@ -68,7 +77,7 @@ describe.skipIf(!redis.url)('oidc-provider models on Redis', () => {
   it('consuming a code that is gone does not bring it back (as a key without expiry)', async () => {
     const codeId = id();
     await codes.consume(codeId);
-    expect(await inspector!.exists(`${namespace}AuthorizationCode:${codeId}`)).toBe(0);
+    expect(await inspector!.exists(codeKey(codeId))).toBe(0);
     expect(await codes.find(codeId)).toBeUndefined();
   });
 
@@ -77,7 +86,7 @@ describe.skipIf(!redis.url)('oidc-provider models on Redis', () => {
     const payload = { accountId: 'a', grantId: id() };
     await codes.upsert(codeId, payload, 60);
     await Promise.all(Array.from({ length: 10 }, () => codes.consume(codeId)));
-    const key = `${namespace}AuthorizationCode:${codeId}`;
+    const key = codeKey(codeId);
     const stored = await inspector!.hGetAll(key);
     expect(Object.keys(stored).sort()).toEqual(['consumed', 'payload']);
     expect(JSON.parse(stored.payload!)).toEqual(payload);
@@ -94,7 +103,7 @@ describe.skipIf(!redis.url)('oidc-provider models on Redis', () => {
       codes.destroy(destroyedId),
       ...Array.from({ length: 5 }, consume),
     ]);
-    expect(await inspector!.exists(`${namespace}AuthorizationCode:${destroyedId}`)).toBe(0);
+    expect(await inspector!.exists(codeKey(destroyedId))).toBe(0);
     expect(await codes.find(destroyedId)).toBeUndefined();
   });
 

@@ -3,9 +3,9 @@
  * first in AUTH_ENCRYPTION_KEYS and auth rolled out with it,
  *   pnpm --filter @sheetgate/auth reseal        (in an image: node src/crypto/reseal-cli.ts)
  * re-encrypts every stored secret under that key and says how many it re-encrypted and how many
- * it could not read. Exit status 0 when every stored Google refresh token and signing key is now
- * under the current key, 1 otherwise: an unreadable one was written with a key no longer in the
- * ring (or tampered with), and no rotation will bring it back.
+ * it could not read. Exit status 0 when every stored Google refresh token, signing key and OAuth
+ * client secret is now under the current key, 1 otherwise: an unreadable one was written with a
+ * key no longer in the ring (or tampered with), and no rotation will bring it back.
  */
 import { createLogger, loadSettingsOrExit, setting } from '@sheetgate/service-runtime';
 import { z } from 'zod';
@@ -36,6 +36,7 @@ try {
   process.stdout.write(`current key: ${keyring.currentKeyId}\n`);
   process.stdout.write(line('Google refresh tokens', report.googleRefreshTokens));
   process.stdout.write(line('signing keys', report.signingKeys));
+  process.stdout.write(line('OAuth client secrets', report.oauthClientSecrets));
   process.stdout.write(
     report.cachedGoogleAccessTokens
       ? line('cached Google access tokens', report.cachedGoogleAccessTokens)
@@ -43,11 +44,15 @@ try {
   );
   // Cached access tokens are disposable (an unreadable one is refreshed at Google), so only the
   // stored secrets decide the exit status.
-  const unreadable = report.googleRefreshTokens.unreadable + report.signingKeys.unreadable;
+  const unreadable =
+    report.googleRefreshTokens.unreadable +
+    report.signingKeys.unreadable +
+    report.oauthClientSecrets.unreadable;
   if (unreadable > 0) {
     process.stderr.write(
       `reseal: ${unreadable} secret(s) could not be read with any key in AUTH_ENCRYPTION_KEYS; ` +
-        'people with an unreadable Google token must reconnect Google, an unreadable signing key must be replaced (keys stage/promote/prune)\n',
+        'people with an unreadable Google token must reconnect Google, an unreadable signing key must be replaced (keys stage/promote/prune), ' +
+        'an OAuth client with an unreadable secret must register again\n',
     );
     process.exitCode = 1;
   }

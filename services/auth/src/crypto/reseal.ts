@@ -3,6 +3,8 @@ import { type AuthRedisClient, createAuthRedisClient } from '../cache/redis-clie
 import type { DatabasePool } from '../db/pool.ts';
 import { ACCESS_TOKEN_KEY_PREFIX } from '../google/access-token-cache.ts';
 import { createGoogleConnectionLibrary } from '../google/google-connections.ts';
+import { clientSecretContext } from '../oidc/model-secrets.ts';
+import { createOidcModelQueries } from '../oidc/oidc-model-queries.ts';
 import { createSigningKeyStore } from '../signing-keys/signing-key-store.ts';
 import type { Keyring } from './keyring.ts';
 import { type ResealCount, resealEach } from './reseal-each.ts';
@@ -10,6 +12,8 @@ import { type ResealCount, resealEach } from './reseal-each.ts';
 export interface ResealReport {
   googleRefreshTokens: ResealCount;
   signingKeys: ResealCount;
+  /** Secrets of confidential OAuth clients (registered dynamically). */
+  oauthClientSecrets: ResealCount;
   /** Undefined without Redis: the in-process cache lives and dies with each auth process. */
   cachedGoogleAccessTokens?: ResealCount;
 }
@@ -52,9 +56,21 @@ async function* cachedAccessTokensUnderOlderKeys(client: AuthRedisClient, keyrin
   }
 }
 
+/** Client secrets in the provider's store, each bound to its client id. */
+async function resealOAuthClientSecrets(pool: DatabasePool, keyring: Keyring): Promise<ResealCount> {
+  const models = createOidcModelQueries(pool);
+  const secrets = (await models.sealedClientSecrets())
+    .filter(({ sealed }) => keyring.keyIdOf(sealed) !== keyring.currentKeyId)
+    .map(({ id, sealed }) => ({ id, sealed, associatedData: clientSecretContext(id) }));
+  return resealEach(keyring, secrets, ({ id, sealed }, resealed) =>
+    models.replaceSealedClientSecret(id, sealed, resealed),
+  );
+}
+
 /**
  * After a new key was put first in AUTH_ENCRYPTION_KEYS: re-encrypts every secret auth keeps
- * under an older key — Google refresh tokens, stored signing keys, and (with Redis) cached Google
+ * under an older key — Google refresh tokens, stored signing keys, OAuth client secrets, and (with
+ * Redis) cached Google
  * access tokens — so the older keys can then leave the ring. Idempotent, and safe while auth runs:
  * every write is a compare-and-swap on the value read.
  */
@@ -67,6 +83,7 @@ export async function resealStoredSecrets(options: {
   return {
     googleRefreshTokens: await createGoogleConnectionLibrary({ pool, keyring }).resealWithCurrentKey(),
     signingKeys: await createSigningKeyStore(pool, keyring).resealWithCurrentKey(),
+    oauthClientSecrets: await resealOAuthClientSecrets(pool, keyring),
     ...(options.redisUrl
       ? { cachedGoogleAccessTokens: await resealCachedGoogleAccessTokens(options.redisUrl, keyring) }
       : {}),

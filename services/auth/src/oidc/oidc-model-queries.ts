@@ -17,21 +17,20 @@ export interface ConnectedAppRow {
  */
 export function createOidcModelQueries(pool: Queryable) {
   return {
-    async upsert(model: string, id: string, payload: AdapterPayload, expiresAt: Date | null): Promise<void> {
+    /** `id` and `payload` as stored (model-secrets.ts); the columns come from the provider's payload. */
+    async upsert(
+      model: string,
+      id: string,
+      payload: AdapterPayload,
+      columns: { grantId: string | null; userCode: string | null; uid: string | null },
+      expiresAt: Date | null,
+    ): Promise<void> {
       await pool.query(
         `INSERT INTO oidc_models (model, id, payload, grant_id, user_code, uid, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (model, id) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id,
            user_code = excluded.user_code, uid = excluded.uid, expires_at = excluded.expires_at`,
-        [
-          model,
-          id,
-          payload,
-          payload.grantId ?? null,
-          payload.userCode ?? null,
-          payload.uid ?? null,
-          expiresAt,
-        ],
+        [model, id, payload, columns.grantId, columns.userCode, columns.uid, expiresAt],
       );
     },
 
@@ -40,9 +39,9 @@ export function createOidcModelQueries(pool: Queryable) {
       model: string,
       column: 'id' | 'uid' | 'user_code',
       value: string,
-    ): Promise<{ payload: AdapterPayload; consumed_at: Date | null } | undefined> {
-      const { rows } = await pool.query<{ payload: AdapterPayload; consumed_at: Date | null }>(
-        `SELECT payload, consumed_at FROM oidc_models
+    ): Promise<{ id: string; payload: AdapterPayload; consumed_at: Date | null } | undefined> {
+      const { rows } = await pool.query<{ id: string; payload: AdapterPayload; consumed_at: Date | null }>(
+        `SELECT id, payload, consumed_at FROM oidc_models
          WHERE model = $1 AND ${column} = $2 AND (expires_at IS NULL OR expires_at > now())`,
         [model, value],
       );
@@ -63,6 +62,78 @@ export function createOidcModelQueries(pool: Queryable) {
     /** Every model bound to the grant, whatever its model. */
     async deleteByGrantId(grantId: string): Promise<void> {
       await pool.query('DELETE FROM oidc_models WHERE grant_id = $1', [grantId]);
+    },
+
+    /**
+     * Up to `limit` rows the previous release wrote in clear (see model-secrets.ts): a bearer
+     * model's id not yet hashed, or a client's secret not yet sealed. Locked for rewriting in the
+     * caller's transaction; rows another replica is rewriting are skipped.
+     */
+    async lockRowsInClear(
+      limit: number,
+      clearIdModels: readonly string[],
+      hashedIdPrefix: string,
+    ): Promise<Array<{ model: string; id: string; payload: AdapterPayload; user_code: string | null }>> {
+      const { rows } = await pool.query<{
+        model: string;
+        id: string;
+        payload: AdapterPayload;
+        user_code: string | null;
+      }>(
+        `SELECT model, id, payload, user_code FROM oidc_models
+          WHERE (model <> ALL($2::text[]) AND left(id, length($3)) <> $3)
+             OR (model = 'Client' AND payload ? 'client_secret')
+          LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [limit, clearIdModels, hashedIdPrefix],
+      );
+      return rows;
+    },
+
+    /**
+     * Moves a row to its stored form. Should the new id be taken already (a replica of the new
+     * release stored the same model meanwhile), that row is the newer one: the old row just goes.
+     */
+    async rewrite(
+      model: string,
+      id: string,
+      stored: { id: string; payload: AdapterPayload; userCode: string | null },
+    ): Promise<void> {
+      if (stored.id === id) {
+        await pool.query('UPDATE oidc_models SET payload = $3, user_code = $4 WHERE model = $1 AND id = $2', [
+          model,
+          id,
+          stored.payload,
+          stored.userCode,
+        ]);
+        return;
+      }
+      await pool.query(
+        `WITH old AS (DELETE FROM oidc_models WHERE model = $1 AND id = $2
+                      RETURNING grant_id, uid, expires_at, consumed_at)
+         INSERT INTO oidc_models (model, id, payload, grant_id, user_code, uid, expires_at, consumed_at)
+         SELECT $1, $3, $4, grant_id, $5, uid, expires_at, consumed_at FROM old
+         ON CONFLICT (model, id) DO NOTHING`,
+        [model, id, stored.id, stored.payload, stored.userCode],
+      );
+    },
+
+    /** Client rows whose secret is sealed, for resealing under the key ring's current key. */
+    async sealedClientSecrets(): Promise<Array<{ id: string; sealed: string }>> {
+      const { rows } = await pool.query<{ id: string; sealed: string }>(
+        `SELECT id, payload->>'client_secret_sealed' AS sealed FROM oidc_models
+          WHERE model = 'Client' AND payload ? 'client_secret_sealed'`,
+      );
+      return rows;
+    },
+
+    /** Replaces a sealed client secret if it is still the one read; true when it was. */
+    async replaceSealedClientSecret(id: string, sealed: string, resealed: string): Promise<boolean> {
+      const { rowCount } = await pool.query(
+        `UPDATE oidc_models SET payload = jsonb_set(payload, '{client_secret_sealed}', to_jsonb($3::text))
+          WHERE model = 'Client' AND id = $1 AND payload->>'client_secret_sealed' = $2`,
+        [id, sealed, resealed],
+      );
+      return rowCount === 1;
     },
 
     /** Deletes expired model instances; answers how many. */

@@ -9,6 +9,7 @@ import type { SigningKey } from '../signing-keys/signing-key-store.ts';
 import { createUserQueries } from '../users/user-queries.ts';
 import { clientMetadataPolicy } from './client-metadata-policy.ts';
 import { auditGrantRevocations } from './grant-audit.ts';
+import type { ModelSecrets } from './model-secrets.ts';
 import { createOidcModelQueries } from './oidc-model-queries.ts';
 import { postgresAdapterFactory } from './postgres-adapter.ts';
 import { type RedisModelStore, SHORT_LIVED_MODELS } from './redis-adapter.ts';
@@ -31,6 +32,8 @@ export interface ProviderOptions {
   /** Where short-lived models (codes, interactions, replay detection) live: Redis when configured; PostgreSQL otherwise. */
   shortLivedModels?: RedisModelStore;
   keyring: Keyring;
+  /** How bearer ids and client secrets are stored (hashed, sealed). */
+  modelSecrets: ModelSecrets;
   signingKeys: SigningKey[];
   cookieKeys: string[];
   accessTokenTtlSeconds: number;
@@ -46,7 +49,7 @@ export function createOidcProvider(options: ProviderOptions): Provider {
   const pool = providerQueryable(options.pool);
   const resource = mcpResource(baseUrl);
   const knownScopes = new Set<string>([...OIDC_SCOPES, ...RESOURCE_SCOPES]);
-  const PostgresAdapter = postgresAdapterFactory(pool);
+  const PostgresAdapter = postgresAdapterFactory(pool, options.modelSecrets);
   const models = createOidcModelQueries(pool);
   const users = createUserQueries(pool);
   const signingAlgorithm = options.signingKeys[0]?.alg ?? 'ES256';

@@ -2,6 +2,7 @@ import type { Logger } from '@sheetgate/service-runtime';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { createAuthRedisClient } from '../cache/redis-client.ts';
 import { StoreUnavailableError } from '../cache/store-unavailable.ts';
+import type { ModelSecrets } from './model-secrets.ts';
 import { ProviderStoreUnavailable } from './store-outage.ts';
 
 /** The short-lived models kept in Redis rather than PostgreSQL (docs/design.md §5). */
@@ -31,7 +32,8 @@ const FALLBACK_TTL_SECONDS = 3600;
  * interactions (minutes), authorization codes (a minute) and replay detection.
  * Losing them on a Redis restart costs a person at most one retried connection.
  *
- * Each model is a hash (`payload`, and `consumed` once used) that expires with the model; codes
+ * Each model is a hash (`payload`, and `consumed` once used) that expires with the model, stored as
+ * in PostgreSQL (model-secrets.ts): under the keyed hash of its id, without the id; codes
  * are also listed in a set per grant, so revoking a grant (code reuse, disconnect) deletes them.
  * Writes are atomic: an upsert is one MULTI, consume and revocation one script each.
  *
@@ -41,8 +43,9 @@ const FALLBACK_TTL_SECONDS = 3600;
  */
 export async function createRedisModelStore(
   url: string,
-  options: { namespace?: string; logger?: Logger | undefined } = {},
+  options: { secrets: ModelSecrets; namespace?: string; logger?: Logger | undefined },
 ) {
+  const { secrets } = options;
   const namespace = options.namespace ?? 'sheetgate:oidc:';
   const client = await createAuthRedisClient(url, {
     label: 'oidc models',
@@ -66,8 +69,13 @@ export async function createRedisModelStore(
       this.model = model;
     }
 
+    /** The key of the model presented as `id`. */
     private key(id: string) {
-      return `${namespace}${this.model}:${id}`;
+      return this.storedKey(secrets.storedId(this.model, id));
+    }
+
+    private storedKey(storedId: string) {
+      return `${namespace}${this.model}:${storedId}`;
     }
 
     private uidKey(uid: string) {
@@ -75,11 +83,14 @@ export async function createRedisModelStore(
     }
 
     upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-      const key = this.key(id);
+      const storedId = secrets.storedId(this.model, id);
+      const key = this.storedKey(storedId);
+      const stored = secrets.toStored(this.model, id, payload);
       const ttl = Math.max(1, Math.ceil(expiresIn || FALLBACK_TTL_SECONDS));
       return attempt(async () => {
-        const write = client.multi().del(key).hSet(key, 'payload', JSON.stringify(payload)).expire(key, ttl);
-        if (payload.uid) write.set(this.uidKey(payload.uid), id, { expiration: { type: 'EX', value: ttl } });
+        const write = client.multi().del(key).hSet(key, 'payload', JSON.stringify(stored)).expire(key, ttl);
+        if (payload.uid)
+          write.set(this.uidKey(payload.uid), storedId, { expiration: { type: 'EX', value: ttl } });
         if (payload.grantId) {
           // The set lives as long as its longest-lived member: NX gives a new set its expiry, GT
           // lengthens it for a later member.
@@ -90,16 +101,24 @@ export async function createRedisModelStore(
       });
     }
 
-    async find(id: string): Promise<AdapterPayload | undefined> {
-      const stored = await attempt(() => client.hGetAll(this.key(id)));
-      if (!stored.payload) return undefined;
-      const payload = JSON.parse(stored.payload) as AdapterPayload;
-      return stored.consumed ? { ...payload, consumed: Number(stored.consumed) } : payload;
+    find(id: string): Promise<AdapterPayload | undefined> {
+      return this.findStored(secrets.storedId(this.model, id), id);
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      const id = await attempt(() => client.get(this.uidKey(uid)));
-      return id ? this.find(id) : undefined;
+      const storedId = await attempt(() => client.get(this.uidKey(uid)));
+      return storedId ? this.findStored(storedId, undefined) : undefined;
+    }
+
+    private async findStored(storedId: string, id: string | undefined): Promise<AdapterPayload | undefined> {
+      const stored = await attempt(() => client.hGetAll(this.storedKey(storedId)));
+      if (!stored.payload) return undefined;
+      const payload = secrets.fromStored(this.model, JSON.parse(stored.payload) as AdapterPayload, {
+        storedId,
+        ...(id === undefined ? {} : { id }),
+      });
+      if (!payload) return undefined;
+      return stored.consumed ? { ...payload, consumed: Number(stored.consumed) } : payload;
     }
 
     async findByUserCode(): Promise<AdapterPayload | undefined> {
