@@ -10,6 +10,7 @@ import { createUserQueries } from '../users/user-queries.ts';
 import { clientMetadataPolicy } from './client-metadata-policy.ts';
 import { auditGrantRevocations } from './grant-audit.ts';
 import { createOidcModelQueries } from './oidc-model-queries.ts';
+import { allowMetadataDocumentFetch, createOutboundFetch } from './outbound-fetch.ts';
 import { postgresAdapterFactory } from './postgres-adapter.ts';
 import { type RedisModelStore, SHORT_LIVED_MODELS } from './redis-adapter.ts';
 import { refreshRetryWindow } from './refresh-retry.ts';
@@ -107,10 +108,9 @@ export function createOidcProvider(options: ProviderOptions): Provider {
       revocation: { enabled: true },
       userinfo: { enabled: true },
       rpInitiatedLogout: { enabled: true },
-      // Documents are fetched through oidc-provider's own SSRF protection: its HTTP agent drops
-      // any connection to a special-use address (loopback, private, link-local, …) whatever name
-      // resolved to it. The client policy applies to them as to registered clients.
-      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
+      // Documents are fetched through `fetch` below, which checks every address before it
+      // connects (outbound-fetch.ts). The client policy applies to them as to registered clients.
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02', allowFetch: allowMetadataDocumentFetch },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => resource,
@@ -127,6 +127,8 @@ export function createOidcProvider(options: ProviderOptions): Provider {
         },
       },
     } as Configuration['features'],
+    // Every URL the provider fetches is chosen by a client (SSRF): see outbound-fetch.ts.
+    fetch: createOutboundFetch(),
     clientBasedCORS: () => true,
     // Auth's own route first: the provider scopes its interaction cookie to this path, so only
     // routes below it can complete the interaction (see interactions/interaction-routes.ts).
