@@ -7,11 +7,13 @@ import type { Keyring } from '../crypto/keyring.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { SigningKey } from '../signing-keys/signing-key-store.ts';
 import { createUserQueries } from '../users/user-queries.ts';
+import { anonymousEndSession } from './anonymous-end-session.ts';
 import { clientMetadataPolicy } from './client-metadata-policy.ts';
 import { auditGrantRevocations } from './grant-audit.ts';
 import { createOidcModelQueries } from './oidc-model-queries.ts';
 import { allowMetadataDocumentFetch, createOutboundFetch } from './outbound-fetch.ts';
 import { postgresAdapterFactory } from './postgres-adapter.ts';
+import { logoutSource, postLogoutSuccessSource, providerPageHeaders } from './provider-pages.ts';
 import { type RedisModelStore, SHORT_LIVED_MODELS } from './redis-adapter.ts';
 import { refreshRetryWindow } from './refresh-retry.ts';
 import {
@@ -107,7 +109,7 @@ export function createOidcProvider(options: ProviderOptions): Provider {
       registration: { enabled: true },
       revocation: { enabled: true },
       userinfo: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
       // Documents are fetched through `fetch` below, which checks every address before it
       // connects (outbound-fetch.ts). The client policy applies to them as to registered clients.
       clientIdMetadataDocument: { enabled: true, ack: 'draft-02', allowFetch: allowMetadataDocumentFetch },
@@ -164,7 +166,9 @@ export function createOidcProvider(options: ProviderOptions): Provider {
 
   const provider = new Provider(baseUrl, configuration);
   provider.proxy = true;
+  provider.use(providerPageHeaders());
   provider.use(providerStoreOutages());
+  provider.use(anonymousEndSession(provider));
   provider.use(resourceParameterGuard(baseUrl));
   provider.use(refreshRetryWindow({ cache, keyring: options.keyring, tokenPath: OIDC_ROUTES.token, logger }));
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'provider server error'));
