@@ -123,6 +123,23 @@ describe('pages the provider renders', () => {
     );
   });
 
+  it('"Yes, sign me out" ends the provider session and returns to the app', async () => {
+    const browser = await oauth.signedInBrowser(userId);
+    await oauth.authorize(browser, oauth.codeRequest(clientId, WEB_REDIRECT).params);
+    const before = await storedSessions();
+    const confirmation = await browser.navigate(
+      `${subject.baseUrl}${endSession}?${new URLSearchParams({
+        client_id: clientId,
+        post_logout_redirect_uri: LOGGED_OUT,
+        state: 'abc',
+      })}`,
+    );
+    const confirmed = await browser.pressButton(confirmation, 'Yes, sign me out');
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.location).toBe(`${LOGGED_OUT}?state=abc`);
+    expect(await storedSessions()).toBe(before - 1);
+  });
+
   it('the signed-out page', async () => {
     const response = await fetch(`${subject.baseUrl}${endSession}/success?client_id=${clientId}`);
     expect(response.status).toBe(200);

@@ -35,12 +35,12 @@ ${content}
 export async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void> {
   const app = ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId;
   ctx.type = 'html';
+  const buttons = `<p><button autofocus type="submit" name="logout" value="yes">Yes, sign me out</button>
+<button type="submit">No, stay signed in</button></p>`;
   ctx.body = page(
     'Sign out of Sheetgate?',
     `<p>${app ? `${escapeHtml(app)} asks to sign you out` : 'An app asks to sign you out'} of Sheetgate in this browser.</p>
-${form}
-<p><button autofocus type="submit" form="op.logoutForm" name="logout" value="yes">Yes, sign me out</button>
-<button type="submit" form="op.logoutForm">No, stay signed in</button></p>`,
+${form.replace('</form>', `${buttons}</form>`)}`,
   );
 }
 
