@@ -487,6 +487,39 @@ describe('prompt and login_hint', () => {
     expect(fine.status).toBe(200);
   });
 
+  it('max_age: the chooser is always shown, and the ID token says when the account was chosen', async () => {
+    const idTokenOf = async (params: Record<string, string>) => {
+      const redirect = await consent(authorizationUrl({ scope: 'openid email', ...params }), {
+        account: 'alice@example.com',
+      });
+      const { tokens } = await oauthClientFor(fresh.emulator, fresh.clientA).getToken(
+        redirect.searchParams.get('code')!,
+      );
+      return JSON.parse(Buffer.from(tokens.id_token!.split('.')[1]!, 'base64url').toString()) as {
+        auth_time?: number;
+      };
+    };
+    const before = Math.floor(Date.now() / 1000);
+    const asked = await idTokenOf({ max_age: '0' });
+    expect(asked.auth_time).toBeGreaterThanOrEqual(before);
+    expect(asked.auth_time).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
+    // Without max_age, Google does not say (OpenID Connect Core §2: auth_time is then optional).
+    expect((await idTokenOf({})).auth_time).toBeUndefined();
+    // Nobody can authenticate again without a page.
+    const silent = await fetch(
+      authorizationUrl({ scope: 'openid', prompt: 'none', max_age: '0', login_hint: 'alice@example.com' }),
+      { redirect: 'manual' },
+    );
+    expect(new URL(silent.headers.get('location')!).searchParams.get('error')).toBe('login_required');
+    for (const maxAge of ['-1', 'soon', '1.5']) {
+      const page = await fetch(authorizationUrl({ scope: 'openid', max_age: maxAge }), {
+        redirect: 'manual',
+      });
+      expect(page.status, maxAge).toBe(400);
+      expect(await page.text()).toContain('invalid_request');
+    }
+  });
+
   it('puts the account a login_hint names by sub first on the chooser', async () => {
     const { tokens } = await signIn(fresh.emulator, fresh.clientA, {
       account: 'carol@example.com',

@@ -122,7 +122,9 @@ export async function createAuthService(
   const connectedApps = createConnectedApps({ pool, provider, audit });
   const signedInUser: SignedInUser = async (ctx) => {
     const session = await sessions.findByCookieValue(sessionCookie.read(ctx));
-    return session ? { userId: session.userId, sessionId: session.id } : undefined;
+    return session
+      ? { userId: session.userId, sessionId: session.id, signedInAt: session.signedInAt }
+      : undefined;
   };
 
   const app = createAuthApp({

@@ -12,8 +12,8 @@ import { createTestTls, type TestTls } from './support/test-tls.ts';
 // Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document, MCP 2025-11-25):
 // the client_id is an https URL, and the real auth process fetches the document from a real HTTPS
 // server in this test. The documents are served on a test host name that the process resolves to
-// this machine (support/resolve-test-hosts.ts); other loopback URLs meet the provider's own
-// protection, as in production.
+// this machine (support/resolve-test-hosts.ts); other loopback URLs meet auth's SSRF protection,
+// as in production (oauth-client-metadata-fetch.test.ts).
 
 const HOST = 'clients.sheetgate.test';
 let tls: TestTls;
@@ -254,7 +254,7 @@ describe('Client ID Metadata Documents', () => {
       expect(response.status).toBe(400);
       expect(response.headers.get('location')).toBeNull();
       expect(((await response.json()) as { error: string }).error).toBe('invalid_client');
-      // The provider's agent dropped the connection before any request reached the server.
+      // Refused before any request reached the server.
       expect(fetched.get(path) ?? 0).toBe(0);
     },
   );

@@ -38,7 +38,19 @@ describe('dashboard sessions', () => {
       id: session.id,
       userId,
       expiresAt: session.expiresAt,
+      signedInAt: expect.any(Date),
     });
+  });
+
+  it('remembers when the person signed in at Google', async () => {
+    const sessions = createSessionStore(pool);
+    const signedInAt = new Date(Date.now() - 90_000);
+    const session = await sessions.create(userId, { signedInAt });
+    expect((await sessions.findByCookieValue(session.cookieValue))?.signedInAt).toEqual(signedInAt);
+    const now = Date.now();
+    const fresh = await sessions.create(userId);
+    const found = (await sessions.findByCookieValue(fresh.cookieValue))!.signedInAt.getTime();
+    expect(Math.abs(found - now)).toBeLessThan(2000);
   });
 
   it('does not find unknown, malformed or missing cookie values', async () => {

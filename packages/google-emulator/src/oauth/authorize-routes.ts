@@ -27,6 +27,8 @@ interface PendingAuthorization {
   includeGrantedScopes: boolean;
   /** The account `login_hint` names (by email or by `sub`), when it is one of the accounts. */
   hintedAccount: string | undefined;
+  /** `max_age`: the ID token then says when the person authenticated (`auth_time`). */
+  maxAge: number | undefined;
   createdAt: number;
 }
 
@@ -87,6 +89,8 @@ export function authorizeRoutes(deps: {
       codeChallengeMethod: request.codeChallengeMethod,
       offline: request.offline,
       forceConsent: request.forceConsent,
+      // The emulator keeps no browser session: whoever picks an account authenticates now.
+      authTime: request.maxAge === undefined ? undefined : Math.floor(Date.now() / 1000),
     };
     const code = deps.grants.issueCode(authorization);
     redirectBack(ctx, request, { code, scope: scopes.join(' '), authuser: '0', prompt: 'consent' });
@@ -105,7 +109,10 @@ export function authorizeRoutes(deps: {
         // nobody is: login_required. Signed in, but some scope never granted to this client:
         // interaction_required, as Google answers when consent would have to be shown.
         const email = request.hintedAccount;
-        if (!email) return redirectBack(ctx, request, { error: 'login_required' });
+        // Without a page nobody can authenticate again, and the emulator cannot tell how long ago
+        // the hinted account did: a max_age cannot be met silently.
+        if (!email || request.maxAge !== undefined)
+          return redirectBack(ctx, request, { error: 'login_required' });
         const granted = deps.grants.previouslyGranted(email, request.clientId);
         const covered = request.scopes.every((scope) => isIdentityScope(scope) || granted.includes(scope));
         if (granted.length === 0 || !covered)
@@ -227,6 +234,10 @@ function parseAuthorizationRequest(
       'Invalid parameter value for prompt: none must not be combined with other values',
     );
   }
+  const maxAge = query.get('max_age');
+  if (maxAge !== null && !/^\d{1,10}$/.test(maxAge)) {
+    throw new AuthorizationPageError('invalid_request', `Invalid parameter value for max_age: ${maxAge}`);
+  }
   return {
     clientId,
     redirectUri,
@@ -240,6 +251,7 @@ function parseAuthorizationRequest(
     includeGrantedScopes: query.get('include_granted_scopes') === 'true',
     promptNone: prompt.includes('none'),
     hintedAccount: accountNamedBy(query.get('login_hint'), accounts),
+    maxAge: maxAge === null ? undefined : Number(maxAge),
     createdAt: Date.now(),
   };
 }

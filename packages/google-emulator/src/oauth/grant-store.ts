@@ -13,6 +13,8 @@ export interface Authorization {
   offline: boolean;
   /** `prompt=consent`: Google issues a fresh refresh token even when the grant already has one. */
   forceConsent: boolean;
+  /** When the person authenticated (epoch seconds), given when the request had `max_age`. */
+  authTime?: number | undefined;
 }
 
 interface AuthorizationCode extends Authorization {

@@ -29,7 +29,15 @@ export function grantsOpenId(scopes: readonly string[]): boolean {
 /** An RS256 ID token as Google issues it, with the emulator's URL as issuer. */
 export function signIdToken(
   key: SigningKey,
-  options: { issuer: string; clientId: string; account: Account; scopes: readonly string[]; nonce?: string },
+  options: {
+    issuer: string;
+    clientId: string;
+    account: Account;
+    scopes: readonly string[];
+    nonce?: string;
+    /** Present when the request had `max_age` (OpenID Connect Core §2: then REQUIRED). */
+    authTime?: number;
+  },
 ): Promise<string> {
   const iat = Math.floor(Date.now() / 1000);
   return key.sign({
@@ -38,6 +46,7 @@ export function signIdToken(
     aud: options.clientId,
     ...identityClaims(options.account, options.scopes),
     ...(options.nonce ? { nonce: options.nonce } : {}),
+    ...(options.authTime !== undefined ? { auth_time: options.authTime } : {}),
     iat,
     exp: iat + ID_TOKEN_TTL_SECONDS,
   });

@@ -112,6 +112,7 @@ async function exchangeCode(form: URLSearchParams, client: OAuthClientConfig, de
             account: accountFor(email),
             scopes,
             ...(authorization.nonce ? { nonce: authorization.nonce } : {}),
+            ...(authorization.authTime !== undefined ? { authTime: authorization.authTime } : {}),
           }),
         }
       : {}),

@@ -29,11 +29,13 @@ import { loginPageWithError } from './return-to.ts';
 import { createSignInStates } from './sign-in-state.ts';
 
 const SIGN_IN_PATH = '/api/auth/google';
+const MAX_AGE = /^\d{1,9}$/;
 
 /**
  * Google sign-in for people (dashboard and OAuth interactions):
- * - `GET /api/auth/google/start?return_to=/path` sends the browser to Google with state, PKCE
- *   (S256) and a nonce, kept server-side and bound to this browser;
+ * - `GET /api/auth/google/start?return_to=/path[&max_age=N]` sends the browser to Google with
+ *   state, PKCE (S256) and a nonce, kept server-side and bound to this browser; `max_age` (from an
+ *   app's `prompt=login` or `max_age`) asks Google to authenticate the person again;
  * - `GET /api/auth/google/callback` checks all three, records the user and their Google
  *   connection, starts a dashboard session and returns the browser to `return_to`.
  */
@@ -73,11 +75,13 @@ export function createGoogleSignIn(deps: {
   const start = route({
     method: 'GET',
     path: `${SIGN_IN_PATH}/start`,
-    query: z.object({ return_to: singleQueryValue }),
+    query: z.object({ return_to: singleQueryValue, max_age: singleQueryValue }),
     async handle(ctx, { query }) {
       ctx.set('cache-control', 'no-store');
       const returnTo = safeReturnTo(query.return_to);
       if (!returnTo) throw new HttpError(400, 'invalid_request', 'return_to must be a path on this site');
+      if (query.max_age !== undefined && !MAX_AGE.test(query.max_age))
+        throw new HttpError(400, 'invalid_request', 'max_age must be a number of seconds');
       const { codeVerifier, codeChallenge } = await client.generateCodeVerifierAsync();
       const { state, nonce, browserSecret } = await states.begin({ codeVerifier, returnTo });
       browserBindingCookie.set(ctx, browserSecret, secure);
@@ -88,7 +92,10 @@ export function createGoogleSignIn(deps: {
           access_type: 'offline',
           // Google issues a refresh token only with consent; asking every time means a reconnect
           // always yields a working one.
-          prompt: 'consent',
+          prompt: query.max_age === undefined ? 'consent' : 'consent select_account',
+          // An app asked for a recent sign-in (prompt=login, max_age): Google has no prompt=login,
+          // so its own session is held to the same age (OpenID Connect Core §3.1.2.1).
+          ...(query.max_age === undefined ? {} : { max_age: query.max_age }),
           include_granted_scopes: true,
           state,
           nonce,
@@ -131,6 +138,8 @@ export function createGoogleSignIn(deps: {
       const { code } = query;
       if (!code) throw new HttpError(400, 'invalid_request', 'Google sent neither a code nor an error');
 
+      // The person has just authenticated at Google: the time ID tokens give as `auth_time`.
+      const signedInAt = new Date();
       let verified: VerifiedGoogleSignIn;
       try {
         verified = await signIn.verify(code, pending);
@@ -164,6 +173,7 @@ export function createGoogleSignIn(deps: {
       const session = await sessions.create(signedIn.userId, {
         userAgent: ctx.get('user-agent') || undefined,
         ip: ctx.ip,
+        signedInAt,
       });
       sessionCookie.set(ctx, session.cookieValue, session.expiresAt, secure);
       await audit.record('sign_in', {

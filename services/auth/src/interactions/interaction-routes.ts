@@ -12,9 +12,15 @@ import { errors as oidcErrors } from 'oidc-provider';
 import { z } from 'zod';
 import { mcpResource } from '../oidc/resource.ts';
 import type { CsrfTokens } from './csrf.ts';
+import { loginResult, requiredSignInAge, signInSatisfies } from './sign-in-age.ts';
 
-/** Who is signed in to the dashboard in this browser, if anyone (the sessions library answers). */
-export type SignedInUser = (ctx: Context) => Promise<{ userId: string; sessionId: string } | undefined>;
+/**
+ * Who is signed in to the dashboard in this browser, if anyone, and when they signed in at Google
+ * (the sessions library answers).
+ */
+export type SignedInUser = (
+  ctx: Context,
+) => Promise<{ userId: string; sessionId: string; signedInAt: Date } | undefined>;
 
 const INTERACTION_PATH = '/api/auth/interaction/:uid';
 const interactionParams = z.object({ uid: z.string().regex(URL_SAFE_ID) });
@@ -29,8 +35,9 @@ const FORM_EXPIRED = new HttpError(403, 'invalid_csrf', 'the form has expired; r
  * The provider's interactions, completed by auth so the provider's cookie checks hold (its
  * interaction cookie is scoped to /api/auth/interaction/<uid>):
  * - `GET /api/auth/interaction/:uid` — login: a browser with a dashboard session is signed in at
- *   once, else it goes to the web `/login` page (whose Google button returns here); consent: to
- *   the web `/authorize` page.
+ *   once, as of its Google sign-in, unless the app asks for a more recent one (`prompt=login`,
+ *   `max_age`): then it goes to Google again; without a session it goes to the web `/login` page
+ *   (whose Google button returns here). Consent: to the web `/authorize` page.
  * - `POST /api/auth/interaction/:uid/consent` — the consent form's Allow / Deny, with CSRF token,
  *   bound to the signed-in user the interaction is for.
  */
@@ -61,10 +68,12 @@ export function interactionRoutes(deps: {
     }
   }
 
-  async function finish(ctx: Context, result: Parameters<Provider['interactionResult']>[2]) {
-    const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, {
-      mergeWithLastSubmission: false,
-    });
+  async function finish(
+    ctx: Context,
+    result: Parameters<Provider['interactionResult']>[2],
+    mergeWithLastSubmission = false,
+  ) {
+    const returnTo = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission });
     ctx.status = 303;
     ctx.redirect(returnTo);
   }
@@ -78,10 +87,18 @@ export function interactionRoutes(deps: {
       const interaction = await details(ctx, uid);
       if (interaction.prompt.name === 'login') {
         const user = await signedInUser(ctx);
-        if (user) return finish(ctx, { login: { accountId: user.userId } });
         ctx.status = 303;
-        ctx.redirect(`/login?interaction=${encodeURIComponent(uid)}`);
-        return;
+        if (!user) return ctx.redirect(`/login?interaction=${encodeURIComponent(uid)}`);
+        if (signInSatisfies(interaction, user.signedInAt))
+          return finish(ctx, loginResult(user.userId, user.signedInAt));
+        // The app wants a more recent authentication than this session's: Google again, held to
+        // the same age, coming back here.
+        return ctx.redirect(
+          `/api/auth/google/start?${new URLSearchParams({
+            return_to: `/api/auth/interaction/${uid}`,
+            max_age: String(requiredSignInAge(interaction) ?? 0),
+          })}`,
+        );
       }
       ctx.status = 303;
       ctx.redirect(`/authorize?interaction=${encodeURIComponent(uid)}`);
@@ -133,7 +150,9 @@ export function interactionRoutes(deps: {
       }
       const grantId = await grant.save();
       logger.info({ clientId: interaction.params.client_id, userId: user.userId }, 'consent given');
-      return finish(ctx, { consent: { grantId } });
+      // With the login this request signed in with: `prompt=login` and `max_age` are checked again
+      // when the authorization resumes, and would otherwise send the person back to sign in.
+      return finish(ctx, { consent: { grantId } }, true);
     },
   });
 

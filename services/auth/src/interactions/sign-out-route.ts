@@ -22,8 +22,8 @@ const PROVIDER_SESSION_COOKIE = 'sg_oidc_session';
 const FORM_EXPIRED = new HttpError(403, 'invalid_csrf', 'the form has expired; reload the page');
 
 /**
- * `POST /api/auth/sign-out` (the dashboard's "Sign out" form, CSRF-protected): ends the dashboard
- * session and the provider session of this browser, so the next OAuth connection asks who is
+ * `POST /api/auth/sign-out` (the dashboard's "Sign out" form): with the sign-out token of this
+ * browser's dashboard session, ends that session and the provider session of this browser, so the next OAuth connection asks who is
  * signing in ("account switch", docs/design.md §4.4). Grants and tokens already issued are not
  * touched.
  *
@@ -49,20 +49,19 @@ export function signOutRoute(deps: {
       if (!isSameOriginPost(ctx, deps.baseUrl)) throw FORM_EXPIRED;
       const cookieValue = sessionCookie.read(ctx);
       const session = cookieValue ? await deps.sessions.findByCookieValue(cookieValue) : undefined;
-      let continueTo: string | undefined;
-      if (session) {
-        if (!deps.csrf.verify('sign-out', session.id, form.csrf)) throw FORM_EXPIRED;
-        // Signing out must not fail for want of the way back (its store may be down).
-        continueTo = await authorizationToContinue(deps.provider, form.interaction, session.userId).catch(
-          () => undefined,
-        );
-        await deps.sessions.revoke(session.id);
-        await deps.audit.record('sign_out', {
-          userId: session.userId,
-          details: { sessionId: session.id, ip: ctx.ip },
-        });
-        deps.logger.info({ userId: session.userId }, 'signed out');
-      }
+      // Only the session's own token ends anything: a post without it (a third-party page's form,
+      // whose cookies SameSite=Lax keeps back) must not even clear this browser's cookies.
+      if (!session || !deps.csrf.verify('sign-out', session.id, form.csrf)) throw FORM_EXPIRED;
+      // Signing out must not fail for want of the way back (its store may be down).
+      const continueTo = await authorizationToContinue(deps.provider, form.interaction, session.userId).catch(
+        () => undefined,
+      );
+      await deps.sessions.revoke(session.id);
+      await deps.audit.record('sign_out', {
+        userId: session.userId,
+        details: { sessionId: session.id, ip: ctx.ip },
+      });
+      deps.logger.info({ userId: session.userId }, 'signed out');
       const providerSessionId = ctx.cookies.get(PROVIDER_SESSION_COOKIE, { signed: true });
       if (providerSessionId) {
         await deps.provider.Session.adapter.destroy(providerSessionId);

@@ -7,11 +7,14 @@ import type { Keyring } from '../crypto/keyring.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { SigningKey } from '../signing-keys/signing-key-store.ts';
 import { createUserQueries } from '../users/user-queries.ts';
+import { anonymousEndSession } from './anonymous-end-session.ts';
 import { clientMetadataPolicy } from './client-metadata-policy.ts';
 import { auditGrantRevocations } from './grant-audit.ts';
 import type { ModelSecrets } from './model-secrets.ts';
 import { createOidcModelQueries } from './oidc-model-queries.ts';
+import { allowMetadataDocumentFetch, createOutboundFetch } from './outbound-fetch.ts';
 import { postgresAdapterFactory } from './postgres-adapter.ts';
+import { logoutSource, postLogoutSuccessSource, providerPageHeaders } from './provider-pages.ts';
 import { type RedisModelStore, SHORT_LIVED_MODELS } from './redis-adapter.ts';
 import { refreshRetryWindow } from './refresh-retry.ts';
 import {
@@ -109,11 +112,10 @@ export function createOidcProvider(options: ProviderOptions): Provider {
       registration: { enabled: true },
       revocation: { enabled: true },
       userinfo: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
-      // Documents are fetched through oidc-provider's own SSRF protection: its HTTP agent drops
-      // any connection to a special-use address (loopback, private, link-local, …) whatever name
-      // resolved to it. The client policy applies to them as to registered clients.
-      clientIdMetadataDocument: { enabled: true, ack: 'draft-02' },
+      rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
+      // Documents are fetched through `fetch` below, which checks every address before it
+      // connects (outbound-fetch.ts). The client policy applies to them as to registered clients.
+      clientIdMetadataDocument: { enabled: true, ack: 'draft-02', allowFetch: allowMetadataDocumentFetch },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => resource,
@@ -130,6 +132,8 @@ export function createOidcProvider(options: ProviderOptions): Provider {
         },
       },
     } as Configuration['features'],
+    // Every URL the provider fetches is chosen by a client (SSRF): see outbound-fetch.ts.
+    fetch: createOutboundFetch(),
     clientBasedCORS: () => true,
     // Auth's own route first: the provider scopes its interaction cookie to this path, so only
     // routes below it can complete the interaction (see interactions/interaction-routes.ts).
@@ -165,7 +169,9 @@ export function createOidcProvider(options: ProviderOptions): Provider {
 
   const provider = new Provider(baseUrl, configuration);
   provider.proxy = true;
+  provider.use(providerPageHeaders());
   provider.use(providerStoreOutages());
+  provider.use(anonymousEndSession(provider));
   provider.use(resourceParameterGuard(baseUrl));
   provider.use(refreshRetryWindow({ cache, keyring: options.keyring, tokenPath: OIDC_ROUTES.token, logger }));
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'provider server error'));

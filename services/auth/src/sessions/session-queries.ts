@@ -4,6 +4,8 @@ export interface StoredSession {
   id: string;
   userId: string;
   expiresAt: Date;
+  /** When the person signed in at Google (the ID tokens' `auth_time`). */
+  signedInAt: Date;
 }
 
 /** SQL for `dashboard_sessions`. Sessions are found by the SHA-256 of their cookie value. */
@@ -13,14 +15,15 @@ export function createSessionQueries(pool: DatabasePool) {
       userId: string;
       cookieHash: Buffer;
       expiresAt: Date;
+      signedInAt: Date;
       userAgent: string | null;
       ip: string | null;
     }): Promise<StoredSession> {
       const { rows } = await pool.query<StoredSession>(
-        `INSERT INTO dashboard_sessions (user_id, cookie_hash, expires_at, user_agent, ip)
-         VALUES ($1, $2, $3, $4, $5)
-         RETURNING id, user_id AS "userId", expires_at AS "expiresAt"`,
-        [row.userId, row.cookieHash, row.expiresAt, row.userAgent, row.ip],
+        `INSERT INTO dashboard_sessions (user_id, cookie_hash, expires_at, signed_in_at, user_agent, ip)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         RETURNING id, user_id AS "userId", expires_at AS "expiresAt", signed_in_at AS "signedInAt"`,
+        [row.userId, row.cookieHash, row.expiresAt, row.signedInAt, row.userAgent, row.ip],
       );
       return rows[0]!;
     },
@@ -28,7 +31,8 @@ export function createSessionQueries(pool: DatabasePool) {
     /** The live session with this cookie hash: not revoked, not expired. */
     async findLiveByCookieHash(cookieHash: Buffer): Promise<StoredSession | undefined> {
       const { rows } = await pool.query<StoredSession>(
-        `SELECT id, user_id AS "userId", expires_at AS "expiresAt" FROM dashboard_sessions
+        `SELECT id, user_id AS "userId", expires_at AS "expiresAt", signed_in_at AS "signedInAt"
+           FROM dashboard_sessions
          WHERE cookie_hash = $1 AND revoked_at IS NULL AND expires_at > now()`,
         [cookieHash],
       );

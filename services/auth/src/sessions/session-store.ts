@@ -26,10 +26,13 @@ export function createSessionStore(pool: DatabasePool, options: { ttlSeconds?: n
   const queries = createSessionQueries(pool);
   const ttlSeconds = options.ttlSeconds ?? SESSION_TTL_SECONDS;
   return {
-    /** A new session; `notAfter` caps its end (a session carried over keeps its old end). */
+    /**
+     * A new session; `notAfter` caps its end (a session carried over keeps its old end), and
+     * `signedInAt` is when the person signed in at Google (now, unless told otherwise).
+     */
     async create(
       userId: string,
-      context: { userAgent?: string; ip?: string; notAfter?: Date } = {},
+      context: { userAgent?: string; ip?: string; notAfter?: Date; signedInAt?: Date } = {},
     ): Promise<NewSession> {
       const cookieValue = randomBytes(32).toString('base64url');
       const fullTerm = Date.now() + ttlSeconds * 1000;
@@ -37,6 +40,7 @@ export function createSessionStore(pool: DatabasePool, options: { ttlSeconds?: n
         userId,
         cookieHash: hashCookieValue(cookieValue),
         expiresAt: new Date(Math.min(fullTerm, context.notAfter?.getTime() ?? fullTerm)),
+        signedInAt: context.signedInAt ?? new Date(),
         // Shown on the dashboard's session list; bounded so a client cannot bloat the row.
         userAgent: context.userAgent?.slice(0, 512) ?? null,
         ip: context.ip?.slice(0, 64) ?? null,

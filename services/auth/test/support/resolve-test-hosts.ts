@@ -3,10 +3,11 @@
  * deployed one: `fetch` requests to the host names listed in SHEETGATE_TEST_HOSTS (a JSON array)
  * connect to 127.0.0.1, where the test serves them over HTTPS (its CA in NODE_EXTRA_CA_CERTS).
  *
- * oidc-provider fetches Client ID Metadata Documents through an agent that drops connections to
- * special-use addresses, loopback included; requests to these names use a plain agent instead,
- * so a test can serve documents locally. Every other request — `https://localhost:…`,
- * `https://127.0.0.1:…` — still goes through the provider's agent, which the tests check.
+ * Auth fetches Client ID Metadata Documents through an agent that refuses special-use addresses,
+ * loopback included, before it connects (src/oidc/outbound-fetch.ts); requests to these names use
+ * a plain agent instead, so a test can serve documents locally. Every other request —
+ * `https://localhost:…`, `https://127.0.0.1:…` — still goes through auth's agent, which the tests
+ * check.
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 
