@@ -27,6 +27,7 @@ export {
   type ServicePlan,
   shutdownOnSignals,
 } from './http-service.ts';
+export { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth.ts';
 export { createLogger, type Logger, type LoggerOptions, redactValue, scrubSecrets } from './logger.ts';
 export { createServiceMetrics, type ServiceMetrics, serveMetrics } from './metrics.ts';
 export { readBodyUpTo } from './request-body.ts';

@@ -9,6 +9,7 @@ import type { SigningKey } from '../signing-keys/signing-key-store.ts';
 import { createUserQueries } from '../users/user-queries.ts';
 import { clientMetadataPolicy } from './client-metadata-policy.ts';
 import { auditGrantRevocations } from './grant-audit.ts';
+import { jsonBodyDepthGuard } from './json-body-depth.ts';
 import { createOidcModelQueries } from './oidc-model-queries.ts';
 import { postgresAdapterFactory } from './postgres-adapter.ts';
 import { type RedisModelStore, SHORT_LIVED_MODELS } from './redis-adapter.ts';
@@ -164,6 +165,7 @@ export function createOidcProvider(options: ProviderOptions): Provider {
   provider.proxy = true;
   provider.use(providerStoreOutages());
   provider.use(resourceParameterGuard(baseUrl));
+  provider.use(jsonBodyDepthGuard());
   provider.use(refreshRetryWindow({ cache, keyring: options.keyring, tokenPath: OIDC_ROUTES.token, logger }));
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'provider server error'));
   auditGrantRevocations(provider, options.audit, logger);
