@@ -380,6 +380,18 @@ describe('/dashboard', () => {
     expect(page.querySelector(`tr[data-client-id="${aliceAppId}"] button`)!.text).toBe('Disconnect');
   });
 
+  it('shows only its own notices, never a member every object inherits', async () => {
+    const known = parse(await (await get('/dashboard?notice=key_revoked', signedIn(alice))).text());
+    expect(known.querySelector('.notice[role=status]')!.text).toContain('The API key was revoked.');
+    for (const notice of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+      const response = await get(`/dashboard?notice=${notice}`, signedIn(alice));
+      expect(response.status).toBe(200);
+      const body = await response.text();
+      expect(parse(body).querySelector('.notice[role=status]')?.text ?? null, notice).toBeNull();
+      expect(body).not.toContain('[native code]');
+    }
+  });
+
   it('hides revoked keys', async () => {
     const revoked = await createKey(alice, 'Revoked before the page');
     await accounts.revokeApiKey({ sessionCookie: alice.session, keyId: revoked.id });
