@@ -252,6 +252,9 @@ describe('/login', () => {
     ['google_cancelled', 'You cancelled signing in with Google.'],
     ['google_failed', 'Google did not complete the sign-in.'],
     ['<b>made-up</b>', 'Signing in did not complete.'],
+    ['constructor', 'Signing in did not complete.'],
+    ['__proto__', 'Signing in did not complete.'],
+    ['toString', 'Signing in did not complete.'],
   ])('explains error=%s', async (error, text) => {
     const body = await (await get(`/login?error=${encodeURIComponent(error)}`)).text();
     expect(body).toContain(text);

@@ -23,23 +23,25 @@ export interface LoginPageInput {
 }
 
 /** The `error` values auth's Google callback sends back (services/auth/src/google/sign-in-routes.ts). */
-const ERRORS: Record<string, { title: string; text: string }> = {
-  google_cancelled: {
-    title: 'You cancelled signing in with Google.',
-    text: 'Nothing was shared with Sheetgate. Sign in again when you are ready.',
-  },
-  google_failed: {
-    title: 'Google did not complete the sign-in.',
-    text: 'Google refused the request or could not be reached. Try again; if it keeps failing, try again later.',
-  },
-};
+const ERRORS: ReadonlyMap<string, { title: string; text: string }> = new Map(
+  Object.entries({
+    google_cancelled: {
+      title: 'You cancelled signing in with Google.',
+      text: 'Nothing was shared with Sheetgate. Sign in again when you are ready.',
+    },
+    google_failed: {
+      title: 'Google did not complete the sign-in.',
+      text: 'Google refused the request or could not be reached. Try again; if it keeps failing, try again later.',
+    },
+  }),
+);
 
 export function googleSignInHref(returnTo: string): string {
   return `/api/auth/google/start?return_to=${encodeURIComponent(returnTo)}`;
 }
 
 function errorBox(error: string): SafeHtml {
-  const known = ERRORS[error] ?? {
+  const known = ERRORS.get(error) ?? {
     title: 'Signing in did not complete.',
     text: 'Try again.',
   };
