@@ -685,6 +685,7 @@ describe('answers only a stub can give', () => {
         requestedScopes: [],
         account: undefined,
         consentCsrfToken: '',
+        redirectScheme: '',
         ...(call.request.interactionUid === 'uid-1' ? stubInteraction : {}),
       }),
   };
@@ -695,6 +696,7 @@ describe('answers only a stub can give', () => {
     clientName: 'Helper',
     redirectHost: '127.0.0.1:4000',
     loopbackRedirect: true,
+    redirectScheme: 'http',
     unverifiedClient: true,
     requestedScopes: ['offline_access', 'sheets:write', 'sheets:read', 'custom:thing'],
     account: { id: 'u1', email: 'alice@example.com', name: 'Alice' },
@@ -725,6 +727,35 @@ describe('answers only a stub can give', () => {
     const scopes = page.querySelectorAll('ul.scopes li').map((item) => item.text);
     expect(scopes[0]).toMatch(/^See your spreadsheets/);
     expect(scopes.at(-1)).toContain('custom:thing');
+  });
+
+  it('says a private-use scheme opens an app on this computer, and lets the form reach that scheme only', async () => {
+    // Cursor's redirect, cursor://anysphere.cursor-retrieval/oauth/callback: no web host.
+    stubInteraction = {
+      ...consent,
+      redirectHost: 'anysphere.cursor-retrieval',
+      loopbackRedirect: false,
+      redirectScheme: 'cursor',
+    };
+    const response = await stubGet('/authorize?interaction=uid-1');
+    const csp = response.headers.get('content-security-policy')!;
+    expect(csp).toContain("form-action 'self' cursor:;");
+    const where = parse(await response.text())
+      .querySelector('section[aria-labelledby=where]')!
+      .text.replace(/\s+/g, ' ');
+    expect(where).toContain('opens the app that handles cursor: links on this computer');
+    expect(where).not.toContain('anysphere.cursor-retrieval');
+  });
+
+  it.each([
+    ['javascript', 'x'],
+    ['data', 'x'],
+    ['https', "x; script-src 'unsafe-inline'"],
+    ["x; script-src 'unsafe-inline'", ''],
+  ])('lets the consent form reach no scheme %s with host %s', async (redirectScheme, redirectHost) => {
+    stubInteraction = { ...consent, redirectHost, loopbackRedirect: false, redirectScheme };
+    const csp = (await stubGet('/authorize?interaction=uid-1')).headers.get('content-security-policy')!;
+    expect(csp).toContain("form-action 'self';");
   });
 
   it('lets the consent form reach no odd host', async () => {

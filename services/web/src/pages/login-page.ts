@@ -1,11 +1,12 @@
 import { html, type SafeHtml, untrustedName } from '../html/html.ts';
 import { type HeaderAccount, renderPage } from '../html/layout.ts';
+import type { RedirectTarget } from '../html/redirect-target.ts';
 
 /** The app asking, when /login is part of an OAuth authorization. */
 export interface LoginInteraction {
   uid: string;
   clientName: string;
-  redirectHost: string;
+  redirect: RedirectTarget;
   unverifiedClient: boolean;
 }
 
@@ -48,11 +49,23 @@ function errorBox(error: string): SafeHtml {
   return html`<div class="error" role="alert"><p><strong>${known.title}</strong></p><p>${known.text}</p></div>`;
 }
 
+function answerGoesTo(target: RedirectTarget): SafeHtml | string {
+  switch (target.kind) {
+    case 'web':
+    case 'loopback':
+      return html` (it will receive the answer at <code>${target.host}</code>)`;
+    case 'app':
+      return html` (it will receive the answer through <code>${target.scheme}:</code> links, in an app on this computer)`;
+    case 'unknown':
+      return target.shown ? html` (it will receive the answer at <code>${target.shown}</code>)` : '';
+  }
+}
+
 export function loginPage(input: LoginPageInput): string {
   const { interaction } = input;
   const asking = interaction
     ? html`<p><strong>${untrustedName(interaction.clientName)}</strong> wants to use your Google Sheets through
-Sheetgate${interaction.redirectHost ? html` (it will receive the answer at <code>${interaction.redirectHost}</code>)` : ''}.
+Sheetgate${answerGoesTo(interaction.redirect)}.
 Sign in first; you will then see exactly what it asks for and can allow or deny it.</p>
 ${interaction.unverifiedClient ? html`<p class="hint">Sheetgate has not verified this app: its name is what the app says about itself.</p>` : ''}`
     : '';
