@@ -64,6 +64,21 @@ describe('pnpm start with embedded defaults (no DATABASE_URL, REDIS_URL or Googl
     expect(unknown.headers.get('content-type')).toContain('application/json');
   });
 
+  it('answers /healthz and /readyz on each service’s own port, never through the gateway', async () => {
+    for (const probe of ['/healthz', '/readyz']) {
+      const publicly = await fetch(`${stack.baseUrl}${probe}`);
+      expect(publicly.status, probe).toBe(404);
+      expect(await readJson(publicly)).toEqual({
+        error: 'not_found',
+        error_description: 'nothing is served at this path',
+      });
+      for (const port of ['AUTH_PORT', 'MCP_PORT', 'WEB_PORT'])
+        expect((await fetch(`http://127.0.0.1:${stack.ports[port]}${probe}`)).status, `${port}${probe}`).toBe(
+          200,
+        );
+    }
+  });
+
   it('serves the Google emulator on GOOGLE_EMULATOR_PORT', async () => {
     const discovery = await fetch(`${stack.emulatorUrl}/.well-known/openid-configuration`);
     expect(discovery.status).toBe(200);

@@ -33,6 +33,11 @@ export function createGateway(origins: ServiceOrigins): http.Server {
       res.end(JSON.stringify({ error: 'invalid_request', error_description: 'malformed request target' }));
       return;
     }
+    if (route.service === null) {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'not_found', error_description: 'nothing is served at this path' }));
+      return;
+    }
     proxy.web(req, res, { target: origins[route.service] });
   });
   server.on('close', () => agent.destroy());
