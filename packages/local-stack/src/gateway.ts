@@ -98,7 +98,8 @@ export function createGateway(origins: ServiceOrigins): http.Server {
       if (received <= BODY_LIMIT || received - chunk.length > BODY_LIMIT) return;
       req.unpipe();
       const upstream = upstreamRequests.get(req);
-      if (!res.headersSent && !heldAnswers.has(req)) answerJson(req, res, 413, TOO_LARGE);
+      if (!res.headersSent && !heldAnswers.has(req))
+        answerJson(req, res, 413, TOO_LARGE, { connection: 'close' });
       else discardRestOfBody(req);
       // The service's request would wait for the rest of its body: end it once ours is answered.
       if (res.writableFinished) upstream?.destroy();
@@ -113,8 +114,14 @@ export function createGateway(origins: ServiceOrigins): http.Server {
 const TOO_LARGE = { error: 'payload_too_large', error_description: 'the request body is over 2 MiB' };
 
 /** Answers here (not from a service), reading and dropping whatever body is left. */
-function answerJson(req: http.IncomingMessage, res: http.ServerResponse, status: number, body: object) {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function answerJson(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  status: number,
+  body: object,
+  headers: Record<string, string> = {},
+) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
   discardRestOfBody(req);
 }
