@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BrowserStack,
   type Person,
+  sessionCookieOf,
   signInWithGoogle,
   startBrowserStack,
 } from './support/browser-stack.ts';
@@ -124,6 +125,13 @@ describe.skipIf(Boolean(missing))('Allow reaches every redirect shape the regist
           authorization: `Bearer ${tokens.body.access_token}`,
         });
         expect(tools.status).toBe(200);
+        // The dashboard's list of apps names the same place: the host, or an app's scheme.
+        const sessionCookie = await sessionCookieOf(person.context, env.stack.baseUrl);
+        const { apps } = await env.accounts.listConnectedApps({ sessionCookie });
+        const uri = new URL(redirectUri);
+        expect(apps.find((app) => app.clientId === clientId)?.redirectHost).toBe(
+          uri.protocol.startsWith('http') ? uri.host : uri.protocol,
+        );
       } finally {
         await page.close();
       }
