@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import {
@@ -11,6 +12,7 @@ import {
   type TestDatabase,
 } from '@sheetgate/test-harness';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createApiKey, signIn } from './support/people.ts';
 
 function portIsListening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -23,8 +25,58 @@ function portIsListening(port: number): Promise<boolean> {
   });
 }
 
+/**
+ * One request on `agent`, its body (if any) written in 64 KiB pieces; the status, or the socket
+ * error the client got instead (a reset connection shows here, not as a status).
+ */
+function sendOnce(
+  agent: http.Agent,
+  url: string,
+  options: { headers?: Record<string, string>; bodyBytes?: number; chunked?: boolean } = {},
+): Promise<{ status?: number; error?: string }> {
+  const size = options.bodyBytes;
+  return new Promise((resolve) => {
+    const request = http.request(
+      url,
+      {
+        method: size === undefined ? 'GET' : 'POST',
+        agent,
+        headers: {
+          ...options.headers,
+          ...(size !== undefined && !options.chunked ? { 'content-length': String(size) } : {}),
+        },
+      },
+      (response) => {
+        // The answer counts once it arrived whole, even if writing the rest of the body then
+        // fails (a refused body's connection may close while the client still sends).
+        response.resume();
+        response.on('end', () => resolve({ status: response.statusCode! }));
+        response.on('error', (error) =>
+          resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message }),
+        );
+      },
+    );
+    request.on('error', (error) =>
+      resolve({ error: (error as NodeJS.ErrnoException).code ?? error.message }),
+    );
+    if (size === undefined) return void request.end();
+    const piece = Buffer.alloc(64 * 1024, 'a');
+    let sent = 0;
+    const write = () => {
+      while (sent < size) {
+        const part = piece.subarray(0, Math.min(piece.length, size - sent));
+        sent += part.length;
+        if (!request.write(part)) return void request.once('drain', write);
+      }
+      request.end();
+    };
+    write();
+  });
+}
+
 describe('pnpm start with embedded defaults (no DATABASE_URL, REDIS_URL or Google credentials)', () => {
   let stack: Stack;
+  let apiKey = '';
   afterAll(async () => {
     await stack?.stop();
   });
@@ -64,6 +116,21 @@ describe('pnpm start with embedded defaults (no DATABASE_URL, REDIS_URL or Googl
     expect(unknown.headers.get('content-type')).toContain('application/json');
   });
 
+  it('answers /healthz and /readyz on each service’s own port, never through the gateway', async () => {
+    for (const probe of ['/healthz', '/readyz']) {
+      const publicly = await fetch(`${stack.baseUrl}${probe}`);
+      expect(publicly.status, probe).toBe(404);
+      expect(await readJson(publicly)).toEqual({
+        error: 'not_found',
+        error_description: 'nothing is served at this path',
+      });
+      for (const port of ['AUTH_PORT', 'MCP_PORT', 'WEB_PORT'])
+        expect((await fetch(`http://127.0.0.1:${stack.ports[port]}${probe}`)).status, `${port}${probe}`).toBe(
+          200,
+        );
+    }
+  });
+
   it('serves the Google emulator on GOOGLE_EMULATOR_PORT', async () => {
     const discovery = await fetch(`${stack.emulatorUrl}/.well-known/openid-configuration`);
     expect(discovery.status).toBe(200);
@@ -71,6 +138,44 @@ describe('pnpm start with embedded defaults (no DATABASE_URL, REDIS_URL or Googl
       `:${stack.ports.GOOGLE_EMULATOR_PORT}/`,
     );
   });
+
+  it.each([
+    // Three times each where timing decides whether mcp answers before the body is through.
+    ['an early 401 to a 1.8 MiB body', 'none', 1.8, false, 401, 3],
+    ['an early 401 to a 4 MiB chunked body', 'none', 4, true, [401, 413], 3],
+    ["mcp's 413 to a 1.5 MiB body", 'key', 1.5, false, 413, 1],
+    ["mcp's 413 to a 1.5 MiB chunked body", 'key', 1.5, true, 413, 1],
+    // Past mcp's 8 MiB drain limit: mcp answers 413 without reading, closing mid-body (was a 502).
+    ['a 9 MiB body', 'key', 9, false, 413, 1],
+    ['a 9 MiB chunked body', 'key', 9, true, 413, 1],
+  ] as const)(
+    'answers %s through the gateway and keeps the client connection usable',
+    async (_name, credential, mebibytes, chunked, status, rounds) => {
+      if (credential === 'key' && !apiKey) {
+        const { sessionCookie } = await signIn(stack, 'alice@example.com');
+        apiKey = (await createApiKey(stack, sessionCookie)).secret;
+      }
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        for (let round = 0; round < rounds; round++) {
+          const answer = await sendOnce(agent, `${stack.baseUrl}/api/mcp`, {
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json',
+              ...(credential === 'key' ? { 'x-api-key': apiKey } : {}),
+            },
+            bodyBytes: Math.floor(mebibytes * 1024 * 1024),
+            chunked,
+          });
+          expect([status].flat(), JSON.stringify(answer)).toContain(answer.status);
+          const next = await sendOnce(agent, `${stack.baseUrl}/.well-known/oauth-protected-resource/api/mcp`);
+          expect(next.status, JSON.stringify(next)).toBe(200);
+        }
+      } finally {
+        agent.destroy();
+      }
+    },
+  );
 
   it('stops every process on Ctrl-C', async () => {
     expect(await stack.stop()).toBe(0);

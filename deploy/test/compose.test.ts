@@ -132,9 +132,10 @@ describe('deploy/compose/nginx.conf', () => {
 
   it('routes exactly by the route table, in its order', () => {
     const locations = [
-      ...conf.matchAll(/^\s*location (= )?(\S+) \{ proxy_pass http:\/\/(\w+);[^}]*\}$/gm),
-    ].map((m) => `${m[1] ? '= ' : ''}${m[2]} -> ${m[3]}`);
+      ...conf.matchAll(/^\s*location (= )?(\S+) \{ (?:proxy_pass http:\/\/(\w+)|return (404));[^}]*\}$/gm),
+    ].map((m) => `${m[1] ? '= ' : ''}${m[2]} -> ${m[3] ?? m[4]}`);
     const expected = routeTable.flatMap((route) => {
+      if (route.service === null) return [`= ${route.path} -> 404`];
       if (route.pathType === 'Exact') return [`= ${route.path} -> ${route.service}`];
       if (route.path === '/') return [`/ -> ${route.service}`];
       return [`= ${route.path} -> ${route.service}`, `${route.path}/ -> ${route.service}`];

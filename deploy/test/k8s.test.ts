@@ -132,11 +132,18 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
       routeTable.map((route) => ({
         path: route.path,
         pathType: route.pathType,
-        service: `sheetgate-${route.service}`,
+        service: `sheetgate-${route.service ?? 'no-backend'}`,
       })),
     );
     for (const [index, p] of paths.entries()) {
       const service = routeTable[index]!.service;
+      if (service === null) {
+        // Served by no service: the backend selects no pod, so nothing answers behind it.
+        const nowhere = find(objects, 'Service', p.backend.service.name);
+        expect(nowhere.spec.selector).toBeUndefined();
+        expect(objects.filter((o) => ['Endpoints', 'EndpointSlice'].includes(o.kind))).toEqual([]);
+        continue;
+      }
       const port = p.backend.service.port.number as number;
       expect(port).not.toBe(grpcPort);
       expect(serviceTargetPort(objects, p.backend.service.name, port)).toBe(httpPort(service));
@@ -163,6 +170,7 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
         ),
     );
     for (const service of objects.filter((o) => o.kind === 'Service')) {
+      if (!service.spec.selector) continue; // selects no pod: no port behind it (sheetgate-no-backend)
       const ports = service.spec.ports as Array<{ port: number; targetPort?: number | string }>;
       const targets = ports.map((p) => serviceTargetPort(objects, service.metadata.name, p.port));
       if (ingressServices.has(service.metadata.name)) expect(targets).not.toContain(grpcPort);
@@ -325,6 +333,7 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
           const backend = path.backend.service;
           expect(backend.name).not.toMatch(/-metrics$/);
           const backendService = find(objects, 'Service', backend.name);
+          if (!backendService.spec.selector) continue; // selects no pod: reaches no port at all
           for (const p of backendService.spec.ports as Array<{ port: number }>) {
             expect(metricsPorts).not.toContain(serviceTargetPort(objects, backend.name, p.port));
           }

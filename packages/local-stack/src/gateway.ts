@@ -5,6 +5,18 @@ import { createProxyServer } from 'http-proxy-3';
 export type ServiceOrigins = Record<ServiceName, string>;
 
 /**
+ * The largest request body passed on: the Ingress's `proxy-body-size: 2m` and compose's
+ * `client_max_body_size 2m`, so that the local gateway refuses what they refuse. (mcp's own limit,
+ * 1 MiB, is below: its JSON 413 is what clients see up to here.)
+ */
+const BODY_LIMIT = 2 * 1024 * 1024;
+/**
+ * How much of a body nobody will read is still received and discarded, so that the answer reaches
+ * the client and the connection stays usable; past this the connection is cut.
+ */
+const DRAIN_LIMIT = 16 * 1024 * 1024;
+
+/**
  * The local stand-in for the Ingress: one origin that forwards each request to the service the
  * route table names, adding X-Forwarded-{For,Host,Proto} as an ingress controller does.
  */
@@ -14,29 +26,119 @@ export function createGateway(origins: ServiceOrigins): http.Server {
   // client request would cost two new TCP connections and no client could keep its own alive.
   const agent = new http.Agent({ keepAlive: true });
   const proxy = createProxyServer({ xfwd: true, proxyTimeout: 120_000, agent });
-  proxy.on('error', (_error, _req, res) => {
-    // An upstream that is down or restarting: answer as an ingress would, in JSON.
-    if (res instanceof http.ServerResponse && !res.headersSent) {
-      res.writeHead(502, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({ error: 'bad_gateway', error_description: 'the upstream service did not answer' }),
-      );
-    } else {
+  const upstreamRequests = new WeakMap<http.IncomingMessage, http.ClientRequest>();
+  /** Requests whose service answered early: the answer waits for the end of the body. */
+  const heldAnswers = new WeakSet<http.IncomingMessage>();
+  proxy.on('proxyReq', (upstream, req) => upstreamRequests.set(req, upstream));
+  proxy.on('proxyRes', (answer, req, res) => {
+    // The service answered before it had the whole body (an early 401, a 413). Closing the
+    // connection while the client still sends would reset it (the client sees EPIPE or
+    // ECONNRESET, not the answer; a kept-alive one loses its next request). So the rest of the
+    // body is read and dropped, the answer held until then (http-proxy pipes it right after this
+    // event), and sent with `Connection: close`.
+    if (req.complete) return;
+    heldAnswers.add(req);
+    answer.headers.connection = 'close';
+    // The service wants no more of the body, and its connection, mid-request, cannot be reused.
+    req.unpipe();
+    const upstream = upstreamRequests.get(req);
+    res.once('finish', () => upstream?.destroy());
+    discardRestOfBody(req);
+    const pipe = answer.pipe.bind(answer);
+    answer.pipe = (<T extends NodeJS.WritableStream>(destination: T) => {
+      let sent = false;
+      const send = () => {
+        if (sent) return;
+        sent = true;
+        pipe(destination);
+      };
+      req.once('end', send);
+      req.once('close', send);
+      return destination;
+    }) as typeof answer.pipe;
+  });
+  proxy.on('error', (_error, req, res) => {
+    if (!(res instanceof http.ServerResponse)) {
       res.destroy();
+      return;
     }
+    if (!res.headersSent) {
+      // An upstream that is down or restarting: answer as an ingress would, in JSON.
+      answerJson(req, res, 502, {
+        error: 'bad_gateway',
+        error_description: 'the upstream service did not answer',
+      });
+      return;
+    }
+    // The upstream answered before it read the whole body, then its connection ended (it closed,
+    // or refused the rest). Once its answer is through, only the rest of the body is left: read it
+    // and drop it, so the client's connection stays usable for its next request.
+    if (res.writableEnded) discardRestOfBody(req);
+    else res.once('finish', () => discardRestOfBody(req));
   });
   const server = http.createServer((req, res) => {
     const path = pathOf(req.url);
     const route = path === undefined ? undefined : resolveRoute(path);
     if (!route) {
-      res.writeHead(400, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: 'invalid_request', error_description: 'malformed request target' }));
+      answerJson(req, res, 400, { error: 'invalid_request', error_description: 'malformed request target' });
       return;
     }
+    if (route.service === null) {
+      answerJson(req, res, 404, { error: 'not_found', error_description: 'nothing is served at this path' });
+      return;
+    }
+    if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT) {
+      answerJson(req, res, 413, TOO_LARGE);
+      return;
+    }
+    // A chunked body declares no length: counted as it passes, and cut off past the limit.
+    let received = 0;
+    req.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received <= BODY_LIMIT || received - chunk.length > BODY_LIMIT) return;
+      req.unpipe();
+      const upstream = upstreamRequests.get(req);
+      if (!res.headersSent && !heldAnswers.has(req))
+        answerJson(req, res, 413, TOO_LARGE, { connection: 'close' });
+      else discardRestOfBody(req);
+      // The service's request would wait for the rest of its body: end it once ours is answered.
+      if (res.writableFinished) upstream?.destroy();
+      else res.once('finish', () => upstream?.destroy());
+    });
     proxy.web(req, res, { target: origins[route.service] });
   });
   server.on('close', () => agent.destroy());
   return server;
+}
+
+const TOO_LARGE = { error: 'payload_too_large', error_description: 'the request body is over 2 MiB' };
+
+/** Answers here (not from a service), reading and dropping whatever body is left. */
+function answerJson(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  status: number,
+  body: object,
+  headers: Record<string, string> = {},
+) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+  discardRestOfBody(req);
+}
+
+/**
+ * Reads and drops what is left of a request body. Answering while the client still sends and
+ * then closing would reset the connection (the client loses the answer, or its next request);
+ * past DRAIN_LIMIT the connection is cut instead.
+ */
+function discardRestOfBody(req: http.IncomingMessage) {
+  if (req.complete) return;
+  let discarded = 0;
+  req.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DRAIN_LIMIT) req.socket.destroy();
+  });
+  req.resume();
 }
 
 function pathOf(url: string | undefined): string | undefined {

@@ -4,6 +4,7 @@
  * and the gateway, prints one `ready` line, and stops everything on Ctrl-C.
  */
 import { randomBytes } from 'node:crypto';
+import { chmod, mkdir } from 'node:fs/promises';
 import type http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,10 +61,16 @@ process.once('SIGINT', () => void stopAll(0));
 process.once('SIGTERM', () => void stopAll(0));
 
 try {
+  // The data folder holds the database files and local-secrets.json: this user's alone.
+  await mkdir(path.resolve(settings.DATA_DIR), { recursive: true, mode: 0o700 });
+  await chmod(path.resolve(settings.DATA_DIR), 0o700);
   let databaseUrl = settings.DATABASE_URL;
   if (!databaseUrl) {
     const dataDir = path.resolve(settings.DATA_DIR, 'postgres');
-    embeddedPostgres = await startEmbeddedPostgres({ dataDir });
+    embeddedPostgres = await startEmbeddedPostgres({
+      dataDir,
+      socketDir: path.resolve(settings.DATA_DIR, 'postgres-socket'),
+    });
     databaseUrl = embeddedPostgres.url;
     log(`embedded PostgreSQL (PGlite) with data in ${dataDir}`);
   }

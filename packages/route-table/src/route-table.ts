@@ -10,12 +10,25 @@ export type ServiceName = 'auth' | 'mcp' | 'web';
 export interface Route {
   path: string;
   pathType: 'Exact' | 'Prefix';
-  service: ServiceName;
+  /** `null`: the edge answers 404 itself and no service is reached. */
+  service: ServiceName | null;
   /** Why this path belongs to this service. */
   purpose: string;
 }
 
 export const routeTable: readonly Route[] = [
+  {
+    path: '/healthz',
+    pathType: 'Exact',
+    service: null,
+    purpose: 'probes: every service answers on its own port, for the orchestrator only, never publicly',
+  },
+  {
+    path: '/readyz',
+    pathType: 'Exact',
+    service: null,
+    purpose: "readiness probes (they tell which dependency is down): the services' own ports only",
+  },
   { path: '/api/mcp', pathType: 'Exact', service: 'mcp', purpose: 'MCP Streamable HTTP endpoint' },
   {
     path: '/.well-known/oauth-protected-resource',

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { resolveRoute, routeTable } from '../src/route-table.ts';
 
-const expectations: Array<[string, string]> = [
+const expectations: Array<[string, string | null]> = [
+  ['/healthz', null], // probes answer on each service's own port, never at the public edge
+  ['/readyz', null],
+  ['/healthz/', 'web'],
   ['/api/mcp', 'mcp'],
   ['/api/mcp/', 'web'], // no trailing-slash variant of the MCP endpoint (docs/design.md §2)
   ['/api/mcpx', 'web'],

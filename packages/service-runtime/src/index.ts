@@ -34,6 +34,8 @@ export {
   type ServicePlan,
   shutdownOnSignals,
 } from './http-service.ts';
+export { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth.ts';
+export { logKoaErrors } from './koa-errors.ts';
 export { createLogger, type Logger, type LoggerOptions, redactValue, scrubSecrets } from './logger.ts';
 export { createServiceMetrics, type ServiceMetrics, serveMetrics } from './metrics.ts';
 export { readBodyUpTo } from './request-body.ts';

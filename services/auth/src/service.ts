@@ -1,5 +1,5 @@
 import { AccountServiceService, startGrpcServer, TokenBrokerServiceService } from '@sheetgate/proto';
-import { type Logger, type ServicePlan, sessionCookie } from '@sheetgate/service-runtime';
+import { type Logger, logKoaErrors, type ServicePlan, sessionCookie } from '@sheetgate/service-runtime';
 import { createApiKeyLibrary, createKeyRevocations } from './api-keys/index.ts';
 import { createAuthApp } from './app.ts';
 import { createAuditLog } from './audit/index.ts';
@@ -127,6 +127,8 @@ export async function createAuthService(
       : undefined;
   };
 
+  // oidc-provider is a Koa app of its own, called from auth's with the same request.
+  logKoaErrors(provider, logger);
   const app = createAuthApp({
     logger,
     baseUrl: settings.BASE_URL,
@@ -154,6 +156,7 @@ export async function createAuthService(
       { name: 'cache', check: () => cache.ping() },
     ],
   });
+  logKoaErrors(app, logger);
 
   const grpc = await startGrpcServer({
     host: settings.AUTH_HOST,

@@ -219,6 +219,22 @@ describe('dynamic client registration (RFC 7591) with real clients’ shapes', (
     expect([400, 413]).toContain(response.status);
     expect((await readJson(response)).error).toEqual(expect.any(String));
   });
+
+  it.each([
+    ['in an unknown member', (deep: string) => `{"redirect_uris":["https://a.example/cb"],"x":${deep}}`],
+    ['in a known member', (deep: string) => `{"redirect_uris":["https://a.example/cb"],"contacts":${deep}}`],
+  ])('refuses a body nested 10,000 levels deep %s with 400 invalid_client_metadata', async (_name, body) => {
+    const response = await fetch(`${subject.baseUrl}/api/auth/oauth2/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: body(`${'['.repeat(10_000)}${']'.repeat(10_000)}`),
+    });
+    expect(response.status).toBe(400);
+    expect(await readJson(response)).toMatchObject({
+      error: 'invalid_client_metadata',
+      error_description: expect.stringContaining('nested deeper than'),
+    });
+  });
 });
 
 function pkce() {

@@ -1,4 +1,11 @@
-import { HttpError, healthRoutes, jsonErrors, type Logger, requestLog } from '@sheetgate/service-runtime';
+import {
+  HttpError,
+  healthRoutes,
+  jsonErrors,
+  type Logger,
+  logKoaErrors,
+  requestLog,
+} from '@sheetgate/service-runtime';
 import Koa, { type Context } from 'koa';
 import type { AuthInfo } from './auth/auth-info.ts';
 import { protectedResourceMetadata } from './protected-resource.ts';
@@ -25,6 +32,7 @@ export function createMcpApp(options: {
 }): Koa {
   const metadata = protectedResourceMetadata(options.baseUrl);
   const app = new Koa({ proxy: false });
+  logKoaErrors(app, options.logger);
   app.use(healthRoutes([]));
   app.use(requestLog(options.logger));
   app.use(jsonErrors(options.logger));

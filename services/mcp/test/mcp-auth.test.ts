@@ -376,6 +376,17 @@ describe('Streamable HTTP request handling', () => {
     expect((await readJson(response)).error.code).toBe(-32700);
   });
 
+  it('refuses a body nested 10,000 levels deep as a JSON-RPC parse error', async () => {
+    const deep = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_spreadsheets","arguments":${deep}}}`;
+    const response = await post(body, authed());
+    expect(response.status).toBe(400);
+    expect((await readJson(response)).error).toMatchObject({
+      code: -32700,
+      message: expect.stringContaining('nested deeper than'),
+    });
+  });
+
   it.each([
     ['an array of strings', '["x"]', 400],
     ['a request with extra members', { jsonrpc: '2.0', id: 3, method: 'tools/list', extra: true }, 200],

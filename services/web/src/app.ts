@@ -4,6 +4,7 @@ import {
   healthRoutes,
   jsonErrors,
   type Logger,
+  logKoaErrors,
   type ReadinessCheck,
   requestLog,
   route,
@@ -46,6 +47,7 @@ export function createWebApp(options: {
 }): Koa {
   const { logger, baseUrl, accounts } = options;
   const app = new Koa({ proxy: false });
+  logKoaErrors(app, logger);
   app.use(healthRoutes(options.readiness));
   app.use(requestLog(logger));
   app.use(securityHeaders());

@@ -252,6 +252,9 @@ describe('/login', () => {
     ['google_cancelled', 'You cancelled signing in with Google.'],
     ['google_failed', 'Google did not complete the sign-in.'],
     ['<b>made-up</b>', 'Signing in did not complete.'],
+    ['constructor', 'Signing in did not complete.'],
+    ['__proto__', 'Signing in did not complete.'],
+    ['toString', 'Signing in did not complete.'],
   ])('explains error=%s', async (error, text) => {
     const body = await (await get(`/login?error=${encodeURIComponent(error)}`)).text();
     expect(body).toContain(text);
@@ -378,6 +381,18 @@ describe('/dashboard', () => {
     expect(row.text).toContain('Read only');
     expect(row.querySelector('button')!.text).toBe('Revoke');
     expect(page.querySelector(`tr[data-client-id="${aliceAppId}"] button`)!.text).toBe('Disconnect');
+  });
+
+  it('shows only its own notices, never a member every object inherits', async () => {
+    const known = parse(await (await get('/dashboard?notice=key_revoked', signedIn(alice))).text());
+    expect(known.querySelector('.notice[role=status]')!.text).toContain('The API key was revoked.');
+    for (const notice of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+      const response = await get(`/dashboard?notice=${notice}`, signedIn(alice));
+      expect(response.status).toBe(200);
+      const body = await response.text();
+      expect(parse(body).querySelector('.notice[role=status]')?.text ?? null, notice).toBeNull();
+      expect(body).not.toContain('[native code]');
+    }
   });
 
   it('hides revoked keys', async () => {
@@ -670,6 +685,7 @@ describe('answers only a stub can give', () => {
         requestedScopes: [],
         account: undefined,
         consentCsrfToken: '',
+        redirectScheme: '',
         ...(call.request.interactionUid === 'uid-1' ? stubInteraction : {}),
       }),
   };
@@ -680,6 +696,7 @@ describe('answers only a stub can give', () => {
     clientName: 'Helper',
     redirectHost: '127.0.0.1:4000',
     loopbackRedirect: true,
+    redirectScheme: 'http',
     unverifiedClient: true,
     requestedScopes: ['offline_access', 'sheets:write', 'sheets:read', 'custom:thing'],
     account: { id: 'u1', email: 'alice@example.com', name: 'Alice' },
@@ -710,6 +727,35 @@ describe('answers only a stub can give', () => {
     const scopes = page.querySelectorAll('ul.scopes li').map((item) => item.text);
     expect(scopes[0]).toMatch(/^See your spreadsheets/);
     expect(scopes.at(-1)).toContain('custom:thing');
+  });
+
+  it('says a private-use scheme opens an app on this computer, and lets the form reach that scheme only', async () => {
+    // Cursor's redirect, cursor://anysphere.cursor-retrieval/oauth/callback: no web host.
+    stubInteraction = {
+      ...consent,
+      redirectHost: 'anysphere.cursor-retrieval',
+      loopbackRedirect: false,
+      redirectScheme: 'cursor',
+    };
+    const response = await stubGet('/authorize?interaction=uid-1');
+    const csp = response.headers.get('content-security-policy')!;
+    expect(csp).toContain("form-action 'self' cursor:;");
+    const where = parse(await response.text())
+      .querySelector('section[aria-labelledby=where]')!
+      .text.replace(/\s+/g, ' ');
+    expect(where).toContain('opens the app that handles cursor: links on this computer');
+    expect(where).not.toContain('anysphere.cursor-retrieval');
+  });
+
+  it.each([
+    ['javascript', 'x'],
+    ['data', 'x'],
+    ['https', "x; script-src 'unsafe-inline'"],
+    ["x; script-src 'unsafe-inline'", ''],
+  ])('lets the consent form reach no scheme %s with host %s', async (redirectScheme, redirectHost) => {
+    stubInteraction = { ...consent, redirectHost, loopbackRedirect: false, redirectScheme };
+    const csp = (await stubGet('/authorize?interaction=uid-1')).headers.get('content-security-policy')!;
+    expect(csp).toContain("form-action 'self';");
   });
 
   it('lets the consent form reach no odd host', async () => {

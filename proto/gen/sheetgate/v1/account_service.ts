@@ -346,7 +346,10 @@ export interface GetInteractionResponse {
   clientId: string;
   /** The name the client registered (see unverified_client). */
   clientName: string;
-  /** Host of the redirect URI the code will go to. */
+  /**
+   * Host of the redirect URI the code will go to (for a private-use scheme without a host, the
+   * scheme with its colon; see redirect_scheme).
+   */
   redirectHost: string;
   /** The redirect goes to this machine (http loopback), where any local program could listen. */
   loopbackRedirect: boolean;
@@ -363,6 +366,12 @@ export interface GetInteractionResponse {
     | undefined;
   /** For the consent form (POST /api/auth/interaction/{uid}/consent). */
   consentCsrfToken: string;
+  /**
+   * Scheme of the redirect URI, without the colon: "https", "http" (loopback), or a native app's
+   * private-use scheme (RFC 8252 §7.1) such as "cursor", whose redirect opens an app on this
+   * computer rather than a web host. Empty when there is no redirect URI.
+   */
+  redirectScheme: string;
 }
 
 export interface ExchangeLegacySessionRequest {
@@ -2344,6 +2353,7 @@ function createBaseGetInteractionResponse(): GetInteractionResponse {
     requestedScopes: [],
     account: undefined,
     consentCsrfToken: "",
+    redirectScheme: "",
   };
 }
 
@@ -2378,6 +2388,9 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
     }
     if (message.consentCsrfToken !== "") {
       writer.uint32(82).string(message.consentCsrfToken);
+    }
+    if (message.redirectScheme !== "") {
+      writer.uint32(90).string(message.redirectScheme);
     }
     return writer;
   },
@@ -2475,6 +2488,14 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
             message.consentCsrfToken = reader.string();
             continue;
           }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.redirectScheme = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2529,6 +2550,11 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
         : isSet(object.consent_csrf_token)
         ? globalThis.String(object.consent_csrf_token)
         : "",
+      redirectScheme: isSet(object.redirectScheme)
+        ? globalThis.String(object.redirectScheme)
+        : isSet(object.redirect_scheme)
+        ? globalThis.String(object.redirect_scheme)
+        : "",
     };
   },
 
@@ -2564,6 +2590,9 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
     if (message.consentCsrfToken !== "") {
       obj.consentCsrfToken = message.consentCsrfToken;
     }
+    if (message.redirectScheme !== "") {
+      obj.redirectScheme = message.redirectScheme;
+    }
     return obj;
   },
 
@@ -2584,6 +2613,7 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
       ? User.fromPartial(object.account)
       : undefined;
     message.consentCsrfToken = object.consentCsrfToken ?? "";
+    message.redirectScheme = object.redirectScheme ?? "";
     return message;
   },
 };

@@ -47,7 +47,7 @@ export function createConnectedApps(deps: { pool: DatabasePool; provider: Provid
         return {
           clientId: row.client_id,
           clientName: String(row.client?.client_name ?? row.client_id),
-          redirectHost: URL.parse(redirect)?.host || URL.parse(redirect)?.protocol || '',
+          redirectHost: redirectHostOf(redirect),
           scopes: [...new Set((row.scopes ?? '').split(' ').filter(Boolean))],
           firstUsedAt: new Date(row.first_used).toISOString(),
           lastUsedAt: new Date(row.last_used).toISOString(),
@@ -74,3 +74,13 @@ export function createConnectedApps(deps: { pool: DatabasePool; provider: Provid
 }
 
 export type ConnectedAppsLibrary = ReturnType<typeof createConnectedApps>;
+
+/**
+ * The host an app's answers go to; for a native app's private-use scheme (`cursor://host/…`), the
+ * scheme (`cursor:`): its "host" names no web host, the scheme opens the app.
+ */
+function redirectHostOf(redirect: string): string {
+  const uri = URL.parse(redirect);
+  if (!uri) return '';
+  return uri.protocol === 'http:' || uri.protocol === 'https:' ? uri.host : uri.protocol;
+}

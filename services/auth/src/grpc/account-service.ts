@@ -189,6 +189,7 @@ export function accountServiceHandlers(deps: {
           requestedScopes: [],
           account: undefined,
           consentCsrfToken: '',
+          redirectScheme: '',
         };
         if (!isInteractionUid(request.interactionUid)) return notFound;
         const interaction = await deps.provider.Interaction.find(request.interactionUid);
@@ -210,6 +211,7 @@ export function accountServiceHandlers(deps: {
           clientName: String(client?.clientName ?? clientId),
           redirectHost: redirect ? redirect.host || redirect.protocol : '',
           loopbackRedirect: redirect ? isLoopbackHttp(redirect) : false,
+          redirectScheme: redirect ? redirect.protocol.slice(0, -1) : '',
           // Every client here registered itself: nothing vouches for the name it gave.
           unverifiedClient: true,
           requestedScopes: String(interaction.params.scope ?? '')

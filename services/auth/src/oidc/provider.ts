@@ -10,6 +10,7 @@ import { createUserQueries } from '../users/user-queries.ts';
 import { anonymousEndSession } from './anonymous-end-session.ts';
 import { clientMetadataPolicy } from './client-metadata-policy.ts';
 import { auditGrantRevocations } from './grant-audit.ts';
+import { jsonBodyDepthGuard } from './json-body-depth.ts';
 import type { ModelSecrets } from './model-secrets.ts';
 import { createOidcModelQueries } from './oidc-model-queries.ts';
 import { allowMetadataDocumentFetch, createOutboundFetch } from './outbound-fetch.ts';
@@ -173,6 +174,7 @@ export function createOidcProvider(options: ProviderOptions): Provider {
   provider.use(providerStoreOutages());
   provider.use(anonymousEndSession(provider));
   provider.use(resourceParameterGuard(baseUrl));
+  provider.use(jsonBodyDepthGuard());
   provider.use(refreshRetryWindow({ cache, keyring: options.keyring, tokenPath: OIDC_ROUTES.token, logger }));
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'provider server error'));
   auditGrantRevocations(provider, options.audit, logger);

@@ -72,11 +72,24 @@ export function applyClientPolicy(metadata: Record<string, unknown>, knownScopes
   }
 }
 
-/** PostgreSQL's jsonb, where clients are stored, cannot hold U+0000, and no client needs one. */
-function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (value !== null && typeof value === 'object')
-    return Object.entries(value).some(([key, inner]) => key.includes('\u0000') || containsNul(inner));
+/**
+ * PostgreSQL's jsonb, where clients are stored, cannot hold U+0000, and no client needs one.
+ * Iterative: a metadata document is not bounded in depth the way a registration body is.
+ */
+function containsNul(metadata: unknown): boolean {
+  const pending: unknown[] = [metadata];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return true;
+    } else if (Array.isArray(value)) {
+      for (const inner of value) pending.push(inner);
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) {
+        if (key.includes('\u0000')) return true;
+        pending.push(inner);
+      }
+    }
+  }
   return false;
 }

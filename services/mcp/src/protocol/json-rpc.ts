@@ -61,11 +61,11 @@ export function invalidRequest(id: JsonRpcId | null, message: string): JsonRpcRe
   return { jsonrpc: '2.0', id: id as JsonRpcId, error: { code: JsonRpcErrorCode.InvalidRequest, message } };
 }
 
-export function parseError(): JsonRpcReply {
+export function parseError(reason = 'the body is not valid JSON'): JsonRpcReply {
   return {
     jsonrpc: '2.0',
     id: null as unknown as JsonRpcId,
-    error: { code: JsonRpcErrorCode.ParseError, message: 'Parse error: the body is not valid JSON' },
+    error: { code: JsonRpcErrorCode.ParseError, message: `Parse error: ${reason}` },
   };
 }
 

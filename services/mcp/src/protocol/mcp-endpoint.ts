@@ -1,4 +1,4 @@
-import { HttpError, readBodyUpTo } from '@sheetgate/service-runtime';
+import { HttpError, jsonNestsDeeperThan, MAX_JSON_DEPTH, readBodyUpTo } from '@sheetgate/service-runtime';
 import type { Context, Middleware } from 'koa';
 import type { AuthInfo } from '../auth/auth-info.ts';
 import { requireScope } from '../auth/authenticate-request.ts';
@@ -59,6 +59,9 @@ export function mcpEndpoint(options: McpEndpointOptions): Middleware {
     requireScope(auth, 'sheets:read', resourceMetadataUrl);
 
     const body = await readBody(ctx);
+    // Checked on the text (a scan, no recursion) before anything walks the parsed value.
+    if (jsonNestsDeeperThan(body))
+      return reply(ctx, 400, parseError(`the body is nested deeper than ${MAX_JSON_DEPTH} levels`));
     let payload: unknown;
     try {
       payload = JSON.parse(body);

@@ -1,12 +1,15 @@
 /** What each Sheetgate scope lets an app do, in the words the consent screen shows. */
-const SHEETGATE_SCOPES: Record<string, string> = {
-  'sheets:read': 'See your spreadsheets and list the spreadsheets in your Google Drive',
-  'sheets:write': 'Create, change and delete spreadsheets, tabs, cell values and formatting',
-  openid: 'Know which Sheetgate account you are',
-  profile: 'See your name',
-  email: 'See your email address',
-  offline_access: 'Keep this access when you are not using the app, until you disconnect it',
-};
+// Maps, not object literals: a scope named `constructor` must not find Object.prototype's members.
+const SHEETGATE_SCOPES: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    'sheets:read': 'See your spreadsheets and list the spreadsheets in your Google Drive',
+    'sheets:write': 'Create, change and delete spreadsheets, tabs, cell values and formatting',
+    openid: 'Know which Sheetgate account you are',
+    profile: 'See your name',
+    email: 'See your email address',
+    offline_access: 'Keep this access when you are not using the app, until you disconnect it',
+  }),
+);
 
 /** Sheetgate scopes in the order people read them: data access first, identity after. */
 const ORDER = ['sheets:read', 'sheets:write', 'openid', 'profile', 'email', 'offline_access'];
@@ -18,7 +21,7 @@ export function describeScopes(scopes: readonly string[]): Array<{ scope: string
   };
   return [...new Set(scopes)]
     .sort((a, b) => rank(a) - rank(b))
-    .map((scope) => ({ scope, words: SHEETGATE_SCOPES[scope] ?? `Use the "${scope}" permission` }));
+    .map((scope) => ({ scope, words: SHEETGATE_SCOPES.get(scope) ?? `Use the "${scope}" permission` }));
 }
 
 /** Access of an API key from its scopes. */
@@ -42,13 +45,13 @@ export const GOOGLE_SCOPES: ReadonlyArray<{ scope: string; words: string; needed
   { scope: 'profile', words: 'Your name', needed: false },
 ];
 
-const GOOGLE_ALIASES: Record<string, string> = {
-  [`${GOOGLE_PREFIX}userinfo.email`]: 'email',
-  [`${GOOGLE_PREFIX}userinfo.profile`]: 'profile',
-};
+const GOOGLE_ALIASES: ReadonlyMap<string, string> = new Map([
+  [`${GOOGLE_PREFIX}userinfo.email`, 'email'],
+  [`${GOOGLE_PREFIX}userinfo.profile`, 'profile'],
+]);
 
 /** Which of the scopes Sheetgate needs Google granted, and which are missing. */
 export function googleGrant(granted: readonly string[]) {
-  const normalised = new Set(granted.map((scope) => GOOGLE_ALIASES[scope] ?? scope));
+  const normalised = new Set(granted.map((scope) => GOOGLE_ALIASES.get(scope) ?? scope));
   return GOOGLE_SCOPES.map((entry) => ({ ...entry, granted: normalised.has(entry.scope) }));
 }

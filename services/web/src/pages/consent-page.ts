@@ -1,6 +1,7 @@
 import type { GetInteractionResponse } from '@sheetgate/proto';
-import { html, untrustedName } from '../html/html.ts';
+import { html, type SafeHtml, untrustedName } from '../html/html.ts';
 import { renderPage, signOutForm } from '../html/layout.ts';
+import { type RedirectTarget, redirectTarget } from '../html/redirect-target.ts';
 import { describeScopes } from '../html/scope-words.ts';
 
 export interface ConsentPageInput {
@@ -28,13 +29,7 @@ about itself. Allow it only if you just started connecting it yourself.</p></div
 }
 <section aria-labelledby="where">
 <h2 id="where">Where the answer goes</h2>
-<p>After you decide, your browser goes to <code>${interaction.redirectHost || 'an unknown address'}</code>.</p>
-${
-  interaction.loopbackRedirect
-    ? html`<div class="warning"><p>This address is <strong>on this computer</strong>: any program running here could
-receive the access. That is normal for apps installed on your computer; allow it only if you started this app.</p></div>`
-    : ''
-}
+${destination(redirectTarget(interaction))}
 </section>
 <section aria-labelledby="as-whom">
 <h2 id="as-whom">Your account</h2>
@@ -57,4 +52,24 @@ ${scopes.map(({ scope, words }) => html`<li>${words} <span class="muted">(<code>
 </div>
 </form>`;
   return renderPage({ title: 'Allow access?', body, narrow: true });
+}
+
+/** Where the browser goes after Allow or Deny, with a warning when that is this computer. */
+function destination(target: RedirectTarget): SafeHtml {
+  switch (target.kind) {
+    case 'web':
+      return html`<p>After you decide, your browser goes to <code>${target.host}</code>.</p>`;
+    case 'loopback':
+      return html`<p>After you decide, your browser goes to <code>${target.host}</code>.</p>
+<div class="warning"><p>This address is <strong>on this computer</strong>: any program running here could
+receive the access. That is normal for apps installed on your computer; allow it only if you started this app.</p></div>`;
+    case 'app':
+      return html`<p>After you decide, your browser opens the app that handles <code>${target.scheme}:</code> links
+<strong>on this computer</strong>.</p>
+<div class="warning"><p>This is not a website: any app installed on this computer may have claimed
+<code>${target.scheme}:</code> links. That is normal for apps installed on your computer; allow it only if you started
+this app.</p></div>`;
+    case 'unknown':
+      return html`<p>After you decide, your browser goes to <code>${target.shown || 'an unknown address'}</code>.</p>`;
+  }
 }

@@ -39,14 +39,17 @@ export const EXPIRY_CHOICES = [
   { value: 'date', label: 'On a date' },
 ] as const;
 
-const NOTICES: Record<string, string> = {
-  key_revoked: 'The API key was revoked. It stops working with the very next request.',
-  key_already_created:
-    'That form was already sent, so no new key was created and the key is not shown again. If you did not copy it, revoke it and create a new one.',
-  app_disconnected: 'The app was disconnected: its access and refresh tokens no longer work.',
-  nothing_to_revoke: 'That API key was already revoked or does not exist.',
-  nothing_to_disconnect: 'That app was already disconnected.',
-};
+// A Map, not an object literal: `?notice=constructor` must not find Object.prototype's members.
+const NOTICES: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    key_revoked: 'The API key was revoked. It stops working with the very next request.',
+    key_already_created:
+      'That form was already sent, so no new key was created and the key is not shown again. If you did not copy it, revoke it and create a new one.',
+    app_disconnected: 'The app was disconnected: its access and refresh tokens no longer work.',
+    nothing_to_revoke: 'That API key was already revoked or does not exist.',
+    nothing_to_disconnect: 'That app was already disconnected.',
+  }),
+);
 
 /** "Read and edit your Google Sheets" → "read and edit your Google Sheets" (names keep their capitals). */
 const lowerFirst = (words: string) => words.charAt(0).toLowerCase() + words.slice(1);
@@ -234,7 +237,7 @@ ${body}
 }
 
 export function dashboardPage(input: DashboardInput): string {
-  const notice = input.notice ? NOTICES[input.notice] : undefined;
+  const notice = input.notice ? NOTICES.get(input.notice) : undefined;
   const body = html`<h1>Your dashboard</h1>
 ${notice ? html`<div class="notice" role="status"><p>${notice}</p></div>` : ''}
 ${input.created ? createdKeyPanel(input.baseUrl, input.created) : ''}

@@ -1,11 +1,12 @@
 import { html, type SafeHtml, untrustedName } from '../html/html.ts';
 import { type HeaderAccount, renderPage } from '../html/layout.ts';
+import type { RedirectTarget } from '../html/redirect-target.ts';
 
 /** The app asking, when /login is part of an OAuth authorization. */
 export interface LoginInteraction {
   uid: string;
   clientName: string;
-  redirectHost: string;
+  redirect: RedirectTarget;
   unverifiedClient: boolean;
 }
 
@@ -23,34 +24,48 @@ export interface LoginPageInput {
 }
 
 /** The `error` values auth's Google callback sends back (services/auth/src/google/sign-in-routes.ts). */
-const ERRORS: Record<string, { title: string; text: string }> = {
-  google_cancelled: {
-    title: 'You cancelled signing in with Google.',
-    text: 'Nothing was shared with Sheetgate. Sign in again when you are ready.',
-  },
-  google_failed: {
-    title: 'Google did not complete the sign-in.',
-    text: 'Google refused the request or could not be reached. Try again; if it keeps failing, try again later.',
-  },
-};
+const ERRORS: ReadonlyMap<string, { title: string; text: string }> = new Map(
+  Object.entries({
+    google_cancelled: {
+      title: 'You cancelled signing in with Google.',
+      text: 'Nothing was shared with Sheetgate. Sign in again when you are ready.',
+    },
+    google_failed: {
+      title: 'Google did not complete the sign-in.',
+      text: 'Google refused the request or could not be reached. Try again; if it keeps failing, try again later.',
+    },
+  }),
+);
 
 export function googleSignInHref(returnTo: string): string {
   return `/api/auth/google/start?return_to=${encodeURIComponent(returnTo)}`;
 }
 
 function errorBox(error: string): SafeHtml {
-  const known = ERRORS[error] ?? {
+  const known = ERRORS.get(error) ?? {
     title: 'Signing in did not complete.',
     text: 'Try again.',
   };
   return html`<div class="error" role="alert"><p><strong>${known.title}</strong></p><p>${known.text}</p></div>`;
 }
 
+function answerGoesTo(target: RedirectTarget): SafeHtml | string {
+  switch (target.kind) {
+    case 'web':
+    case 'loopback':
+      return html` (it will receive the answer at <code>${target.host}</code>)`;
+    case 'app':
+      return html` (it will receive the answer through <code>${target.scheme}:</code> links, in an app on this computer)`;
+    case 'unknown':
+      return target.shown ? html` (it will receive the answer at <code>${target.shown}</code>)` : '';
+  }
+}
+
 export function loginPage(input: LoginPageInput): string {
   const { interaction } = input;
   const asking = interaction
     ? html`<p><strong>${untrustedName(interaction.clientName)}</strong> wants to use your Google Sheets through
-Sheetgate${interaction.redirectHost ? html` (it will receive the answer at <code>${interaction.redirectHost}</code>)` : ''}.
+Sheetgate${answerGoesTo(interaction.redirect)}.
 Sign in first; you will then see exactly what it asks for and can allow or deny it.</p>
 ${interaction.unverifiedClient ? html`<p class="hint">Sheetgate has not verified this app: its name is what the app says about itself.</p>` : ''}`
     : '';

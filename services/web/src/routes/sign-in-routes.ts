@@ -8,6 +8,7 @@ import {
   singleQueryValue,
 } from '@sheetgate/service-runtime';
 import { z } from 'zod';
+import { formActionSource, redirectTarget } from '../html/redirect-target.ts';
 import { consentPage } from '../pages/consent-page.ts';
 import { type LoginInteraction, loginPage } from '../pages/login-page.ts';
 import { allowFormActionTo } from '../security-headers.ts';
@@ -23,18 +24,6 @@ const EXPIRED = new PageError(
   'This authorization request has expired, was already answered, or is for another account. Go back to the app you were connecting and start again.',
   { href: '/dashboard', label: 'Go to your dashboard' },
 );
-
-/**
- * The CSP source for the app's redirect (see `allowFormActionTo`): `https://host`, `http://host`
- * for a loopback redirect, or a native app's private-use scheme. Anything odd adds nothing: Allow
- * then fails closed in the browser rather than loosening the policy.
- */
-function redirectSource(redirectHost: string, loopback: boolean): string | undefined {
-  if (/^[a-z][a-z0-9+.-]*:$/i.test(redirectHost)) return redirectHost;
-  if (/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(redirectHost))
-    return `${loopback ? 'http' : 'https'}://${redirectHost}`;
-  return undefined;
-}
 
 /** `/login` (sign in with Google, for the dashboard or an OAuth interaction) and `/authorize` (consent). */
 export function signInRoutes(deps: { accounts: AccountServiceClientApi }): Route[] {
@@ -74,7 +63,7 @@ export function signInRoutes(deps: { accounts: AccountServiceClientApi }): Route
           interaction = {
             uid,
             clientName: found.clientName || found.clientId,
-            redirectHost: found.redirectHost,
+            redirect: redirectTarget(found),
             unverifiedClient: found.unverifiedClient,
           };
         } else interactionExpired = true;
@@ -113,7 +102,7 @@ export function signInRoutes(deps: { accounts: AccountServiceClientApi }): Route
         ctx.redirect(`/login?interaction=${encodeURIComponent(uid)}`);
         return;
       }
-      const source = redirectSource(interaction.redirectHost, interaction.loopbackRedirect);
+      const source = formActionSource(redirectTarget(interaction));
       if (source) allowFormActionTo(ctx, source);
       sendPage(ctx, consentPage({ uid, interaction, account }));
     },
