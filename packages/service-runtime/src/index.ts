@@ -38,6 +38,7 @@ export { jsonNestsDeeperThan, MAX_JSON_DEPTH } from './json-depth.ts';
 export { logKoaErrors } from './koa-errors.ts';
 export { createLogger, type Logger, type LoggerOptions, redactValue, scrubSecrets } from './logger.ts';
 export { createServiceMetrics, type ServiceMetrics, serveMetrics } from './metrics.ts';
+export { HTML_PAGE_HEADERS, PAGE_HEADERS, pageContentSecurityPolicy } from './page-headers.ts';
 export { readBodyUpTo } from './request-body.ts';
 export { DEFAULT_RETURN_TO, safeReturnTo } from './return-to.ts';
 export { loadSettingsOrExit, parseSettings, SettingsError, setting } from './settings.ts';

@@ -1,3 +1,4 @@
+import { HTML_PAGE_HEADERS, PAGE_HEADERS, pageContentSecurityPolicy } from '@sheetgate/service-runtime';
 import type { Context, Middleware } from 'koa';
 
 /**
@@ -18,26 +19,10 @@ export function securityHeaders(): Middleware {
     try {
       await next();
     } finally {
-      const formAction = ["'self'", ...((ctx.state.formActionSources as string[] | undefined) ?? [])];
       ctx.set({
-        'content-security-policy': [
-          "default-src 'none'",
-          "script-src 'self'",
-          "style-src 'self'",
-          "img-src 'self' data:",
-          `form-action ${formAction.join(' ')}`,
-          "frame-ancestors 'none'",
-          "base-uri 'none'",
-        ].join('; '),
-        'x-frame-options': 'DENY',
-        'x-content-type-options': 'nosniff',
-        // Nothing leaves for another origin; same-origin requests keep theirs because, under
-        // `no-referrer`, browsers send `Origin: null` on form posts (Fetch §3.1 "append a request
-        // Origin header") and the dashboard's same-origin check would refuse its own forms.
-        'referrer-policy': 'same-origin',
-        'cross-origin-opener-policy': 'same-origin',
-        'cross-origin-resource-policy': 'same-origin',
-        'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
+        'content-security-policy': pageContentSecurityPolicy(ctx.state.formActionSources ?? []),
+        ...PAGE_HEADERS,
+        ...HTML_PAGE_HEADERS,
       });
     }
   };

@@ -1,3 +1,4 @@
+import { HTML_PAGE_HEADERS, PAGE_HEADERS, pageContentSecurityPolicy } from '@sheetgate/service-runtime';
 import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
@@ -54,16 +55,6 @@ export async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<
   );
 }
 
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join('; ');
-
 /** A redirect URI as a CSP source: its origin, or its scheme for a native app's private-use one. */
 function sourceOf(uri: unknown): string | undefined {
   const url = typeof uri === 'string' ? URL.parse(uri) : null;
@@ -87,25 +78,16 @@ function formTargets(ctx: KoaContextWithOIDC): string[] {
 }
 
 /**
- * The headers every page of Sheetgate's carries (services/web/src/security-headers.ts), on every
+ * The headers every page of Sheetgate's carries (service-runtime's page-headers.ts), on every
  * provider answer. The CSP is set before the provider renders: its `form_post` page adds its inline
- * script's hash to `script-src`.
+ * script's hash to `script-src`, so the form targets are put into that header afterwards.
  */
 export function providerPageHeaders(): Middleware {
   return async (ctx, next) => {
-    ctx.set('content-security-policy', CONTENT_SECURITY_POLICY);
-    ctx.set({
-      'x-frame-options': 'DENY',
-      'x-content-type-options': 'nosniff',
-      'referrer-policy': 'same-origin',
-    });
+    ctx.set({ 'content-security-policy': pageContentSecurityPolicy(), ...PAGE_HEADERS });
     await next();
     if (!ctx.response.is('html')) return;
-    ctx.set({
-      'cross-origin-opener-policy': 'same-origin',
-      'cross-origin-resource-policy': 'same-origin',
-      'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
-    });
+    ctx.set(HTML_PAGE_HEADERS);
     const targets = formTargets(ctx as KoaContextWithOIDC);
     if (targets.length === 0) return;
     const directives = ctx.response
