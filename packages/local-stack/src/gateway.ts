@@ -29,8 +29,16 @@ export function createGateway(origins: ServiceOrigins): http.Server {
   const upstreamRequests = new WeakMap<http.IncomingMessage, http.ClientRequest>();
   /** Requests whose service answered early: the answer waits for the end of the body. */
   const heldAnswers = new WeakSet<http.IncomingMessage>();
+  /** Requests the gateway refused as too large: its 413 waits for the end of the body. */
+  const refusedBodies = new WeakSet<http.IncomingMessage>();
   proxy.on('proxyReq', (upstream, req) => upstreamRequests.set(req, upstream));
   proxy.on('proxyRes', (answer, req, res) => {
+    if (refusedBodies.has(req)) {
+      // The gateway's own 413 is the answer: the service's is read and dropped, never piped.
+      answer.resume();
+      answer.pipe = (<T extends NodeJS.WritableStream>(destination: T) => destination) as typeof answer.pipe;
+      return;
+    }
     // The service answered before it had the whole body (an early 401, a 413). Closing the
     // connection while the client still sends would reset it (the client sees EPIPE or
     // ECONNRESET, not the answer; a kept-alive one loses its next request). So the rest of the
@@ -98,9 +106,13 @@ export function createGateway(origins: ServiceOrigins): http.Server {
       if (received <= BODY_LIMIT || received - chunk.length > BODY_LIMIT) return;
       req.unpipe();
       const upstream = upstreamRequests.get(req);
-      if (!res.headersSent && !heldAnswers.has(req))
-        answerJson(req, res, 413, TOO_LARGE, { connection: 'close' });
-      else discardRestOfBody(req);
+      discardRestOfBody(req);
+      if (!res.headersSent && !heldAnswers.has(req)) {
+        // Answered once the client has sent the rest (up to DRAIN_LIMIT): answering while it still
+        // sends, then closing, would reset the connection before the client reads the 413.
+        refusedBodies.add(req);
+        req.once('end', () => answerJson(req, res, 413, TOO_LARGE, { connection: 'close' }));
+      }
       // The service's request would wait for the rest of its body: end it once ours is answered.
       if (res.writableFinished) upstream?.destroy();
       else res.once('finish', () => upstream?.destroy());
@@ -121,6 +133,9 @@ function answerJson(
   body: object,
   headers: Record<string, string> = {},
 ) {
+  if (res.headersSent) return;
+  // A service's answer that arrived meanwhile may have set its headers here: none of them apply.
+  for (const name of res.getHeaderNames()) res.removeHeader(name);
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
   discardRestOfBody(req);
