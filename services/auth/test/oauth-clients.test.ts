@@ -1,25 +1,23 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readJson } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
-import { createUserLibrary } from '../src/users/index.ts';
-import { type AuthUnderTest, startAuthUnderTest } from './support/auth-process.ts';
-import { type ClientAuth, type OAuthTestClient, oauthTestClient } from './support/oauth-flow.ts';
+import type { AuthUnderTest } from './support/auth-process.ts';
+import {
+  type ClientAuth,
+  type OAuthTestbed,
+  type OAuthTestClient,
+  startOAuthTestbed,
+} from './support/oauth-flow.ts';
 
+let testbed: OAuthTestbed;
 let subject: AuthUnderTest;
-let pool: DatabasePool;
 let oauth: OAuthTestClient;
 let userId: string;
 beforeAll(async () => {
-  subject = await startAuthUnderTest();
-  pool = createDatabasePool(subject.database.url, 2);
-  oauth = oauthTestClient(subject, pool);
-  userId = (await createUserLibrary(pool).upsertFromGoogle({ sub: '4001', email: 'gus@example.com' })).id;
+  testbed = await startOAuthTestbed({ sub: '4001', email: 'gus@example.com' });
+  ({ subject, oauth, userId } = testbed);
 });
-afterAll(async () => {
-  await pool?.end();
-  await subject?.stop();
-});
+afterAll(() => testbed?.stop());
 
 const register = (metadata: Record<string, unknown>) => oauth.register(metadata);
 

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
-import { createUserLibrary } from '../src/users/index.ts';
-import { type AuthUnderTest, startAuthUnderTest } from './support/auth-process.ts';
-import { type OAuthTestClient, oauthTestClient } from './support/oauth-flow.ts';
+import type { AuthUnderTest } from './support/auth-process.ts';
+import { type OAuthTestbed, type OAuthTestClient, startOAuthTestbed } from './support/oauth-flow.ts';
 
 // CORS where browser-based MCP clients (the MCP Inspector's web UI, web apps) need it: discovery,
 // JWKS, registration, token and revocation, preflight and the request itself, on the real process.
@@ -10,21 +8,16 @@ import { type OAuthTestClient, oauthTestClient } from './support/oauth-flow.ts';
 const ORIGIN = 'https://inspector.example';
 const REDIRECT = 'https://inspector.example/oauth/callback';
 
+let testbed: OAuthTestbed;
 let subject: AuthUnderTest;
-let pool: DatabasePool;
 let oauth: OAuthTestClient;
 let userId: string;
 
 beforeAll(async () => {
-  subject = await startAuthUnderTest();
-  pool = createDatabasePool(subject.database.url, 2);
-  oauth = oauthTestClient(subject, pool);
-  userId = (await createUserLibrary(pool).upsertFromGoogle({ sub: '5001', email: 'erin@example.com' })).id;
+  testbed = await startOAuthTestbed({ sub: '5001', email: 'erin@example.com' });
+  ({ subject, oauth, userId } = testbed);
 });
-afterAll(async () => {
-  await pool?.end();
-  await subject?.stop();
-});
+afterAll(() => testbed?.stop());
 
 async function preflight(path: string, method: string, headers = 'content-type') {
   return fetch(`${subject.baseUrl}${path}`, {

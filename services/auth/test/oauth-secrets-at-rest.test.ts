@@ -1,10 +1,14 @@
 import { type Browser, readJson } from '@sheetgate/test-harness';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
-import { createUserLibrary } from '../src/users/index.ts';
-import { type AuthUnderTest, startAuthUnderTest } from './support/auth-process.ts';
-import { type ClientAuth, type OAuthTestClient, oauthTestClient } from './support/oauth-flow.ts';
+import type { DatabasePool } from '../src/db/pool.ts';
+import type { AuthUnderTest } from './support/auth-process.ts';
+import {
+  type ClientAuth,
+  type OAuthTestbed,
+  type OAuthTestClient,
+  startOAuthTestbed,
+} from './support/oauth-flow.ts';
 
 // What a copy of auth's stores gives an attacker (a database dump, its WAL, a backup or replica,
 // a Redis dump): no OAuth secret that works. Every bearer value issued in real flows — codes,
@@ -12,21 +16,17 @@ import { type ClientAuth, type OAuthTestClient, oauthTestClient } from './suppor
 // looked for in every table and every Redis key and value, and must be absent.
 
 const REDIRECT = 'http://127.0.0.1:40121/callback';
+let testbed: OAuthTestbed;
 let subject: AuthUnderTest;
 let pool: DatabasePool;
 let oauth: OAuthTestClient;
 let userId: string;
 
 beforeAll(async () => {
-  subject = await startAuthUnderTest();
-  pool = createDatabasePool(subject.database.url, 2);
-  oauth = oauthTestClient(subject, pool);
-  userId = (await createUserLibrary(pool).upsertFromGoogle({ sub: '15001', email: 'rita@example.com' })).id;
+  testbed = await startOAuthTestbed({ sub: '15001', email: 'rita@example.com' });
+  ({ subject, pool, oauth, userId } = testbed);
 });
-afterAll(async () => {
-  await pool?.end();
-  await subject?.stop();
-});
+afterAll(() => testbed?.stop());
 
 /** Every row of every table of the database, as text. */
 async function databaseDump(): Promise<string> {

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
-import { createUserLibrary } from '../src/users/index.ts';
-import { type AuthUnderTest, startAuthUnderTest } from './support/auth-process.ts';
-import { type OAuthTestClient, oauthTestClient } from './support/oauth-flow.ts';
+import type { DatabasePool } from '../src/db/pool.ts';
+import type { AuthUnderTest } from './support/auth-process.ts';
+import { type OAuthTestbed, type OAuthTestClient, startOAuthTestbed } from './support/oauth-flow.ts';
 
 // RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0) at /api/auth/oauth2/end-session.
 // An anonymous request must store nothing (each one used to leave a 14-day Session row behind),
@@ -12,6 +11,7 @@ import { type OAuthTestClient, oauthTestClient } from './support/oauth-flow.ts';
 
 const WEB_REDIRECT = 'https://end-session-test.example/callback';
 const LOGGED_OUT = 'https://end-session-test.example/logged-out';
+let testbed: OAuthTestbed;
 let subject: AuthUnderTest;
 let pool: DatabasePool;
 let oauth: OAuthTestClient;
@@ -19,10 +19,8 @@ let userId: string;
 let clientId: string;
 
 beforeAll(async () => {
-  subject = await startAuthUnderTest();
-  pool = createDatabasePool(subject.database.url, 2);
-  oauth = oauthTestClient(subject, pool);
-  userId = (await createUserLibrary(pool).upsertFromGoogle({ sub: '5101', email: 'gus@example.com' })).id;
+  testbed = await startOAuthTestbed({ sub: '5101', email: 'gus@example.com' });
+  ({ subject, pool, oauth, userId } = testbed);
   const registered = await oauth.register({
     client_name: 'End-session test app',
     application_type: 'web',
@@ -33,10 +31,7 @@ beforeAll(async () => {
   expect(registered.status).toBe(201);
   clientId = registered.body.client_id as string;
 });
-afterAll(async () => {
-  await pool?.end();
-  await subject?.stop();
-});
+afterAll(() => testbed?.stop());
 
 const endSession = `/api/auth/oauth2/end-session`;
 const storedSessions = async () =>

@@ -1,10 +1,9 @@
 import { type Browser, createBrowser } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
+import type { DatabasePool } from '../src/db/pool.ts';
 import { createSessionStore } from '../src/sessions/index.ts';
-import { createUserLibrary } from '../src/users/index.ts';
-import { type AuthUnderTest, startAuthUnderTest } from './support/auth-process.ts';
-import { type OAuthTestClient, oauthTestClient } from './support/oauth-flow.ts';
+import type { AuthUnderTest } from './support/auth-process.ts';
+import { type OAuthTestbed, type OAuthTestClient, startOAuthTestbed } from './support/oauth-flow.ts';
 
 // Sign-out is a state change a third-party page must not be able to cause (login/logout CSRF):
 // only a post carrying the token of the session it ends may end it, and anything else leaves
@@ -12,6 +11,7 @@ import { type OAuthTestClient, oauthTestClient } from './support/oauth-flow.ts';
 
 // A web client: the provider answers `prompt=none` for native clients with interaction_required.
 const REDIRECT = 'https://forgery-test.example/callback';
+let testbed: OAuthTestbed;
 let subject: AuthUnderTest;
 let pool: DatabasePool;
 let oauth: OAuthTestClient;
@@ -19,10 +19,8 @@ let userId: string;
 let clientId: string;
 
 beforeAll(async () => {
-  subject = await startAuthUnderTest();
-  pool = createDatabasePool(subject.database.url, 2);
-  oauth = oauthTestClient(subject, pool);
-  userId = (await createUserLibrary(pool).upsertFromGoogle({ sub: '5001', email: 'erin@example.com' })).id;
+  testbed = await startOAuthTestbed({ sub: '5001', email: 'erin@example.com' });
+  ({ subject, pool, oauth, userId } = testbed);
   const registered = await oauth.register({
     client_name: 'Forgery test app',
     redirect_uris: [REDIRECT],
@@ -30,10 +28,7 @@ beforeAll(async () => {
   });
   clientId = registered.body.client_id as string;
 });
-afterAll(async () => {
-  await pool?.end();
-  await subject?.stop();
-});
+afterAll(() => testbed?.stop());
 
 /** A browser signed in to the dashboard and to the provider (it has connected an app once). */
 async function browserWithBothSessions(): Promise<Browser> {

@@ -2,10 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type Browser, createBrowser, readJson } from '@sheetgate/test-harness';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { expect } from 'vitest';
-import type { DatabasePool } from '../../src/db/pool.ts';
+import { createDatabasePool, type DatabasePool } from '../../src/db/pool.ts';
 import { createCsrfTokens } from '../../src/interactions/csrf.ts';
 import { createSessionStore } from '../../src/sessions/index.ts';
-import type { AuthUnderTest } from './auth-process.ts';
+import { createUserLibrary } from '../../src/users/index.ts';
+import { type AuthUnderTest, startAuthUnderTest } from './auth-process.ts';
 
 export function pkcePair() {
   const verifier = randomBytes(32).toString('base64url');
@@ -133,3 +134,30 @@ export function oauthTestClient(subject: AuthUnderTest, pool: DatabasePool) {
 }
 
 export type OAuthTestClient = ReturnType<typeof oauthTestClient>;
+
+/** A real auth process, a pool on its database, an OAuth test client, and one person who signed in. */
+export interface OAuthTestbed {
+  subject: AuthUnderTest;
+  pool: DatabasePool;
+  oauth: OAuthTestClient;
+  userId: string;
+  stop(): Promise<void>;
+}
+
+/** Starts what most OAuth tests share (`person` as Google would describe them). */
+export async function startOAuthTestbed(person: { sub: string; email: string }): Promise<OAuthTestbed> {
+  const subject = await startAuthUnderTest();
+  const pool = createDatabasePool(subject.database.url, 2);
+  const oauth = oauthTestClient(subject, pool);
+  const userId = (await createUserLibrary(pool).upsertFromGoogle(person)).id;
+  return {
+    subject,
+    pool,
+    oauth,
+    userId,
+    async stop() {
+      await pool.end();
+      await subject.stop();
+    },
+  };
+}
