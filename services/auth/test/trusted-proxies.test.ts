@@ -1,16 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import http from 'node:http';
-import {
-  createTestDatabase,
-  createTestRedis,
-  freePort,
-  generateLocalSecrets,
-  type RunningService,
-  startServiceProcess,
-  type TestDatabase,
-  type TestRedis,
-} from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AuthUnderTest, startAuthUnderTest } from './support/auth-process.ts';
 
 // The auth process trusts 127.0.0.1 (standing in for the gateway) and 10/8 (an Ingress controller's
 // pods); the tests connect from 127.0.0.2 (on Linux all of 127/8 reaches the loopback) to be an
@@ -19,38 +9,18 @@ const TRUSTED_PROXY = '127.0.0.1';
 const UNTRUSTED_PEER = '127.0.0.2';
 const LIMIT = 3;
 
-let database: TestDatabase;
-let redis: TestRedis;
-let auth: RunningService;
+let subject: AuthUnderTest;
 let port: number;
 
 beforeAll(async () => {
-  [database, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
-  port = await freePort();
-  auth = await startServiceProcess(
-    'auth',
-    {
-      ...generateLocalSecrets(),
-      GOOGLE_CLIENT_ID: 'test-client.apps.googleusercontent.com',
-      GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
-      AUTH_PORT: String(port),
-      AUTH_GRPC_PORT: String(await freePort()),
-      DATABASE_URL: database.url,
-      INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
-      TRUSTED_PROXIES: `${TRUSTED_PROXY},10.0.0.0/8`,
-      RATE_LIMIT_KEY_PREFIX: `sheetgate:test:${randomBytes(4).toString('hex')}`,
-      RATE_LIMIT_OVERRIDES: JSON.stringify({ authIp: { points: LIMIT, durationSeconds: 600 } }),
-      ...(redis.url ? { REDIS_URL: redis.url } : {}),
-    },
-    port,
-  );
+  subject = await startAuthUnderTest({
+    TRUSTED_PROXIES: `${TRUSTED_PROXY},10.0.0.0/8`,
+    RATE_LIMIT_OVERRIDES: JSON.stringify({ authIp: { points: LIMIT, durationSeconds: 600 } }),
+  });
+  port = Number(new URL(subject.baseUrl).port);
 });
 
-afterAll(async () => {
-  await auth?.stop();
-  await redis?.close();
-  await database?.close();
-});
+afterAll(() => subject?.stop());
 
 /** GET /api/auth/jwks (rate-limited per client address) from `from`, with a forwarded-for header. */
 function jwksStatus(from: string, forwardedFor?: string): Promise<number> {
