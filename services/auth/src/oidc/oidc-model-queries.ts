@@ -37,7 +37,7 @@ export function createOidcModelQueries(pool: Queryable) {
     /** A model instance that has not expired, by one of its keys, with when it was consumed. */
     async findLive(
       model: string,
-      column: 'id' | 'uid' | 'user_code',
+      column: 'uid' | 'user_code',
       value: string,
     ): Promise<{ id: string; payload: AdapterPayload; consumed_at: Date | null } | undefined> {
       const { rows } = await pool.query<{ id: string; payload: AdapterPayload; consumed_at: Date | null }>(
@@ -46,6 +46,19 @@ export function createOidcModelQueries(pool: Queryable) {
         [model, value],
       );
       return rows[0];
+    },
+
+    /** The live rows of `model` stored under any of `ids`, in one statement. */
+    async findLiveByIds(
+      model: string,
+      ids: readonly string[],
+    ): Promise<Array<{ id: string; payload: AdapterPayload; consumed_at: Date | null }>> {
+      const { rows } = await pool.query<{ id: string; payload: AdapterPayload; consumed_at: Date | null }>(
+        `SELECT id, payload, consumed_at FROM oidc_models
+         WHERE model = $1 AND id = ANY($2::text[]) AND (expires_at IS NULL OR expires_at > now())`,
+        [model, ids],
+      );
+      return rows;
     },
 
     async consume(model: string, id: string): Promise<void> {

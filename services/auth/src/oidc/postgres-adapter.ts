@@ -33,35 +33,38 @@ export function postgresAdapterFactory(pool: Queryable, secrets: ModelSecrets) {
       );
     }
 
+    /**
+     * By the hash of `id`, and in the same statement by `id` itself: a row a replica of the earlier
+     * release stored in clear during a rollout is converted on its first use, so the token it holds
+     * keeps working (stored-in-clear.ts converts the others). A miss costs one query either way.
+     */
     async find(id: string): Promise<AdapterPayload | undefined> {
       const storedId = secrets.storedId(this.model, id);
-      return (await this.findBy('id', storedId, id)) ?? (await this.findInClear(id, storedId));
-    }
-
-    /**
-     * A row a replica of the earlier release stored in clear during a rollout: converted on its
-     * first use, so the token it holds keeps working (stored-in-clear.ts converts the others).
-     */
-    private async findInClear(id: string, storedId: string): Promise<AdapterPayload | undefined> {
       const idInClear = secrets.idInClear(this.model, id);
-      if (idInClear === undefined) return undefined;
-      const row = await queries.findLive(this.model, 'id', idInClear);
-      if (!row) return undefined;
-      const { userCode } = row.payload;
+      const rows = await queries.findLiveByIds(
+        this.model,
+        idInClear === undefined ? [storedId] : [storedId, idInClear],
+      );
+      const stored = rows.find((row) => row.id === storedId);
+      if (stored) return this.payloadOf(stored, id);
+      const inClear = rows.find((row) => row.id === idInClear);
+      if (!inClear || idInClear === undefined) return undefined;
+      const payload = secrets.toStored(this.model, id, inClear.payload);
+      const { userCode } = inClear.payload;
       await queries.rewrite(this.model, idInClear, {
         id: storedId,
-        payload: secrets.toStored(this.model, id, row.payload),
+        payload,
         userCode: typeof userCode === 'string' ? secrets.storedUserCode(this.model, userCode) : null,
       });
-      return this.findBy('id', storedId, id);
+      return this.payloadOf({ id: storedId, payload, consumed_at: inClear.consumed_at }, id);
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      return this.findBy('uid', uid, undefined);
+      return this.findBy('uid', uid);
     }
 
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-      return this.findBy('user_code', secrets.storedUserCode(this.model, userCode), undefined);
+      return this.findBy('user_code', secrets.storedUserCode(this.model, userCode));
     }
 
     async consume(id: string): Promise<void> {
@@ -78,13 +81,16 @@ export function postgresAdapterFactory(pool: Queryable, secrets: ModelSecrets) {
       await queries.deleteByGrantId(grantId);
     }
 
-    private async findBy(
-      column: 'id' | 'uid' | 'user_code',
-      value: string,
-      id: string | undefined,
-    ): Promise<AdapterPayload | undefined> {
+    private async findBy(column: 'uid' | 'user_code', value: string): Promise<AdapterPayload | undefined> {
       const row = await queries.findLive(this.model, column, value);
-      if (!row) return undefined;
+      return row ? this.payloadOf(row, undefined) : undefined;
+    }
+
+    /** A stored row as the provider knows it: `id` back in, secrets opened, `consumed` set. */
+    private payloadOf(
+      row: { id: string; payload: AdapterPayload; consumed_at: Date | null },
+      id: string | undefined,
+    ): AdapterPayload | undefined {
       const payload = secrets.fromStored(this.model, row.payload, {
         storedId: row.id,
         ...(id === undefined ? {} : { id }),
