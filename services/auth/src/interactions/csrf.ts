@@ -1,4 +1,4 @@
-import { createCsrfTokens as createTokens } from '@sheetgate/service-runtime';
+import { createCsrfTokens as createTokens, HttpError } from '@sheetgate/service-runtime';
 
 /** What an auth form does: consent binds to an interaction uid, sign-out to a session id. */
 export type AuthFormPurpose = 'consent' | 'sign-out';
@@ -11,3 +11,6 @@ export const createCsrfTokens = (cookieKey: string) =>
   createTokens<AuthFormPurpose>(cookieKey, 'auth form tokens v1');
 
 export type CsrfTokens = ReturnType<typeof createCsrfTokens>;
+
+/** The refusal of an auth form posted without its token, or from another origin. */
+export const formExpired = () => new HttpError(403, 'invalid_csrf', 'the form has expired; reload the page');

@@ -11,7 +11,7 @@ import type Provider from 'oidc-provider';
 import { errors as oidcErrors } from 'oidc-provider';
 import { z } from 'zod';
 import { mcpResource } from '../oidc/resource.ts';
-import type { CsrfTokens } from './csrf.ts';
+import { type CsrfTokens, formExpired } from './csrf.ts';
 import { loginResult, requiredSignInAge, signInSatisfies } from './sign-in-age.ts';
 
 /**
@@ -28,8 +28,6 @@ const consentForm = z.object({
   csrf: z.string().optional(),
   decision: z.string().optional(),
 });
-
-const FORM_EXPIRED = new HttpError(403, 'invalid_csrf', 'the form has expired; reload the page');
 
 /**
  * The provider's interactions, completed by auth so the provider's cookie checks hold (its
@@ -112,8 +110,8 @@ export function interactionRoutes(deps: {
     form: consentForm,
     async handle(ctx, { params: { uid }, form }) {
       ctx.set('cache-control', 'no-store');
-      if (!isSameOriginPost(ctx, baseUrl)) throw FORM_EXPIRED;
-      if (!csrf.verify('consent', uid, form.csrf)) throw FORM_EXPIRED;
+      if (!isSameOriginPost(ctx, baseUrl)) throw formExpired();
+      if (!csrf.verify('consent', uid, form.csrf)) throw formExpired();
       const interaction = await details(ctx, uid);
       if (interaction.prompt.name !== 'consent')
         throw new HttpError(400, 'invalid_request', 'nothing to consent to');

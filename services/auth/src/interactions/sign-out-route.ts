@@ -1,5 +1,4 @@
 import {
-  HttpError,
   isInteractionUid,
   isSameOriginPost,
   type Logger,
@@ -11,15 +10,11 @@ import {
 import type Provider from 'oidc-provider';
 import { z } from 'zod';
 import type { AuditLog } from '../audit/index.ts';
-import { OIDC_ROUTES } from '../oidc/routes.ts';
+import { OIDC_ROUTES, PROVIDER_COOKIES } from '../oidc/routes.ts';
 import type { SessionStore } from '../sessions/index.ts';
-import type { CsrfTokens } from './csrf.ts';
+import { type CsrfTokens, formExpired } from './csrf.ts';
 
 export const SIGN_OUT_PATH = '/api/auth/sign-out';
-/** oidc-provider's session cookie (see cookies.names in oidc/provider.ts). */
-const PROVIDER_SESSION_COOKIE = 'sg_oidc_session';
-
-const FORM_EXPIRED = new HttpError(403, 'invalid_csrf', 'the form has expired; reload the page');
 
 /**
  * `POST /api/auth/sign-out` (the dashboard's "Sign out" form): with the sign-out token of this
@@ -46,12 +41,12 @@ export function signOutRoute(deps: {
     path: SIGN_OUT_PATH,
     form: z.object({ csrf: z.string().optional(), interaction: z.string().optional() }),
     async handle(ctx, { form }) {
-      if (!isSameOriginPost(ctx, deps.baseUrl)) throw FORM_EXPIRED;
+      if (!isSameOriginPost(ctx, deps.baseUrl)) throw formExpired();
       const cookieValue = sessionCookie.read(ctx);
       const session = cookieValue ? await deps.sessions.findByCookieValue(cookieValue) : undefined;
       // Only the session's own token ends anything: a post without it (a third-party page's form,
       // whose cookies SameSite=Lax keeps back) must not even clear this browser's cookies.
-      if (!session || !deps.csrf.verify('sign-out', session.id, form.csrf)) throw FORM_EXPIRED;
+      if (!session || !deps.csrf.verify('sign-out', session.id, form.csrf)) throw formExpired();
       // Signing out must not fail for want of the way back (its store may be down).
       const continueTo = await authorizationToContinue(deps.provider, form.interaction, session.userId).catch(
         () => undefined,
@@ -62,11 +57,11 @@ export function signOutRoute(deps: {
         details: { sessionId: session.id, ip: ctx.ip },
       });
       deps.logger.info({ userId: session.userId }, 'signed out');
-      const providerSessionId = ctx.cookies.get(PROVIDER_SESSION_COOKIE, { signed: true });
+      const providerSessionId = ctx.cookies.get(PROVIDER_COOKIES.session, { signed: true });
       if (providerSessionId) {
         await deps.provider.Session.adapter.destroy(providerSessionId);
       }
-      ctx.cookies.set(PROVIDER_SESSION_COOKIE, '', {
+      ctx.cookies.set(PROVIDER_COOKIES.session, '', {
         path: '/',
         expires: new Date(0),
         httpOnly: true,

@@ -1,10 +1,9 @@
 import { decodeJwt } from 'jose';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
-import { OIDC_ROUTES } from './routes.ts';
+import { OIDC_ROUTES, PROVIDER_COOKIES } from './routes.ts';
 
-/** oidc-provider's session cookie (cookies.names in provider.ts). */
-const SESSION_COOKIE = 'sg_oidc_session';
+const SESSION_COOKIE = PROVIDER_COOKIES.session;
 
 /**
  * `GET /api/auth/oauth2/end-session` from a browser that is signed in to nobody. The provider

@@ -1,9 +1,6 @@
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH, readBodyUpTo } from '@sheetgate/service-runtime';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { OIDC_ROUTES } from './routes.ts';
-
-// The provider's own body limit (lib/shared/selective_body.js), as in resource-guard.ts.
-const BODY_LIMIT = 56 * 1024;
+import { OIDC_ROUTES, PROVIDER_BODY_LIMIT } from './routes.ts';
 
 /**
  * Refuses JSON bodies (client registration) nested deeper than MAX_JSON_DEPTH before the provider
@@ -14,7 +11,7 @@ const BODY_LIMIT = 56 * 1024;
 export function jsonBodyDepthGuard() {
   return async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
     if (!ctx.req.readable || !ctx.is('application/json')) return next();
-    const raw = await readBodyUpTo(ctx.req, BODY_LIMIT);
+    const raw = await readBodyUpTo(ctx.req, PROVIDER_BODY_LIMIT);
     const error = ctx.path === OIDC_ROUTES.registration ? 'invalid_client_metadata' : 'invalid_request';
     if (!raw) {
       ctx.set('connection', 'close');

@@ -47,14 +47,14 @@ for (const [network, prefix] of [
   SPECIAL_USE.addSubnet(network, prefix, 'ipv6');
 
 /** Whether `address` (an IP literal, IPv6 with or without brackets) is special-use. */
-export function isSpecialUseAddress(address: string): boolean {
+function isSpecialUseAddress(address: string): boolean {
   const bare = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
   const version = isIP(bare);
   if (version === 0) return false;
   return SPECIAL_USE.check(bare, version === 4 ? 'ipv4' : 'ipv6');
 }
 
-export class SpecialUseAddressError extends Error {
+class SpecialUseAddressError extends Error {
   constructor(hostname: string) {
     super(`${hostname} resolves to a special-use address`);
     this.name = 'SpecialUseAddressError';
@@ -95,7 +95,7 @@ function undiciAgentClass(): AgentClass {
 
 const CONNECT_TIMEOUT_MS = 2000;
 /** One deadline for the whole fetch: resolution, connection, TLS, answer and body. */
-export const OUTBOUND_FETCH_DEADLINE_MS = 3000;
+const OUTBOUND_FETCH_DEADLINE_MS = 3000;
 
 /**
  * oidc-provider's `fetch` (Client ID Metadata Documents, and any client `jwks_uri`): URLs a client

@@ -26,7 +26,7 @@ import {
   RESOURCE_SCOPES,
 } from './resource.ts';
 import { resourceParameterGuard } from './resource-guard.ts';
-import { OIDC_ROUTES } from './routes.ts';
+import { OIDC_ROUTES, PROVIDER_COOKIES } from './routes.ts';
 import { providerQueryable, providerStoreOutages } from './store-outage.ts';
 
 export interface ProviderOptions {
@@ -88,7 +88,7 @@ export function createOidcProvider(options: ProviderOptions): Provider {
     extraClientMetadata: clientMetadataPolicy(knownScopes),
     cookies: {
       keys: options.cookieKeys,
-      names: { session: 'sg_oidc_session', interaction: 'sg_oidc_interaction', resume: 'sg_oidc_resume' },
+      names: PROVIDER_COOKIES,
       long: { signed: true, httpOnly: true, sameSite: 'lax', secure: baseUrl.startsWith('https:') },
       short: { signed: true, httpOnly: true, sameSite: 'lax', secure: baseUrl.startsWith('https:') },
     },

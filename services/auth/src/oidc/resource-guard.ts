@@ -2,14 +2,11 @@ import querystring, { type ParsedUrlQuery } from 'node:querystring';
 import { readBodyUpTo } from '@sheetgate/service-runtime';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { canonicalResource, DEFAULT_RESOURCE_SCOPE } from './resource.ts';
-import { OIDC_ROUTES } from './routes.ts';
-
-// The provider's own body limit (lib/shared/selective_body.js), so both readers agree.
-const BODY_LIMIT = 56 * 1024;
+import { OIDC_ROUTES, PROVIDER_BODY_LIMIT } from './routes.ts';
 
 /** The request body, or undefined when it is over the limit (the connection is then closed). */
 async function readBody(ctx: KoaContextWithOIDC): Promise<Buffer | undefined> {
-  const body = await readBodyUpTo(ctx.req, BODY_LIMIT);
+  const body = await readBodyUpTo(ctx.req, PROVIDER_BODY_LIMIT);
   if (!body) ctx.set('connection', 'close');
   return body;
 }

@@ -1,4 +1,4 @@
-import type { ImportedApiKeys } from '../api-keys/api-key-library.ts';
+import type { ImportedApiKeys } from '../api-keys/index.ts';
 import type { Queryable } from '../db/pool.ts';
 import { betterAuthKeyHash } from './better-auth-secrets.ts';
 import { createMigrationQueries } from './migration-queries.ts';
