@@ -136,7 +136,8 @@ function answerJson(
   if (res.headersSent) return;
   // A service's answer that arrived meanwhile may have set its headers here: none of them apply.
   for (const name of res.getHeaderNames()) res.removeHeader(name);
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  // The reason phrase too: a service's answer may have set its own (`413 Unauthorized`).
+  res.writeHead(status, http.STATUS_CODES[status], { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
   discardRestOfBody(req);
 }

@@ -2,6 +2,9 @@ import type { Middleware } from 'koa';
 import { CALLER_FAULT_KINDS, type ErrorKind, SheetgateError } from './errors.ts';
 import type { Logger } from './logger.ts';
 
+/** How long a client should wait before retrying an `unavailable` answer. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
 /** The HTTP status and OAuth-style `error` code each kind answers with (JSON errors and pages alike). */
 export const HTTP_ANSWERS: Record<ErrorKind, { status: number; code: string }> = {
   invalid_argument: { status: 400, code: 'invalid_request' },
@@ -74,7 +77,11 @@ export function jsonErrors(logger: Logger): Middleware {
       if (error instanceof SheetgateError && error.kind !== 'internal') {
         const { status, code } = HTTP_ANSWERS[error.kind];
         const shown = CALLER_FAULT_KINDS.has(error.kind);
-        if (!shown) logger.warn({ err: error, method: ctx.method, path: ctx.path }, 'dependency unavailable');
+        if (!shown) {
+          logger.warn({ err: error, method: ctx.method, path: ctx.path }, 'dependency unavailable');
+          // As every other Sheetgate 503 says (auth's store outages, mcp, web's pages).
+          ctx.set('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+        }
         ctx.status = status;
         ctx.body = {
           error: code,

@@ -104,6 +104,9 @@ function guarded(declaration: Route, checkResponses: boolean): Middleware {
       const parsed = declaration.form.safeParse(singleValuedForm(sent, rules.lists));
       if (!parsed.success) throw new HttpError(400, 'invalid_request', describeIssues(parsed.error));
       form = parsed.data;
+    } else if (declaration.checkForgery && !(await declaration.checkForgery(ctx, () => undefined))) {
+      // A route without a form body is checked for forgery all the same.
+      return;
     }
     await declaration.handle(ctx, { params, query, form } as RouteInput<never, never, never>);
     if (declaration.response && checkResponses) {

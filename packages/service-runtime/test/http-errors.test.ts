@@ -63,11 +63,12 @@ describe('jsonErrors, the one HTTP mapper', () => {
     expect(body).toEqual({ error: code, error_description: 'what the caller should know' });
   });
 
-  it('answers unavailable with 503 and no internal detail, and logs it', async () => {
-    const { status, body, lines } = await answerTo(
+  it('answers unavailable with 503, Retry-After and no internal detail, and logs it', async () => {
+    const { status, headers, body, lines } = await answerTo(
       new SheetgateError('unavailable', 'db-7.internal:5432 refused the connection'),
     );
     expect(status).toBe(503);
+    expect(headers.get('retry-after')).toBe('5');
     expect(body.error).toBe('temporarily_unavailable');
     expect(JSON.stringify(body)).not.toContain('db-7');
     expect(lines.join('')).toContain('db-7');
