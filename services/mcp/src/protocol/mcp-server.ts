@@ -76,7 +76,7 @@ export async function createMcpServer(options: {
     const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
     if (!parsed.success) return toolError(`invalid arguments: ${z.prettifyError(parsed.error)}`);
     try {
-      const output = await tool.run(parsed.data, { auth, signal: extra.signal });
+      const output = await tool.run(parsed.data, { auth, signal: extra.signal, progress: () => {} });
       return { content: [{ type: 'text', text: output.text }], structuredContent: output.structuredContent };
     } catch (error) {
       if (error instanceof ToolError) return toolError(error.message);

@@ -5,8 +5,14 @@ export type ResourceScope = 'sheets:read' | 'sheets:write';
 
 export interface ToolContext {
   auth: AuthInfo;
-  /** Aborted when the client goes away or the request times out. */
+  /** Aborted when the client goes away, cancels the request, or the request times out. */
   signal: AbortSignal;
+  /**
+   * Tells the client how far a long call has got (`notifications/progress`) when its request
+   * carried a progressToken; a no-op otherwise. `progress` must grow from call to call; `total`
+   * is given when known.
+   */
+  progress(progress: number, total?: number, message?: string): void;
 }
 
 export interface ToolOutput {
@@ -39,6 +45,14 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
     openWorldHint: boolean;
   };
   run(input: z.infer<Input>, context: ToolContext): Promise<ToolOutput>;
+  /**
+   * Destructive tools only: what this call would destroy, read from Google without changing
+   * anything — e.g. `the tab "Q3" (1,200 rows × 26 columns, 4,312 non-empty cells)` — or null when
+   * it would destroy nothing (clearing empty cells). Asked before `run` when the client can confirm
+   * (MCP 2026-07-28 elicitation through an input_required result); the sentence is shown to the
+   * person, who accepts or declines.
+   */
+  describeLoss?(input: z.infer<Input>, context: ToolContext): Promise<string | null>;
 }
 
 /** Keeps the input type of each definition while collecting them in one array. */
