@@ -111,8 +111,8 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
               `only xlsx, csv and ods files convert to a spreadsheet; this file is ${source.mimeType}`,
             );
           }
-          signal.throwIfAborted();
           context.progress(1, steps, 'Converting the file into a Google spreadsheet');
+          signal.throwIfAborted();
           const { data: copy } = await callGoogle(auth.userId, signal, (request) =>
             drive.files.copy(
               {
@@ -132,13 +132,14 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
           );
         }
         const mimeType = EXPORT_TYPES[input.to];
-        signal.throwIfAborted();
         context.progress(1, steps, `Exporting the spreadsheet as ${input.to}`);
+        signal.throwIfAborted();
         const { data: bytes } = await callGoogle(auth.userId, signal, (request) =>
           drive.files.export({ fileId: input.fileId, mimeType }, { ...request, responseType: 'arraybuffer' }),
         );
-        signal.throwIfAborted();
         context.progress(2, steps, `Uploading the ${input.to} file to Drive`);
+        // Cancelled after the export: the bytes are not uploaded.
+        signal.throwIfAborted();
         const { data: created } = await callGoogle(auth.userId, signal, (request) =>
           drive.files.create(
             {

@@ -326,21 +326,16 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
 
 /**
  * Progress of a search in tabs (areas): `total` is how many, and `progress` the tabs searched so
- * far plus the part of the tab it is in, so a search of one big tab moves too. Reports only what
- * grows, as notifications/progress must.
+ * far plus the part of the tab it is in, so a search of one big tab moves too. It grows with every
+ * call, as notifications/progress must: each call reads at least one row.
  */
 function searchProgress(context: ToolContext, areas: readonly SearchArea[]) {
   const total = areas.length;
-  let last = 0;
   context.progress(0, total, `Searching ${amount(total, 'tab')}`);
   return (cursor: SearchCursor | null) => {
-    const area = cursor ? areas[cursor.area]! : undefined;
+    const area = cursor ? areas[cursor.area] : undefined;
     const done =
-      cursor && area
-        ? cursor.area + (cursor.row - area.rowStart) / Math.max(1, area.rowEnd - area.rowStart)
-        : total;
-    if (done <= last) return;
-    last = done;
+      cursor && area ? cursor.area + (cursor.row - area.rowStart) / (area.rowEnd - area.rowStart) : total;
     context.progress(done, total, `Searched ${Math.floor(done)} of ${amount(total, 'tab')}`);
   };
 }
