@@ -284,3 +284,267 @@ describe('near misses of the endpoint', () => {
     expect(JSON.stringify(await readJson(response))).toContain(`${stack.baseUrl}/api/mcp`);
   });
 });
+
+/** The events of an SSE answer, parsed. */
+async function sseEvents(response: Response): Promise<Array<Record<string, any>>> {
+  const text = await response.text();
+  return text
+    .split('\n\n')
+    .map((block) => block.split('\n').find((line) => line.startsWith('data: ')))
+    .filter((line): line is string => line !== undefined)
+    .map((line) => JSON.parse(line.slice('data: '.length)));
+}
+
+async function callTool(name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) {
+  const response = await modern('tools/call', { name, arguments: args }, meta ? { meta } : {});
+  return (await readJson(response)).result;
+}
+
+describe('progress on a long call, in both eras', () => {
+  const search = { spreadsheetId, query: 'c' };
+  const findParams = (token: string | number) => ({
+    name: 'find_in_spreadsheet',
+    arguments: { spreadsheetId, query: 'c' },
+    _meta: { progressToken: token },
+  });
+
+  it('modern: with a progressToken the answer is an SSE stream of progress ending with the result', async () => {
+    const response = await postMcp(
+      stack.mcpUrl,
+      {
+        jsonrpc: '2.0',
+        id: 21,
+        method: 'tools/call',
+        params: { ...findParams('p-1'), _meta: modernMeta({ progressToken: 'p-1' }) },
+      },
+      {
+        headers: {
+          authorization: `Bearer ${token}`,
+          'mcp-protocol-version': MODERN,
+          'mcp-method': 'tools/call',
+          'mcp-name': 'find_in_spreadsheet',
+        },
+      },
+    );
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    expect(response.headers.get('x-accel-buffering')).toBe('no');
+    const events = await sseEvents(response);
+    const progress = events.filter((event) => event.method === 'notifications/progress');
+    expect(progress.length).toBeGreaterThan(0);
+    for (const event of progress) expect(event.params.progressToken).toBe('p-1');
+    const values = progress.map((event) => event.params.progress);
+    expect(values).toEqual([...values].sort((a, b) => a - b));
+    const last = events.at(-1)!;
+    expect(last).toMatchObject({ id: 21, result: { resultType: 'complete' } });
+    expect(last.result.structuredContent.matches.length).toBeGreaterThan(0);
+  });
+
+  it('legacy: the same stream for a 2025-11-25 request with a progressToken', async () => {
+    const response = await legacy({ jsonrpc: '2.0', id: 22, method: 'tools/call', params: findParams(7) });
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    const events = await sseEvents(response);
+    expect(
+      events.some((event) => event.method === 'notifications/progress' && event.params.progressToken === 7),
+    ).toBe(true);
+    expect(events.at(-1)).toMatchObject({ id: 22, result: { structuredContent: expect.any(Object) } });
+  });
+
+  it('plain JSON without a progressToken, or when the client does not accept event streams', async () => {
+    const plain = await legacy({
+      jsonrpc: '2.0',
+      id: 23,
+      method: 'tools/call',
+      params: { name: 'find_in_spreadsheet', arguments: search },
+    });
+    expect(plain.headers.get('content-type')).toMatch(/^application\/json/);
+    const jsonOnly = await postMcp(
+      stack.mcpUrl,
+      { jsonrpc: '2.0', id: 24, method: 'tools/call', params: findParams('p-2') },
+      {
+        headers: {
+          authorization: `Bearer ${token}`,
+          'mcp-protocol-version': '2025-11-25',
+          accept: 'application/json',
+        },
+      },
+    );
+    expect(jsonOnly.headers.get('content-type')).toMatch(/^application\/json/);
+    expect((await readJson(jsonOnly)).id).toBe(24);
+  });
+});
+
+describe('cancellation', () => {
+  it("legacy notifications/cancelled stops the caller's own request, not another person's", async () => {
+    await stack.fault({ match: 'sheets.spreadsheets.values.get', latencyMs: 30_000, count: 1 });
+    const pending = legacy({
+      jsonrpc: '2.0',
+      id: 'slow',
+      method: 'tools/call',
+      params: { name: 'read_range', arguments: { spreadsheetId, range: 'A1' } },
+    });
+    // Another credential naming the same id cancels nothing of this person's.
+    const { userId: bobId } = await stack.signIn('bob@example.com');
+    const bobToken = await stack.sign({ sub: bobId });
+    const cancel = (bearer: string) =>
+      postMcp(
+        stack.mcpUrl,
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow', reason: 'test' } },
+        { headers: { authorization: `Bearer ${bearer}`, 'mcp-protocol-version': '2025-11-25' } },
+      );
+    // The request is in flight once the emulator holds its call; cancel until it is answered.
+    let answer: Record<string, any> | undefined;
+    const settled = pending.then(async (response) => {
+      answer = await readJson(response);
+    });
+    expect((await cancel(bobToken)).status).toBe(202);
+    while (!answer) {
+      expect((await cancel(token)).status).toBe(202);
+      await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 100))]);
+    }
+    expect(answer).toMatchObject({ id: 'slow', error: { code: -32603, message: /cancelled/ } });
+    await stack.clearFaults();
+  });
+});
+
+describe('confirm before destroying (2026-07-28 multi round-trip requests)', () => {
+  const canElicit = () =>
+    modernMeta({ 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } });
+
+  async function newTab(title: string, values: string[][]) {
+    const added = await callTool('add_sheet', { spreadsheetId, title });
+    await callTool('write_range', { spreadsheetId, range: `'${title}'!A1`, values });
+    return added.structuredContent.sheetId as number;
+  }
+
+  async function tabTitles(): Promise<string[]> {
+    const result = await callTool('get_spreadsheet', { spreadsheetId });
+    return result.structuredContent.sheets.map((sheet: { title: string }) => sheet.title);
+  }
+
+  it('asks with what would be lost, then deletes once the person accepts', async () => {
+    const sheetId = await newTab('Doomed', [
+      ['x', 'y'],
+      ['z', ''],
+    ]);
+    const args = { spreadsheetId, sheetId };
+    const asked = await callTool('delete_sheet', args, canElicit());
+    expect(asked.resultType).toBe('input_required');
+    const request = asked.inputRequests.confirm;
+    expect(request.method).toBe('elicitation/create');
+    expect(request.params.mode).toBe('form');
+    expect(request.params.message).toContain('"Doomed"');
+    expect(request.params.message).toMatch(/3 non-empty cells/);
+    expect(await tabTitles()).toContain('Doomed');
+
+    const done = await readJson(
+      await modern(
+        'tools/call',
+        {
+          name: 'delete_sheet',
+          arguments: args,
+          inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+          requestState: asked.requestState,
+        },
+        { meta: canElicit(), id: 2 },
+      ),
+    );
+    expect(done.result.resultType).toBe('complete');
+    expect(done.result.isError).toBeFalsy();
+    expect(await tabTitles()).not.toContain('Doomed');
+  });
+
+  it('a declined confirmation changes nothing and says so', async () => {
+    const sheetId = await newTab('Kept', [['keep me']]);
+    const args = { spreadsheetId, sheetId };
+    const asked = await callTool('delete_sheet', args, canElicit());
+    for (const answer of [{ action: 'decline' }, { action: 'accept', content: { confirm: false } }]) {
+      const result = (
+        await readJson(
+          await modern(
+            'tools/call',
+            {
+              name: 'delete_sheet',
+              arguments: args,
+              inputResponses: { confirm: answer },
+              requestState: asked.requestState,
+            },
+            { meta: canElicit() },
+          ),
+        )
+      ).result;
+      expect(result).toMatchObject({ resultType: 'complete', isError: true });
+      expect(result.content[0].text).toMatch(/^Nothing was changed/);
+    }
+    expect(await tabTitles()).toContain('Kept');
+  });
+
+  it('refuses a tampered state, one for other arguments, and one presented by another person', async () => {
+    const sheetId = await newTab('Guarded', [['g']]);
+    const args = { spreadsheetId, sheetId };
+    const asked = await callTool('delete_sheet', args, canElicit());
+    const accept = { confirm: { action: 'accept', content: { confirm: true } } };
+    const state: string = asked.requestState;
+    const tampered = `${state.slice(0, -3)}${state.endsWith('A') ? 'B' : 'A'}${state.slice(-2)}`;
+    const { userId: bobId } = await stack.signIn('bob@example.com');
+    const bobToken = await stack.sign({ sub: bobId });
+    const attempts: Array<[Record<string, unknown>, string, Record<string, string>]> = [
+      [args, tampered, {}],
+      [{ spreadsheetId, sheetId: sheetId + 1 }, state, {}],
+      [args, state, { authorization: `Bearer ${bobToken}` }],
+    ];
+    for (const [attemptArgs, requestState, headers] of attempts) {
+      const body = await readJson(
+        await modern(
+          'tools/call',
+          { name: 'delete_sheet', arguments: attemptArgs, inputResponses: accept, requestState },
+          { meta: canElicit(), headers },
+        ),
+      );
+      expect(body.error).toMatchObject({
+        code: -32602,
+        message: expect.stringMatching(/^requestState refused/),
+      });
+    }
+    expect(await tabTitles()).toContain('Guarded');
+  });
+
+  it('asks again when the answer is missing, and answers a malformed one with -32602', async () => {
+    const sheetId = await newTab('Asked twice', [['a']]);
+    const args = { spreadsheetId, sheetId };
+    const asked = await callTool('delete_sheet', args, canElicit());
+    const again = (
+      await readJson(
+        await modern(
+          'tools/call',
+          { name: 'delete_sheet', arguments: args, requestState: asked.requestState },
+          { meta: canElicit() },
+        ),
+      )
+    ).result;
+    expect(again.resultType).toBe('input_required');
+    const malformed = await readJson(
+      await modern(
+        'tools/call',
+        {
+          name: 'delete_sheet',
+          arguments: args,
+          inputResponses: { confirm: { action: 'maybe' } },
+          requestState: asked.requestState,
+        },
+        { meta: canElicit() },
+      ),
+    );
+    expect(malformed.error.code).toBe(-32602);
+    expect(await tabTitles()).toContain('Asked twice');
+  });
+
+  it('clients that cannot elicit, and clearing empty cells, are not asked', async () => {
+    const sheetId = await newTab('Unasked', [['u']]);
+    const cleared = await callTool('clear_range', { spreadsheetId, range: "'Unasked'!D1:E5" }, canElicit());
+    expect(cleared.resultType).toBe('complete');
+    const deleted = await callTool('delete_sheet', { spreadsheetId, sheetId });
+    expect(deleted).toMatchObject({ resultType: 'complete' });
+    expect(deleted.isError).toBeFalsy();
+    expect(await tabTitles()).not.toContain('Unasked');
+  });
+});

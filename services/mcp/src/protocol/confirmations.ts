@@ -34,29 +34,25 @@ export async function confirmDestruction(options: {
   const { tool, params, context, states } = options;
   if (!tool.describeLoss || !canElicitForms(options.clientCapabilities)) return { proceed: true };
 
-  const loss = await tool.describeLoss(options.input as never, context);
-  if (loss === null) return { proceed: true };
-  const binding = {
-    auth: context.auth,
-    method: 'tools/call',
-    target: tool.name,
-    args: options.args,
-    shown: loss,
-  };
-
-  if (params.requestState === undefined) return ask(loss, await states.sign(binding));
-  const check = await states.verify(params.requestState, binding);
-  if (!check.ok) {
-    if (check.askAgain) return ask(loss, await states.sign(binding));
+  const binding = { auth: context.auth, method: 'tools/call', target: tool.name, args: options.args };
+  // A presented state is checked before anything is read from Google for it.
+  const check =
+    params.requestState === undefined ? undefined : await states.verify(params.requestState, binding);
+  if (check && !check.ok && !check.askAgain) {
     throw new RpcFailure(JsonRpcErrorCode.InvalidParams, `requestState refused: ${check.reason}`);
   }
+  const loss = await tool.describeLoss(options.input as never, context);
+  if (loss === null) return { proceed: true };
+  // No state, a lapsed one, or one showing another loss than the call would cause now (the sheet
+  // changed meanwhile): the person is asked about what would be lost now.
+  if (!check?.ok || !check.wasShown(loss)) return ask(loss, await states.sign(binding, loss));
   const responses = params.inputResponses;
   const raw =
     responses && typeof responses === 'object'
       ? (responses as Record<string, unknown>)[CONFIRM_KEY]
       : undefined;
   // A retry without the answer is asked again (MRTR: missing input is requested, not an error).
-  if (raw === undefined) return ask(loss, await states.sign(binding));
+  if (raw === undefined) return ask(loss, await states.sign(binding, loss));
   const answer = elicitAnswer.safeParse(raw);
   if (!answer.success) {
     throw new RpcFailure(

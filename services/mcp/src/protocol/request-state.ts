@@ -5,19 +5,22 @@ import type { AuthInfo } from '../auth/auth-info.ts';
 /** How long a person has to answer a confirmation before the call must be asked again. */
 const STATE_LIFETIME_SECONDS = 300;
 
-/** What a `requestState` is bound to: who asked, which call, and what the person was shown. */
+/** What a `requestState` is bound to: who asked, and which call. */
 export interface StateBinding {
   auth: AuthInfo;
   method: string;
   /** The tool's name and arguments (tools/call), as the client sent them. */
   target: string;
   args: unknown;
-  /** The sentence the person was asked to confirm. */
-  shown: string;
 }
 
-/** `askAgain`: the state was sound but has lapsed or no longer matches what the call would do. */
-export type StateCheck = { ok: true } | { ok: false; reason: string; askAgain: boolean };
+/**
+ * `askAgain`: the state was sound but has lapsed. A sound one says whether `shown` is the
+ * sentence the person was asked to confirm.
+ */
+export type StateCheck =
+  | { ok: true; wasShown(sentence: string): boolean }
+  | { ok: false; reason: string; askAgain: boolean };
 
 /**
  * MRTR `requestState` (MCP 2026-07-28, multi round-trip requests): an HS256 JWS (jose) over
@@ -33,19 +36,23 @@ export function createRequestStateCodec(secret: string, now: () => number = Date
     return {
       sub: digest(principalOf(binding.auth)),
       call: digest(`${binding.method}\n${binding.target}\n${stableJson(binding.args)}`),
-      shown: digest(binding.shown),
     };
   }
 
   return {
-    async sign(binding: StateBinding): Promise<string> {
-      const payload = { ...claims(binding), exp: Math.floor(now() / 1000) + STATE_LIFETIME_SECONDS };
+    /** A state for `binding`, remembering the sentence `shown` to the person. */
+    async sign(binding: StateBinding, shown: string): Promise<string> {
+      const payload = {
+        ...claims(binding),
+        shown: digest(shown),
+        exp: Math.floor(now() / 1000) + STATE_LIFETIME_SECONDS,
+      };
       return new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
         .setProtectedHeader({ alg: 'HS256' })
         .sign(key);
     },
 
-    /** Checks a state against the retry; `shown` is what the call would destroy now. */
+    /** Checks a state against the retry that presents it. */
     async verify(state: unknown, binding: StateBinding): Promise<StateCheck> {
       if (typeof state !== 'string' || state.length > 2_048)
         return { ok: false, reason: 'malformed', askAgain: false };
@@ -63,9 +70,7 @@ export function createRequestStateCodec(secret: string, now: () => number = Date
         return { ok: false, reason: 'issued for another call', askAgain: false };
       if (typeof payload.exp !== 'number' || payload.exp * 1000 < now())
         return { ok: false, reason: 'expired', askAgain: true };
-      if (payload.shown !== expected.shown)
-        return { ok: false, reason: 'what the call would change has changed', askAgain: true };
-      return { ok: true };
+      return { ok: true, wasShown: (sentence) => payload.shown === digest(sentence) };
     },
   };
 }
