@@ -51,7 +51,7 @@ function modern(
   params: Record<string, unknown> = {},
   options: { headers?: Record<string, string>; meta?: Record<string, unknown>; id?: number | string } = {},
 ) {
-  const name = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
+  const name: Record<string, string> = typeof params.name === 'string' ? { 'mcp-name': params.name } : {};
   return postMcp(
     stack.mcpUrl,
     {

@@ -16,7 +16,7 @@ const elicitAnswer = z.object({
 export type Confirmation = { proceed: true } | { proceed: false; result: Record<string, unknown> };
 
 /**
- * Confirm before destroying (docs/design.md §14): a destructive tools/call from a client that can
+ * Confirm before destroying (docs/design.md §15): a destructive tools/call from a client that can
  * elicit is first answered `input_required`, saying exactly what would be lost; the retry carries
  * the person's answer and the signed `requestState`. Nothing is kept between the two requests.
  * Clients that cannot elicit (every legacy client, modern ones without the capability) are not

@@ -54,9 +54,8 @@ export type IncomingMessage =
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 /**
- * Sorts one incoming message. The SDK's schemas are strict and report a message they reject only
- * through `onerror`, never as a reply (docs/design.md §14), so anything they would reject is
- * answered here with -32600 instead of leaving the HTTP request hanging.
+ * Sorts one incoming message: a request, a notification, a response (ignored: this server asks
+ * clients nothing over JSON-RPC), or something that is not a JSON-RPC 2.0 message (-32600).
  */
 export function classifyMessage(message: unknown): IncomingMessage {
   if (!message || typeof message !== 'object' || Array.isArray(message)) {

@@ -29,7 +29,7 @@ export interface McpEndpointOptions {
 }
 
 /**
- * POST /api/mcp — MCP Streamable HTTP, stateless, in both eras (docs/design.md §14). Order
+ * POST /api/mcp — MCP Streamable HTTP, stateless, in both eras (docs/design.md §15). Order
  * matters: cheap header checks, then authentication (a 401 costs no body parsing), then the body,
  * then the era and its header rules, then scope checks, then the method handlers.
  */

@@ -53,7 +53,7 @@ export interface CallContext {
 }
 
 /**
- * Sheetgate's MCP method handlers, for both eras (docs/design.md §14). One instance per process,
+ * Sheetgate's MCP method handlers, for both eras (docs/design.md §15). One instance per process,
  * shared by every HTTP request: constant results (tools/list, server/discover) are built and
  * serialised once. This replaces the SDK 1.x `Server` behind a multiplexing transport: its
  * schemas, capability bookkeeping and handshake state were per-connection machinery a stateless

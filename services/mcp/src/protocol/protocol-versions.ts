@@ -1,5 +1,5 @@
 /**
- * The MCP revisions this endpoint speaks (docs/design.md §14), newest first. Modern revisions carry
+ * The MCP revisions this endpoint speaks (docs/design.md §15), newest first. Modern revisions carry
  * version and capabilities in each request's `_meta`; legacy ones open with `initialize`.
  */
 export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
