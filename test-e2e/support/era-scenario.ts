@@ -132,7 +132,7 @@ export function eraScenario(
         expect([...(await context().tabTitles(spreadsheetId)).keys()]).not.toContain('Doomed');
       });
 
-      it('delete_sheet, declined: the tab is still in Google, no edit reached it, and the result says nothing was deleted', async () => {
+      it('delete_sheet, declined: the tab is still in Google, no edit reached it, and the result (an error) says nothing was changed', async () => {
         const { stack, tabTitles } = context();
         const before = await batchUpdates(stack);
         const { result, elicitations } = await client.call(
@@ -142,7 +142,8 @@ export function eraScenario(
         );
         expect(elicitations).toHaveLength(1);
         expect(elicitations[0]!.message).toContain('Kept');
-        expect(text(result)).toMatch(/nothing (was )?deleted/i);
+        expect(result.isError).toBe(true);
+        expect(text(result)).toMatch(/^Nothing was changed: the person did not confirm\. .*the tab "Kept"/);
         expect(result.structuredContent?.deletedSheetId).toBeUndefined();
         expect(await batchUpdates(stack)).toBe(before);
         expect([...(await tabTitles(spreadsheetId)).keys()]).toContain('Kept');
