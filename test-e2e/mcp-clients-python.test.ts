@@ -1,10 +1,12 @@
-import { type Stack, startStack } from '@sheetgate/test-harness';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot, type Stack, startStack } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EraClient, typescriptLegacyClient } from './support/era-clients.ts';
 import { eraScenario, LEGACY_VERSION, MODERN_VERSION, type ScenarioContext } from './support/era-scenario.ts';
 import { connectWithOAuth, RecordingOAuthProvider } from './support/oauth-client.ts';
 import { createApiKey, signIn } from './support/people.ts';
-import { ensurePythonMcp, pythonClient } from './support/python-mcp.ts';
+import { ensurePythonMcp, pythonClient, runSessionScript } from './support/python-mcp.ts';
 
 // Sheetgate's /api/mcp driven by the Python MCP SDK (`mcp` from PyPI, pinned in
 // test-e2e/clients/requirements.txt, installed into .tools/python-mcp by
@@ -84,4 +86,59 @@ describe('Python SDK connecting', () => {
     await expect(refused).rejects.toThrow(/could not connect: .*server\/discover → 401/);
     await expect(refused).rejects.not.toThrow(wrong);
   });
+});
+
+describe('mcp_session.py with bad settings: a clear refusal before any request, the credential echoed nowhere', () => {
+  it('an unknown era', async () => {
+    const run = await runSessionScript(python, {
+      SHEETGATE_MCP_URL: mcpUrl,
+      SHEETGATE_MCP_ERA: '2025-11-25',
+      SHEETGATE_API_KEY: apiKey,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("SHEETGATE_MCP_ERA must be modern or legacy, not '2025-11-25'");
+    expect(run.stdout + run.stderr).not.toContain(apiKey);
+  });
+
+  it('no credential, and two at once', async () => {
+    const none = await runSessionScript(python, { SHEETGATE_MCP_URL: mcpUrl, SHEETGATE_MCP_ERA: 'modern' });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('set exactly one of SHEETGATE_API_KEY and SHEETGATE_BEARER_TOKEN');
+    const both = await runSessionScript(python, {
+      SHEETGATE_MCP_URL: mcpUrl,
+      SHEETGATE_MCP_ERA: 'modern',
+      SHEETGATE_API_KEY: apiKey,
+      SHEETGATE_BEARER_TOKEN: accessToken,
+    });
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('set exactly one of SHEETGATE_API_KEY and SHEETGATE_BEARER_TOKEN');
+    expect(both.stdout + both.stderr).not.toContain(apiKey);
+    expect(both.stdout + both.stderr).not.toContain(accessToken);
+  });
+
+  it('a tool that does not exist: the server error reaches the test, and the session goes on', async () => {
+    const client = await pythonClient(python, mcpUrl, { apiKey }, 'modern');
+    try {
+      await expect(client.call('no_such_tool', {})).rejects.toThrow(/-32602.*no_such_tool/);
+      expect((await client.listTools()).length).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+it('scripts/bootstrap-python-mcp.sh without a usable Python says what to install, and touches no environment', async () => {
+  const run = await new Promise<{ code: number; stderr: string }>((resolve) =>
+    execFile(
+      'bash',
+      [path.join(repoRoot, 'scripts/bootstrap-python-mcp.sh')],
+      { env: { PATH: process.env.PATH ?? '', PYTHON: '/nonexistent/python3' } },
+      (error, _stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stderr }),
+    ),
+  );
+  expect(run.code).toBe(1);
+  expect(run.stderr).toContain('needs Python >= 3.10 with venv and ensurepip as /nonexistent/python3');
+  expect(run.stderr).toContain('apt-get install python3-venv');
+  // The environment made in beforeAll is still the one in use.
+  expect((await runSessionScript(python, {})).stderr).toContain('set SHEETGATE_MCP_URL to the MCP endpoint');
 });

@@ -163,7 +163,9 @@ async def run(client: Client, session: Session, command: dict[str, Any]) -> dict
 
 
 async def main() -> None:
-    url = os.environ["SHEETGATE_MCP_URL"]
+    url = os.environ.get("SHEETGATE_MCP_URL")
+    if not url:
+        raise SystemExit("set SHEETGATE_MCP_URL to the MCP endpoint")
     era = os.environ.get("SHEETGATE_MCP_ERA", "modern")
     if era not in ("modern", "legacy"):
         raise SystemExit(f"SHEETGATE_MCP_ERA must be modern or legacy, not {era!r}")

@@ -23,6 +23,23 @@ export function ensurePythonMcp(): Promise<string> {
   });
 }
 
+/** mcp_session.py run once with exactly `env` (and PATH), stdin closed: its exit code and output. */
+export function runSessionScript(
+  python: string,
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      python,
+      [SESSION_SCRIPT],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+    child.stdin?.end();
+  });
+}
+
 export type PythonCredential = { apiKey: string } | { bearerToken: string };
 
 interface Answer {
