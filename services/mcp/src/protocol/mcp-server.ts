@@ -270,6 +270,9 @@ export function createMcpServer(options: {
 
 export type McpServerHandle = ReturnType<typeof createMcpServer>;
 
+/** The signal of a request that cannot be cancelled because it does no work. */
+const NEVER = new AbortController().signal;
+
 function inFlightKey(auth: AuthInfo, id: JsonRpcId): string {
   return `${auth.userId}\n${auth.clientId ?? ''}\n${auth.apiKeyId ?? ''}\n${typeof id}:${id}`;
 }
