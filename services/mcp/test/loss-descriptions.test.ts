@@ -363,6 +363,39 @@ describe('batch_update', () => {
     );
   });
 
+  it('indices as digit strings read as the API reads them; anything else is a tool error before any Google call', async () => {
+    const asText = await describeLoss('batch_update', {
+      spreadsheetId,
+      requests: [
+        {
+          deleteDimension: {
+            range: { sheetId: String(sheetIds.Q3), dimension: 'ROWS', startIndex: '4', endIndex: '9' },
+          },
+        },
+      ],
+    });
+    expect(asText.sentence).toBe(
+      'In "Budget 2026", this batch deletes rows 5–9 of the tab "Q3" (9 non-empty cells).',
+    );
+    for (const startIndex of [-1, 1.5, 'four', { $gt: 0 }, 1e300]) {
+      await under.forgetCalls();
+      await expect(
+        describeLoss('batch_update', {
+          spreadsheetId,
+          requests: [
+            { addSheet: { properties: { title: 'x' } } },
+            {
+              deleteDimension: {
+                range: { sheetId: sheetIds.Q3, dimension: 'ROWS', startIndex, endIndex: 9 },
+              },
+            },
+          ],
+        }),
+      ).rejects.toThrow(new ToolError('requests[1]: startIndex must be a whole number of zero or more'));
+      expect((await under.calls()).all).toBe(0);
+    }
+  });
+
   it('a tab the batch adds and deletes loses nothing; a sheetId that names no tab is a tool error', async () => {
     const added = await describeLoss('batch_update', {
       spreadsheetId,
