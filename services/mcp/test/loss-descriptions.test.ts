@@ -201,10 +201,12 @@ describe('clear_range', () => {
     );
   });
 
-  it('an unknown tab or a range that is not A1 is a clear tool error', async () => {
-    await expect(describeLoss('clear_range', { spreadsheetId, range: "'Nope'!A1" })).rejects.toThrow(
-      new ToolError('there is no tab named "Nope"; get_spreadsheet lists the tabs'),
-    );
+  it('a range naming no tab (Google may know it as a named range) is still asked about, uncounted', async () => {
+    const { sentence } = await describeLoss('clear_range', { spreadsheetId, range: 'Totals' });
+    expect(sentence).toBe('Clears "Totals" of "Budget 2026" (its cells were not counted).');
+  });
+
+  it('a range that is not A1 is a clear tool error', async () => {
     await expect(describeLoss('clear_range', { spreadsheetId, range: 'Q3!A1:B2:C3' })).rejects.toThrow(
       ToolError,
     );
