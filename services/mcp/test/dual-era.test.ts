@@ -219,6 +219,18 @@ describe('unsupported protocol versions, in the header or in _meta, any method',
     });
   });
 
+  it('a served header contradicted by an unserved _meta version is a HeaderMismatch, not -32022', async () => {
+    const response = await modern(
+      'server/discover',
+      {},
+      {
+        meta: modernMeta({ 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' }),
+      },
+    );
+    expect(response.status).toBe(400);
+    expect((await readJson(response)).error.code).toBe(-32020);
+  });
+
   it('a _meta version that is not served', async () => {
     const response = await modern(
       'tools/list',
@@ -286,7 +298,9 @@ describe('near misses of the endpoint', () => {
 });
 
 /** The events of an SSE answer, parsed. */
-async function sseEvents(response: Response): Promise<Array<Record<string, any>>> {
+type Json = Awaited<ReturnType<typeof readJson>>;
+
+async function sseEvents(response: Response): Promise<Json[]> {
   const text = await response.text();
   return text
     .split('\n\n')
@@ -392,7 +406,7 @@ describe('cancellation', () => {
         { headers: { authorization: `Bearer ${bearer}`, 'mcp-protocol-version': '2025-11-25' } },
       );
     // The request is in flight once the emulator holds its call; cancel until it is answered.
-    let answer: Record<string, any> | undefined;
+    let answer: Json | undefined;
     const settled = pending.then(async (response) => {
       answer = await readJson(response);
     });

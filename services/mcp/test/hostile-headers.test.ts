@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 
 // Property-based: the request headers an MCP client or a stranger may send besides the credential —
-// Accept, Content-Type, MCP-Protocol-Version, Origin, and headers far beyond any sane size — in any
+// Accept, Content-Type, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Origin, a 2026-07-28 `_meta` or
+// none, and headers far beyond any sane size — in any
 // combination, with a good, a garbage or no credential. The endpoint answers each with a 2xx or a
 // clear 4xx, never a 5xx; a JSON error body; never a credential; and no credential reaches a log.
 
@@ -64,13 +65,29 @@ const headers = () =>
     ),
     protocolVersion: optional(
       fc.oneof(
-        fc.constantFrom('2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2099-01-01', ''),
+        fc.constantFrom(
+          '2026-07-28',
+          '2025-11-25',
+          '2025-06-18',
+          '2025-03-26',
+          '2024-11-05',
+          '2099-01-01',
+          '',
+        ),
         headerText(30),
       ),
     ),
     origin: optional(
       fc.oneof(fc.constantFrom('null', 'https://evil.example', 'http://localhost:1'), headerText(60)),
     ),
+    // The 2026-07-28 mirrored headers, right, wrong or garbage, and whether the body carries _meta.
+    mcpMethod: optional(
+      fc.oneof(fc.constantFrom('tools/list', 'tools/call', 'server/discover'), headerText(40)),
+    ),
+    mcpName: optional(
+      fc.oneof(fc.constantFrom('read_range', '=?base64?!!?=', '=?base64?cmVhZF9yYW5nZQ==?='), headerText(40)),
+    ),
+    modernMeta: fc.boolean(),
     credential: fc.constantFrom('jwt', 'key', 'none', 'garbage'),
     // Up to well past Node's 16 KiB limit on the request head.
     padding: optional(fc.integer({ min: 1, max: 40_000 })),
@@ -84,6 +101,8 @@ function requestHeaders(chosen: Headers): Record<string, string> {
   if (chosen.contentType !== undefined) sent['content-type'] = chosen.contentType;
   if (chosen.protocolVersion !== undefined) sent['mcp-protocol-version'] = chosen.protocolVersion;
   if (chosen.origin !== undefined) sent.origin = chosen.origin;
+  if (chosen.mcpMethod !== undefined) sent['mcp-method'] = chosen.mcpMethod;
+  if (chosen.mcpName !== undefined) sent['mcp-name'] = chosen.mcpName;
   if (chosen.credential === 'jwt') sent.authorization = `Bearer ${token}`;
   if (chosen.credential === 'key') sent['x-api-key'] = apiKey;
   if (chosen.credential === 'garbage') sent.authorization = 'Bearer not-a-token';
@@ -94,14 +113,28 @@ function requestHeaders(chosen: Headers): Record<string, string> {
 const ANSWERS = [200, 202, 400, 401, 403, 406, 413, 415, 431];
 
 describe('request headers at /api/mcp (property-based)', () => {
-  it('any Accept, Content-Type, MCP-Protocol-Version, Origin and size: a 2xx or a clear 4xx, never a 5xx', async () => {
+  it('any Accept, Content-Type, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Origin, _meta and size: a 2xx or a clear 4xx, never a 5xx', async () => {
     const seen = new Set<number>();
     await fc.assert(
       fc.asyncProperty(headers(), async (chosen) => {
         const response = await fetch(stack.mcpUrl, {
           method: 'POST',
           headers: requestHeaders(chosen),
-          body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 7,
+            method: 'tools/list',
+            ...(chosen.modernMeta
+              ? {
+                  params: {
+                    _meta: {
+                      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                      'io.modelcontextprotocol/clientCapabilities': {},
+                    },
+                  },
+                }
+              : {}),
+          }),
         });
         const body = await response.text();
         seen.add(response.status);
@@ -122,12 +155,22 @@ describe('request headers at /api/mcp (property-based)', () => {
         // Random headers rarely make a whole valid request (about 1 run in 80): these two make
         // sure every run meets an accepted one, whatever the seed.
         examples: [
-          [{ contentType: 'application/json', credential: 'jwt' }],
+          [{ contentType: 'application/json', credential: 'jwt', modernMeta: false }],
+          [
+            {
+              contentType: 'application/json',
+              protocolVersion: '2026-07-28',
+              mcpMethod: 'tools/list',
+              modernMeta: true,
+              credential: 'jwt',
+            },
+          ],
           [
             {
               accept: 'application/json, text/event-stream',
               contentType: 'application/json',
               credential: 'key',
+              modernMeta: false,
             },
           ],
         ] as Array<[Headers]>,

@@ -201,10 +201,12 @@ describe('clear_range', () => {
     );
   });
 
-  it('an unknown tab or a range that is not A1 is a clear tool error', async () => {
-    await expect(describeLoss('clear_range', { spreadsheetId, range: "'Nope'!A1" })).rejects.toThrow(
-      new ToolError('there is no tab named "Nope"; get_spreadsheet lists the tabs'),
-    );
+  it('a range naming no tab (Google may know it as a named range) is still asked about, uncounted', async () => {
+    const { sentence } = await describeLoss('clear_range', { spreadsheetId, range: 'Totals' });
+    expect(sentence).toBe('Clears "Totals" of "Budget 2026" (its cells were not counted).');
+  });
+
+  it('a range that is not A1 is a clear tool error', async () => {
     await expect(describeLoss('clear_range', { spreadsheetId, range: 'Q3!A1:B2:C3' })).rejects.toThrow(
       ToolError,
     );
@@ -361,6 +363,39 @@ describe('batch_update', () => {
     expect(sentence).toBe(
       'In "Budget 2026", this batch clears the values of A1:A10 of the tab "Q3" (10 non-empty cells), clears the values of A11:A20 of the tab "Q3" (10 non-empty cells) and clears the values of A6:A15 of the tab "Q3" (as the requests before it leave it; not counted).',
     );
+  });
+
+  it('indices as digit strings read as the API reads them; anything else is a tool error before any Google call', async () => {
+    const asText = await describeLoss('batch_update', {
+      spreadsheetId,
+      requests: [
+        {
+          deleteDimension: {
+            range: { sheetId: String(sheetIds.Q3), dimension: 'ROWS', startIndex: '4', endIndex: '9' },
+          },
+        },
+      ],
+    });
+    expect(asText.sentence).toBe(
+      'In "Budget 2026", this batch deletes rows 5–9 of the tab "Q3" (9 non-empty cells).',
+    );
+    for (const startIndex of [-1, 1.5, 'four', { $gt: 0 }, 1e300]) {
+      await under.forgetCalls();
+      await expect(
+        describeLoss('batch_update', {
+          spreadsheetId,
+          requests: [
+            { addSheet: { properties: { title: 'x' } } },
+            {
+              deleteDimension: {
+                range: { sheetId: sheetIds.Q3, dimension: 'ROWS', startIndex, endIndex: 9 },
+              },
+            },
+          ],
+        }),
+      ).rejects.toThrow(new ToolError('requests[1]: startIndex must be a whole number of zero or more'));
+      expect((await under.calls()).all).toBe(0);
+    }
   });
 
   it('a tab the batch adds and deletes loses nothing; a sheetId that names no tab is a tool error', async () => {

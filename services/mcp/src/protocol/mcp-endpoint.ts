@@ -78,11 +78,7 @@ export function mcpEndpoint(options: McpEndpointOptions): Middleware {
       method: ctx.get('mcp-method') || undefined,
       name: ctx.get('mcp-name') || undefined,
     };
-    const abort = new AbortController();
-    ctx.res.once('close', () => {
-      if (!ctx.res.writableFinished) abort.abort();
-    });
-    if (Array.isArray(payload)) return serveBatch(ctx, payload, headers, auth, abort.signal);
+    if (Array.isArray(payload)) return serveBatch(ctx, payload, headers, auth, clientGone(ctx));
 
     const message = classifyMessage(payload);
     // Valid JSON that is not a JSON-RPC message is the client's fault: HTTP 400 with the error.
@@ -102,7 +98,8 @@ export function mcpEndpoint(options: McpEndpointOptions): Middleware {
       era: era.era,
       version: era.version,
       auth,
-      signal: abort.signal,
+      // Only a tool call does work that a departed client should stop.
+      signal: request.method === 'tools/call' ? clientGone(ctx) : NEVER,
       ...(era.clientCapabilities ? { clientCapabilities: era.clientCapabilities } : {}),
       notify: (notification) => channel.notify(notification),
     });
@@ -157,6 +154,17 @@ export function mcpEndpoint(options: McpEndpointOptions): Middleware {
     const tool = mcp.tools.get(String(request.params?.name));
     if (tool) requireScope(auth, tool.scope, resourceMetadataUrl);
   }
+}
+
+const NEVER = new AbortController().signal;
+
+/** Aborted when the client closes the connection before the answer is complete. */
+function clientGone(ctx: Context): AbortSignal {
+  const abort = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) abort.abort();
+  });
+  return abort.signal;
 }
 
 function answer(ctx: Context, status: number, reply: JsonRpcReply | JsonRpcReply[]) {

@@ -202,6 +202,20 @@ export function createMcpServer(options: {
       request: JsonRpcRequest,
       call: CallContext,
     ): Promise<{ reply: JsonRpcReply; httpStatus: number }> {
+      // Everything but tools/call answers from memory: no timer, no cancellation to arrange (the
+      // hot path: tools/list).
+      if (request.method !== 'tools/call') {
+        try {
+          const result = await run(request, call, NEVER);
+          return { reply: { jsonrpc: '2.0', id: request.id, result }, httpStatus: 200 };
+        } catch (error) {
+          if (!(error instanceof RpcFailure)) throw error;
+          return {
+            reply: rpcError(request.id, error.code, error.message, error.data),
+            httpStatus: error.httpStatus,
+          };
+        }
+      }
       const key = inFlightKey(call.auth, request.id);
       const controller = new AbortController();
       const onClientGone = () => controller.abort(new Error('the client went away'));
@@ -269,6 +283,9 @@ export function createMcpServer(options: {
 }
 
 export type McpServerHandle = ReturnType<typeof createMcpServer>;
+
+/** The signal of a request that cannot be cancelled because it does no work. */
+const NEVER = new AbortController().signal;
 
 function inFlightKey(auth: AuthInfo, id: JsonRpcId): string {
   return `${auth.userId}\n${auth.clientId ?? ''}\n${auth.apiKeyId ?? ''}\n${typeof id}:${id}`;

@@ -39,14 +39,19 @@ export function resolveRequestEra(
   const metaVersion = metaRecord[META.protocolVersion];
   const headerVersion = headers.protocolVersion;
 
-  for (const requested of [headerVersion, metaVersion]) {
-    if (requested === undefined) continue;
-    if (typeof requested !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(requested)) {
-      return reject(400, id, JsonRpcErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
-        supported: [...SUPPORTED_PROTOCOL_VERSIONS],
-        requested: String(requested).slice(0, 100),
-      });
-    }
+  // The header is judged first; a supported header that _meta contradicts is a mismatch even
+  // when the _meta version is not served (the conformance suite's precedence).
+  if (headerVersion !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(headerVersion)) {
+    return unsupported(id, headerVersion);
+  }
+  if (headerVersion !== undefined && metaVersion !== undefined && metaVersion !== headerVersion) {
+    return mismatch(id, `MCP-Protocol-Version header ${headerVersion} does not match _meta protocolVersion`);
+  }
+  if (
+    metaVersion !== undefined &&
+    (typeof metaVersion !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(metaVersion))
+  ) {
+    return unsupported(id, String(metaVersion));
   }
   const claimsModern =
     (headerVersion && eraOf(headerVersion) === 'modern') ||
@@ -118,6 +123,13 @@ export function decodeHeaderValue(value: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+function unsupported(id: JsonRpcId | null, requested: string): RequestEra {
+  return reject(400, id, JsonRpcErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+    supported: [...SUPPORTED_PROTOCOL_VERSIONS],
+    requested: requested.slice(0, 100),
+  });
 }
 
 function mismatch(id: JsonRpcId | null, message: string): RequestEra {

@@ -29,14 +29,14 @@ export type BatchLoss = LossShape & { countable: boolean };
 
 /** Whether any request may destroy content: a batch without one costs no Google read to describe. */
 export function mayDestroy(requests: readonly sheets_v4.Schema$Request[]): boolean {
-  return requests.some((request) => lossOf(request) !== undefined);
+  return requests.some((request, index) => lossOf(request, `requests[${index}]`) !== undefined);
 }
 
 export function batchLosses(requests: readonly sheets_v4.Schema$Request[], outline: Outline): BatchLoss[] {
   const losses: BatchLoss[] = [];
   const changes = batchChanges();
   requests.forEach((request, index) => {
-    const loss = lossOf(request);
+    const loss = lossOf(request, `requests[${index}]`);
     // A tab this batch added held nothing before it: nothing of it is lost.
     if (loss && !changes.added(loss.sheetId)) {
       const tab = outline.tabs.find((each) => each.sheetId === loss.sheetId);
@@ -56,22 +56,24 @@ interface PendingLoss {
   describe(tab: Tab): LossShape[];
 }
 
-function lossOf(request: sheets_v4.Schema$Request): PendingLoss | undefined {
+function lossOf(request: sheets_v4.Schema$Request, where: string): PendingLoss | undefined {
+  const number = (value: unknown, name: string) => wholeNumber(value, `${where}: ${name}`);
   if (request.deleteSheet) {
     return {
-      sheetId: request.deleteSheet.sheetId ?? 0,
+      sheetId: number(request.deleteSheet.sheetId, 'sheetId') ?? 0,
       describe: (tab) => [{ kind: 'tab', tab, area: wholeTab(tab) }],
     };
   }
   if (request.deleteDimension?.range) {
     const range = request.deleteDimension.range;
     const dimension = range.dimension === 'COLUMNS' ? 'COLUMNS' : 'ROWS';
+    const start = number(range.startIndex, 'startIndex') ?? 0;
+    const end = number(range.endIndex, 'endIndex');
     return {
-      sheetId: range.sheetId ?? 0,
-      describe: (tab) => {
-        const size = dimension === 'ROWS' ? tab.rows : tab.columns;
-        return [dimensionLoss(tab, dimension, range.startIndex ?? 0, range.endIndex ?? size)];
-      },
+      sheetId: number(range.sheetId, 'sheetId') ?? 0,
+      describe: (tab) => [
+        dimensionLoss(tab, dimension, start, end ?? (dimension === 'ROWS' ? tab.rows : tab.columns)),
+      ],
     };
   }
   const resize = request.updateSheetProperties;
@@ -81,16 +83,13 @@ function lossOf(request: sheets_v4.Schema$Request): PendingLoss | undefined {
       maskCovers(resize.fields, 'gridProperties.columnCount'))
   ) {
     const { properties, fields } = resize;
-    const grid = properties.gridProperties;
+    const rowCount = number(properties.gridProperties?.rowCount, 'rowCount');
+    const columnCount = number(properties.gridProperties?.columnCount, 'columnCount');
     return {
-      sheetId: properties.sheetId ?? 0,
+      sheetId: number(properties.sheetId, 'sheetId') ?? 0,
       describe: (tab) => {
-        const rows = shrunk(grid?.rowCount, maskCovers(fields, 'gridProperties.rowCount'), tab.rows);
-        const columns = shrunk(
-          grid?.columnCount,
-          maskCovers(fields, 'gridProperties.columnCount'),
-          tab.columns,
-        );
+        const rows = shrunk(rowCount, maskCovers(fields, 'gridProperties.rowCount'), tab.rows);
+        const columns = shrunk(columnCount, maskCovers(fields, 'gridProperties.columnCount'), tab.columns);
         const losses: LossShape[] = [];
         if (rows < tab.rows) losses.push(dimensionLoss(tab, 'ROWS', rows, tab.rows));
         // The columns cut off the rows that stay: the rows cut off are counted above.
@@ -116,14 +115,17 @@ function lossOf(request: sheets_v4.Schema$Request): PendingLoss | undefined {
         }
       : undefined;
   if (valueChange && maskCovers(valueChange.fields, 'userEnteredValue')) {
+    const { sheetId, ...bounds } = valueChange.range;
+    const range = Object.fromEntries(
+      (['startRowIndex', 'endRowIndex', 'startColumnIndex', 'endColumnIndex'] as const).map((name) => [
+        name,
+        number(bounds[name], `range.${name}`),
+      ]),
+    );
     return {
-      sheetId: valueChange.range.sheetId ?? 0,
+      sheetId: number(sheetId, 'range.sheetId') ?? 0,
       describe: (tab) => [
-        {
-          kind: 'values',
-          verb: valueChange.givesValues ? 'replaces' : 'clears',
-          area: gridArea(tab, valueChange.range),
-        },
+        { kind: 'values', verb: valueChange.givesValues ? 'replaces' : 'clears', area: gridArea(tab, range) },
       ],
     };
   }
@@ -138,9 +140,21 @@ function dimensionLoss(tab: Tab, dimension: 'ROWS' | 'COLUMNS', start: number, e
   return { kind: 'dimension' as const, dimension, start, end, area };
 }
 
+/**
+ * A sheetId, index or count of a request: a JSON number, or digits in a string as the API's JSON
+ * reading accepts them; undefined when absent. Anything else is refused, so the sentence never
+ * shows a number the request did not mean.
+ */
+function wholeNumber(value: unknown, what: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  if (typeof value === 'string' && /^\d{1,15}$/.test(value)) return Number(value);
+  throw new ToolError(`${what} must be a whole number of zero or more`);
+}
+
 /** The size a grid update leaves: `size` unless the mask names a smaller count. */
-function shrunk(count: number | null | undefined, named: boolean, size: number): number {
-  return named && typeof count === 'number' && count >= 0 && count < size ? count : size;
+function shrunk(count: number | undefined, named: boolean, size: number): number {
+  return named && count !== undefined && count < size ? count : size;
 }
 
 export function wholeTab(tab: Tab): Area {

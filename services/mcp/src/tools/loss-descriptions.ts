@@ -76,10 +76,10 @@ export function lossDescriptions(deps: ToolDeps) {
           ? outline.tabs[0]
           : (outline.tabs.find((each) => each.title === sheetTitle) ??
             outline.tabs.find((each) => each.title.toLowerCase() === sheetTitle.toLowerCase()));
+      // Not a tab: Google may still know it as a named range, which this read cannot size. The
+      // person is asked all the same, with what is known, rather than the call refused.
       if (!tab)
-        throw new ToolError(
-          `there is no tab named ${JSON.stringify(sheetTitle)}; get_spreadsheet lists the tabs`,
-        );
+        return `Clears ${quotedName(input.range)} ${ofSpreadsheet(outline)} (its cells were not counted).`;
       const [startRowIndex, endRowIndex] = ordered(bounds.startRowIndex, bounds.endRowIndex);
       const [startColumnIndex, endColumnIndex] = ordered(bounds.startColumnIndex, bounds.endColumnIndex);
       const area = gridArea(tab, { startRowIndex, endRowIndex, startColumnIndex, endColumnIndex });
