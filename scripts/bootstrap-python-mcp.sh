@@ -26,8 +26,10 @@ if ! cmp -s "$requirements" "$stamp" 2>/dev/null; then
   echo "bootstrap-python-mcp: installing $(grep -E '^mcp==' "$requirements") into .tools/python-mcp" >&2
   rm -rf "$venv"
   "$python" -m venv "$venv"
+  # One retry, not pip's five with back-off: where the index is unreachable and a local mirror is
+  # configured (extra-index-url), five retries per package made the install take minutes.
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-    --require-virtualenv -r "$requirements" >&2
+    --retries 1 --timeout 15 --require-virtualenv -r "$requirements" >&2
   cp "$requirements" "$stamp"
 fi
 echo "$venv/bin/python"
