@@ -32,7 +32,7 @@ export function rssMb(pid: number): number {
 
 let clockTicks: number | undefined;
 /** Kernel clock ticks per second, asked once and only by the benches that read CPU times. */
-function clockTicksPerSecond(): number {
+export function clockTicksPerSecond(): number {
   if (clockTicks === undefined) {
     try {
       clockTicks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
@@ -49,6 +49,18 @@ export function cpuSeconds(pid: number): number {
   // Fields after the command name (which may hold spaces) start at ") ".
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond();
+}
+
+/** Seconds one core (a number, as taskset names it) has spent so far, by what it ran, from /proc/stat. */
+export function coreSeconds(core: number): { busy: number; softirq: number } {
+  const line = readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith(`cpu${core} `));
+  if (!line) return { busy: 0, softirq: 0 };
+  // user nice system idle iowait irq softirq steal …
+  const [user, nice, system, , , irq, softirq] = line.trim().split(/\s+/).slice(1).map(Number);
+  const ticks = clockTicksPerSecond();
+  return { busy: (user! + nice! + system! + irq! + softirq!) / ticks, softirq: softirq! / ticks };
 }
 
 /** Measures how much of one core each process used while `work` ran. */
