@@ -11,10 +11,13 @@ export {
   allowedCores,
   busyWhile,
   coreSeconds,
+  coresOf,
   cpuSeconds,
+  mainThreadSchedule,
   pin,
   rssMb,
   startBenchDatabase,
+  threadCpuSeconds,
 } from './bench-placement.ts';
 export {
   type BetterAuthDatabase,

@@ -102,14 +102,24 @@ export async function startBenchStack(
         return { url: `http://127.0.0.1:${port}/api/mcp`, pid: child.pid! };
       },
       async stop() {
-        for (const child of baselines) child.kill();
+        await Promise.all(baselines.map(stopChild));
         await started.stop();
       },
     };
   } catch (error) {
-    for (const child of baselines) child.kill();
+    await Promise.all(baselines.map(stopChild));
     if (stack) await stack.stop();
     else await database.close();
     throw error;
   }
+}
+
+/** SIGTERM, and the exit awaited (a profiled baseline writes its profile as it exits). */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
 }

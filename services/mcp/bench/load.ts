@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { findWrk, type LoadRequest, type LoadResult, pin, runWrk } from '@sheetgate/test-harness';
+import { coresOf, findWrk, type LoadRequest, type LoadResult, pin, runWrk } from '@sheetgate/test-harness';
 
 export interface LoadGenerator {
   /** What generates the load, for the report. */
@@ -16,13 +16,7 @@ export interface LoadGenerator {
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** How many cores a taskset list such as "0", "0,2" or "0-3" names. */
-export function coresIn(list: string): number {
-  return list
-    .split(',')
-    .map((part) => part.split('-').map(Number))
-    .reduce((sum, [from, to]) => sum + (to === undefined ? 1 : to - from! + 1), 0);
-}
+const coresIn = (list: string) => coresOf(list).length;
 
 /** BENCH_LOAD=autocannon uses the fallback even where wrk is installed (to compare the two). */
 export function createLoadGenerator(options: { cores: string; connections: number }): LoadGenerator {

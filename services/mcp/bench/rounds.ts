@@ -4,10 +4,19 @@
  * the round measured the server at all. A round whose generator used ≥ 90% of its core while the
  * server used < 90% of its own measured the generator: no ratio is drawn from it.
  */
-import { coreSeconds, cpuSeconds, type LoadRequest, type LoadResult } from '@sheetgate/test-harness';
+import {
+  coreSeconds,
+  coresOf,
+  cpuSeconds,
+  type LoadRequest,
+  type LoadResult,
+  mainThreadSchedule,
+} from '@sheetgate/test-harness';
 import type { LoadGenerator } from './load.ts';
 
 export const SATURATED = 0.9;
+/** A core this busy has no time to give a process that wants more. */
+const FULL = 0.97;
 
 export interface Target {
   name: string;
@@ -20,8 +29,12 @@ export interface Target {
 export interface Round extends LoadResult {
   /** Fractions of one core. */
   serverCpu: number;
-  /** The server's core: kernel network work (softirq) and everything else that ran on it. */
-  serverCore: { softirq: number; others: number } | undefined;
+  /** The server's cores: kernel network work (softirq), and every other process on them. */
+  serverCore: { softirq: number; others: number };
+  /** How long the server's main thread waited, runnable, for its core (a fraction of the round). */
+  serverWaited: number;
+  /** How busy the generator's cores were, with anything (a fraction of all of them). */
+  generatorCoreBusy: number;
   /** Server CPU microseconds per answered request. */
   cpuMicrosPerRequest: number;
 }
@@ -30,38 +43,40 @@ export async function measure(
   generator: LoadGenerator,
   target: Target,
   seconds: number,
-  serverCore: string,
+  cores: { server: string; generator: string },
 ): Promise<Round> {
-  const core = /^\d+$/.test(serverCore) ? Number(serverCore) : undefined;
   const started = performance.now();
   const cpuBefore = cpuSeconds(target.pid);
-  const coreBefore = core === undefined ? undefined : coreSeconds(core);
+  const serverCoreBefore = coreSeconds(cores.server);
+  const generatorCoreBefore = coreSeconds(cores.generator);
+  const scheduleBefore = mainThreadSchedule(target.pid);
   const result = await generator.run(target.request, seconds);
   const wall = (performance.now() - started) / 1000;
   const serverSeconds = cpuSeconds(target.pid) - cpuBefore;
-  const coreAfter = core === undefined ? undefined : coreSeconds(core);
+  const serverCore = coreSeconds(cores.server);
+  const softirq = serverCore.softirq - serverCoreBefore.softirq;
   return {
     ...result,
     serverCpu: serverSeconds / wall,
-    serverCore:
-      coreAfter === undefined
-        ? undefined
-        : {
-            softirq: (coreAfter.softirq - coreBefore!.softirq) / wall,
-            others:
-              Math.max(
-                0,
-                coreAfter.busy - coreBefore!.busy - (coreAfter.softirq - coreBefore!.softirq) - serverSeconds,
-              ) / wall,
-          },
+    serverWaited: (mainThreadSchedule(target.pid).waiting - scheduleBefore.waiting) / wall,
+    serverCore: {
+      softirq: softirq / wall,
+      others: Math.max(0, serverCore.busy - serverCoreBefore.busy - softirq - serverSeconds) / wall,
+    },
+    generatorCoreBusy:
+      (coreSeconds(cores.generator).busy - generatorCoreBefore.busy) / wall / coresOf(cores.generator).length,
     cpuMicrosPerRequest: (serverSeconds / Math.max(1, result.requests)) * 1e6,
   };
 }
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+/**
+ * The generator limited the round: the server had CPU to spare while the generator used most of
+ * its core, or could not get it (its core full with other work).
+ */
 export const generatorBound = (round: Round) =>
-  round.generatorCpu >= SATURATED && round.serverCpu < SATURATED;
+  round.serverCpu < SATURATED && (round.generatorCpu >= SATURATED || round.generatorCoreBusy >= FULL);
 
 export interface Side {
   target: Target;
@@ -77,12 +92,11 @@ export function describeSide(side: Side): string[] {
   const rps = median(rounds.map((round) => round.rps));
   const chosen = rounds.find((round) => round.rps === rps)!;
   const errors = rounds.reduce((sum, round) => sum + round.non2xx + round.socketErrors, 0);
-  const rest = chosen.serverCore
-    ? ` (its core: softirq ${percent(chosen.serverCore.softirq)}, others ${percent(chosen.serverCore.others)})`
-    : '';
+  const rest = `; its core: softirq ${percent(chosen.serverCore.softirq)}, other processes ${percent(chosen.serverCore.others)}`;
   const lines = [
     `  ${target.name.padEnd(40)} ${Math.round(rps).toString().padStart(7)} req/s  p50 ${chosen.p50Ms.toFixed(2)} ms  p99 ${chosen.p99Ms.toFixed(2)} ms  errors ${errors}`,
-    `  ${''.padEnd(40)} cpu: server ${percent(chosen.serverCpu)} (${Math.round(median(rounds.map((round) => round.cpuMicrosPerRequest)))} µs/request)${rest}, generator ${percent(chosen.generatorCpu)}; rounds ${rounds.map((round) => Math.round(round.rps)).join(', ')}`,
+    `  ${''.padEnd(40)} cpu: server ${percent(chosen.serverCpu)} (${Math.round(median(rounds.map((round) => round.cpuMicrosPerRequest)))} µs/request, its main thread waited for the core ${percent(chosen.serverWaited)})${rest}; generator ${percent(chosen.generatorCpu)} (its core ${percent(chosen.generatorCoreBusy)} busy)`,
+    `  ${''.padEnd(40)} rounds ${rounds.map((round) => Math.round(round.rps)).join(', ')} req/s`,
   ];
   const bound = rounds.filter(generatorBound).length;
   if (bound) lines.push(`    ! generator-bound in ${bound} of ${rounds.length} rounds`);

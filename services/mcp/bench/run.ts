@@ -181,7 +181,9 @@ try {
   const rounds = Object.fromEntries(Object.keys(targets).map((key) => [key, [] as Side['rounds']]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const [key, target] of served)
-      rounds[key]!.push(await measure(generator, target, SECONDS, SERVER_CORE));
+      rounds[key]!.push(
+        await measure(generator, target, SECONDS, { server: SERVER_CORE, generator: OTHER_CORE }),
+      );
   }
   const side = (key: string): Side => ({ target: targets[key]!, rounds: rounds[key]! });
 
