@@ -93,7 +93,7 @@ export function othersNamed(reply: string, person: ConnectedPerson, everyone: Co
  * The person's OAuth client uses its refresh token, as the SDK does when its access token expires,
  * and keeps the new tokens (the refresh token rotates).
  */
-export async function refreshGrant(stack: Stack, person: ConnectedPerson): Promise<void> {
+export async function refreshGrant(stack: Stack, person: Pick<ConnectedPerson, 'oauth'>): Promise<void> {
   const metadata = await discoverAuthorizationServerMetadata(stack.baseUrl);
   const tokens = await refreshAuthorization(stack.baseUrl, {
     ...(metadata ? { metadata } : {}),

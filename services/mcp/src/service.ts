@@ -13,6 +13,7 @@ import { createGoogleCaller } from './google/call-google.ts';
 import { createMcpMetrics, type McpMetrics } from './metrics/mcp-metrics.ts';
 import { mcpResource, RESOURCE_SCOPES } from './protected-resource.ts';
 import { createMcpServer } from './protocol/mcp-server.ts';
+import { createRequestStateCodec } from './protocol/request-state.ts';
 import type { McpSettings } from './settings.ts';
 import { sheetgateTools } from './tools/registry.ts';
 
@@ -74,9 +75,11 @@ export async function createMcpService(
     drive: drive({ version: 'v3', ...google }),
     callGoogle,
   });
-  const mcp = await createMcpServer({
+  const mcp = createMcpServer({
     tools,
     logger,
+    baseUrl: settings.BASE_URL,
+    states: createRequestStateCodec(settings.INTERNAL_SERVICE_TOKEN),
     requestTimeoutMs: settings.MCP_REQUEST_TIMEOUT_SECONDS * 1000,
   });
   const authenticate = createRequestAuthenticator({
@@ -91,7 +94,6 @@ export async function createMcpService(
     handler: app.callback(),
     mcp,
     async close() {
-      await mcp.server.close();
       broker.close();
       jwks.close();
     },

@@ -389,14 +389,18 @@ describe('Streamable HTTP request handling', () => {
 
   it.each([
     ['an array of strings', '["x"]', 400],
-    ['a request with extra members', { jsonrpc: '2.0', id: 3, method: 'tools/list', extra: true }, 200],
-    ['a wrong jsonrpc version', { jsonrpc: '1.0', id: 3, method: 'tools/list' }, 200],
-    ['a null id', { jsonrpc: '2.0', id: null, method: 'tools/list' }, 200],
-  ])('answers %s with -32600, never hanging', async (_name, body, status) => {
-    const response = await post(body, authed());
-    expect(response.status).toBe(status);
-    if (status === 200) expect((await readJson(response)).error.code).toBe(-32600);
-  });
+    ['a request with extra members', { jsonrpc: '2.0', id: 3, method: 'tools/list', extra: true }, 400],
+    ['a wrong jsonrpc version', { jsonrpc: '1.0', id: 3, method: 'tools/list' }, 400],
+    ['a null id', { jsonrpc: '2.0', id: null, method: 'tools/list' }, 400],
+    ['a number', '42', 400],
+  ])(
+    'answers %s with HTTP %d and -32600 (valid JSON, not a JSON-RPC message), never hanging',
+    async (_name, body, status) => {
+      const response = await post(body, authed());
+      expect(response.status).toBe(status);
+      expect((await readJson(response)).error.code).toBe(-32600);
+    },
+  );
 
   it('answers an unknown method with -32601', async () => {
     const response = await post({ jsonrpc: '2.0', id: 'x', method: 'nope/nothing' }, authed());

@@ -9,7 +9,7 @@ import { type McpUnderTest, postReadRange, startMcpUnderTest } from './support/s
 
 // The MCP service assembled in this process (exactly as main.ts assembles it, against the real auth
 // and Google emulator processes) so the test can look at what it keeps between requests: the
-// multiplexing transport's in-flight table and the SDK's table of running handlers.
+// requests not yet answered and the method handlers still running.
 
 let stack: McpUnderTest;
 let token: string;
@@ -30,14 +30,10 @@ async function startInProcess(requestTimeoutSeconds = 120) {
   const server = http.createServer(service.handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   services.push({ service, server });
-  const { transport, server: sdkServer } = service.mcp;
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/mcp`,
-    inFlight: () => transport.inFlight,
-    // The SDK keeps an AbortController per running handler (Protocol#_requestHandlerAbortControllers).
-    runningHandlers: () =>
-      (sdkServer as unknown as { _requestHandlerAbortControllers: Map<unknown, unknown> })
-        ._requestHandlerAbortControllers.size,
+    inFlight: () => service.mcp.inFlight,
+    runningHandlers: () => service.mcp.running,
   };
 }
 
@@ -80,7 +76,7 @@ afterAll(async () => {
 });
 
 describe('nothing outlives its request in the shared server', () => {
-  it('a client that disconnects mid-call leaves no entry in the transport or the SDK', async () => {
+  it('a client that disconnects mid-call leaves no request in flight and no handler running', async () => {
     const mcp = await startInProcess();
     await stack.fault({ match: 'sheets.spreadsheets.values.get', latencyMs: GOOGLE_HELD_MS, count: 1 });
     const abort = new AbortController();
@@ -88,9 +84,9 @@ describe('nothing outlives its request in the shared server', () => {
     await until(() => mcp.inFlight() === 1 && mcp.runningHandlers() === 1, 'the call is running');
     abort.abort();
     expect(await pending).toBeInstanceOf(Error);
-    await until(() => mcp.inFlight() === 0, 'the transport forgot the call');
+    await until(() => mcp.inFlight() === 0, 'the call is no longer in flight');
     // The handler was cancelled (its Google request aborted), not left to run for nobody.
-    await until(() => mcp.runningHandlers() === 0, 'the SDK handler finished');
+    await until(() => mcp.runningHandlers() === 0, 'the handler finished');
     await stack.clearFaults();
   });
 
@@ -101,11 +97,11 @@ describe('nothing outlives its request in the shared server', () => {
     expect(response.status).toBe(200);
     expect(await readJson(response)).toMatchObject({ id: 7, error: { code: -32603, message: /timed out/ } });
     expect(mcp.inFlight()).toBe(0);
-    await until(() => mcp.runningHandlers() === 0, 'the SDK handler finished');
+    await until(() => mcp.runningHandlers() === 0, 'the handler finished');
     await stack.clearFaults();
   });
 
-  it('many concurrent calls of one person, all with id 1, leave both tables empty once answered', async () => {
+  it('many concurrent calls of one person, all with id 1, leave nothing in flight or running once answered', async () => {
     const mcp = await startInProcess();
     // The first four hold their Google slots for a while: 16 more may wait for one, the rest are
     // refused at once (the per-user queue is bounded).

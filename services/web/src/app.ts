@@ -21,10 +21,19 @@ import { sendPage } from './routes/request-values.ts';
 import { signInRoutes } from './routes/sign-in-routes.ts';
 import { securityHeaders } from './security-headers.ts';
 
-/** Unknown discovery documents must be JSON, never an HTML page (docs/design.md §2). */
-function wellKnownNotFound(logger: Logger): Middleware {
+/**
+ * Machine paths answer machines: unknown discovery documents, and near misses of the MCP endpoint
+ * (`/api/mcp/`, `/api/mcp/tools`: the route table sends only `/api/mcp` itself to mcp), get JSON,
+ * never an HTML page (docs/design.md §2).
+ */
+function machinePathsNotFound(logger: Logger, baseUrl: string): Middleware {
   const errors = jsonErrors(logger);
   return (ctx, next) => {
+    if (ctx.path.startsWith('/api/mcp/')) {
+      return errors(ctx, async () => {
+        throw new HttpError(404, 'not_found', `no MCP endpoint here; it is ${baseUrl}/api/mcp`);
+      });
+    }
     if (!ctx.path.startsWith('/.well-known/')) return next();
     return errors(ctx, async () => {
       throw new HttpError(404, 'not_found', 'no such metadata document');
@@ -52,7 +61,7 @@ export function createWebApp(options: {
   app.use(requestLog(logger));
   app.use(securityHeaders());
   app.use(assetRoutes());
-  app.use(wellKnownNotFound(logger));
+  app.use(machinePathsNotFound(logger, baseUrl));
   app.use(pageErrors(logger));
   app.use(legacySessionExchange({ accounts, baseUrl }));
 

@@ -1,26 +1,61 @@
-import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonRpcId, JsonRpcReply } from './multiplexing-transport.ts';
+export type JsonRpcId = string | number;
+export type JsonRpcError = { code: number; message: string; data?: unknown };
+export type JsonRpcReply = { jsonrpc: '2.0'; id: JsonRpcId } & (
+  | { result: unknown }
+  | { error: JsonRpcError }
+);
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: JsonRpcId;
+  method: string;
+  params?: Record<string, unknown>;
+}
 
-/** JSON-RPC 2.0 error codes (JSON-RPC 2.0 §5.1). */
+/**
+ * JSON-RPC 2.0 error codes (§5.1) and those MCP 2026-07-28 defines in its reserved range
+ * (-32020 to -32099); Sheetgate allocates none of its own there.
+ */
 export const JsonRpcErrorCode = {
   /** Invalid JSON was received by the server. */
   ParseError: -32700,
   /** The JSON sent is not a valid Request object. */
   InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** MCP 2026-07-28: HTTP headers missing, malformed, or not matching the body. */
+  HeaderMismatch: -32020,
+  /** MCP 2026-07-28: the request needs a client capability the client did not declare. */
+  MissingRequiredClientCapability: -32021,
+  /** MCP 2026-07-28: the requested protocol version is not served here. */
+  UnsupportedProtocolVersion: -32022,
 } as const;
 
+export function rpcError(id: JsonRpcId | null, code: number, message: string, data?: unknown): JsonRpcReply {
+  return {
+    jsonrpc: '2.0',
+    id: id as JsonRpcId,
+    error: data === undefined ? { code, message } : { code, message, data },
+  };
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: Record<string, unknown>;
+}
+
 export type IncomingMessage =
-  | { kind: 'request'; request: JSONRPCRequest }
-  | { kind: 'notification' }
+  | { kind: 'request'; request: JsonRpcRequest }
+  | { kind: 'notification'; notification: JsonRpcNotification }
   | { kind: 'response' }
   | { kind: 'invalid'; reply: JsonRpcReply };
 
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
 /**
- * Sorts one incoming message. The SDK's schemas are strict and report a message they reject only
- * through `onerror`, never as a reply (docs/design.md §14), so anything they would reject is
- * answered here with -32600 instead of leaving the HTTP request hanging.
+ * Sorts one incoming message: a request, a notification, a response (ignored: this server asks
+ * clients nothing over JSON-RPC), or something that is not a JSON-RPC 2.0 message (-32600).
  */
 export function classifyMessage(message: unknown): IncomingMessage {
   if (!message || typeof message !== 'object' || Array.isArray(message)) {
@@ -52,21 +87,18 @@ export function classifyMessage(message: unknown): IncomingMessage {
   ) {
     return { kind: 'invalid', reply: invalidRequest(validId ? id : null, 'params must be an object') };
   }
-  if (!('id' in record)) return { kind: 'notification' };
+  if (!('id' in record))
+    return { kind: 'notification', notification: record as unknown as JsonRpcNotification };
   if (!validId) return { kind: 'invalid', reply: invalidRequest(null, 'id must be a string or a number') };
-  return { kind: 'request', request: record as unknown as JSONRPCRequest };
+  return { kind: 'request', request: record as unknown as JsonRpcRequest };
 }
 
 export function invalidRequest(id: JsonRpcId | null, message: string): JsonRpcReply {
-  return { jsonrpc: '2.0', id: id as JsonRpcId, error: { code: JsonRpcErrorCode.InvalidRequest, message } };
+  return rpcError(id, JsonRpcErrorCode.InvalidRequest, message);
 }
 
 export function parseError(reason = 'the body is not valid JSON'): JsonRpcReply {
-  return {
-    jsonrpc: '2.0',
-    id: null as unknown as JsonRpcId,
-    error: { code: JsonRpcErrorCode.ParseError, message: `Parse error: ${reason}` },
-  };
+  return rpcError(null, JsonRpcErrorCode.ParseError, `Parse error: ${reason}`);
 }
 
 // Serialised forms of results that never change (tools/list): a 25 KB JSON.stringify per request

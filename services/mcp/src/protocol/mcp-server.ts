@@ -1,100 +1,327 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  CallToolRequestSchema,
-  type CallToolResult,
-  InitializeRequestSchema,
-  ListToolsRequestSchema,
-  type ListToolsResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  DiscoverResult,
+  Icon,
+  InitializeResult,
+  Tool,
+} from '@modelcontextprotocol/server';
 import type { Logger } from '@sheetgate/service-runtime';
 import { z } from 'zod';
 import type { AuthInfo } from '../auth/auth-info.ts';
-import { type ToolDefinition, ToolError } from '../tools/tool-definition.ts';
-import { markConstantResult } from './json-rpc.ts';
-import { MultiplexingTransport } from './multiplexing-transport.ts';
+import { type ToolContext, type ToolDefinition, ToolError } from '../tools/tool-definition.ts';
+import { confirmDestruction } from './confirmations.ts';
+import {
+  JsonRpcErrorCode,
+  type JsonRpcId,
+  type JsonRpcNotification,
+  type JsonRpcReply,
+  type JsonRpcRequest,
+  markConstantResult,
+  rpcError,
+} from './json-rpc.ts';
 import { portableJsonSchema } from './portable-json-schema.ts';
+import {
+  type Era,
+  LEGACY_PROTOCOL_VERSIONS,
+  META,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from './protocol-versions.ts';
+import type { RequestStateCodec } from './request-state.ts';
+import { RpcFailure } from './rpc-failure.ts';
 
-/** Protocol versions this endpoint speaks, newest first (issue 5). */
-export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
-
-const SERVER_INFO = { name: 'sheetgate', title: 'Sheetgate', version: '0.1.0' };
 const INSTRUCTIONS =
   "Tools for reading and writing the signed-in person’s Google Sheets. Ranges use A1 notation with quoted tab names ('My tab'!A1:C9). Large reads are paged: follow the notice to fetch the rest.";
+/**
+ * tools/list and server/discover are the same for every caller and change only with a release:
+ * any cache may keep them (`public`) for an hour. A client that meets an unknown tool after a
+ * release gets -32602 and lists again (MCP caching: clients MAY re-fetch early on such errors).
+ */
+const LIST_CACHE = { ttlMs: 3_600_000, cacheScope: 'public' } as const;
+
+/** One request as the endpoint hands it over: its era, credential and response stream. */
+export interface CallContext {
+  era: Era;
+  /** The protocol version of the request (negotiated by initialize for legacy clients). */
+  version: string;
+  auth: AuthInfo;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  /** Modern clients declare these per request; legacy ones are never asked anything. */
+  clientCapabilities?: Record<string, unknown>;
+  /** Sends a notification on this request's response stream (opening it as SSE if need be). */
+  notify(notification: JsonRpcNotification): void;
+}
 
 /**
- * The one SDK `Server` of the process, behind the multiplexing transport. Tool schemas are turned
- * into JSON Schema once, here, not per request (docs/design.md §14: ~30% of the SDK pattern's
- * time).
- * `initialize` is answered without storing the client's capabilities on the shared server.
+ * Sheetgate's MCP method handlers, for both eras (docs/design.md §15). One instance per process,
+ * shared by every HTTP request: constant results (tools/list, server/discover) are built and
+ * serialised once. This replaces the SDK 1.x `Server` behind a multiplexing transport: its
+ * schemas, capability bookkeeping and handshake state were per-connection machinery a stateless
+ * endpoint paid for on every request, and it has no notion of the 2026-07-28 era.
  */
-export async function createMcpServer(options: {
+export function createMcpServer(options: {
   tools: ToolDefinition[];
   logger: Logger;
-  /** How long a request may run before it is answered with an error and its handler cancelled. */
+  baseUrl: string;
+  states: RequestStateCodec;
+  /** How long a request may run before it is answered with an error and its work cancelled. */
   requestTimeoutMs?: number;
 }) {
+  const timeoutMs = options.requestTimeoutMs ?? 120_000;
+  const icons = sheetgateIcons(options.baseUrl);
+  const serverInfo = {
+    name: 'sheetgate',
+    title: 'Sheetgate',
+    version: '0.1.0',
+    description: 'Google Sheets and Drive spreadsheets, for the person who signed in.',
+    websiteUrl: `${options.baseUrl}/`,
+    icons,
+  };
+  const capabilities = { tools: { listChanged: false } };
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const listResult: ListToolsResult = {
-    tools: options.tools.map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: portableJsonSchema(
-        z.toJSONSchema(tool.inputSchema, { io: 'input' }),
-      ) as ListToolsResult['tools'][number]['inputSchema'],
-      outputSchema: portableJsonSchema(
-        z.toJSONSchema(tool.outputSchema),
-      ) as ListToolsResult['tools'][number]['outputSchema'],
-      annotations: { title: tool.title, ...tool.annotations },
-    })),
+  const toolList: Tool[] = options.tools.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    icons,
+    inputSchema: portableJsonSchema(z.toJSONSchema(tool.inputSchema, { io: 'input' })) as Tool['inputSchema'],
+    outputSchema: portableJsonSchema(z.toJSONSchema(tool.outputSchema)) as Tool['outputSchema'],
+    annotations: { title: tool.title, ...tool.annotations },
+  }));
+  const modernMeta = { [META.serverInfo]: serverInfo };
+  const results = {
+    legacyList: constant({ tools: toolList }),
+    modernList: constant({ resultType: 'complete', tools: toolList, ...LIST_CACHE, _meta: modernMeta }),
+    discover: constant({
+      resultType: 'complete',
+      supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+      capabilities,
+      instructions: INSTRUCTIONS,
+      ...LIST_CACHE,
+      _meta: modernMeta,
+    } satisfies DiscoverResult),
   };
 
-  markConstantResult(listResult);
+  // Requests in flight, by who sent them and their id: a legacy client cancels one with
+  // notifications/cancelled on another POST (a modern one closes the response stream). Ids are the
+  // client's own, so several requests may share one key.
+  const inFlight = new Map<string, Set<AbortController>>();
+  let answering = 0;
+  let running = 0;
 
-  const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
-    instructions: INSTRUCTIONS,
-  });
-  server.setRequestHandler(InitializeRequestSchema, async (request) => {
-    const requested = request.params.protocolVersion;
-    return {
-      protocolVersion: (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
-        ? requested
-        : SUPPORTED_PROTOCOL_VERSIONS[0],
-      capabilities: { tools: { listChanged: false } },
-      serverInfo: SERVER_INFO,
-      instructions: INSTRUCTIONS,
-    };
-  });
-  server.setRequestHandler(ListToolsRequestSchema, async () => listResult);
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const tool = tools.get(request.params.name);
-    if (!tool)
-      return toolError(`unknown tool "${request.params.name}"; call tools/list for the available tools`);
-    const auth = (extra.authInfo?.extra as { sheetgate?: AuthInfo } | undefined)?.sheetgate;
-    if (!auth) return toolError('not authenticated');
-    const parsed = tool.inputSchema.safeParse(request.params.arguments ?? {});
+  async function callTool(request: JsonRpcRequest, call: CallContext, signal: AbortSignal) {
+    const params = request.params ?? {};
+    const name = params.name;
+    if (typeof name !== 'string')
+      throw new RpcFailure(JsonRpcErrorCode.InvalidParams, 'params.name must be a string');
+    const tool = tools.get(name);
+    if (!tool) {
+      throw new RpcFailure(
+        JsonRpcErrorCode.InvalidParams,
+        `unknown tool ${JSON.stringify(name.slice(0, 100))}; call tools/list for the available tools`,
+      );
+    }
+    const args = params.arguments ?? {};
+    const parsed = tool.inputSchema.safeParse(args);
     if (!parsed.success) return toolError(`invalid arguments: ${z.prettifyError(parsed.error)}`);
+    const context: ToolContext = { auth: call.auth, signal, progress: progressReporter(params, call) };
     try {
-      const output = await tool.run(parsed.data, { auth, signal: extra.signal, progress: () => {} });
+      if (call.era === 'modern') {
+        const confirmation = await confirmDestruction({
+          tool,
+          input: parsed.data,
+          args,
+          params,
+          clientCapabilities: call.clientCapabilities,
+          context,
+          states: options.states,
+        });
+        if (!confirmation.proceed) return confirmation.result;
+      }
+      const output = await tool.run(parsed.data, context);
       return { content: [{ type: 'text', text: output.text }], structuredContent: output.structuredContent };
     } catch (error) {
       if (error instanceof ToolError) return toolError(error.message);
+      if (error instanceof RpcFailure || signal.aborted) throw error;
       options.logger.error({ err: error, tool: tool.name }, 'tool failed');
       return toolError('the tool failed unexpectedly; try again');
     }
-  });
-  server.onerror = (error) => options.logger.warn({ err: error }, 'mcp protocol error');
+  }
 
-  const transport = new MultiplexingTransport(
-    options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs },
-  );
-  await server.connect(transport);
-  return { server, transport, tools };
+  async function run(request: JsonRpcRequest, call: CallContext, signal: AbortSignal): Promise<unknown> {
+    const modern = call.era === 'modern';
+    switch (request.method) {
+      case 'tools/list':
+        return modern ? results.modernList : results.legacyList;
+      case 'tools/call': {
+        const result = await callTool(request, call, signal);
+        return modern && !('resultType' in result)
+          ? { resultType: 'complete', ...result, _meta: modernMeta }
+          : result;
+      }
+      case 'server/discover':
+        if (modern) return results.discover;
+        break;
+      case 'initialize':
+        if (!modern) return initializeResult(request.params?.protocolVersion);
+        break;
+      case 'ping':
+        if (!modern) return {};
+        break;
+    }
+    throw new RpcFailure(
+      JsonRpcErrorCode.MethodNotFound,
+      `method not found: ${JSON.stringify(request.method.slice(0, 100))}`,
+      undefined,
+      modern ? 404 : 200,
+    );
+  }
+
+  function initializeResult(requested: unknown): InitializeResult {
+    return {
+      // Legacy negotiation: the client's version when served here, else the newest legacy one.
+      protocolVersion:
+        typeof requested === 'string' && (LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
+          ? requested
+          : LEGACY_PROTOCOL_VERSIONS[0],
+      capabilities,
+      serverInfo,
+      instructions: INSTRUCTIONS,
+    };
+  }
+
+  return {
+    tools,
+    serverInfo,
+
+    /**
+     * Answers one request. Never rejects: failures become JSON-RPC errors, a timeout or a departed
+     * client -32603, and their work is cancelled through the tool's signal.
+     */
+    async handle(
+      request: JsonRpcRequest,
+      call: CallContext,
+    ): Promise<{ reply: JsonRpcReply; httpStatus: number }> {
+      // Everything but tools/call answers from memory: no timer, no cancellation to arrange (the
+      // hot path: tools/list).
+      if (request.method !== 'tools/call') {
+        try {
+          const result = await run(request, call, NEVER);
+          return { reply: { jsonrpc: '2.0', id: request.id, result }, httpStatus: 200 };
+        } catch (error) {
+          if (!(error instanceof RpcFailure)) throw error;
+          return {
+            reply: rpcError(request.id, error.code, error.message, error.data),
+            httpStatus: error.httpStatus,
+          };
+        }
+      }
+      const key = inFlightKey(call.auth, request.id);
+      const controller = new AbortController();
+      const onClientGone = () => controller.abort(new Error('the client went away'));
+      call.signal.addEventListener('abort', onClientGone, { once: true });
+      const timer = setTimeout(() => controller.abort(new Error('the request timed out')), timeoutMs);
+      const sameKey = inFlight.get(key) ?? new Set<AbortController>();
+      sameKey.add(controller);
+      inFlight.set(key, sameKey);
+      answering++;
+      running++;
+      const outcome = run(request, call, controller.signal).finally(() => running--);
+      // Answered early (timeout, cancellation), the handler still ends in its own time: its
+      // rejection is expected and must not surface as an unhandled one.
+      outcome.catch(() => {});
+      try {
+        const aborted = new Promise<never>((_, reject) => {
+          controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+        });
+        aborted.catch(() => {});
+        const result = await Promise.race([outcome, aborted]);
+        return { reply: { jsonrpc: '2.0', id: request.id, result }, httpStatus: 200 };
+      } catch (error) {
+        if (error instanceof RpcFailure) {
+          return {
+            reply: rpcError(request.id, error.code, error.message, error.data),
+            httpStatus: error.httpStatus,
+          };
+        }
+        if (controller.signal.aborted) {
+          const reason =
+            controller.signal.reason instanceof Error ? controller.signal.reason.message : 'cancelled';
+          return { reply: rpcError(request.id, JsonRpcErrorCode.InternalError, reason), httpStatus: 200 };
+        }
+        options.logger.error({ err: error, method: request.method }, 'mcp request failed');
+        return {
+          reply: rpcError(request.id, JsonRpcErrorCode.InternalError, 'internal error'),
+          httpStatus: 500,
+        };
+      } finally {
+        answering--;
+        clearTimeout(timer);
+        call.signal.removeEventListener('abort', onClientGone);
+        sameKey.delete(controller);
+        if (sameKey.size === 0 && inFlight.get(key) === sameKey) inFlight.delete(key);
+      }
+    },
+
+    /** notifications/cancelled from a legacy client: stops its request with that id, if running here. */
+    cancel(auth: AuthInfo, requestId: unknown) {
+      if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+      for (const controller of inFlight.get(inFlightKey(auth, requestId)) ?? [])
+        controller.abort(new Error('the client cancelled the request'));
+    },
+
+    /** Requests not yet answered (for tests proving nothing outlives its request). */
+    get inFlight(): number {
+      return answering;
+    },
+
+    /** Method handlers still running, answered or not: a cancelled one must stop, not run on. */
+    get running(): number {
+      return running;
+    },
+  };
+}
+
+export type McpServerHandle = ReturnType<typeof createMcpServer>;
+
+/** The signal of a request that cannot be cancelled because it does no work. */
+const NEVER = new AbortController().signal;
+
+function inFlightKey(auth: AuthInfo, id: JsonRpcId): string {
+  return `${auth.userId}\n${auth.clientId ?? ''}\n${auth.apiKeyId ?? ''}\n${typeof id}:${id}`;
+}
+
+/** notifications/progress for the request's progressToken, growing only; nothing without a token. */
+function progressReporter(params: Record<string, unknown>, call: CallContext): ToolContext['progress'] {
+  const token = (params._meta as Record<string, unknown> | undefined)?.progressToken;
+  if (typeof token !== 'string' && typeof token !== 'number') return () => {};
+  let last = Number.NEGATIVE_INFINITY;
+  return (progress, total, message) => {
+    if (!(progress > last)) return;
+    last = progress;
+    call.notify({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: {
+        progressToken: token,
+        progress,
+        ...(total === undefined ? {} : { total }),
+        ...(message === undefined ? {} : { message }),
+      },
+    });
+  };
+}
+
+function constant<T extends object>(result: T): T {
+  markConstantResult(result);
+  return result;
 }
 
 function toolError(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
-export type McpServerHandle = Awaited<ReturnType<typeof createMcpServer>>;
+/** The Sheetgate mark, served by the web service (same origin as the endpoint). */
+function sheetgateIcons(baseUrl: string): Icon[] {
+  return [{ src: `${baseUrl}/icon.svg`, mimeType: 'image/svg+xml', sizes: ['any'] }];
+}

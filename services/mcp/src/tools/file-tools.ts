@@ -97,7 +97,10 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
           .describe('Name of the new file; derived from the source by default.'),
       }),
       outputSchema: z.object({ fileId: z.string(), name: z.string(), mimeType: z.string() }),
-      async run(input, { auth, signal }) {
+      async run(input, context) {
+        const { auth, signal } = context;
+        // Steps: read the file's type, then a copy Google converts, or an export and its upload.
+        const steps = input.to === 'spreadsheet' ? 2 : 3;
         const { data: source } = await callGoogle(auth.userId, signal, (request) =>
           drive.files.get({ fileId: input.fileId, fields: 'id, name, mimeType' }, request),
         );
@@ -108,6 +111,8 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
               `only xlsx, csv and ods files convert to a spreadsheet; this file is ${source.mimeType}`,
             );
           }
+          context.progress(1, steps, 'Converting the file into a Google spreadsheet');
+          signal.throwIfAborted();
           const { data: copy } = await callGoogle(auth.userId, signal, (request) =>
             drive.files.copy(
               {
@@ -118,6 +123,7 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
               request,
             ),
           );
+          context.progress(2, steps, 'Converted');
           return converted(copy.id, copy.name, copy.mimeType);
         }
         if (source.mimeType !== SPREADSHEET_MIME) {
@@ -126,9 +132,14 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
           );
         }
         const mimeType = EXPORT_TYPES[input.to];
+        context.progress(1, steps, `Exporting the spreadsheet as ${input.to}`);
+        signal.throwIfAborted();
         const { data: bytes } = await callGoogle(auth.userId, signal, (request) =>
           drive.files.export({ fileId: input.fileId, mimeType }, { ...request, responseType: 'arraybuffer' }),
         );
+        context.progress(2, steps, `Uploading the ${input.to} file to Drive`);
+        // Cancelled after the export: the bytes are not uploaded.
+        signal.throwIfAborted();
         const { data: created } = await callGoogle(auth.userId, signal, (request) =>
           drive.files.create(
             {
@@ -139,6 +150,7 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
             request,
           ),
         );
+        context.progress(3, steps, 'Converted');
         return converted(created.id, created.name, created.mimeType);
       },
     }),

@@ -9,10 +9,11 @@ import {
   valueRender,
 } from './common-schemas.ts';
 import { SPREADSHEET_MIME } from './google-file-types.ts';
+import { amount } from './loss-phrases.ts';
 import { page, pageBudget, pagingNotice } from './paging.ts';
 import { renderRows } from './render.ts';
-import { nextSearchCall, type SearchArea, searchStart } from './search-calls.ts';
-import { defineTool, ToolError } from './tool-definition.ts';
+import { nextSearchCall, type SearchArea, type SearchCursor, searchStart } from './search-calls.ts';
+import { defineTool, type ToolContext, ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
@@ -244,7 +245,8 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
         stoppedAt: z.string().nullable(),
         scannedCells: z.number(),
       }),
-      async run(input, { auth, signal }) {
+      async run(input, context) {
+        const { auth, signal } = context;
         const { data } = await callGoogle(auth.userId, signal, (request) =>
           sheets.spreadsheets.get(
             {
@@ -267,7 +269,10 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
         let scannedCells = 0;
         let stoppedAt: string | null = null;
         let cursor = searchStart(areas, { area: 0, row: 0 });
+        const progress = searchProgress(context, areas);
         search: while (cursor) {
+          // A cancelled search stops before its next call rather than reading tabs for nobody.
+          signal.throwIfAborted();
           const area = areas[cursor.area]!;
           const cellsLeft = SEARCH_MAX_CELLS - scannedCells;
           // Stops before a row that would take the search past its cell budget.
@@ -302,6 +307,7 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
             }
           }
           cursor = next;
+          progress(cursor);
         }
         const truncated = stoppedAt !== null;
         const notice = truncated
@@ -316,6 +322,22 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
       },
     }),
   ];
+}
+
+/**
+ * Progress of a search in tabs (areas): `total` is how many, and `progress` the tabs searched so
+ * far plus the part of the tab it is in, so a search of one big tab moves too. It grows with every
+ * call, as notifications/progress must: each call reads at least one row.
+ */
+function searchProgress(context: ToolContext, areas: readonly SearchArea[]) {
+  const total = areas.length;
+  context.progress(0, total, `Searching ${amount(total, 'tab')}`);
+  return (cursor: SearchCursor | null) => {
+    const area = cursor ? areas[cursor.area] : undefined;
+    const done =
+      cursor && area ? cursor.area + (cursor.row - area.rowStart) / (area.rowEnd - area.rowStart) : total;
+    context.progress(done, total, `Searched ${Math.floor(done)} of ${amount(total, 'tab')}`);
+  };
 }
 
 interface Tab {

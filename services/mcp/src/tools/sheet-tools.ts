@@ -2,6 +2,8 @@ import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import { gridBounds, splitRange } from './a1.ts';
 import { a1Range, sheetId, spreadsheetId } from './common-schemas.ts';
+import { lossDescriptions } from './loss-descriptions.ts';
+import { amount } from './loss-phrases.ts';
 import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
 import { defineTool, ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
@@ -42,6 +44,7 @@ const hexColor = z
 export function sheetTools(deps: ToolDeps) {
   const { sheets, callGoogle } = deps;
   const batchUpdate = spreadsheetBatchUpdate(deps);
+  const losses = lossDescriptions(deps);
 
   async function sheetIdForTitle(userId: string, signal: AbortSignal, id: string, title: string | undefined) {
     const { data } = await callGoogle(userId, signal, (request) =>
@@ -135,6 +138,7 @@ export function sheetTools(deps: ToolDeps) {
           text: `Deleted the tab with sheetId ${input.sheetId}.`,
         };
       },
+      describeLoss: (input, context) => losses.sheetDeletion(input, context),
     }),
 
     defineTool({
@@ -249,16 +253,25 @@ export function sheetTools(deps: ToolDeps) {
           ),
       }),
       outputSchema: z.object({ replies: z.array(z.looseObject({})) }),
-      async run(input, { auth, signal }) {
+      async run(input, context) {
+        const { auth, signal } = context;
+        const count = input.requests.length;
+        context.progress(0, 1, `Applying ${amount(count, 'request')}`);
         const reply = await batchUpdate(
           auth.userId,
           signal,
           input.spreadsheetId,
           input.requests as sheets_v4.Schema$Request[],
         );
+        context.progress(1, 1, 'Applied');
         const replies = reply.replies ?? [];
-        return { structuredContent: { replies }, text: `Applied ${input.requests.length} requests.` };
+        return { structuredContent: { replies }, text: `Applied ${count} requests.` };
       },
+      describeLoss: (input, context) =>
+        losses.batch(
+          { spreadsheetId: input.spreadsheetId, requests: input.requests as sheets_v4.Schema$Request[] },
+          context,
+        ),
     }),
   ];
 }

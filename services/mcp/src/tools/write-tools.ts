@@ -2,9 +2,17 @@ import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import { normalizeRange } from './a1.ts';
 import { a1Range, rows, sheetId, spreadsheetId, valueInput } from './common-schemas.ts';
+import { lossDescriptions } from './loss-descriptions.ts';
+import { amount } from './loss-phrases.ts';
 import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
 import { defineTool } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
+
+/**
+ * A write of at least this many cells tells the client when it starts and when Google has it
+ * (progress); a smaller one is answered before a progress bar could show anything.
+ */
+export const LARGE_WRITE_CELLS = 5_000;
 
 const WRITE = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
 const updateOutput = z.object({
@@ -23,9 +31,14 @@ function summary(update: sheets_v4.Schema$UpdateValuesResponse | undefined, fall
   };
 }
 
+function cellCount(values: readonly (readonly unknown[])[]): number {
+  return values.reduce((sum, row) => sum + row.length, 0);
+}
+
 export function writeTools(deps: ToolDeps) {
   const { sheets, callGoogle } = deps;
   const batchUpdate = spreadsheetBatchUpdate(deps);
+  const losses = lossDescriptions(deps);
   return [
     defineTool({
       name: 'write_range',
@@ -72,12 +85,17 @@ export function writeTools(deps: ToolDeps) {
         valueInputOption: valueInput,
       }),
       outputSchema: z.object({ totalUpdatedCells: z.number(), responses: z.array(updateOutput) }),
-      async run(input, { auth, signal }) {
+      async run(input, context) {
+        const { auth, signal } = context;
+        const cells = input.data.reduce((sum, entry) => sum + cellCount(entry.values), 0);
+        const large = cells >= LARGE_WRITE_CELLS;
         const data = input.data.map((entry) => ({
           range: normalizeRange(entry.range),
           majorDimension: 'ROWS',
           values: entry.values,
         }));
+        if (large)
+          context.progress(0, 1, `Writing ${amount(cells, 'cell')} in ${amount(data.length, 'range')}`);
         const { data: response } = await callGoogle(auth.userId, signal, (request) =>
           sheets.spreadsheets.values.batchUpdate(
             {
@@ -87,6 +105,7 @@ export function writeTools(deps: ToolDeps) {
             request,
           ),
         );
+        if (large) context.progress(1, 1, 'Written');
         const responses = (response.responses ?? []).map((update, index) =>
           summary(update, data[index]?.range ?? ''),
         );
@@ -117,8 +136,11 @@ export function writeTools(deps: ToolDeps) {
           .describe('INSERT_ROWS adds new rows; OVERWRITE writes into empty cells after the table.'),
       }),
       outputSchema: updateOutput.extend({ tableRange: z.string().nullable() }),
-      async run(input, { auth, signal }) {
+      async run(input, context) {
+        const { auth, signal } = context;
         const range = normalizeRange(input.range);
+        const large = cellCount(input.values) >= LARGE_WRITE_CELLS;
+        if (large) context.progress(0, 1, `Appending ${amount(input.values.length, 'row')}`);
         const { data } = await callGoogle(auth.userId, signal, (request) =>
           sheets.spreadsheets.values.append(
             {
@@ -131,6 +153,7 @@ export function writeTools(deps: ToolDeps) {
             request,
           ),
         );
+        if (large) context.progress(1, 1, 'Appended');
         const result = { ...summary(data.updates, range), tableRange: data.tableRange ?? null };
         return {
           structuredContent: result,
@@ -158,6 +181,7 @@ export function writeTools(deps: ToolDeps) {
         const clearedRange = data.clearedRange ?? range;
         return { structuredContent: { clearedRange }, text: `Cleared ${clearedRange}.` };
       },
+      describeLoss: (input, context) => losses.clear(input, context),
     }),
 
     defineTool({
@@ -233,6 +257,7 @@ export function writeTools(deps: ToolDeps) {
           text: `Deleted ${deleted} ${input.dimension.toLowerCase()}.`,
         };
       },
+      describeLoss: (input, context) => losses.dimensionDeletion(input, context),
     }),
   ];
 }

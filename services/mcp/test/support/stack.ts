@@ -1,6 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { createAccountServiceClient, createTokenBrokerClient } from '@sheetgate/proto';
 import {
   createBrowser,
@@ -8,11 +7,11 @@ import {
   freePort,
   generateLocalSecrets,
   type RunningService,
-  repoRoot,
   startServiceProcess,
   type TestDatabase,
 } from '@sheetgate/test-harness';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { startEmulator } from './emulator.ts';
 
 type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 
@@ -111,28 +110,6 @@ export async function newSigningKey(): Promise<SigningKey> {
 /** AUTH_SIGNING_KEYS for these keys, the first one signing. */
 export function signingKeysSetting(keys: SigningKey[]): string {
   return JSON.stringify({ keys: keys.map((key) => key.jwk) });
-}
-
-async function startEmulator(
-  port: number,
-  env: Record<string, string>,
-): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'packages/google-emulator/src/main.ts')], {
-    env: { PATH: process.env.PATH, GOOGLE_EMULATOR_PORT: String(port), LOG_LEVEL: 'warn', ...env },
-    stdio: 'ignore',
-  });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the Google emulator exited (${child.exitCode})`);
-    try {
-      if ((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) })).ok) return { child, url };
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error('the Google emulator did not start');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /**

@@ -25,10 +25,25 @@ export const assets = {
   copyScript: load('copy.js', 'text/javascript; charset=utf-8'),
 };
 
+/**
+ * The Sheetgate mark at a URL that never changes: MCP clients show it beside the server and its
+ * tools (the `icons` of initialize, server/discover and tools/list name `/icon.svg`).
+ */
+const icon: Asset = { ...load('icon.svg', 'image/svg+xml'), url: '/icon.svg' };
+const ICON_CACHE = 'public, max-age=86400';
+
 const byUrl = new Map(Object.values(assets).map((asset) => [asset.url, asset]));
 
 export function assetRoutes(): Middleware {
   return async (ctx, next) => {
+    if (ctx.path === icon.url && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+      ctx.set('cache-control', ICON_CACHE);
+      // An SVG opened on its own could run script; this one has none, and may never.
+      ctx.set('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'");
+      ctx.type = icon.type;
+      ctx.body = icon.body;
+      return;
+    }
     if (!ctx.path.startsWith('/assets/')) return next();
     const asset = byUrl.get(ctx.path);
     if (!asset || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) {

@@ -1,0 +1,98 @@
+import { createHash, hkdfSync } from 'node:crypto';
+import { CompactSign, compactVerify } from 'jose';
+import type { AuthInfo } from '../auth/auth-info.ts';
+
+/** How long a person has to answer a confirmation before the call must be asked again. */
+const STATE_LIFETIME_SECONDS = 300;
+
+/** What a `requestState` is bound to: who asked, and which call. */
+export interface StateBinding {
+  auth: AuthInfo;
+  method: string;
+  /** The tool's name and arguments (tools/call), as the client sent them. */
+  target: string;
+  args: unknown;
+}
+
+/**
+ * `askAgain`: the state was sound but has lapsed. A sound one says whether `shown` is the
+ * sentence the person was asked to confirm.
+ */
+export type StateCheck =
+  | { ok: true; wasShown(sentence: string): boolean }
+  | { ok: false; reason: string; askAgain: boolean };
+
+/**
+ * MRTR `requestState` (MCP 2026-07-28, multi round-trip requests): an HS256 JWS (jose) over
+ * digests of the principal, the call and its arguments, the sentence shown, and a short expiry.
+ * The client echoes it unchanged, so any edit, another credential, other arguments or a late
+ * retry is refused. Any replica can check it: the key is derived from the secret every replica
+ * shares with auth (INTERNAL_SERVICE_TOKEN), labelled for this one use.
+ */
+export function createRequestStateCodec(secret: string, now: () => number = Date.now) {
+  const key = new Uint8Array(hkdfSync('sha256', secret, 'sheetgate', 'sheetgate mcp request-state v1', 32));
+
+  function claims(binding: StateBinding) {
+    return {
+      sub: digest(principalOf(binding.auth)),
+      call: digest(`${binding.method}\n${binding.target}\n${stableJson(binding.args)}`),
+    };
+  }
+
+  return {
+    /** A state for `binding`, remembering the sentence `shown` to the person. */
+    async sign(binding: StateBinding, shown: string): Promise<string> {
+      const payload = {
+        ...claims(binding),
+        shown: digest(shown),
+        exp: Math.floor(now() / 1000) + STATE_LIFETIME_SECONDS,
+      };
+      return new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+        .setProtectedHeader({ alg: 'HS256' })
+        .sign(key);
+    },
+
+    /** Checks a state against the retry that presents it. */
+    async verify(state: unknown, binding: StateBinding): Promise<StateCheck> {
+      if (typeof state !== 'string' || state.length > 2_048)
+        return { ok: false, reason: 'malformed', askAgain: false };
+      let payload: Record<string, unknown>;
+      try {
+        const verified = await compactVerify(state, key, { algorithms: ['HS256'] });
+        payload = JSON.parse(new TextDecoder().decode(verified.payload));
+      } catch {
+        return { ok: false, reason: 'not issued by this server, or altered', askAgain: false };
+      }
+      const expected = claims(binding);
+      if (payload.sub !== expected.sub)
+        return { ok: false, reason: 'issued to another credential', askAgain: false };
+      if (payload.call !== expected.call)
+        return { ok: false, reason: 'issued for another call', askAgain: false };
+      if (typeof payload.exp !== 'number' || payload.exp * 1000 < now())
+        return { ok: false, reason: 'expired', askAgain: true };
+      return { ok: true, wasShown: (sentence) => payload.shown === digest(sentence) };
+    },
+  };
+}
+
+export type RequestStateCodec = ReturnType<typeof createRequestStateCodec>;
+
+function principalOf(auth: AuthInfo): string {
+  return `${auth.userId}\n${auth.credential}\n${auth.clientId ?? ''}\n${auth.apiKeyId ?? ''}`;
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('base64url');
+}
+
+/** JSON with object keys sorted, so the same arguments in another key order bind the same. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([name, item]) => `${JSON.stringify(name)}:${stableJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

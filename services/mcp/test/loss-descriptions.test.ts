@@ -1,0 +1,418 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOSS_COUNT_MAX_CELLS } from '../src/tools/loss-reads.ts';
+import { ToolError } from '../src/tools/tool-definition.ts';
+import { startToolsUnderTest, type ToolsUnderTest } from './support/tools-in-process.ts';
+
+// describeLoss of the destructive tools (the sentence a person confirms before a delete or clear),
+// run in this process against a Google emulator process holding real data: the sizes and counts
+// must be exact, reads frugal (one spreadsheets.get, at most one values.batchGet), nothing
+// changed, and names written by anyone rendered so they cannot disguise the sentence.
+
+let under: ToolsUnderTest;
+
+type Cell = string | number | null;
+/** Q3: 1,200 rows. A: a label on every row; B: a number except on every third row; C1: `=""`. */
+const q3: Cell[][] = Array.from({ length: 1_200 }, (_, row) => [
+  `r${row + 1}`,
+  row % 3 === 0 ? '' : row,
+  ...(row === 0 ? ['=""'] : []),
+]);
+/** The non-empty cells of `values` in rows [top, bottom) and columns [left, right), zero-based. */
+function nonEmpty(values: Cell[][], top: number, bottom: number, left: number, right: number): number {
+  return values
+    .slice(top, bottom)
+    .reduce(
+      (sum, row) => sum + row.slice(left, right).filter((cell) => cell !== '' && cell !== null).length,
+      0,
+    );
+}
+/** Big: 4,500 rows (117,000 cells, past the count's budget): "x" in A1:A4000, "far" in B4500. */
+const big: Cell[][] = [
+  ...Array.from({ length: 4_000 }, () => ['x']),
+  ...Array.from({ length: 499 }, () => []),
+  ['', 'far'],
+];
+
+let spreadsheetId: string;
+const sheetIds: Record<string, number> = {};
+
+async function describeLoss(name: string, input: Record<string, unknown>) {
+  const tool = under.tool(name);
+  const parsed = tool.inputSchema.parse(input);
+  await under.forgetCalls();
+  const sentence = await tool.describeLoss!(parsed, under.context());
+  const calls = await under.calls();
+  // Never more than the outline and one read of values, and never a change.
+  expect(calls.methods['sheets.spreadsheets.get']?.attempts ?? 0).toBeLessThanOrEqual(1);
+  expect(calls.methods['sheets.spreadsheets.values.batchGet']?.attempts ?? 0).toBeLessThanOrEqual(1);
+  expect(calls.all).toBe(
+    (calls.methods['sheets.spreadsheets.get']?.attempts ?? 0) +
+      (calls.methods['sheets.spreadsheets.values.batchGet']?.attempts ?? 0),
+  );
+  return { sentence, calls: calls.all };
+}
+
+async function tabsOf(id: string): Promise<Record<string, number>> {
+  const result = await under.tool('get_spreadsheet').run({ spreadsheetId: id }, under.context());
+  const tabs = result.structuredContent.sheets as Array<{ title: string; sheetId: number }>;
+  return Object.fromEntries(tabs.map((tab) => [tab.title, tab.sheetId]));
+}
+
+beforeAll(async () => {
+  under = await startToolsUnderTest();
+  [spreadsheetId] = (await under.seed([
+    {
+      name: 'Budget 2026',
+      sheets: [
+        { title: 'Summary', values: [['total']] },
+        { title: 'Q3', values: q3 },
+        { title: 'Big', values: big },
+      ],
+    },
+  ])) as [string];
+  Object.assign(sheetIds, await tabsOf(spreadsheetId));
+});
+afterAll(async () => {
+  await under?.stop();
+});
+
+describe('delete_sheet', () => {
+  it('names the tab, its grid and its exact non-empty cells (a formula showing nothing counts)', async () => {
+    expect(nonEmpty(q3, 0, 1_200, 0, 26)).toBe(2_001);
+    const { sentence, calls } = await describeLoss('delete_sheet', { spreadsheetId, sheetId: sheetIds.Q3 });
+    expect(sentence).toBe(
+      'Deletes the tab "Q3" of "Budget 2026": 1,200 rows × 26 columns, 2,001 non-empty cells.',
+    );
+    expect(calls).toBe(2);
+    // Describing changed nothing.
+    expect(await tabsOf(spreadsheetId)).toEqual(sheetIds);
+  });
+
+  it('an empty tab still loses its rows and columns: a sentence, not null', async () => {
+    const [id] = await under.seed([
+      {
+        name: 'Empty',
+        sheets: [
+          { title: 'Blank', values: [] },
+          { title: 'B', values: [] },
+        ],
+      },
+    ]);
+    const tabs = await tabsOf(id!);
+    const { sentence } = await describeLoss('delete_sheet', { spreadsheetId: id, sheetId: tabs.Blank });
+    expect(sentence).toBe('Deletes the tab "Blank" of "Empty": 1,000 rows × 26 columns, 0 non-empty cells.');
+  });
+
+  it(`says "at least" past ${LOSS_COUNT_MAX_CELLS} cells, with how many rows it counted`, async () => {
+    const rows = Math.floor(LOSS_COUNT_MAX_CELLS / 26);
+    expect(rows).toBe(3_846);
+    const { sentence } = await describeLoss('delete_sheet', { spreadsheetId, sheetId: sheetIds.Big });
+    expect(sentence).toBe(
+      'Deletes the tab "Big" of "Budget 2026": 4,500 rows × 26 columns, at least 3,846 non-empty cells (only its first 3,846 rows counted).',
+    );
+  });
+
+  it('an unknown sheetId is a clear tool error', async () => {
+    await expect(describeLoss('delete_sheet', { spreadsheetId, sheetId: 424242 })).rejects.toThrow(
+      new ToolError('there is no tab with sheetId 424242; get_spreadsheet lists the tabs'),
+    );
+  });
+});
+
+describe('delete_dimension', () => {
+  it('rows: one-based as the sheet shows them, with the non-empty cells in them', async () => {
+    expect(nonEmpty(q3, 4, 9, 0, 26)).toBe(9);
+    const { sentence } = await describeLoss('delete_dimension', {
+      spreadsheetId,
+      sheetId: sheetIds.Q3,
+      dimension: 'ROWS',
+      startIndex: 4,
+      endIndex: 9,
+    });
+    expect(sentence).toBe('Deletes rows 5–9 of the tab "Q3" of "Budget 2026": 9 non-empty cells.');
+  });
+
+  it('columns by their letters; one empty column is still a sentence', async () => {
+    const columns = await describeLoss('delete_dimension', {
+      spreadsheetId,
+      sheetId: sheetIds.Q3,
+      dimension: 'COLUMNS',
+      startIndex: 1,
+      endIndex: 3,
+    });
+    expect(columns.sentence).toBe(
+      `Deletes columns B–C of the tab "Q3" of "Budget 2026": ${nonEmpty(q3, 0, 1_200, 1, 3)} non-empty cells.`,
+    );
+    expect(nonEmpty(q3, 0, 1_200, 1, 3)).toBe(801);
+    const empty = await describeLoss('delete_dimension', {
+      spreadsheetId,
+      sheetId: sheetIds.Q3,
+      dimension: 'COLUMNS',
+      startIndex: 3,
+      endIndex: 4,
+    });
+    expect(empty.sentence).toBe('Deletes column D of the tab "Q3" of "Budget 2026": 0 non-empty cells.');
+  });
+
+  it('thousands in row numbers', async () => {
+    const { sentence } = await describeLoss('delete_dimension', {
+      spreadsheetId,
+      sheetId: sheetIds.Q3,
+      dimension: 'ROWS',
+      startIndex: 999,
+      endIndex: 1_200,
+    });
+    expect(sentence).toBe(
+      `Deletes rows 1,000–1,200 of the tab "Q3" of "Budget 2026": ${nonEmpty(q3, 999, 1_200, 0, 26)} non-empty cells.`,
+    );
+  });
+});
+
+describe('clear_range', () => {
+  it('names the cells and counts what they hold', async () => {
+    expect(nonEmpty(q3, 0, 10, 0, 3)).toBe(17);
+    const { sentence } = await describeLoss('clear_range', { spreadsheetId, range: 'Q3!A1:C10' });
+    expect(sentence).toBe('Clears A1:C10 of the tab "Q3" of "Budget 2026": 17 non-empty cells.');
+  });
+
+  it('reads ranges as Sheets does: reversed corners, a tab in any case, whole columns, no tab (the first)', async () => {
+    expect((await describeLoss('clear_range', { spreadsheetId, range: "'Q3'!C10:A1" })).sentence).toBe(
+      'Clears A1:C10 of the tab "Q3" of "Budget 2026": 17 non-empty cells.',
+    );
+    expect((await describeLoss('clear_range', { spreadsheetId, range: 'q3!B:B' })).sentence).toBe(
+      'Clears B1:B1200 of the tab "Q3" of "Budget 2026": 800 non-empty cells.',
+    );
+    expect((await describeLoss('clear_range', { spreadsheetId, range: 'A1:B2' })).sentence).toBe(
+      'Clears A1:B2 of the tab "Summary" of "Budget 2026": 1 non-empty cell.',
+    );
+  });
+
+  it('is null when the cells hold nothing, so no confirmation is asked', async () => {
+    const { sentence, calls } = await describeLoss('clear_range', { spreadsheetId, range: 'Q3!D1:Z1200' });
+    expect(sentence).toBeNull();
+    expect(calls).toBe(2);
+  });
+
+  it('past the budget, empty counted rows are not "nothing": it says what it did not count', async () => {
+    // B1:Z4500 is 112,500 cells; the first 4,000 rows (100,000 cells) are empty, B4500 is not.
+    const { sentence } = await describeLoss('clear_range', { spreadsheetId, range: 'Big!B1:Z4500' });
+    expect(sentence).toBe(
+      'Clears B1:Z4500 of the tab "Big" of "Budget 2026": no non-empty cell in its first 4,000 rows, the rest not counted.',
+    );
+  });
+
+  it('a range naming no tab (Google may know it as a named range) is still asked about, uncounted', async () => {
+    const { sentence } = await describeLoss('clear_range', { spreadsheetId, range: 'Totals' });
+    expect(sentence).toBe('Clears "Totals" of "Budget 2026" (its cells were not counted).');
+  });
+
+  it('a range that is not A1 is a clear tool error', async () => {
+    await expect(describeLoss('clear_range', { spreadsheetId, range: 'Q3!A1:B2:C3' })).rejects.toThrow(
+      ToolError,
+    );
+  });
+});
+
+describe('hostile names', () => {
+  it('quotes, newlines, bidi overrides, controls and zero-width characters are escaped, long names cut', async () => {
+    const title = 'Budget "2026"\n\u202eexe.txt';
+    const tab = 'Q3\'"\r\n\u0007\u2066\u200b\u0085end 👩‍💻';
+    const [id] = await under.seed([
+      {
+        name: title,
+        sheets: [
+          { title: tab, values: [['a', 'b']] },
+          { title: 'x'.repeat(150), values: [['c']] },
+        ],
+      },
+    ]);
+    const tabs = await tabsOf(id!);
+    const { sentence } = await describeLoss('delete_sheet', { spreadsheetId: id, sheetId: tabs[tab] });
+    expect(sentence).toBe(
+      'Deletes the tab "Q3\'\\"\\r\\n\\u0007\\u{2066}\\u{200b}\\u{85}end 👩‍💻" of "Budget \\"2026\\"\\n\\u{202e}exe.txt": 1,000 rows × 26 columns, 2 non-empty cells.',
+    );
+    // Nothing a screen would hide or act on is left in the sentence.
+    expect(sentence).not.toMatch(/[\p{Cc}\p{Zl}\p{Zp}]|(?!\u200d)\p{Cf}/u);
+
+    const long = await describeLoss('clear_range', { spreadsheetId: id, range: `'${'x'.repeat(150)}'!A1` });
+    expect(long.sentence).toBe(
+      `Clears A1 of the tab "${'x'.repeat(100)}…" of "Budget \\"2026\\"\\n\\u{202e}exe.txt": 1 non-empty cell.`,
+    );
+  });
+});
+
+describe('batch_update', () => {
+  const q3Rows = (start: number, end: number) => ({
+    deleteDimension: { range: { sheetId: sheetIds.Q3, dimension: 'ROWS', startIndex: start, endIndex: end } },
+  });
+
+  it('lists every deletion in one sentence, counted in one read', async () => {
+    const { sentence, calls } = await describeLoss('batch_update', {
+      spreadsheetId,
+      requests: [
+        { deleteSheet: { sheetId: sheetIds.Q3 } },
+        {
+          deleteDimension: {
+            range: { sheetId: sheetIds.Summary, dimension: 'ROWS', startIndex: 0, endIndex: 1 },
+          },
+        },
+      ],
+    });
+    expect(sentence).toBe(
+      'In "Budget 2026", this batch deletes the tab "Q3" (1,200 rows × 26 columns, 2,001 non-empty cells) and deletes row 1 of the tab "Summary" (1 non-empty cell).',
+    );
+    expect(calls).toBe(2);
+  });
+
+  it('is null, without asking Google, when no request can destroy anything', async () => {
+    const { sentence, calls } = await describeLoss('batch_update', {
+      spreadsheetId,
+      requests: [
+        { addSheet: { properties: { title: 'New' } } },
+        {
+          repeatCell: {
+            range: { sheetId: sheetIds.Q3 },
+            cell: { userEnteredFormat: {} },
+            fields: 'userEnteredFormat',
+          },
+        },
+        {
+          insertDimension: { range: { sheetId: sheetIds.Q3, dimension: 'ROWS', startIndex: 0, endIndex: 2 } },
+        },
+      ],
+    });
+    expect(sentence).toBeNull();
+    expect(calls).toBe(0);
+  });
+
+  it('counts value clears and replacements, and leaves out the ones over empty cells', async () => {
+    const { sentence } = await describeLoss('batch_update', {
+      spreadsheetId,
+      requests: [
+        {
+          updateCells: {
+            range: {
+              sheetId: sheetIds.Q3,
+              startRowIndex: 0,
+              endRowIndex: 10,
+              startColumnIndex: 0,
+              endColumnIndex: 3,
+            },
+            fields: 'userEnteredValue',
+          },
+        },
+        {
+          repeatCell: {
+            range: { sheetId: sheetIds.Q3, startColumnIndex: 5, endColumnIndex: 8 },
+            cell: { userEnteredValue: { stringValue: 'n/a' } },
+            fields: '*',
+          },
+        },
+        {
+          repeatCell: {
+            range: { sheetId: sheetIds.Summary },
+            cell: { userEnteredValue: { numberValue: 0 } },
+            fields: 'userEnteredValue',
+          },
+        },
+      ],
+    });
+    expect(sentence).toBe(
+      'In "Budget 2026", this batch clears the values of A1:C10 of the tab "Q3" (17 non-empty cells) and replaces the values of A1:Z1000 of the tab "Summary" (1 non-empty cell).',
+    );
+  });
+
+  it('a grid shrunk by updateSheetProperties loses the rows cut off', async () => {
+    const { sentence } = await describeLoss('batch_update', {
+      spreadsheetId,
+      requests: [
+        {
+          updateSheetProperties: {
+            properties: { sheetId: sheetIds.Q3, gridProperties: { rowCount: 1_000 } },
+            fields: 'gridProperties.rowCount',
+          },
+        },
+      ],
+    });
+    expect(sentence).toBe(
+      `In "Budget 2026", this batch deletes rows 1,001–1,200 of the tab "Q3" (${nonEmpty(q3, 1_000, 1_200, 0, 26)} non-empty cells).`,
+    );
+  });
+
+  it('a request on a tab an earlier request changed is named, not counted', async () => {
+    const { sentence } = await describeLoss('batch_update', {
+      spreadsheetId,
+      requests: [q3Rows(4, 9), q3Rows(4, 9), { deleteSheet: { sheetId: sheetIds.Q3 } }],
+    });
+    expect(sentence).toBe(
+      'In "Budget 2026", this batch deletes rows 5–9 of the tab "Q3" (9 non-empty cells), deletes rows 5–9 of the tab "Q3" (as the requests before it leave it; not counted) and deletes the tab "Q3" (as the requests before it leave it; not counted).',
+    );
+  });
+
+  it('an earlier value change shields only the cells it touches', async () => {
+    const clear = (startRowIndex: number, endRowIndex: number) => ({
+      updateCells: {
+        range: { sheetId: sheetIds.Q3, startRowIndex, endRowIndex, startColumnIndex: 0, endColumnIndex: 1 },
+        fields: 'userEnteredValue',
+      },
+    });
+    const { sentence } = await describeLoss('batch_update', {
+      spreadsheetId,
+      requests: [clear(0, 10), clear(10, 20), clear(5, 15)],
+    });
+    expect(sentence).toBe(
+      'In "Budget 2026", this batch clears the values of A1:A10 of the tab "Q3" (10 non-empty cells), clears the values of A11:A20 of the tab "Q3" (10 non-empty cells) and clears the values of A6:A15 of the tab "Q3" (as the requests before it leave it; not counted).',
+    );
+  });
+
+  it('indices as digit strings read as the API reads them; anything else is a tool error before any Google call', async () => {
+    const asText = await describeLoss('batch_update', {
+      spreadsheetId,
+      requests: [
+        {
+          deleteDimension: {
+            range: { sheetId: String(sheetIds.Q3), dimension: 'ROWS', startIndex: '4', endIndex: '9' },
+          },
+        },
+      ],
+    });
+    expect(asText.sentence).toBe(
+      'In "Budget 2026", this batch deletes rows 5–9 of the tab "Q3" (9 non-empty cells).',
+    );
+    for (const startIndex of [-1, 1.5, 'four', { $gt: 0 }, 1e300]) {
+      await under.forgetCalls();
+      await expect(
+        describeLoss('batch_update', {
+          spreadsheetId,
+          requests: [
+            { addSheet: { properties: { title: 'x' } } },
+            {
+              deleteDimension: {
+                range: { sheetId: sheetIds.Q3, dimension: 'ROWS', startIndex, endIndex: 9 },
+              },
+            },
+          ],
+        }),
+      ).rejects.toThrow(new ToolError('requests[1]: startIndex must be a whole number of zero or more'));
+      expect((await under.calls()).all).toBe(0);
+    }
+  });
+
+  it('a tab the batch adds and deletes loses nothing; a sheetId that names no tab is a tool error', async () => {
+    const added = await describeLoss('batch_update', {
+      spreadsheetId,
+      requests: [
+        { addSheet: { properties: { sheetId: 777, title: 'Scratch' } } },
+        { deleteSheet: { sheetId: 777 } },
+      ],
+    });
+    expect(added.sentence).toBeNull();
+    await expect(
+      describeLoss('batch_update', { spreadsheetId, requests: [{ deleteSheet: { sheetId: 778 } }] }),
+    ).rejects.toThrow(
+      new ToolError(
+        'requests[0] names sheetId 778, and there is no tab with that id; get_spreadsheet lists the tabs',
+      ),
+    );
+  });
+});
