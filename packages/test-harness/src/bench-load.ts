@@ -104,7 +104,7 @@ function tasksetAvailable(): boolean {
 export async function runWrk(
   wrk: string,
   request: LoadRequest,
-  options: { connections: number; seconds: number; threads?: number; cores?: string },
+  options: { connections: number; seconds: number; threads?: number; cores?: string; nice?: number },
 ): Promise<LoadResult> {
   const dir = mkdtempSync(path.join(tmpdir(), 'sheetgate-wrk-'));
   const script = path.join(dir, 'request.lua');
@@ -120,6 +120,8 @@ export async function runWrk(
     request.url,
   ];
   const command = options.cores && tasksetAvailable() ? ['taskset', '-c', options.cores, wrk] : [wrk];
+  // `nice` runs the command even when it may not change the priority (it says so on stderr).
+  if (options.nice) command.unshift('nice', '-n', String(options.nice));
   try {
     const { stdout, stderr, stat, code, wallSeconds } = await new Promise<{
       stdout: string;

@@ -5,6 +5,7 @@
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase, type TestDatabase } from './databases.ts';
@@ -13,6 +14,19 @@ import { createTestDatabase, type TestDatabase } from './databases.ts';
 export function pin(pid: number, cores: string): boolean {
   try {
     execFileSync('taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Gives every thread of `pid` the nice value `nice` (negative: ahead of the machine's other work);
+ * false when not permitted (only root may lower a nice value).
+ */
+export function prioritize(pid: number, nice: number): boolean {
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) os.setPriority(Number(tid), nice);
     return true;
   } catch {
     return false;

@@ -15,6 +15,7 @@ export {
   cpuSeconds,
   mainThreadSchedule,
   pin,
+  prioritize,
   rssMb,
   startBenchDatabase,
   threadCpuSeconds,

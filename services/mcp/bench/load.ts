@@ -6,7 +6,15 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { coresOf, findWrk, type LoadRequest, type LoadResult, pin, runWrk } from '@sheetgate/test-harness';
+import {
+  coresOf,
+  findWrk,
+  type LoadRequest,
+  type LoadResult,
+  pin,
+  prioritize,
+  runWrk,
+} from '@sheetgate/test-harness';
 
 export interface LoadGenerator {
   /** What generates the load, for the report. */
@@ -19,13 +27,22 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const coresIn = (list: string) => coresOf(list).length;
 
 /** BENCH_LOAD=autocannon uses the fallback even where wrk is installed (to compare the two). */
-export function createLoadGenerator(options: { cores: string; connections: number }): LoadGenerator {
+export function createLoadGenerator(options: {
+  cores: string;
+  connections: number;
+  nice: number;
+}): LoadGenerator {
   const wrk = process.env.BENCH_LOAD === 'autocannon' ? undefined : findWrk();
   if (wrk) {
     return {
-      description: `wrk (${wrk}), 1 thread, ${options.connections} connections, cores ${options.cores}`,
+      description: `wrk (${wrk}), 1 thread, ${options.connections} connections, cores ${options.cores}, nice ${options.nice}`,
       run: (request, seconds) =>
-        runWrk(wrk, request, { connections: options.connections, seconds, cores: options.cores }),
+        runWrk(wrk, request, {
+          connections: options.connections,
+          seconds,
+          cores: options.cores,
+          nice: options.nice,
+        }),
     };
   }
   const workers = Math.max(2, coresIn(options.cores));
@@ -54,7 +71,7 @@ async function autocannonWorkers(
   request: LoadRequest,
   seconds: number,
   workers: number,
-  options: { cores: string; connections: number },
+  options: { cores: string; connections: number; nice: number },
 ): Promise<LoadResult> {
   const figures = await Promise.all(
     Array.from({ length: workers }, (_, index) => {
@@ -67,6 +84,7 @@ async function autocannonWorkers(
           { stdio: ['ignore', 'pipe', 'inherit'] },
         );
         pin(child.pid!, options.cores);
+        if (options.nice) prioritize(child.pid!, options.nice);
         let output = '';
         child.stdout!.on('data', (chunk: Buffer) => {
           output += chunk;

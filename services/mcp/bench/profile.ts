@@ -12,7 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type LoadRequest, mainThreadSchedule, threadCpuSeconds } from '@sheetgate/test-harness';
-import { OTHER_CORE, SERVER_CORE, startBenchStack } from './bench-stack.ts';
+import { NICE, OTHER_CORE, SERVER_CORE, startBenchStack } from './bench-stack.ts';
 import { type Era, listTools } from './eras.ts';
 import { createLoadGenerator } from './load.ts';
 import { type Profile, type ProfileSums, sumProfile } from './profile-summary.ts';
@@ -30,7 +30,7 @@ interface Run {
   requests: number;
 }
 
-const generator = createLoadGenerator({ cores: OTHER_CORE, connections: 50 });
+const generator = createLoadGenerator({ cores: OTHER_CORE, connections: 50, nice: NICE });
 
 /** wrk on `request` for SECONDS, with the CPU of each of the server's threads. */
 async function profiledRun(name: string, pid: number, dir: string, request: LoadRequest): Promise<Run> {

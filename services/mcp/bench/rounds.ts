@@ -22,6 +22,8 @@ export interface Target {
   name: string;
   pid: number;
   request: LoadRequest;
+  /** Other processes on the request's path whose CPU the round reports (auth for API keys). */
+  alongside?: Record<string, number>;
   /** Why the server does not answer this request with a 200 result (then it is not loaded). */
   notServed?: string;
 }
@@ -37,6 +39,8 @@ export interface Round extends LoadResult {
   generatorCoreBusy: number;
   /** Server CPU microseconds per answered request. */
   cpuMicrosPerRequest: number;
+  /** The CPU of the target's `alongside` processes, fractions of one core. */
+  alongsideCpu: Record<string, number>;
 }
 
 export async function measure(
@@ -50,6 +54,8 @@ export async function measure(
   const serverCoreBefore = coreSeconds(cores.server);
   const generatorCoreBefore = coreSeconds(cores.generator);
   const scheduleBefore = mainThreadSchedule(target.pid);
+  const alongside = Object.entries(target.alongside ?? {});
+  const alongsideBefore = alongside.map(([, pid]) => cpuSeconds(pid));
   const result = await generator.run(target.request, seconds);
   const wall = (performance.now() - started) / 1000;
   const serverSeconds = cpuSeconds(target.pid) - cpuBefore;
@@ -66,6 +72,9 @@ export async function measure(
     generatorCoreBusy:
       (coreSeconds(cores.generator).busy - generatorCoreBefore.busy) / wall / coresOf(cores.generator).length,
     cpuMicrosPerRequest: (serverSeconds / Math.max(1, result.requests)) * 1e6,
+    alongsideCpu: Object.fromEntries(
+      alongside.map(([name, pid], index) => [name, (cpuSeconds(pid) - alongsideBefore[index]!) / wall]),
+    ),
   };
 }
 
@@ -92,7 +101,11 @@ export function describeSide(side: Side): string[] {
   const rps = median(rounds.map((round) => round.rps));
   const chosen = rounds.find((round) => round.rps === rps)!;
   const errors = rounds.reduce((sum, round) => sum + round.non2xx + round.socketErrors, 0);
-  const rest = `; its core: softirq ${percent(chosen.serverCore.softirq)}, other processes ${percent(chosen.serverCore.others)}`;
+  const rest = `; its core: softirq ${percent(chosen.serverCore.softirq)}, other processes ${percent(chosen.serverCore.others)}${Object.entries(
+    chosen.alongsideCpu,
+  )
+    .map(([name, cpu]) => `; ${name} ${percent(cpu)}`)
+    .join('')}`;
   const lines = [
     `  ${target.name.padEnd(40)} ${Math.round(rps).toString().padStart(7)} req/s  p50 ${chosen.p50Ms.toFixed(2)} ms  p99 ${chosen.p99Ms.toFixed(2)} ms  errors ${errors}`,
     `  ${''.padEnd(40)} cpu: server ${percent(chosen.serverCpu)} (${Math.round(median(rounds.map((round) => round.cpuMicrosPerRequest)))} µs/request, its main thread waited for the core ${percent(chosen.serverWaited)})${rest}; generator ${percent(chosen.generatorCpu)} (its core ${percent(chosen.generatorCoreBusy)} busy)`,
