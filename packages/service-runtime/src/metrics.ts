@@ -8,6 +8,7 @@ import {
   Registry,
 } from 'prom-client';
 import { closeHttpServer, listen } from './http-server.ts';
+import { createRequestSeries } from './request-series.ts';
 
 export type { Counter, Histogram } from 'prom-client';
 
@@ -53,19 +54,7 @@ export function createServiceMetrics(service: string, options: ServiceMetricsOpt
   registry.setDefaultLabels({ service });
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({
-    name: 'sheetgate_http_requests_total',
-    help: 'HTTP requests answered, by route template, method and status class (aborted: the client left first).',
-    labelNames: ['route', 'method', 'status_class'] as const,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'sheetgate_http_request_duration_seconds',
-    help: 'Time from a request arriving to its response finishing, by route template and method.',
-    labelNames: ['route', 'method'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
+  const requestSeries = createRequestSeries(registry, LATENCY_BUCKETS);
   const routeOf = createRouteMatcher([...options.routes, '/healthz', '/readyz']);
 
   return {
@@ -91,13 +80,19 @@ export function createServiceMetrics(service: string, options: ServiceMetricsOpt
         const started = performance.now();
         const url = req.url ?? '/';
         const query = url.indexOf('?');
-        const route = routeOf(query === -1 ? url : url.slice(0, query));
-        const method = KNOWN_METHODS.has(req.method ?? '') ? req.method! : 'other';
-        res.once('close', () => {
-          const statusClass = res.writableFinished ? `${Math.floor(res.statusCode / 100)}xx` : 'aborted';
-          requests.inc({ route, method, status_class: statusClass });
-          duration.observe({ route, method }, (performance.now() - started) / 1000);
-        });
+        const series = requestSeries.seriesOf(
+          routeOf(query === -1 ? url : url.slice(0, query)),
+          KNOWN_METHODS.has(req.method ?? '') ? req.method! : 'other',
+        );
+        // 'close' comes once, after the answer finished or the client left: `on`, not `once`,
+        // spares a wrapper per request.
+        res.on('close', () =>
+          requestSeries.record(
+            series,
+            res.writableFinished ? res.statusCode : 0,
+            (performance.now() - started) / 1000,
+          ),
+        );
         handler(req, res);
       };
     },

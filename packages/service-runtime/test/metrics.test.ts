@@ -56,18 +56,49 @@ describe('service metrics over HTTP', () => {
     });
     for (const id of ['1', '2', 'secret-looking-id'])
       expect((await fetch(`${url}/items/${id}?q=1`)).status).toBe(200);
-    expect((await fetch(`${url}/slow`, { method: 'POST' })).status).toBe(503);
+    for (let i = 0; i < 2; i++) expect((await fetch(`${url}/slow`, { method: 'POST' })).status).toBe(503);
     expect((await fetch(`${url}/nothing-here`)).status).toBe(404);
 
     const samples = await scrapeMetrics(metricsUrl);
     expect(
       requests(samples, { route: '/items/*', method: 'GET', status_class: '2xx', service: 'test' }),
     ).toBe(3);
-    expect(requests(samples, { route: '/slow', method: 'POST', status_class: '5xx' })).toBe(1);
+    expect(requests(samples, { route: '/slow', method: 'POST', status_class: '5xx' })).toBe(2);
     expect(requests(samples, { route: 'unmatched', method: 'GET', status_class: '4xx' })).toBe(1);
     const slow = { route: '/slow', method: 'POST' };
-    expect(total(samples, 'sheetgate_http_request_duration_seconds_count', slow)).toBe(1);
-    expect(total(samples, 'sheetgate_http_request_duration_seconds_sum', slow)).toBeGreaterThan(0);
+    expect(total(samples, 'sheetgate_http_request_duration_seconds_count', slow)).toBe(2);
+    // Two answers of at least 30 ms each (a timer may fire a fraction of a millisecond early).
+    expect(total(samples, 'sheetgate_http_request_duration_seconds_sum', slow)).toBeGreaterThan(0.055);
+    // Buckets are cumulative, each `le` counting every request at most that long: the 30 ms answers
+    // are in none up to 10 ms and in every one from 30 s; the three quick ones in the 30 s bucket.
+    const bucket = (labels: Record<string, string>, le: string) =>
+      total(samples, 'sheetgate_http_request_duration_seconds_bucket', { ...labels, le });
+    expect(bucket(slow, '0.01')).toBe(0);
+    expect(bucket(slow, '30')).toBe(2);
+    expect(bucket(slow, '+Inf')).toBe(2);
+    const items = { route: '/items/*', method: 'GET' };
+    expect(bucket(items, '30')).toBe(3);
+    expect(bucket(items, '+Inf')).toBe(3);
+    const bounds = [
+      '0.001',
+      '0.005',
+      '0.01',
+      '0.025',
+      '0.05',
+      '0.1',
+      '0.25',
+      '0.5',
+      '1',
+      '2.5',
+      '5',
+      '10',
+      '30',
+      '+Inf',
+    ];
+    for (const labels of [slow, items]) {
+      const counts = bounds.map((le) => bucket(labels, le));
+      expect(counts).toEqual([...counts].sort((a, b) => a - b));
+    }
     // The process series every service gets from prom-client's default metrics.
     expect(samples.map((s) => s.name)).toEqual(
       expect.arrayContaining(['process_cpu_seconds_total', 'nodejs_eventloop_lag_seconds']),

@@ -94,4 +94,39 @@ describe('readBodyUpTo', () => {
     expect(status).toBe(413);
     expect(read).toBeLessThanOrEqual(10);
   });
+
+  // The MCP endpoint asks for the body after a few awaits: by then a small body has arrived whole.
+  describe('a body that has fully arrived before it is asked for', () => {
+    async function serveLate(limit: number) {
+      const seen: Array<{ complete: boolean; body: string | undefined }> = [];
+      const server = http.createServer(async (req, res) => {
+        for (let i = 0; i < 20 && !req.complete; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+        const complete = req.complete;
+        const body = await readBodyUpTo(req, limit);
+        seen.push({ complete, body: body?.toString('latin1') });
+        if (!body) res.writeHead(413, { connection: 'close' }).end('too large');
+        else res.writeHead(200).end(String(body.length));
+      });
+      servers.push(server);
+      await listen(server, 0, '127.0.0.1', 'TEST_PORT');
+      return { port: (server.address() as AddressInfo).port, seen };
+    }
+
+    it('is read whole from the stream, however many chunks it came in', async () => {
+      const { port, seen } = await serveLate(256 * 1024);
+      // 12 KiB in 1 KiB writes: several chunks waiting in the stream's buffer (a body larger than
+      // the buffer never arrives whole before it is read: the socket is paused).
+      expect(await post(port, 12 * 1024)).toEqual({ status: 200, body: String(12 * 1024) });
+      expect(await post(port, 0)).toEqual({ status: 200, body: '0' });
+      expect(seen.map((entry) => entry.complete)).toEqual([true, true]);
+      expect(seen[0]!.body).toBe('a'.repeat(12 * 1024));
+    });
+
+    it('is refused over the limit, and the client receives the 413', async () => {
+      const { port, seen } = await serveLate(8 * 1024);
+      expect(await post(port, 8 * 1024 + 1)).toEqual({ status: 413, body: 'too large' });
+      expect(await post(port, 8 * 1024)).toEqual({ status: 200, body: String(8 * 1024) });
+      expect(seen.map((entry) => entry.complete)).toEqual([true, true]);
+    });
+  });
 });

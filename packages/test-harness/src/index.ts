@@ -1,5 +1,25 @@
 export { generateLocalSecrets } from '@sheetgate/local-stack';
-export { allowedCores, busyWhile, cpuSeconds, pin, rssMb, startBenchDatabase } from './bench-placement.ts';
+export {
+  findWrk,
+  type LoadRequest,
+  type LoadResult,
+  luaLongString,
+  runWrk,
+  wrkScript,
+} from './bench-load.ts';
+export {
+  allowedCores,
+  busyWhile,
+  coreSeconds,
+  coresOf,
+  cpuSeconds,
+  mainThreadSchedule,
+  pin,
+  prioritize,
+  rssMb,
+  startBenchDatabase,
+  threadCpuSeconds,
+} from './bench-placement.ts';
 export {
   type BetterAuthDatabase,
   type BetterAuthGoogleAccount,

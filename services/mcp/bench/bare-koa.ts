@@ -12,3 +12,5 @@ app.use(async (ctx) => {
 http
   .createServer(app.callback())
   .listen(Number(process.env.PORT), '127.0.0.1', () => process.stdout.write('ready\n'));
+// An exit rather than death by the signal, so that a profiler (--cpu-prof) writes its profile.
+process.once('SIGTERM', () => process.exit(0));

@@ -43,6 +43,44 @@ describe('error contract of /api/mcp (docs/design.md §8)', () => {
     expect(body.result.tools.length).toBe(19);
   });
 
+  it('the Authorization header is `Bearer <token>`, the scheme in any case; anything else is 401 malformed', async () => {
+    const token = await stack.sign();
+    // The first verifies the token; the others find it verified, whatever the scheme's case.
+    for (const scheme of ['Bearer', 'bearer', 'BEARER'])
+      expect((await post(LIST, { authorization: `${scheme} ${token}` })).status).toBe(200);
+    expect((await post(LIST, { authorization: `bEaReR ${await stack.sign()}` })).status).toBe(200);
+    // A verified token with anything around it is another string, checked in full.
+    for (const header of [
+      `Basic ${token}`,
+      token,
+      'Bearer',
+      `Bearer  ${token}`,
+      `Bearer ${token} x`,
+      `Bearer ${token},`,
+      `Bearer\t${token}`,
+      `Bearer ${token}=a`,
+    ]) {
+      const response = await post(LIST, { authorization: header });
+      expect(response.status, header.slice(0, 12)).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe(
+        `Bearer error="invalid_token", error_description="malformed Authorization header", resource_metadata="${metadataUrl()}"`,
+      );
+    }
+  });
+
+  it('a verified token stops being accepted once it expires', async () => {
+    const exp = now() + 1;
+    const token = await stack.sign({ exp });
+    expect((await post(LIST, { authorization: `Bearer ${token}` })).status).toBe(200);
+    // Past its expiry and the 5 s clock tolerance the verification was remembered with.
+    await new Promise((resolve) => setTimeout(resolve, (exp + 5) * 1000 - Date.now() + 200));
+    const response = await post(LIST, { authorization: `Bearer ${token}` });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toContain(
+      'error="invalid_token", error_description="the access token has expired"',
+    );
+  });
+
   const otherKey = async () => (await generateKeyPair('ES256')).privateKey;
   const now = () => Math.floor(Date.now() / 1000);
   const badTokens: Array<[string, () => Promise<string>]> = [
