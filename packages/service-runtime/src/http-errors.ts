@@ -57,52 +57,68 @@ export class HttpError extends SheetgateError {
   }
 }
 
+/** An error's HTTP answer: status, extra headers and the JSON body. */
+export interface JsonErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: { error: string; error_description: string };
+}
+
 /**
  * The one mapper from errors to HTTP answers, `{"error": code, "error_description": message}`
  * (the OAuth error shape, which every Sheetgate JSON error uses): an `HttpError` as it says; any
  * other `SheetgateError` by its kind (a caller's fault with its message, `unavailable` as a 503
- * without detail); anything else a bare 500 that leaks no detail.
+ * without detail); anything else a bare 500 that leaks no detail. `request` names the request in
+ * the log line written for what is not the caller's fault.
  */
+export function jsonErrorAnswer(
+  error: unknown,
+  logger: Logger,
+  request: { method: string; path: string },
+): JsonErrorAnswer {
+  if (error instanceof HttpError) {
+    return {
+      status: error.status,
+      headers: error.headers,
+      body: { error: error.code, error_description: error.message },
+    };
+  }
+  if (error instanceof SheetgateError && error.kind !== 'internal') {
+    const { status, code } = HTTP_ANSWERS[error.kind];
+    const shown = CALLER_FAULT_KINDS.has(error.kind);
+    if (!shown) logger.warn({ err: error, ...request }, 'dependency unavailable');
+    return {
+      status,
+      // As every other Sheetgate 503 says (auth's store outages, mcp, web's pages).
+      headers: shown ? {} : { 'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
+      body: {
+        error: code,
+        error_description: shown ? error.message : 'temporarily unavailable; try again shortly',
+      },
+    };
+  }
+  const status = (error as { status?: number; expose?: boolean }).status;
+  if (typeof status === 'number' && status >= 400 && status < 500 && (error as { expose?: boolean }).expose) {
+    return {
+      status,
+      headers: {},
+      body: { error: 'invalid_request', error_description: (error as Error).message },
+    };
+  }
+  logger.error({ err: error, ...request }, 'unhandled error');
+  return { status: 500, headers: {}, body: { error: 'server_error', error_description: 'internal error' } };
+}
+
+/** `jsonErrorAnswer` as Koa middleware: what the routes after it throw becomes its answer. */
 export function jsonErrors(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (error) {
-      if (error instanceof HttpError) {
-        ctx.status = error.status;
-        ctx.set(error.headers);
-        ctx.body = { error: error.code, error_description: error.message };
-        return;
-      }
-      if (error instanceof SheetgateError && error.kind !== 'internal') {
-        const { status, code } = HTTP_ANSWERS[error.kind];
-        const shown = CALLER_FAULT_KINDS.has(error.kind);
-        if (!shown) {
-          logger.warn({ err: error, method: ctx.method, path: ctx.path }, 'dependency unavailable');
-          // As every other Sheetgate 503 says (auth's store outages, mcp, web's pages).
-          ctx.set('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
-        }
-        ctx.status = status;
-        ctx.body = {
-          error: code,
-          error_description: shown ? error.message : 'temporarily unavailable; try again shortly',
-        };
-        return;
-      }
-      const status = (error as { status?: number; expose?: boolean }).status;
-      if (
-        typeof status === 'number' &&
-        status >= 400 &&
-        status < 500 &&
-        (error as { expose?: boolean }).expose
-      ) {
-        ctx.status = status;
-        ctx.body = { error: 'invalid_request', error_description: (error as Error).message };
-        return;
-      }
-      logger.error({ err: error, method: ctx.method, path: ctx.path }, 'unhandled error');
-      ctx.status = 500;
-      ctx.body = { error: 'server_error', error_description: 'internal error' };
+      const answer = jsonErrorAnswer(error, logger, { method: ctx.method, path: ctx.path });
+      ctx.status = answer.status;
+      ctx.set(answer.headers);
+      ctx.body = answer.body;
     }
   };
 }

@@ -16,7 +16,14 @@ export {
 export { type CsrfTokens, createCsrfTokens, isSameOriginPost } from './csrf-tokens.ts';
 export { withDeadline } from './deadline.ts';
 export { CALLER_FAULT_KINDS, type ErrorKind, errorKind, SheetgateError } from './errors.ts';
-export { HTTP_ANSWERS, HttpError, jsonErrors, kindOfHttpStatus } from './http-errors.ts';
+export {
+  HTTP_ANSWERS,
+  HttpError,
+  type JsonErrorAnswer,
+  jsonErrorAnswer,
+  jsonErrors,
+  kindOfHttpStatus,
+} from './http-errors.ts';
 export {
   type Route,
   type RouteDeclaration,

@@ -12,19 +12,51 @@ const DEFAULT_DRAIN_LIMIT = 8 * 1024 * 1024;
  * an ingress) reports it as 502. Bodies declared or found larger than `drainLimit` are not read;
  * the caller should then send `Connection: close`.
  */
-export async function readBodyUpTo(
+export function readBodyUpTo(
   req: IncomingMessage,
   limit: number,
   drainLimit = DEFAULT_DRAIN_LIMIT,
 ): Promise<Buffer | undefined> {
   const declared = Number(req.headers['content-length'] ?? Number.NaN);
-  if (declared > drainLimit) return undefined;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > drainLimit) return undefined;
-    if (size <= limit) chunks.push(chunk as Buffer);
-  }
-  return size <= limit ? Buffer.concat(chunks) : undefined;
+  if (declared > drainLimit) return Promise.resolve(undefined);
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  // Stream events rather than `for await`: the async iterator's promise per chunk and its
+  // end-of-stream bookkeeping were a measurable share of the MCP endpoint's time per request
+  // (bodies there are a few hundred bytes, one chunk).
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > drainLimit) {
+        stop();
+        // As `for await` does when left early: the rest is never read, the connection is dropped.
+        req.destroy();
+        resolve(undefined);
+        return;
+      }
+      if (size <= limit) chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      if (size > limit) resolve(undefined);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    // Closed before its end: the client went away mid-body.
+    const onClose = () => onError(new Error('the request closed before its body ended'));
+    const stop = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }

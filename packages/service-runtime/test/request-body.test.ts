@@ -129,4 +129,26 @@ describe('readBodyUpTo', () => {
       expect(seen.map((entry) => entry.complete)).toEqual([true, true]);
     });
   });
+
+  it('rejects, rather than waiting for ever, when the client leaves mid-body', async () => {
+    const outcome = new Promise<string>((resolve) => {
+      const server = http.createServer((req) => {
+        readBodyUpTo(req, 1024).then(
+          () => resolve('resolved'),
+          () => resolve('rejected'),
+        );
+      });
+      servers.push(server);
+      void listen(server, 0, '127.0.0.1', 'TEST_PORT').then(() => {
+        const request = http.request({
+          port: (server.address() as AddressInfo).port,
+          method: 'POST',
+          headers: { 'content-length': '100' },
+        });
+        request.on('error', () => {});
+        request.write(Buffer.alloc(10), () => setTimeout(() => request.destroy(), 50));
+      });
+    });
+    expect(await outcome).toBe('rejected');
+  });
 });

@@ -1,3 +1,4 @@
+import type { IncomingMessage, RequestListener } from 'node:http';
 import {
   HttpError,
   healthRoutes,
@@ -6,10 +7,10 @@ import {
   logKoaErrors,
   requestLog,
 } from '@sheetgate/service-runtime';
-import Koa, { type Context } from 'koa';
+import Koa from 'koa';
 import type { AuthInfo } from './auth/auth-info.ts';
 import { protectedResourceMetadata } from './protected-resource.ts';
-import { mcpEndpoint } from './protocol/mcp-endpoint.ts';
+import { createMcpPostHandler, isMcpPost, mcpEndpointRefusals } from './protocol/mcp-endpoint.ts';
 import type { McpServerHandle } from './protocol/mcp-server.ts';
 
 const METADATA_PATHS = new Set([
@@ -18,7 +19,9 @@ const METADATA_PATHS = new Set([
 ]);
 
 /**
- * The MCP service's HTTP app: protected-resource metadata (RFC 9728) and the MCP endpoint. It
+ * The MCP service's HTTP handler: `POST /api/mcp` straight to the endpoint (the hot path, on
+ * Node's own request and response), everything else through a Koa app — health probes,
+ * protected-resource metadata (RFC 9728), the endpoint's 405s and near misses. It
  * needs no dependency to be ready: the JWKS is fetched at start and then by a timer (a request
  * fetches it only for a key id it has not seen) and kept through auth outages once fetched; the
  * broker is asked per API-key request. Without auth, what cannot be checked is answered 503 with
@@ -28,22 +31,23 @@ export function createMcpApp(options: {
   logger: Logger;
   baseUrl: string;
   mcp: McpServerHandle;
-  authenticate: (ctx: Context) => Promise<AuthInfo>;
-}): Koa {
+  authenticate: (req: IncomingMessage) => Promise<AuthInfo>;
+}): RequestListener {
   const metadata = protectedResourceMetadata(options.baseUrl);
+  const publicOrigin = new URL(options.baseUrl).origin;
+  const servePost = createMcpPostHandler({
+    mcp: options.mcp,
+    logger: options.logger,
+    publicOrigin,
+    resourceMetadataUrl: `${options.baseUrl}/.well-known/oauth-protected-resource/api/mcp`,
+    authenticate: options.authenticate,
+  });
   const app = new Koa({ proxy: false });
   logKoaErrors(app, options.logger);
   app.use(healthRoutes([]));
   app.use(requestLog(options.logger));
   app.use(jsonErrors(options.logger));
-  app.use(
-    mcpEndpoint({
-      mcp: options.mcp,
-      publicOrigin: new URL(options.baseUrl).origin,
-      resourceMetadataUrl: `${options.baseUrl}/.well-known/oauth-protected-resource/api/mcp`,
-      authenticate: options.authenticate,
-    }),
-  );
+  app.use(mcpEndpointRefusals(publicOrigin));
   app.use(async (ctx) => {
     if (METADATA_PATHS.has(ctx.path)) {
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
@@ -56,5 +60,9 @@ export function createMcpApp(options: {
     }
     throw new HttpError(404, 'not_found', 'no such route');
   });
-  return app;
+  const koa = app.callback();
+  return (req, res) => {
+    if (isMcpPost(req)) void servePost(req, res);
+    else void koa(req, res);
+  };
 }

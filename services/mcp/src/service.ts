@@ -89,9 +89,8 @@ export async function createMcpService(
     resourceMetadataUrl: `${settings.BASE_URL}/.well-known/oauth-protected-resource/api/mcp`,
     scopes: RESOURCE_SCOPES,
   });
-  const app = createMcpApp({ logger, baseUrl: settings.BASE_URL, mcp, authenticate });
   return {
-    handler: app.callback(),
+    handler: createMcpApp({ logger, baseUrl: settings.BASE_URL, mcp, authenticate }),
     mcp,
     async close() {
       broker.close();

@@ -1,6 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import { mayBeApiKey } from '@sheetgate/proto';
 import { type ClientAddressOf, HttpError } from '@sheetgate/service-runtime';
-import type { Context } from 'koa';
 import type { AccessTokenVerifier } from './access-token-verifier.ts';
 import { InvalidAccessToken } from './access-token-verifier.ts';
 import type { AuthInfo } from './auth-info.ts';
@@ -26,9 +26,9 @@ export function createRequestAuthenticator(deps: {
   const metadata = `resource_metadata="${deps.resourceMetadataUrl}"`;
   const challenge = `Bearer ${metadata}, scope="${deps.scopes.join(' ')}"`;
 
-  return async function authenticate(ctx: Context): Promise<AuthInfo> {
-    const authorization = ctx.get('authorization');
-    const apiKey = ctx.get('x-api-key');
+  return async function authenticate(req: IncomingMessage): Promise<AuthInfo> {
+    const authorization = req.headers.authorization ?? '';
+    const apiKey = headerValue(req.headers['x-api-key']);
     if (authorization && apiKey) {
       throw new HttpError(
         400,
@@ -39,7 +39,7 @@ export function createRequestAuthenticator(deps: {
     if (apiKey) {
       // A value no key could have is refused here, without a call to auth.
       if (!mayBeApiKey(apiKey)) throw new HttpError(401, 'invalid_api_key', apiKeyRefusal.unknown);
-      const resolution = await deps.apiKeys.resolve(apiKey, deps.clientAddress(ctx.req));
+      const resolution = await deps.apiKeys.resolve(apiKey, deps.clientAddress(req));
       if (resolution.ok) {
         return {
           userId: resolution.userId,
@@ -100,6 +100,11 @@ export function createRequestAuthenticator(deps: {
       });
     }
   };
+}
+
+/** A header as one string: '' when absent, repeated values joined as Node joins them. */
+function headerValue(value: string | string[] | undefined): string {
+  return Array.isArray(value) ? value.join(', ') : (value ?? '');
 }
 
 const apiKeyRefusal = {

@@ -1,10 +1,18 @@
-import { HttpError, jsonNestsDeeperThan, MAX_JSON_DEPTH, readBodyUpTo } from '@sheetgate/service-runtime';
-import type { Context, Middleware } from 'koa';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  HttpError,
+  jsonErrorAnswer,
+  jsonNestsDeeperThan,
+  type Logger,
+  MAX_JSON_DEPTH,
+  readBodyUpTo,
+} from '@sheetgate/service-runtime';
+import type { Middleware } from 'koa';
 import type { AuthInfo } from '../auth/auth-info.ts';
 import { requireScope } from '../auth/authenticate-request.ts';
 import {
   classifyMessage,
-  type IncomingMessage,
+  type IncomingMessage as IncomingRpcMessage,
   JsonRpcErrorCode,
   type JsonRpcReply,
   type JsonRpcRequest,
@@ -12,7 +20,7 @@ import {
   rpcError,
 } from './json-rpc.ts';
 import type { McpServerHandle } from './mcp-server.ts';
-import { ReplyChannel } from './reply-channel.ts';
+import { ReplyChannel, writeJson } from './reply-channel.ts';
 import { type MirroredHeaders, resolveRequestEra } from './request-era.ts';
 
 export const MCP_PATH = '/api/mcp';
@@ -23,92 +31,132 @@ const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
 export interface McpEndpointOptions {
   mcp: McpServerHandle;
+  logger: Logger;
   publicOrigin: string;
   resourceMetadataUrl: string;
-  authenticate: (ctx: Context) => Promise<AuthInfo>;
+  authenticate: (req: IncomingMessage) => Promise<AuthInfo>;
+}
+
+/** Whether a request is a POST to the endpoint itself (any query string): `servePost`'s to answer. */
+export function isMcpPost(req: IncomingMessage): boolean {
+  if (req.method !== 'POST') return false;
+  const url = req.url ?? '';
+  return url === MCP_PATH || url.startsWith(`${MCP_PATH}?`);
 }
 
 /**
- * POST /api/mcp — MCP Streamable HTTP, stateless, in both eras (docs/design.md §15). Order
- * matters: cheap header checks, then authentication (a 401 costs no body parsing), then the body,
- * then the era and its header rules, then scope checks, then the method handlers.
+ * The endpoint's other answers, as Koa middleware: GET/DELETE (and any method but POST) 405, and
+ * the near misses under `/api/mcp/` a JSON 404 naming the endpoint.
  */
-export function mcpEndpoint(options: McpEndpointOptions): Middleware {
-  const { mcp, resourceMetadataUrl } = options;
-  const endpointUrl = `${options.publicOrigin}${MCP_PATH}`;
+export function mcpEndpointRefusals(publicOrigin: string): Middleware {
+  const endpointUrl = `${publicOrigin}${MCP_PATH}`;
   return async (ctx, next) => {
-    if (ctx.path !== MCP_PATH) {
-      if (!ctx.path.startsWith(`${MCP_PATH}/`)) return next();
-      // Near misses reaching this service directly (publicly, web answers them the same way).
-      throw new HttpError(404, 'not_found', `no MCP endpoint here; it is ${endpointUrl}`);
-    }
-    if (ctx.method !== 'POST') {
+    if (ctx.path === MCP_PATH) {
       // Stateless: no SSE stream to open (GET) and no session to end (DELETE).
       throw new HttpError(405, 'method_not_allowed', 'this MCP endpoint is stateless: use POST', {
         allow: 'POST',
       });
     }
-    const origin = ctx.get('origin');
+    if (!ctx.path.startsWith(`${MCP_PATH}/`)) return next();
+    // Near misses reaching this service directly (publicly, web answers them the same way).
+    throw new HttpError(404, 'not_found', `no MCP endpoint here; it is ${endpointUrl}`);
+  };
+}
+
+/**
+ * POST /api/mcp — MCP Streamable HTTP, stateless, in both eras (docs/design.md §15), on Node's
+ * own request and response: the service's hot path skips Koa (its context, middleware chain and
+ * response logic cost a fifth of a `tools/list` under load), so this handler answers its own
+ * errors through the same `jsonErrorAnswer` and writes the same request log line as
+ * `requestLog`. Order matters: cheap header checks, then authentication (a 401 costs no body
+ * parsing), then the body, then the era and its header rules, then scope checks, then the method
+ * handlers.
+ */
+export function createMcpPostHandler(
+  options: McpEndpointOptions,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const { mcp, resourceMetadataUrl, logger } = options;
+
+  return async function servePost(req, res) {
+    const started = performance.now();
+    try {
+      await serve(req, res);
+    } catch (error) {
+      const answer = jsonErrorAnswer(error, logger, { method: 'POST', path: MCP_PATH });
+      // A stream already under way cannot carry an error answer: the client sees it cut short.
+      if (res.headersSent) res.destroy();
+      else writeJson(res, answer.status, JSON.stringify(answer.body), answer.headers);
+    } finally {
+      if (logger.isLevelEnabled('info')) {
+        const ms = Math.round(performance.now() - started);
+        logger.info({ method: 'POST', path: MCP_PATH, status: res.statusCode, ms }, 'request');
+      }
+    }
+  };
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const headers = req.headers;
+    const origin = headers.origin;
     if (origin && origin !== options.publicOrigin) {
       // DNS-rebinding protection (MCP transports §security): only our own origin, or none.
       throw new HttpError(403, 'forbidden_origin', 'requests from this origin are not allowed');
     }
-    if (!JSON_CONTENT_TYPE.test(ctx.get('content-type')))
+    if (!JSON_CONTENT_TYPE.test(headers['content-type'] ?? ''))
       throw new HttpError(415, 'unsupported_media_type', 'send Content-Type: application/json');
-    const accept = ctx.get('accept');
+    const accept = headers.accept ?? '';
     if (accept && !(accept.includes('application/json') || accept.includes('*/*'))) {
       throw new HttpError(406, 'not_acceptable', 'accept application/json (and text/event-stream)');
     }
 
-    const auth = await options.authenticate(ctx);
+    const auth = await options.authenticate(req);
     requireScope(auth, 'sheets:read', resourceMetadataUrl);
 
-    const body = await readBody(ctx);
+    const body = await readBody(req);
     // Checked on the text (a scan, no recursion) before anything walks the parsed value.
     if (jsonNestsDeeperThan(body))
-      return answer(ctx, 400, parseError(`the body is nested deeper than ${MAX_JSON_DEPTH} levels`));
+      return answer(res, 400, parseError(`the body is nested deeper than ${MAX_JSON_DEPTH} levels`));
     let payload: unknown;
     try {
       payload = JSON.parse(body);
     } catch {
-      return answer(ctx, 400, parseError());
+      return answer(res, 400, parseError());
     }
-    const headers: MirroredHeaders = {
-      protocolVersion: ctx.get('mcp-protocol-version') || undefined,
-      method: ctx.get('mcp-method') || undefined,
-      name: ctx.get('mcp-name') || undefined,
+    const mirrored: MirroredHeaders = {
+      protocolVersion: headerValue(headers['mcp-protocol-version']),
+      method: headerValue(headers['mcp-method']),
+      name: headerValue(headers['mcp-name']),
     };
-    if (Array.isArray(payload)) return serveBatch(ctx, payload, headers, auth, clientGone(ctx));
+    if (Array.isArray(payload)) return serveBatch(res, payload, mirrored, auth, clientGone(res));
 
     const message = classifyMessage(payload);
     // Valid JSON that is not a JSON-RPC message is the client's fault: HTTP 400 with the error.
-    if (message.kind === 'invalid') return answer(ctx, 400, message.reply);
-    if (message.kind === 'response') return accepted(ctx);
+    if (message.kind === 'invalid') return answer(res, 400, message.reply);
+    if (message.kind === 'response') return accepted(res);
     const incoming = message.kind === 'request' ? message.request : message.notification;
-    const era = resolveRequestEra(headers, incoming);
-    if (!era.ok) return answer(ctx, era.status, era.reply);
+    const era = resolveRequestEra(mirrored, incoming);
+    if (!era.ok) return answer(res, era.status, era.reply);
     if (message.kind === 'notification') {
       if (incoming.method === 'notifications/cancelled') mcp.cancel(auth, incoming.params?.requestId);
-      return accepted(ctx);
+      return accepted(res);
     }
     const request = message.request;
     checkToolScope(request, auth);
-    const channel = new ReplyChannel(ctx, acceptsEventStream(accept));
+    const channel = new ReplyChannel(res, acceptsEventStream(accept));
     const { reply, httpStatus } = await mcp.handle(request, {
       era: era.era,
       version: era.version,
       auth,
       // Only a tool call does work that a departed client should stop.
-      signal: request.method === 'tools/call' ? clientGone(ctx) : NEVER,
+      signal: request.method === 'tools/call' ? clientGone(res) : NEVER,
       ...(era.clientCapabilities ? { clientCapabilities: era.clientCapabilities } : {}),
       notify: (notification) => channel.notify(notification),
     });
     channel.finish(httpStatus, reply);
-  };
+  }
 
   /** JSON-RPC batches: MCP 2025-03-26 only, answered together as JSON (no streaming). */
   async function serveBatch(
-    ctx: Context,
+    res: ServerResponse,
     payload: unknown[],
     headers: MirroredHeaders,
     auth: AuthInfo,
@@ -117,19 +165,19 @@ export function mcpEndpoint(options: McpEndpointOptions): Middleware {
     const version = headers.protocolVersion ?? '2025-03-26';
     if (version !== '2025-03-26') {
       return answer(
-        ctx,
+        res,
         400,
         rpcError(null, JsonRpcErrorCode.InvalidRequest, `JSON-RPC batches are not part of MCP ${version}`),
       );
     }
     if (payload.length === 0 || payload.length > BATCH_LIMIT) {
       return answer(
-        ctx,
+        res,
         400,
         rpcError(null, JsonRpcErrorCode.InvalidRequest, `a batch holds 1 to ${BATCH_LIMIT} messages`),
       );
     }
-    const classified: IncomingMessage[] = payload.map(classifyMessage);
+    const classified: IncomingRpcMessage[] = payload.map(classifyMessage);
     // Scope checks come first, for the whole body: a 403 must not follow a half-run batch.
     for (const message of classified) if (message.kind === 'request') checkToolScope(message.request, auth);
     const replies: JsonRpcReply[] = await Promise.all(
@@ -145,8 +193,8 @@ export function mcpEndpoint(options: McpEndpointOptions): Middleware {
         ];
       }),
     );
-    if (replies.length === 0) return accepted(ctx);
-    return answer(ctx, 200, replies);
+    if (replies.length === 0) return accepted(res);
+    return answer(res, 200, replies);
   }
 
   function checkToolScope(request: JsonRpcRequest, auth: AuthInfo) {
@@ -158,35 +206,39 @@ export function mcpEndpoint(options: McpEndpointOptions): Middleware {
 
 const NEVER = new AbortController().signal;
 
+/** A mirrored header's value, or undefined when absent or empty. */
+function headerValue(value: string | string[] | undefined): string | undefined {
+  const text = Array.isArray(value) ? value.join(', ') : value;
+  return text || undefined;
+}
+
 /** Aborted when the client closes the connection before the answer is complete. */
-function clientGone(ctx: Context): AbortSignal {
+function clientGone(res: ServerResponse): AbortSignal {
   const abort = new AbortController();
-  ctx.res.once('close', () => {
-    if (!ctx.res.writableFinished) abort.abort();
+  res.once('close', () => {
+    if (!res.writableFinished) abort.abort();
   });
   return abort.signal;
 }
 
-function answer(ctx: Context, status: number, reply: JsonRpcReply | JsonRpcReply[]) {
-  new ReplyChannel(ctx, false).finish(status, reply);
+function answer(res: ServerResponse, status: number, reply: JsonRpcReply | JsonRpcReply[]) {
+  new ReplyChannel(res, false).finish(status, reply);
 }
 
 /** Notifications and responses only: accepted, no body (Streamable HTTP). */
-function accepted(ctx: Context) {
-  // Koa would write the status text as a body unless the null body is explicit.
-  ctx.body = null;
-  ctx.status = 202;
+function accepted(res: ServerResponse) {
+  res.writeHead(202);
+  res.end();
 }
 
 function acceptsEventStream(accept: string): boolean {
   return accept.includes('text/event-stream');
 }
 
-async function readBody(ctx: Context): Promise<string> {
-  const body = await readBodyUpTo(ctx.req, BODY_LIMIT);
+async function readBody(req: IncomingMessage): Promise<string> {
+  const body = await readBodyUpTo(req, BODY_LIMIT);
   if (!body) {
-    ctx.set('connection', 'close');
-    throw new HttpError(413, 'payload_too_large', 'the body is over 1 MiB');
+    throw new HttpError(413, 'payload_too_large', 'the body is over 1 MiB', { connection: 'close' });
   }
   return body.toString('utf8');
 }
