@@ -54,7 +54,8 @@ export async function startBenchStack(
   let stack: McpUnderTest | undefined;
   try {
     stack = await startMcpUnderTest(
-      { LOG_LEVEL: 'warn', ...options.mcpEnv },
+      // The measured service logs at its default level, as `pnpm start` runs it.
+      { LOG_LEVEL: 'info', ...options.mcpEnv },
       {
         LOG_LEVEL: 'warn',
         RATE_LIMIT_OVERRIDES: JSON.stringify({ apiKey: { points: 100_000_000, durationSeconds: 60 } }),

@@ -35,10 +35,17 @@ type GoogleHttpAdapter = <
  */
 export function createMcpMetrics() {
   const metrics = createServiceMetrics('mcp', { routes: MCP_HTTP_ROUTES });
+  // Cache hits come with nearly every bearer request: counted in a plain number and handed to
+  // the counter when it is scraped, not through prom-client's label lookup per request.
+  let cacheHits = 0;
   const verifications = metrics.counter({
     name: 'sheetgate_mcp_token_verifications_total',
     help: 'Bearer access tokens checked: cache_hit (verified before, still valid), verified (signature checked now), refused (with a reason).',
     labelNames: ['outcome', 'reason'] as const,
+    collect() {
+      this.inc({ outcome: 'cache_hit' }, cacheHits);
+      cacheHits = 0;
+    },
   });
   const brokerCalls = metrics.counter({
     name: 'sheetgate_mcp_broker_calls_total',
@@ -91,7 +98,8 @@ export function createMcpMetrics() {
 
     /** Counts one access-token verification (the verifier's `onOutcome`). */
     countVerification(result: VerificationOutcome): void {
-      verifications.inc(result.outcome === 'refused' ? result : { outcome: result.outcome });
+      if (result.outcome === 'cache_hit') cacheHits++;
+      else verifications.inc(result.outcome === 'refused' ? result : { outcome: result.outcome });
     },
 
     /** The same broker client, with every call counted and timed. */

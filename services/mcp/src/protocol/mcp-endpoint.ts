@@ -79,22 +79,30 @@ export function createMcpPostHandler(
 
   return async function servePost(req, res) {
     const started = performance.now();
+    let rpcMethod: string | undefined;
     try {
-      await serve(req, res);
+      rpcMethod = await serve(req, res);
     } catch (error) {
       const answer = jsonErrorAnswer(error, logger, { method: 'POST', path: MCP_PATH });
       // A stream already under way cannot carry an error answer: the client sees it cut short.
       if (res.headersSent) res.destroy();
       else writeJson(res, answer.status, JSON.stringify(answer.body), answer.headers);
     } finally {
-      if (logger.isLevelEnabled('info')) {
+      // A request answered from memory (tools/list, server/discover, ping) is logged at debug: its
+      // line would cost a tenth of its time, and metrics count it. Tool calls and refusals at info.
+      const level = res.statusCode < 400 && ANSWERED_FROM_MEMORY.has(rpcMethod) ? 'debug' : 'info';
+      if (logger.isLevelEnabled(level)) {
         const ms = Math.round(performance.now() - started);
-        logger.info({ method: 'POST', path: MCP_PATH, status: res.statusCode, ms }, 'request');
+        logger[level](
+          { method: 'POST', path: MCP_PATH, rpc: rpcMethod, status: res.statusCode, ms },
+          'request',
+        );
       }
     }
   };
 
-  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** Answers one POST; returns the JSON-RPC method it answered, if it got that far. */
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
     const headers = req.headers;
     const origin = headers.origin;
     if (origin && origin !== options.publicOrigin) {
@@ -134,10 +142,10 @@ export function createMcpPostHandler(
     if (message.kind === 'response') return accepted(res);
     const incoming = message.kind === 'request' ? message.request : message.notification;
     const era = resolveRequestEra(mirrored, incoming);
-    if (!era.ok) return answer(res, era.status, era.reply);
+    if (!era.ok) return answer(res, era.status, era.reply, incoming.method);
     if (message.kind === 'notification') {
       if (incoming.method === 'notifications/cancelled') mcp.cancel(auth, incoming.params?.requestId);
-      return accepted(res);
+      return accepted(res, incoming.method);
     }
     const request = message.request;
     checkToolScope(request, auth);
@@ -152,6 +160,7 @@ export function createMcpPostHandler(
       notify: (notification) => channel.notify(notification),
     });
     channel.finish(httpStatus, reply);
+    return request.method;
   }
 
   /** JSON-RPC batches: MCP 2025-03-26 only, answered together as JSON (no streaming). */
@@ -193,8 +202,8 @@ export function createMcpPostHandler(
         ];
       }),
     );
-    if (replies.length === 0) return accepted(res);
-    return answer(res, 200, replies);
+    if (replies.length === 0) return accepted(res, 'batch');
+    return answer(res, 200, replies, 'batch');
   }
 
   function checkToolScope(request: JsonRpcRequest, auth: AuthInfo) {
@@ -205,6 +214,15 @@ export function createMcpPostHandler(
 }
 
 const NEVER = new AbortController().signal;
+
+/** Methods answered without work: a success among them is logged at debug. */
+const ANSWERED_FROM_MEMORY = new Set<string | undefined>([
+  'tools/list',
+  'server/discover',
+  'initialize',
+  'ping',
+  'notifications/initialized',
+]);
 
 /** A mirrored header's value, or undefined when absent or empty. */
 function headerValue(value: string | string[] | undefined): string | undefined {
@@ -221,14 +239,22 @@ function clientGone(res: ServerResponse): AbortSignal {
   return abort.signal;
 }
 
-function answer(res: ServerResponse, status: number, reply: JsonRpcReply | JsonRpcReply[]) {
+/** Answers with JSON; returns the JSON-RPC method it answered, for the request log. */
+function answer(
+  res: ServerResponse,
+  status: number,
+  reply: JsonRpcReply | JsonRpcReply[],
+  rpcMethod?: string,
+): string | undefined {
   new ReplyChannel(res, false).finish(status, reply);
+  return rpcMethod;
 }
 
 /** Notifications and responses only: accepted, no body (Streamable HTTP). */
-function accepted(res: ServerResponse) {
+function accepted(res: ServerResponse, rpcMethod?: string): string | undefined {
   res.writeHead(202);
   res.end();
+  return rpcMethod;
 }
 
 function acceptsEventStream(accept: string): boolean {
