@@ -26,6 +26,8 @@ export interface BenchStack {
   stack: McpUnderTest;
   mcpPid: number;
   userId: string;
+  /** The person's dashboard session, to make and revoke keys as the dashboard does. */
+  sessionCookie: string;
   /** Request headers carrying the person's credential. */
   jwt: { authorization: string };
   apiKey: { 'x-api-key': string };
@@ -75,6 +77,7 @@ export async function startBenchStack(
       stack,
       mcpPid,
       userId: person.userId,
+      sessionCookie: person.sessionCookie,
       jwt: { authorization: `Bearer ${token}` },
       apiKey: { 'x-api-key': apiKey },
       placement() {
