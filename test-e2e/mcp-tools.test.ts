@@ -624,7 +624,7 @@ describe("reads stay within a model's context", () => {
       ranges: ['A1:B40', 'A1:A2'],
       limitPerRange: 5,
     });
-    expect(text(several)).toContain('call read_range with range="Sheet1!A1:B40" and offset=5');
+    expect(text(several)).toContain('call read_range with range="A1:B40" and offset=5');
     const next = structured<{ values: unknown[][] }>(
       await call(alice, 'read_range', {
         spreadsheetId: created.spreadsheetId,

@@ -217,6 +217,19 @@ describe('A1 ranges', () => {
       message: 'Unable to parse range: Sheet9!A1',
       errors: [{ message: 'Unable to parse range: Sheet9!A1', domain: 'global', reason: 'badRequest' }],
     });
+    // A read that starts below (or right of) the grid is refused; one that reaches past it is not.
+    expect(
+      await googleError(sheets.spreadsheets.values.get({ spreadsheetId, range: 'Sheet1!A1001:B1200' })),
+    ).toMatchObject({
+      code: 400,
+      message: 'Range (Sheet1!A1001:B1200) exceeds grid limits. Max rows: 1000, max columns: 26',
+    });
+    expect(
+      await googleError(sheets.spreadsheets.values.get({ spreadsheetId, range: 'Sheet1!AA1' })),
+    ).toMatchObject({
+      code: 400,
+    });
+    expect((await read(spreadsheetId, 'Sheet1!A990:B1200')).range).toBe('Sheet1!A990:B1200');
     const tooMany = await googleError(write(spreadsheetId, 'Sheet1!A1:B1', [[1, 2, 3]]));
     expect(tooMany).toMatchObject({
       code: 400,

@@ -29,6 +29,14 @@ export function readValueRange(
   options: ReadOptions,
 ): sheets_v4.Schema$ValueRange {
   const { sheet, bounds } = resolveRange(spreadsheet, rangeText);
+  const grid = sheet.properties.gridProperties;
+  // A read that starts outside the tab's grid is refused, as Google does; one that reaches past
+  // its end is answered with what is there.
+  if (bounds.startRow >= grid.rowCount || bounds.startColumn >= grid.columnCount) {
+    throw googleErrors.badRequest(
+      `Range (${formatRange(sheet.properties.title, bounds)}) exceeds grid limits. Max rows: ${grid.rowCount}, max columns: ${grid.columnCount}`,
+    );
+  }
   return readBounds(spreadsheet, sheet, bounds, options);
 }
 

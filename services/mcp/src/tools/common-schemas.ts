@@ -57,7 +57,8 @@ export const valueRangeOutput = z.object({
   range: z.string(),
   // What the Sheets API puts in a cell: text, a number, a boolean (empty cells are "").
   values: z.array(z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]))),
-  totalRows: z.number(),
+  // Rows in the range when its data's end was seen; null when more rows may follow.
+  totalRows: z.number().nullable(),
   offset: z.number(),
   returnedRows: z.number(),
   nextOffset: z.number().nullable(),

@@ -53,11 +53,11 @@ function cellLength(cell: unknown): number {
 }
 
 /**
- * The notice after a page that did not reach the end: how many rows remain and the exact
+ * The notice after a page that did not reach the end: how many rows remain (when known) and the exact
  * read_range call that fetches the next page (read_ranges has no offset of its own).
  */
-export function pagingNotice(range: string, nextOffset: number | null, remaining: number): string {
-  return nextOffset === null
-    ? ''
-    : `\n… ${remaining} more rows; call read_range with range=${JSON.stringify(range)} and offset=${nextOffset}.`;
+export function pagingNotice(range: string, nextOffset: number | null, remaining: number | null): string {
+  if (nextOffset === null) return '';
+  const more = remaining === null ? 'more rows may follow' : `${remaining} more rows`;
+  return `\n… ${more}; call read_range with range=${JSON.stringify(range)} and offset=${nextOffset}.`;
 }
