@@ -47,5 +47,15 @@ function eraRequest(
 
 export const listTools = (era: Era) => eraRequest(era, 'tools/list', undefined);
 
-export const readRange = (era: Era, spreadsheetId: string, range: string) =>
-  eraRequest(era, 'tools/call', { name: 'read_range', arguments: { spreadsheetId, range } }, 'read_range');
+export const readRange = (
+  era: Era,
+  spreadsheetId: string,
+  range: string,
+  paging: Record<string, number> = {},
+) =>
+  eraRequest(
+    era,
+    'tools/call',
+    { name: 'read_range', arguments: { spreadsheetId, range, ...paging } },
+    'read_range',
+  );

@@ -6,6 +6,8 @@
  *   - the API-key path vs the JWT path (goal ≥ 0.9×), and auth's CPU per API-key request;
  *   - a modern `tools/call read_range` vs a legacy one (goal within 10%);
  *   - `tools/call read_range` overhead over the Google emulator's own latency (p50/p99);
+ *   - read_range of 20 rows of a 60,000-row tab vs of a 60-row tab (goal within 3×, at any
+ *     offset), and the service's RSS paging through the long tab;
  *   - RSS after 100k and after 1M requests (goal: within 10%);
  *   - revoking an API key served by three MCP replicas under load: the revoke call's p50/p99
  *     (goal p99 < 100 ms) and the requests that started after it returned yet were served (goal 0).
@@ -37,6 +39,7 @@ const CONNECTIONS = 50;
 const ERAS: Era[] = ['legacy', 'modern'];
 const RANGE = 'Sheet1!A1:C20';
 const REVOKES = Number(process.env.BENCH_REVOKES ?? 50);
+const LONG_TAB_ROWS = 60_000;
 
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const ms = (value: number) => `${value.toFixed(2)} ms`;
@@ -268,6 +271,49 @@ try {
     );
   }
   await stack.clearFaults();
+  out();
+
+  // A page of a long tab against a page of a short one: only the page's rows are asked of Google.
+  const seedTab = async (name: string, rows: number) => {
+    const response = await fetch(`${stack.emulatorUrl}/__emulator/seed`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        email: 'alice@example.com',
+        files: [{ name, values: Array.from({ length: rows }, (_, row) => [`r${row}`, row, row * 2]) }],
+      }),
+    });
+    return ((await response.json()) as { files: Array<{ id: string }> }).files[0]!.id;
+  };
+  const [longId, shortId] = [await seedTab('Long', LONG_TAB_ROWS), await seedTab('Short', 60)];
+  const pageCall = (id: string, offset: number, limit = 20) => {
+    const call = withCredential(readRange('legacy', id, 'Sheet1', { offset, limit }), jwt);
+    return (agent: http.Agent) =>
+      request(agent, stack.mcpUrl, { method: 'POST', headers: call.headers, body: call.body });
+  };
+  const pageSamples = Math.max(20, Math.round(LATENCY_SAMPLES / 5));
+  const shortPage = await latencies(pageSamples, pageCall(shortId, 0));
+  const longFirst = await latencies(pageSamples, pageCall(longId, 0));
+  const longDeep = await latencies(pageSamples, pageCall(longId, LONG_TAB_ROWS - 1_000));
+  out(`read_range, 20 rows, ${pageSamples} calls one at a time (no emulator latency):`);
+  out(`  a 60-row tab, rows 1–20                 p50 ${ms(percentile(shortPage, 50))}`);
+  const longPages: Array<[string, number[]]> = [
+    [`a ${LONG_TAB_ROWS}-row tab, rows 1–20`, longFirst],
+    [`a ${LONG_TAB_ROWS}-row tab, ${LONG_TAB_ROWS - 999}–${LONG_TAB_ROWS - 980}`, longDeep],
+  ];
+  for (const [label, times] of longPages) {
+    const vsShort = percentile(times, 50) / percentile(shortPage, 50);
+    out(
+      `  ${label.padEnd(38)}  p50 ${ms(percentile(times, 50))}  (${vsShort.toFixed(2)}× the short tab; goal within 3×)`,
+    );
+  }
+  const rssBeforePaging = rssMb(mcpPid);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  for (let offset = 0; offset < LONG_TAB_ROWS; offset += 2_000) await pageCall(longId, offset, 2_000)(agent);
+  agent.destroy();
+  out(
+    `  MCP service RSS paging through the long tab 2,000 rows at a time: ${rssBeforePaging} MB before, ${rssMb(mcpPid)} MB after`,
+  );
   out();
 
   // wrk runs for a time, not a count: runs sized from the measured rate until the count is reached.
