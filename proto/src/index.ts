@@ -4,6 +4,7 @@
  */
 export { status as GrpcStatus } from '@grpc/grpc-js';
 export * from '../gen/sheetgate/v1/account_service.ts';
+export * from '../gen/sheetgate/v1/revocations.ts';
 export * from '../gen/sheetgate/v1/token_broker.ts';
 export {
   API_KEY_NAMESPACE,
@@ -40,9 +41,20 @@ export {
   type GrpcServerOptions,
   type GrpcServiceBinding,
   type RunningGrpcServer,
+  revocationService,
   startGrpcServer,
   tokenBrokerService,
 } from './grpc-server.ts';
+export {
+  createRevocationServiceClient,
+  fromRevocationEvent,
+  fromRevocationSnapshot,
+  type LastingRevocation,
+  type Revocation,
+  type RevocationSnapshotContent,
+  toRevocationEvent,
+  toRevocationSnapshot,
+} from './revocations.ts';
 export {
   hasServiceCredential,
   requireServiceCredential,
