@@ -9,6 +9,7 @@ import { createAccessTokenVerifier } from './auth/access-token-verifier.ts';
 import { createRequestAuthenticator } from './auth/authenticate-request.ts';
 import { brokerApiKeyResolver, brokerGoogleAccessTokens } from './auth/broker-clients.ts';
 import { createJwksCache } from './auth/jwks-cache.ts';
+import { watchRevocations } from './auth/revocation-watch.ts';
 import { createGoogleCaller } from './google/call-google.ts';
 import { createMcpMetrics, type McpMetrics } from './metrics/mcp-metrics.ts';
 import { mcpResource, RESOURCE_SCOPES } from './protected-resource.ts';
@@ -39,10 +40,18 @@ export async function createMcpService(
     refreshIntervalMs: settings.JWKS_REFRESH_SECONDS * 1000,
     unknownKidCooldownMs: settings.JWKS_COOLDOWN_SECONDS * 1000,
   });
+  // Auth's revocation stream: a revoked grant's access tokens are refused here at once, and a
+  // replica that cannot vouch for what it knows answers 503 rather than trust it.
+  const revocations = watchRevocations({
+    address: settings.AUTH_GRPC_ADDRESS,
+    serviceToken: settings.INTERNAL_SERVICE_TOKEN,
+    logger,
+  });
   const verifier = createAccessTokenVerifier({
     issuer: settings.BASE_URL,
     resource: mcpResource(settings.BASE_URL),
     jwks,
+    revocations,
     onOutcome: metrics.countVerification,
   });
   const broker = metrics.countBrokerCalls(
@@ -96,6 +105,7 @@ export async function createMcpService(
     async close() {
       broker.close();
       jwks.close();
+      revocations.close();
     },
   };
 }
