@@ -12,6 +12,7 @@ export {
   type ApiKeyResolution,
   fromResolveApiKeyResponse,
   ISSUED_API_KEY,
+  MAX_API_KEY_LEASE,
   MAX_API_KEYS_PER_BATCH,
   mayBeApiKey,
   toResolveApiKeyResponse,
