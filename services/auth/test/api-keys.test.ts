@@ -143,6 +143,7 @@ describe('API keys: create and resolve', () => {
       userId: alice,
       scopes: ['sheets:read'],
       keyId: key.id,
+      expiresAtMs: null,
     });
 
     const writer = await newKey(keys, bob);
