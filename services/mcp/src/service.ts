@@ -6,6 +6,7 @@ import { drive } from 'googleapis/build/src/apis/drive/index.js';
 import { sheets } from 'googleapis/build/src/apis/sheets/index.js';
 import { createMcpApp } from './app.ts';
 import { createAccessTokenVerifier } from './auth/access-token-verifier.ts';
+import { edgeApiKeyResolver } from './auth/api-key-edge.ts';
 import { createRequestAuthenticator } from './auth/authenticate-request.ts';
 import { brokerApiKeyResolver, brokerGoogleAccessTokens } from './auth/broker-clients.ts';
 import { createJwksCache } from './auth/jwks-cache.ts';
@@ -93,7 +94,15 @@ export async function createMcpService(
   });
   const authenticate = createRequestAuthenticator({
     verifier,
-    apiKeys: brokerApiKeyResolver(broker),
+    // What auth said of a key is kept here until the revocation stream drops it; its rate limit
+    // is spent from leases.
+    apiKeys: edgeApiKeyResolver({
+      resolver: brokerApiKeyResolver(broker),
+      broker,
+      revocations,
+      leaseSize: settings.API_KEY_LEASE_SIZE,
+      logger,
+    }),
     clientAddress: clientAddressResolver(settings.TRUSTED_PROXIES),
     resourceMetadataUrl: `${settings.BASE_URL}/.well-known/oauth-protected-resource/api/mcp`,
     scopes: RESOURCE_SCOPES,

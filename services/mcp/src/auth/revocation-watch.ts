@@ -65,6 +65,10 @@ export function watchRevocations(options: { address: string; serviceToken: strin
   const freshness = createStreamFreshness();
   /** Requests waiting for the state to be current again. */
   let waiters: Array<() => void> = [];
+  /** Told of every API key revoked, before the event is acknowledged (api-key-edge.ts). */
+  const apiKeyListeners: Array<(keyId: string) => void> = [];
+  /** Told of every snapshot: what was missed before it is unknown (api-key-edge.ts). */
+  const snapshotListeners: Array<() => void> = [];
   let stream: Stream | undefined;
   let prober: NodeJS.Timeout | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -99,6 +103,7 @@ export function watchRevocations(options: { address: string; serviceToken: strin
         const snapshot = fromRevocationSnapshot(message.snapshot);
         if (!snapshot) return broken('a snapshot without its timing');
         revoked.replace(snapshot.revocations);
+        for (const listener of snapshotListeners) listener();
         opened = true;
         retryMs = FIRST_RETRY_MS;
         probeEvery(snapshot.heartbeatIntervalMs);
@@ -111,6 +116,8 @@ export function watchRevocations(options: { address: string; serviceToken: strin
         const event = fromRevocationEvent(message.event);
         if (!event) return broken('an event naming no revocation');
         revoked.apply(event.revocation);
+        if (event.revocation.kind === 'api_key')
+          for (const listener of apiKeyListeners) listener(event.revocation.keyId);
         send({ acknowledged: event.sequence });
         freshness.echoed(message.probeEcho);
       } else {
@@ -167,15 +174,32 @@ export function watchRevocations(options: { address: string; serviceToken: strin
     });
   }
 
+  /**
+   * Resolves once this replica can vouch for what it knows; throws RevocationsUnknownError when it
+   * cannot (after waiting a little for the stream to be current again).
+   */
+  async function vouch(): Promise<void> {
+    const vouched = current(REQUEST_WAIT_MS);
+    if (!(vouched === true || (await vouched))) throw new RevocationsUnknownError(RETRY_AFTER_SECONDS);
+  }
+
   return {
     /**
      * Whether a revocation refuses the token; throws RevocationsUnknownError when this replica
      * cannot vouch for what it knows (after waiting a little for the stream to be current again).
      */
     async refuses(token: TokenFacts): Promise<boolean> {
-      const vouched = current(REQUEST_WAIT_MS);
-      if (!(vouched === true || (await vouched))) throw new RevocationsUnknownError(RETRY_AFTER_SECONDS);
+      await vouch();
       return revoked.refuses(token);
+    },
+    vouch,
+    /** Calls `listener` with the id of every API key the stream says was revoked, before acknowledging it. */
+    onApiKeyRevoked(listener: (keyId: string) => void): void {
+      apiKeyListeners.push(listener);
+    },
+    /** Calls `listener` on every snapshot (each (re)opened stream): what it missed is unknown. */
+    onSnapshot(listener: () => void): void {
+      snapshotListeners.push(listener);
     },
     /** Whether what it knows is current now (for tests and readiness). */
     isCurrent: () => freshness.isCurrent(now()),

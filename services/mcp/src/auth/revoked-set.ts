@@ -28,7 +28,7 @@ export function createRevokedSet() {
   function apply(revocation: Revocation): void {
     switch (revocation.kind) {
       case 'api_key':
-        return; // Keys are resolved by auth on every request; nothing here remembers one.
+        return; // Held keys are dropped by api-key-edge.ts, told by revocation-watch.ts.
       case 'grant':
         grants.set(revocation.grantId, later(grants.get(revocation.grantId), revocation.coversUntil));
         return;
