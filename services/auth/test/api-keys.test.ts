@@ -490,9 +490,15 @@ describe('API keys: batches (ResolveApiKeys)', () => {
     ];
     const answers = await keys.resolveMany(batch);
     expect(answers.slice(0, 5)).toEqual([
-      { ok: true, userId: alice, scopes: ['sheets:read', 'sheets:write'], keyId: busy.key.id },
+      {
+        ok: true,
+        userId: alice,
+        scopes: ['sheets:read', 'sheets:write'],
+        keyId: busy.key.id,
+        expiresAtMs: null,
+      },
       { ok: false, reason: 'unknown' },
-      { ok: true, userId: bob, scopes: ['sheets:read'], keyId: other.key.id },
+      { ok: true, userId: bob, scopes: ['sheets:read'], keyId: other.key.id, expiresAtMs: null },
       { ok: false, reason: 'revoked' },
       { ok: false, reason: 'unknown' },
     ]);
