@@ -5,6 +5,7 @@ import type { ApiKeyOutcome, ApiKeyResolver } from './broker-clients.ts';
 import { RevocationsUnknownError, type RevocationWatch } from './revocation-watch.ts';
 
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+const MIN_LEASE_VALIDITY_MS = 1_000;
 /** The most keys one replica holds; the oldest stored goes first. */
 const DEFAULT_MAX_ENTRIES = 10_000;
 
@@ -121,7 +122,9 @@ export function edgeApiKeyResolver(deps: {
           const at = now();
           entry.leaseFailure = undefined;
           entry.allowance = Math.max(0, Math.min(answer.granted, deps.leaseSize));
-          entry.allowanceUntil = at + Math.max(0, answer.validForMs);
+          // At least a second, so a grant at a window's very end (or from an auth that does not
+          // say) cannot send the replica round a loop of leases it may not spend.
+          entry.allowanceUntil = at + Math.max(MIN_LEASE_VALIDITY_MS, answer.validForMs);
           if (entry.allowance === 0) entry.spentUntil = at + Math.max(1, answer.retryAfterSeconds) * 1000;
         },
         (error: unknown) => {
