@@ -1,5 +1,12 @@
 import { createAccountServiceClient } from '@sheetgate/proto';
-import { freePort, type RunningService, readJson, startServiceProcess } from '@sheetgate/test-harness';
+import {
+  type FreezableRelay,
+  freePort,
+  type RunningService,
+  readJson,
+  startFreezableRelay,
+  startServiceProcess,
+} from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
 
@@ -22,6 +29,15 @@ interface Replica {
 const withKey = (replica: Replica, key: string) =>
   postMcp(replica.url, LIST, { headers: { 'mcp-protocol-version': '2025-06-18', 'x-api-key': key } });
 const statusWith = async (replica: Replica, key: string) => (await withKey(replica, key)).status;
+
+/** Polls until `check` answers true; fails past the deadline (generous: the machine is shared). */
+async function eventually(check: () => Promise<boolean>, what: string, deadlineMs = 20_000): Promise<void> {
+  const giveUpAt = Date.now() + deadlineMs;
+  while (!(await check())) {
+    if (Date.now() > giveUpAt) throw new Error(`not within ${deadlineMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 /** ResolveApiKeys and LeaseApiKeyAllowance calls a replica has made to auth, from its metrics. */
 async function askedAuth(replica: Replica): Promise<{ resolves: number; leases: number }> {
@@ -194,6 +210,42 @@ describe('one auth replica (no Redis when REDIS_URL is unset), one MCP replica',
     person = await stack.signIn('bob@example.com');
   }, 120_000);
   afterAll(() => stack?.stop());
+
+  it('a held key is answered 503 with Retry-After while the replica’s stream is frozen, and served after the thaw', async () => {
+    const [host, port] = stack.grpcAddress.split(':') as [string, string];
+    const relay: FreezableRelay = await startFreezableRelay({ host, port: Number(port) });
+    try {
+      const behind = await startReplica(stack, { AUTH_GRPC_ADDRESS: relay.address });
+      const key = await stack.createApiKey(person.sessionCookie);
+      await eventually(async () => (await statusWith(behind, key.secret)) === 200, 'the key is served');
+      expect(await statusWith(behind, key.secret)).toBe(200);
+      relay.freeze();
+      await eventually(async () => {
+        const response = await withKey(behind, key.secret);
+        if (response.status !== 503) return false;
+        expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect((await readJson(response)).error).toBe('temporarily_unavailable');
+        return true;
+      }, 'the frozen replica stops serving the key it holds');
+      // And keeps refusing it while frozen, never a 200 from memory.
+      expect(await statusWith(behind, key.secret)).toBe(503);
+      relay.thaw();
+      await eventually(async () => (await statusWith(behind, key.secret)) === 200, 'served after the thaw');
+    } finally {
+      relay.thaw();
+      await relay.close();
+    }
+  });
+
+  it('forgets every held key when its stream opens again with a snapshot (auth restarted)', async () => {
+    const key = await stack.createApiKey(person.sessionCookie);
+    for (let i = 0; i < 3; i++) expect(await statusWith(replica, key.secret)).toBe(200);
+    const before = await askedAuth(replica);
+    await stack.restartAuth();
+    await eventually(async () => (await statusWith(replica, key.secret)) === 200, 'served after the restart');
+    // Asked of auth again: what the replica held before the snapshot was dropped.
+    expect((await askedAuth(replica)).resolves).toBeGreaterThan(before.resolves);
+  });
 
   it('serves a held key without asking auth each time, and refuses it at the next request after revocation', async () => {
     const key = await stack.createApiKey(person.sessionCookie);
