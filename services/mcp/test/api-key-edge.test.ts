@@ -186,6 +186,24 @@ describe('a key held at the edge', () => {
     expect(auth.calls.resolve).toBe(4);
   });
 
+  it('is asked about again once held for its maximum age, keeping no allowance from before', async () => {
+    const auth = scriptedAuth();
+    const keys = edgeApiKeyResolver({
+      resolver: auth.resolver,
+      broker: auth.broker,
+      revocations: auth.revocations,
+      leaseSize: 10,
+      maxAgeMs: 30,
+    });
+    const heldAt = performance.now();
+    await keys.resolve(KEY, '192.0.2.1');
+    expect(await keys.resolve(KEY, '192.0.2.1')).toMatchObject({ ok: true });
+    expect(auth.calls).toMatchObject({ resolve: 1, lease: 1 });
+    while (performance.now() - heldAt < 40) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await keys.resolve(KEY, '192.0.2.1')).toMatchObject({ ok: true });
+    expect(auth.calls.resolve).toBe(2);
+  });
+
   it('never keeps an unknown, revoked or rate-limited key', async () => {
     for (const refusal of [
       { ok: false, reason: 'revoked' },

@@ -8,10 +8,19 @@ const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 const MIN_LEASE_VALIDITY_MS = 1_000;
 /** The most keys one replica holds; the oldest stored goes first. */
 const DEFAULT_MAX_ENTRIES = 10_000;
+/**
+ * How long a held key is served before auth is asked about it again. The stream is what makes a
+ * revocation immediate; this bounds what a revocation it could not carry costs — one auth could
+ * not relay (its Redis down: RevokeApiKey answers UNAVAILABLE, "revoke it again") — at one resolve
+ * per key per replica per minute.
+ */
+const DEFAULT_MAX_AGE_MS = 60_000;
 
 /** What auth said of a key, kept by its SHA-256, and what this replica may still serve of its rate limit. */
 interface Entry {
   hash: string;
+  /** When auth said it (`performance.now()`). */
+  storedAt: number;
   userId: string;
   scopes: readonly string[];
   keyId: string;
@@ -39,7 +48,8 @@ interface Entry {
  *   stream opens again with a snapshot (what it missed meanwhile is unknown);
  * - while the stream cannot vouch (stale), a held key is answered 503 with Retry-After, as access
  *   tokens are;
- * - past its expiry an entry is dropped and the key asked about again (auth answers `expired`);
+ * - past its expiry an entry is dropped and the key asked about again (auth answers `expired`),
+ *   and so is one held for `maxAgeMs` (a minute), bounding a revocation the stream could not carry;
  * - unknown, expired, revoked, rate-limited and throttled keys are never kept: they reach auth
  *   every time, so they keep counting toward its per-address limit.
  *
@@ -56,9 +66,12 @@ export function edgeApiKeyResolver(deps: {
   revocations: Pick<RevocationWatch, 'vouch' | 'onApiKeyRevoked' | 'onSnapshot'>;
   leaseSize: number;
   maxEntries?: number;
+  /** How long a held key is served before auth is asked again (tests shrink it). */
+  maxAgeMs?: number;
   logger?: Logger;
 }): ApiKeyResolver & { readonly size: number } {
   const maxEntries = deps.maxEntries ?? DEFAULT_MAX_ENTRIES;
+  const maxAgeMs = deps.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   const byHash = new Map<string, Entry>();
   const byKeyId = new Map<string, string>();
   /**
@@ -94,6 +107,7 @@ export function edgeApiKeyResolver(deps: {
     }
     byHash.set(hash, {
       hash,
+      storedAt: now(),
       userId: outcome.userId,
       scopes: outcome.scopes,
       keyId: outcome.keyId,
@@ -178,7 +192,7 @@ export function edgeApiKeyResolver(deps: {
       const hash = createHash('sha256').update(apiKey).digest('base64url');
       const held = byHash.get(hash);
       if (!held) return askAuth(apiKey, hash, clientAddress);
-      if (isExpired(held.expiresAtMs)) {
+      if (isExpired(held.expiresAtMs) || now() - held.storedAt >= maxAgeMs) {
         forget(held);
         return askAuth(apiKey, hash, clientAddress);
       }
