@@ -202,6 +202,9 @@ describe('a key held at the edge', () => {
     while (performance.now() - heldAt < 40) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(await keys.resolve(KEY, '192.0.2.1')).toMatchObject({ ok: true });
     expect(auth.calls.resolve).toBe(2);
+    // The next request leases anew: the old lease went with the old entry.
+    expect(await keys.resolve(KEY, '192.0.2.1')).toMatchObject({ ok: true });
+    expect(auth.calls.lease).toBe(2);
   });
 
   it('never keeps an unknown, revoked or rate-limited key', async () => {
