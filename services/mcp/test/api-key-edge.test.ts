@@ -52,9 +52,7 @@ function scriptedAuth(options: { answer?: () => ApiKeyOutcome; grant?: (requeste
       },
     },
     revocations: {
-      async vouch() {
-        if (stale) throw new RevocationsUnknownError(1);
-      },
+      vouch: () => (stale ? Promise.reject(new RevocationsUnknownError(1)) : undefined),
       onApiKeyRevoked: (listener: (keyId: string) => void) => void revokedListeners.push(listener),
       onSnapshot: (listener: () => void) => void snapshotListeners.push(listener),
     },

@@ -196,11 +196,15 @@ export function edgeApiKeyResolver(deps: {
         forget(held);
         return askAuth(apiKey, hash, clientAddress);
       }
-      try {
-        await deps.revocations.vouch();
-      } catch (error) {
-        if (!(error instanceof RevocationsUnknownError)) throw error;
-        return { ok: false, reason: 'unavailable', retryAfterSeconds: error.retryAfterSeconds };
+      // Synchronous while the stream vouches, which is nearly always.
+      const vouched = deps.revocations.vouch();
+      if (vouched) {
+        try {
+          await vouched;
+        } catch (error) {
+          if (!(error instanceof RevocationsUnknownError)) throw error;
+          return { ok: false, reason: 'unavailable', retryAfterSeconds: error.retryAfterSeconds };
+        }
       }
       return serve(hash, apiKey, clientAddress);
     },

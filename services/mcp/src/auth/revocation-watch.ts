@@ -175,22 +175,31 @@ export function watchRevocations(options: { address: string; serviceToken: strin
   }
 
   /**
-   * Resolves once this replica can vouch for what it knows; throws RevocationsUnknownError when it
-   * cannot (after waiting a little for the stream to be current again).
+   * Returns at once while this replica can vouch for what it knows; otherwise a promise that
+   * resolves once it can, or rejects with RevocationsUnknownError when it cannot (after waiting a
+   * little for the stream to be current again). What api-key-edge.ts asks before serving a held key.
    */
-  async function vouch(): Promise<void> {
+  function vouch(): undefined | Promise<void> {
     const vouched = current(REQUEST_WAIT_MS);
-    if (!(vouched === true || (await vouched))) throw new RevocationsUnknownError(RETRY_AFTER_SECONDS);
+    if (vouched === true) return undefined;
+    return Promise.resolve(vouched).then((ok) => {
+      if (!ok) throw new RevocationsUnknownError(RETRY_AFTER_SECONDS);
+    });
   }
 
   return {
     /**
-     * Whether a revocation refuses the token; throws RevocationsUnknownError when this replica
+     * Whether a revocation refuses the token; rejects with RevocationsUnknownError when this replica
      * cannot vouch for what it knows (after waiting a little for the stream to be current again).
      */
-    async refuses(token: TokenFacts): Promise<boolean> {
-      await vouch();
-      return revoked.refuses(token);
+    refuses(token: TokenFacts): boolean | Promise<boolean> {
+      // Synchronous while current: every bearer request asks, and most find it so.
+      const vouched = current(REQUEST_WAIT_MS);
+      if (vouched === true) return revoked.refuses(token);
+      return Promise.resolve(vouched).then((ok) => {
+        if (!ok) throw new RevocationsUnknownError(RETRY_AFTER_SECONDS);
+        return revoked.refuses(token);
+      });
     },
     vouch,
     /** Calls `listener` with the id of every API key the stream says was revoked, before acknowledging it. */
