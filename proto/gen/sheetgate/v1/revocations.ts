@@ -88,8 +88,8 @@ export interface RevocationEvent {
   /** From 1 on each stream, one more per event; the replica acknowledges it. */
   sequence: number;
   /**
-   * An API key revoked (its id, never its secret). The MCP service resolves keys through the
-   * broker on every request today; the event is for replicas that cache what auth said of a key.
+   * An API key revoked (its id, never its secret). The replica drops what it holds of the key
+   * (what ResolveApiKeys said of it, and its lease) before acknowledging the event.
    */
   apiKeyId?: string | undefined;
   grant?: RevokedGrant | undefined;

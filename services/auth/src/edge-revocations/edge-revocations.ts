@@ -102,7 +102,10 @@ export function createEdgeRevocations(deps: {
       const revokedAt = Date.now();
       return announce({ kind: 'person', userId, revokedAt, coversUntil: coversUntil(revokedAt) });
     },
-    /** An API key revoked (its row is revoked already; nothing at the edge caches keys yet). */
+    /**
+     * An API key revoked (its row is revoked already). Not recorded for snapshots: a replica drops
+     * every key it holds on a snapshot.
+     */
     apiKeyRevoked: (keyId: string) => announce({ kind: 'api_key', keyId }),
     /** What a replica connecting now must know. */
     snapshot: () => deps.queries.lasting(),
