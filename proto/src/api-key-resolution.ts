@@ -7,7 +7,17 @@ import type { ApiKeyRefusal, ResolveApiKeyResponse } from '../gen/sheetgate/v1/t
  * form.
  */
 export type ApiKeyResolution =
-  | { ok: true; userId: string; scopes: readonly string[]; keyId: string }
+  | {
+      ok: true;
+      userId: string;
+      scopes: readonly string[];
+      keyId: string;
+      /**
+       * When the key expires (unix milliseconds), null for never. On the wire in whole seconds
+       * rounded down, so a receiver never holds it past the instant auth would refuse it.
+       */
+      expiresAtMs: number | null;
+    }
   | { ok: false; reason: 'unknown' | 'expired' | 'revoked' }
   | { ok: false; reason: 'rate_limited'; retryAfterSeconds: number }
   /** Too many unknown keys from the presenting client's address; a key auth already knows still passes. */
@@ -37,6 +47,9 @@ export const IMPORTED_API_KEY = /^[A-Za-z0-9._~-]{16,256}$/;
 /** The most keys one `ResolveApiKeys` call may carry (INVALID_ARGUMENT beyond). */
 export const MAX_API_KEYS_PER_BATCH = 256;
 
+/** The most requests one `LeaseApiKeyAllowance` may ask for (INVALID_ARGUMENT beyond). */
+export const MAX_API_KEY_LEASE = 1_000;
+
 /**
  * Whether a presented value could be a key auth accepts: one Sheetgate issued (exact shape) or an
  * imported one. A cheap filter before any I/O; auth decides.
@@ -58,7 +71,12 @@ const REFUSALS: Record<ApiKeyRefusalReason, ApiKeyRefusal> = {
 export function toResolveApiKeyResponse(resolution: ApiKeyResolution): ResolveApiKeyResponse {
   if (resolution.ok) {
     return {
-      resolved: { userId: resolution.userId, scopes: [...resolution.scopes], keyId: resolution.keyId },
+      resolved: {
+        userId: resolution.userId,
+        scopes: [...resolution.scopes],
+        keyId: resolution.keyId,
+        expiresAt: resolution.expiresAtMs === null ? undefined : Math.floor(resolution.expiresAtMs / 1000),
+      },
       refused: undefined,
     };
   }
@@ -83,6 +101,7 @@ export function fromResolveApiKeyResponse(response: ResolveApiKeyResponse): ApiK
       userId: response.resolved.userId,
       scopes: response.resolved.scopes,
       keyId: response.resolved.keyId,
+      expiresAtMs: response.resolved.expiresAt === undefined ? null : response.resolved.expiresAt * 1000,
     };
   }
   switch (response.refused?.reason) {

@@ -7,6 +7,7 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { type AccountServiceServer, AccountServiceService } from '../gen/sheetgate/v1/account_service.ts';
+import { type RevocationServiceServer, RevocationServiceService } from '../gen/sheetgate/v1/revocations.ts';
 import {
   type TokenBrokerServiceServer,
   TokenBrokerServiceService,
@@ -27,6 +28,11 @@ export function tokenBrokerService(handlers: Partial<TokenBrokerServiceServer>):
 /** Typed binding of AccountService; methods left out answer UNIMPLEMENTED. */
 export function accountService(handlers: Partial<AccountServiceServer>): GrpcServiceBinding {
   return { definition: AccountServiceService, handlers: handlers as UntypedServiceImplementation };
+}
+
+/** Typed binding of RevocationService (auth streams revocations to every MCP replica). */
+export function revocationService(handlers: Partial<RevocationServiceServer>): GrpcServiceBinding {
+  return { definition: RevocationServiceService, handlers: handlers as UntypedServiceImplementation };
 }
 
 export interface GrpcServerOptions {

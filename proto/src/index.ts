@@ -4,6 +4,7 @@
  */
 export { status as GrpcStatus } from '@grpc/grpc-js';
 export * from '../gen/sheetgate/v1/account_service.ts';
+export * from '../gen/sheetgate/v1/revocations.ts';
 export * from '../gen/sheetgate/v1/token_broker.ts';
 export {
   API_KEY_NAMESPACE,
@@ -11,6 +12,7 @@ export {
   type ApiKeyResolution,
   fromResolveApiKeyResponse,
   ISSUED_API_KEY,
+  MAX_API_KEY_LEASE,
   MAX_API_KEYS_PER_BATCH,
   mayBeApiKey,
   toResolveApiKeyResponse,
@@ -40,9 +42,20 @@ export {
   type GrpcServerOptions,
   type GrpcServiceBinding,
   type RunningGrpcServer,
+  revocationService,
   startGrpcServer,
   tokenBrokerService,
 } from './grpc-server.ts';
+export {
+  createRevocationServiceClient,
+  fromRevocationEvent,
+  fromRevocationSnapshot,
+  type LastingRevocation,
+  type Revocation,
+  type RevocationSnapshotContent,
+  toRevocationEvent,
+  toRevocationSnapshot,
+} from './revocations.ts';
 export {
   hasServiceCredential,
   requireServiceCredential,

@@ -1,9 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
+  type handleBidiStreamingCall,
   type handleUnaryCall,
   InterceptingCall,
   type Interceptor,
   Metadata,
+  type ServerDuplexStream,
   type ServerUnaryCall,
   type ServiceDefinition,
   type sendUnaryData,
@@ -77,7 +79,8 @@ const UNAUTHENTICATED_DETAILS = 'missing or wrong service credential';
  * UNAUTHENTICATED and never reaches the handler. Handlers that are missing stay missing, so
  * grpc-js answers UNIMPLEMENTED for them. Given the service definition, it also refuses handler
  * names the service does not have (a typo would otherwise leave the method UNIMPLEMENTED) and
- * streaming methods (every Sheetgate RPC is unary; the guard only knows unary calls).
+ * methods that stream one way only (the guard knows unary and bidirectional calls; a refused
+ * bidirectional stream ends with UNAUTHENTICATED before its handler sees it).
  */
 export function requireServiceCredential<Handlers extends UntypedServiceImplementation>(
   handlers: Handlers,
@@ -91,9 +94,9 @@ export function requireServiceCredential<Handlers extends UntypedServiceImplemen
         const known = Object.keys(definition).join(', ');
         throw new Error(`gRPC handler "${name}" is not a method of this service (methods: ${known})`);
       }
-      if (method.requestStream || method.responseStream) {
+      if (method.requestStream !== method.responseStream) {
         throw new Error(
-          `gRPC method ${method.path} streams; requireServiceCredential guards unary methods only`,
+          `gRPC method ${method.path} streams one way; requireServiceCredential guards unary and bidirectional methods only`,
         );
       }
     }
@@ -102,6 +105,17 @@ export function requireServiceCredential<Handlers extends UntypedServiceImplemen
   const guarded: UntypedServiceImplementation = {};
   for (const [name, handler] of Object.entries(handlers)) {
     if (typeof handler !== 'function') continue;
+    if (definition?.[name]?.requestStream) {
+      const bidi = handler as handleBidiStreamingCall<unknown, unknown>;
+      guarded[name] = ((call: ServerDuplexStream<unknown, unknown>) => {
+        if (!authorised(call.metadata)) {
+          call.emit('error', { code: status.UNAUTHENTICATED, details: UNAUTHENTICATED_DETAILS });
+          return;
+        }
+        bidi(call);
+      }) as handleBidiStreamingCall<unknown, unknown>;
+      continue;
+    }
     const unary = handler as handleUnaryCall<unknown, unknown>;
     guarded[name] = ((call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
       if (!authorised(call.metadata)) {

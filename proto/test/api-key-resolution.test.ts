@@ -9,7 +9,20 @@ import {
 
 describe('ApiKeyResolution on the wire', () => {
   const resolutions: ApiKeyResolution[] = [
-    { ok: true, userId: 'user-1', scopes: ['sheets:read', 'sheets:write'], keyId: 'key-1' },
+    {
+      ok: true,
+      userId: 'user-1',
+      scopes: ['sheets:read', 'sheets:write'],
+      keyId: 'key-1',
+      expiresAtMs: null,
+    },
+    {
+      ok: true,
+      userId: 'user-1',
+      scopes: ['sheets:read'],
+      keyId: 'key-2',
+      expiresAtMs: 1_900_000_000_000,
+    },
     { ok: false, reason: 'unknown' },
     { ok: false, reason: 'expired' },
     { ok: false, reason: 'revoked' },
@@ -19,6 +32,25 @@ describe('ApiKeyResolution on the wire', () => {
 
   it.each(resolutions)('round-trips %j', (resolution) => {
     expect(fromResolveApiKeyResponse(toResolveApiKeyResponse(resolution))).toEqual(resolution);
+  });
+
+  it('sends an expiry in whole seconds rounded down, so a receiver never holds a key past it', () => {
+    const wire = toResolveApiKeyResponse({
+      ok: true,
+      userId: 'user-1',
+      scopes: ['sheets:read'],
+      keyId: 'key-1',
+      expiresAtMs: 1_900_000_000_999,
+    });
+    expect(wire.resolved?.expiresAt).toBe(1_900_000_000);
+    expect(fromResolveApiKeyResponse(wire)).toMatchObject({ expiresAtMs: 1_900_000_000_000 });
+    // An auth that does not send it yet: the key never expires as far as the receiver knows.
+    expect(
+      fromResolveApiKeyResponse({
+        resolved: { userId: 'u', scopes: [], keyId: 'k', expiresAt: undefined },
+        refused: undefined,
+      }),
+    ).toMatchObject({ expiresAtMs: null });
   });
 
   it('reads an unset or unspecified refusal as unknown, and a rate limit as at least 1 s', () => {

@@ -1,4 +1,9 @@
-import { AccountServiceService, startGrpcServer, TokenBrokerServiceService } from '@sheetgate/proto';
+import {
+  AccountServiceService,
+  RevocationServiceService,
+  startGrpcServer,
+  TokenBrokerServiceService,
+} from '@sheetgate/proto';
 import { type Logger, logKoaErrors, type ServicePlan, sessionCookie } from '@sheetgate/service-runtime';
 import { createApiKeyLibrary, createKeyRevocations } from './api-keys/index.ts';
 import { createAuthApp } from './app.ts';
@@ -10,6 +15,10 @@ import { createConnectedApps } from './connected-apps/connected-apps.ts';
 import { parseKeyring } from './crypto/keyring.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createDatabasePool } from './db/pool.ts';
+import { createEdgeRevocationQueries } from './edge-revocations/edge-revocation-queries.ts';
+import { createEdgeRevocations } from './edge-revocations/edge-revocations.ts';
+import { createRevocationBus } from './edge-revocations/revocation-bus.ts';
+import { createRevocationStreams, streamTiming } from './edge-revocations/revocation-streams.ts';
 import {
   createGoogleConnectionLibrary,
   createGoogleSignIn,
@@ -72,6 +81,31 @@ export async function createAuthService(
     }),
   );
 
+  const edgeRevocationQueries = createEdgeRevocationQueries(pool);
+  const revocationTiming = streamTiming(settings.REVOCATION_HEARTBEAT_MS);
+  const revocationBus = await createRevocationBus({ redisUrl: settings.REDIS_URL, logger });
+  const revocationStreams = createRevocationStreams({
+    snapshot: () => edgeRevocationQueries.lasting(),
+    hearing: () => revocationBus.hearing(),
+    timing: revocationTiming,
+    logger,
+  });
+  // A relay that may have missed a revocation must not let its MCP replicas think they are current:
+  // their streams end, and they stay stale (503) until a snapshot taken after it hears again.
+  revocationBus.onHearingChange((hearing) => {
+    if (hearing) return;
+    logger.warn('revocations cannot be relayed (Redis): ending the MCP replicas’ streams');
+    revocationStreams.close();
+  });
+  const edgeRevocations = createEdgeRevocations({
+    queries: edgeRevocationQueries,
+    bus: revocationBus,
+    streams: revocationStreams,
+    timing: revocationTiming,
+    accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
+    logger,
+  });
+
   const signingKeys = settings.AUTH_SIGNING_KEYS
     ? parseConfiguredSigningKeys(settings.AUTH_SIGNING_KEYS)
     : await createSigningKeyStore(pool, keyring).loadOrCreate();
@@ -91,6 +125,7 @@ export async function createAuthService(
     accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
     logger,
     audit,
+    edgeRevocations,
   });
 
   const csrf = createCsrfTokens(cookieKeys[0]!);
@@ -119,7 +154,7 @@ export async function createAuthService(
     onThrottledUnread: metrics.apiKeysThrottledUnread,
   });
   const legacySessions = createLegacySessionExchange({ pool, sessions, audit });
-  const connectedApps = createConnectedApps({ pool, provider, audit });
+  const connectedApps = createConnectedApps({ pool, provider, audit, edgeRevocations });
   const signedInUser: SignedInUser = async (ctx) => {
     const session = await sessions.findByCookieValue(sessionCookie.read(ctx));
     return session
@@ -164,7 +199,7 @@ export async function createAuthService(
     serviceToken: settings.INTERNAL_SERVICE_TOKEN,
     interceptors: [
       metrics.grpcInterceptor(
-        [TokenBrokerServiceService, AccountServiceService].flatMap((service) =>
+        [TokenBrokerServiceService, AccountServiceService, RevocationServiceService].flatMap((service) =>
           Object.values(service).map((method) => method.path),
         ),
       ),
@@ -186,8 +221,10 @@ export async function createAuthService(
           apiKeys,
           provider,
           legacySessions,
+          edgeRevocations,
         }),
       },
+      { definition: RevocationServiceService, handlers: { watchRevocations: revocationStreams.watch } },
     ],
   });
   logger.info({ port: grpc.port }, 'auth gRPC listening');
@@ -200,6 +237,7 @@ export async function createAuthService(
       convertModelsStoredInClear(pool, modelSecrets),
       sessions.sweepEnded(),
       legacySessions.sweep(),
+      edgeRevocations.sweep(),
     ]).catch((error: unknown) => logger.warn({ err: error }, 'sweep failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
@@ -214,8 +252,17 @@ export async function createAuthService(
       port: settings.AUTH_METRICS_PORT,
       portSetting: 'AUTH_METRICS_PORT',
     },
-    otherServers: [{ close: () => grpc.close() }],
+    otherServers: [
+      {
+        close: async () => {
+          // Streams never finish by themselves: ended here, the replicas reconnect to another auth.
+          revocationStreams.close();
+          await grpc.close();
+        },
+      },
+    ],
     resources: [
+      () => edgeRevocations.close(),
       async () => clearInterval(sweeper),
       () => apiKeys.close(),
       () => rateLimits.close(),

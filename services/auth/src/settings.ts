@@ -54,6 +54,13 @@ export const authSettingsSchema = z.object({
   /** Access-token lifetime in seconds (at most 15 minutes; tests shorten it). */
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(900).default(900),
   /**
+   * How often auth sends each MCP replica's revocation stream a heartbeat. A replica stops trusting
+   * its revocations (and answers access tokens 503 + Retry-After) 4 heartbeats after its last
+   * answered probe, so a revocation waits at most about that long for a replica that does not
+   * acknowledge it: the default makes it 1 s, with a 2 s ceiling on Revoke, Disconnect and sign-out.
+   */
+  REVOCATION_HEARTBEAT_MS: z.coerce.number().int().min(50).max(1_000).default(250),
+  /**
    * Who may say who the client is: X-Forwarded-For is believed only from these peers, and per-IP
    * limits and the audit trail use the last hop that is not one of them (an IPv6 client counts by
    * its /64). Comma-separated addresses, CIDR ranges, or `loopback`, `linklocal`, `uniquelocal`.

@@ -96,6 +96,7 @@ describe('admission', () => {
       userId: 'user-1',
       scopes: ['sheets:read'],
       keyId: 'key-1',
+      expiresAtMs: key.expiresAtMs,
     });
     expect(admission(key, { allowed: false, retryAfterSeconds: 12, firstRefusal: true })).toEqual({
       ok: false,

@@ -143,6 +143,7 @@ describe('API keys: create and resolve', () => {
       userId: alice,
       scopes: ['sheets:read'],
       keyId: key.id,
+      expiresAtMs: null,
     });
 
     const writer = await newKey(keys, bob);
@@ -489,9 +490,15 @@ describe('API keys: batches (ResolveApiKeys)', () => {
     ];
     const answers = await keys.resolveMany(batch);
     expect(answers.slice(0, 5)).toEqual([
-      { ok: true, userId: alice, scopes: ['sheets:read', 'sheets:write'], keyId: busy.key.id },
+      {
+        ok: true,
+        userId: alice,
+        scopes: ['sheets:read', 'sheets:write'],
+        keyId: busy.key.id,
+        expiresAtMs: null,
+      },
       { ok: false, reason: 'unknown' },
-      { ok: true, userId: bob, scopes: ['sheets:read'], keyId: other.key.id },
+      { ok: true, userId: bob, scopes: ['sheets:read'], keyId: other.key.id, expiresAtMs: null },
       { ok: false, reason: 'revoked' },
       { ok: false, reason: 'unknown' },
     ]);

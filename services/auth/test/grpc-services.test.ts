@@ -184,6 +184,37 @@ describe('TokenBroker over gRPC', () => {
     expect((await resolveOne(broker, (await newKey()).secret)).resolved?.userId).toBe(userId);
   });
 
+  it('leases what is left of a key’s rate limit, resolving included; refuses a malformed lease', async () => {
+    const { secret, key } = await newKey();
+    const resolved = await resolveOne(broker, secret);
+    expect(resolved.resolved).toMatchObject({ keyId: key!.id, expiresAt: undefined });
+    // One of API_KEY_LIMIT spent by the resolve: asking for more gets what is left.
+    const lease = await broker.leaseApiKeyAllowance({ keyId: key!.id, requested: 50 });
+    expect(lease.granted).toBe(API_KEY_LIMIT - 1);
+    expect(lease.retryAfterSeconds).toBeGreaterThan(0);
+    expect(lease.validForMs).toBeGreaterThan(0);
+    expect(await broker.leaseApiKeyAllowance({ keyId: key!.id, requested: 50 })).toMatchObject({
+      granted: 0,
+    });
+    expect((await resolveOne(broker, secret)).refused?.reason).toBe('API_KEY_REFUSAL_RATE_LIMITED');
+    for (const request of [
+      { keyId: 'not-an-id', requested: 5 },
+      { keyId: key!.id, requested: 0 },
+      { keyId: key!.id, requested: 1_001 },
+    ])
+      await expect(broker.leaseApiKeyAllowance(request)).rejects.toMatchObject({
+        code: GrpcStatus.INVALID_ARGUMENT,
+      });
+  });
+
+  it('sends a key’s expiry with its resolution, in whole seconds', async () => {
+    const expiresAt = new Date(Date.now() + 3_600_000);
+    const { secret } = await newKey(expiresAt.toISOString());
+    expect((await resolveOne(broker, secret)).resolved?.expiresAt).toBe(
+      Math.floor(expiresAt.getTime() / 1000),
+    );
+  });
+
   it('refuses callers without the service credential', async () => {
     const stranger = createTokenBrokerClient({
       address: `127.0.0.1:${subject.env.AUTH_GRPC_PORT}`,

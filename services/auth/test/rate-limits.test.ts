@@ -97,6 +97,32 @@ describe.each(backends)('rate limits on %s', (backend, create) => {
     }
   });
 
+  it('leases what is left of a window, at most what was asked, marking the lease holding the first refusal', async ({
+    skip,
+  }) => {
+    skipUnlessAvailable(skip);
+    const limits = await create({ apiKey: { points: 25, durationSeconds: 60 } });
+    try {
+      expect((await limits.apiKey.consume('leased')).allowed).toBe(true);
+      const full = await limits.apiKey.lease('leased', 10);
+      expect(full).toMatchObject({ granted: 10, firstRefusal: false });
+      expect(full.validForMs).toBeGreaterThan(0);
+      expect(full.validForMs).toBeLessThanOrEqual(60_000);
+      // 11 spent: 14 left, so 10 and then 4.
+      expect(await limits.apiKey.lease('leased', 10)).toMatchObject({ granted: 10, firstRefusal: false });
+      const short = await limits.apiKey.lease('leased', 10);
+      expect(short).toMatchObject({ granted: 4, firstRefusal: true });
+      expect(short.retryAfterSeconds).toBeGreaterThan(0);
+      expect(short.retryAfterSeconds).toBeLessThanOrEqual(60);
+      expect(await limits.apiKey.lease('leased', 10)).toMatchObject({ granted: 0, firstRefusal: false });
+      // Requests counted one by one see the window spent too.
+      expect((await limits.apiKey.consume('leased')).allowed).toBe(false);
+      expect(await limits.apiKey.lease('another key', 10)).toMatchObject({ granted: 10 });
+    } finally {
+      await limits.close();
+    }
+  });
+
   it('opens again when the window ends', async ({ skip }) => {
     skipUnlessAvailable(skip);
     const limits = await create({ register: { points: 1, durationSeconds: 1 } });

@@ -6,9 +6,11 @@ import { drive } from 'googleapis/build/src/apis/drive/index.js';
 import { sheets } from 'googleapis/build/src/apis/sheets/index.js';
 import { createMcpApp } from './app.ts';
 import { createAccessTokenVerifier } from './auth/access-token-verifier.ts';
+import { edgeApiKeyResolver } from './auth/api-key-edge.ts';
 import { createRequestAuthenticator } from './auth/authenticate-request.ts';
 import { brokerApiKeyResolver, brokerGoogleAccessTokens } from './auth/broker-clients.ts';
 import { createJwksCache } from './auth/jwks-cache.ts';
+import { watchRevocations } from './auth/revocation-watch.ts';
 import { createGoogleCaller } from './google/call-google.ts';
 import { createMcpMetrics, type McpMetrics } from './metrics/mcp-metrics.ts';
 import { mcpResource, RESOURCE_SCOPES } from './protected-resource.ts';
@@ -39,10 +41,18 @@ export async function createMcpService(
     refreshIntervalMs: settings.JWKS_REFRESH_SECONDS * 1000,
     unknownKidCooldownMs: settings.JWKS_COOLDOWN_SECONDS * 1000,
   });
+  // Auth's revocation stream: a revoked grant's access tokens are refused here at once, and a
+  // replica that cannot vouch for what it knows answers 503 rather than trust it.
+  const revocations = watchRevocations({
+    address: settings.AUTH_GRPC_ADDRESS,
+    serviceToken: settings.INTERNAL_SERVICE_TOKEN,
+    logger,
+  });
   const verifier = createAccessTokenVerifier({
     issuer: settings.BASE_URL,
     resource: mcpResource(settings.BASE_URL),
     jwks,
+    revocations,
     onOutcome: metrics.countVerification,
   });
   const broker = metrics.countBrokerCalls(
@@ -84,7 +94,15 @@ export async function createMcpService(
   });
   const authenticate = createRequestAuthenticator({
     verifier,
-    apiKeys: brokerApiKeyResolver(broker),
+    // What auth said of a key is kept here until the revocation stream drops it; its rate limit
+    // is spent from leases.
+    apiKeys: edgeApiKeyResolver({
+      resolver: brokerApiKeyResolver(broker),
+      broker,
+      revocations,
+      leaseSize: settings.API_KEY_LEASE_SIZE,
+      logger,
+    }),
     clientAddress: clientAddressResolver(settings.TRUSTED_PROXIES),
     resourceMetadataUrl: `${settings.BASE_URL}/.well-known/oauth-protected-resource/api/mcp`,
     scopes: RESOURCE_SCOPES,
@@ -95,6 +113,7 @@ export async function createMcpService(
     async close() {
       broker.close();
       jwks.close();
+      revocations.close();
     },
   };
 }

@@ -23,6 +23,12 @@ export const mcpSettingsSchema = z.object({
    * connects from); set both services alike, narrowed to the Ingress controller's range.
    */
   TRUSTED_PROXIES: setting.trustedProxies(),
+  /**
+   * How many requests of an API key's rate limit this replica takes from auth at a time
+   * (LeaseApiKeyAllowance) and serves without asking again. A key's limit across the fleet
+   * overshoots by at most one lease per replica; a larger lease asks auth less often.
+   */
+  API_KEY_LEASE_SIZE: z.coerce.number().int().min(1).max(1_000).default(50),
   /** How often auth's JWKS is fetched again, so a removed signing key stops its tokens. */
   JWKS_REFRESH_SECONDS: z.coerce.number().int().min(1).max(3_600).default(300),
   /** The shortest time between two JWKS fetches triggered by an unknown `kid` (or a failed refresh). */

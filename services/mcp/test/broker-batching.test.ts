@@ -4,7 +4,9 @@ import { brokerApiKeyResolver } from '../src/auth/broker-clients.ts';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 
 // The MCP service's side of ResolveApiKeys against a real auth process: keys asked for in the
-// same event-loop turn travel in one call (at most 256 each), and each gets its own answer.
+// same event-loop turn travel in one call (at most 256 each), and each gets its own answer. This
+// resolver is what the edge (api-key-edge.ts) asks for keys it does not hold; what it holds is
+// covered by api-key-edge.test.ts and api-keys-at-the-edge.test.ts.
 
 let stack: McpUnderTest;
 let broker: ReturnType<typeof createTokenBrokerClient>;

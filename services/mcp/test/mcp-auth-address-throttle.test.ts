@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createTokenBrokerClient } from '@sheetgate/proto';
 import { readJson } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
@@ -70,9 +71,23 @@ describe('unknown API keys per client address', () => {
     expect(await keyLookups()).toBe(lookupsAtBound);
     expect(await addressRefusals()).toBe(refusalsAtBound + 40);
 
-    // A key never seen from the guesser's address waits too; its known key does not.
+    // A key never seen from the guesser's address waits too (the edge holds no refused key, so
+    // auth is asked); its known key does not — held by the MCP replica, it is not even asked about.
     expect((await fromAddress(guesser, neverUsed.secret)).status).toBe(429);
     expect((await fromAddress(guesser, known.secret)).status).toBe(200);
+    // Auth's own rule, asked directly as a replica that does not hold the key would: the key it
+    // verified still passes from the guesser's address, a stranger's key does not.
+    const broker = createTokenBrokerClient({ address: stack.grpcAddress, serviceToken: stack.serviceToken });
+    try {
+      const { results } = await broker.resolveApiKeys({
+        apiKeys: [known.secret, wrongKey()],
+        clientAddresses: [guesser, guesser],
+      });
+      expect(results[0]?.resolved?.keyId).toBe(known.keyId);
+      expect(results[1]?.refused?.reason).toBe('API_KEY_REFUSAL_ADDRESS_THROTTLED');
+    } finally {
+      broker.close();
+    }
     // Another client is served meanwhile, with a key auth had to look up.
     expect((await fromAddress('203.0.113.77', neverUsed.secret)).status).toBe(200);
     expect(await keyLookups()).toBe(lookupsAtBound + 1);

@@ -304,7 +304,9 @@ describe('API keys at /api/mcp (docs/design.md §8)', () => {
   it('a key over its rate limit: 429 with Retry-After, other keys unaffected', async () => {
     const busy = await stack.createApiKey(person.sessionCookie);
     const quiet = await stack.createApiKey(person.sessionCookie);
-    // Sent together, so the MCP service hands auth a batch: each request still counts once.
+    // Sent together before the replica holds the key, so the MCP service hands auth a batch: each
+    // request still counts once. The next is the first served from what the replica holds: its
+    // lease finds the window spent.
     const statuses = await Promise.all(
       Array.from({ length: KEY_LIMIT }, () => withKey(busy.secret).then((response) => response.status)),
     );

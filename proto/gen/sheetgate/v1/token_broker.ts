@@ -229,8 +229,16 @@ export interface ResolvedApiKey {
   userId: string;
   /** "sheets:read", and "sheets:write" for read-write keys. */
   scopes: string[];
-  /** The key's id (not its secret), for logs and the audit trail. */
+  /**
+   * The key's id (not its secret), for logs and the audit trail, for leasing its rate limit and
+   * for the revocation stream's `api_key_id` events.
+   */
   keyId: string;
+  /**
+   * When the key expires, in unix seconds rounded down (so a replica holding the answer stops
+   * serving it no later than auth would); absent for a key that never expires.
+   */
+  expiresAt?: number | undefined;
 }
 
 /** The key does not authenticate the request, and why. */
@@ -247,6 +255,26 @@ export interface RefusedApiKey {
 export interface ResolveApiKeyResponse {
   resolved?: ResolvedApiKey | undefined;
   refused?: RefusedApiKey | undefined;
+}
+
+export interface LeaseApiKeyAllowanceRequest {
+  /** The key's id, as ResolveApiKeys answered it (never the secret). */
+  keyId: string;
+  /** How many requests the replica asks for (its lease size, API_KEY_LEASE_SIZE); 1..1000. */
+  requested: number;
+}
+
+/** What a replica may serve of the key's rate limit. */
+export interface LeaseApiKeyAllowanceResponse {
+  /**
+   * Requests the replica may serve, 0..requested: fewer than asked when the window is nearly
+   * spent, 0 when it is spent.
+   */
+  granted: number;
+  /** Seconds until the window resets; set (> 0) when `granted` is less than `requested`, else 0. */
+  retryAfterSeconds: number;
+  /** How long the grant is good for (the rest of the window it was counted in), in milliseconds. */
+  validForMs: number;
 }
 
 export interface GetGoogleAccessTokenRequest {
@@ -449,7 +477,7 @@ export const ResolveApiKeysResponse: MessageFns<ResolveApiKeysResponse> = {
 };
 
 function createBaseResolvedApiKey(): ResolvedApiKey {
-  return { userId: "", scopes: [], keyId: "" };
+  return { userId: "", scopes: [], keyId: "", expiresAt: undefined };
 }
 
 export const ResolvedApiKey: MessageFns<ResolvedApiKey> = {
@@ -462,6 +490,9 @@ export const ResolvedApiKey: MessageFns<ResolvedApiKey> = {
     }
     if (message.keyId !== "") {
       writer.uint32(26).string(message.keyId);
+    }
+    if (message.expiresAt !== undefined) {
+      writer.uint32(32).int64(message.expiresAt);
     }
     return writer;
   },
@@ -503,6 +534,14 @@ export const ResolvedApiKey: MessageFns<ResolvedApiKey> = {
             message.keyId = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.expiresAt = longToNumber(reader.int64());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -528,6 +567,11 @@ export const ResolvedApiKey: MessageFns<ResolvedApiKey> = {
         : isSet(object.key_id)
         ? globalThis.String(object.key_id)
         : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.Number(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.Number(object.expires_at)
+        : undefined,
     };
   },
 
@@ -542,6 +586,9 @@ export const ResolvedApiKey: MessageFns<ResolvedApiKey> = {
     if (message.keyId !== "") {
       obj.keyId = message.keyId;
     }
+    if (message.expiresAt !== undefined) {
+      obj.expiresAt = Math.round(message.expiresAt);
+    }
     return obj;
   },
 
@@ -553,6 +600,7 @@ export const ResolvedApiKey: MessageFns<ResolvedApiKey> = {
     message.userId = object.userId ?? "";
     message.scopes = object.scopes?.map((e) => e) || [];
     message.keyId = object.keyId ?? "";
+    message.expiresAt = object.expiresAt ?? undefined;
     return message;
   },
 };
@@ -731,6 +779,204 @@ export const ResolveApiKeyResponse: MessageFns<ResolveApiKeyResponse> = {
     message.refused = (object.refused !== undefined && object.refused !== null)
       ? RefusedApiKey.fromPartial(object.refused)
       : undefined;
+    return message;
+  },
+};
+
+function createBaseLeaseApiKeyAllowanceRequest(): LeaseApiKeyAllowanceRequest {
+  return { keyId: "", requested: 0 };
+}
+
+export const LeaseApiKeyAllowanceRequest: MessageFns<LeaseApiKeyAllowanceRequest> = {
+  encode(message: LeaseApiKeyAllowanceRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.keyId !== "") {
+      writer.uint32(10).string(message.keyId);
+    }
+    if (message.requested !== 0) {
+      writer.uint32(16).int32(message.requested);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LeaseApiKeyAllowanceRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLeaseApiKeyAllowanceRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.requested = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LeaseApiKeyAllowanceRequest {
+    return {
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+      requested: isSet(object.requested) ? globalThis.Number(object.requested) : 0,
+    };
+  },
+
+  toJSON(message: LeaseApiKeyAllowanceRequest): unknown {
+    const obj: any = {};
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    if (message.requested !== 0) {
+      obj.requested = Math.round(message.requested);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LeaseApiKeyAllowanceRequest>, I>>(base?: I): LeaseApiKeyAllowanceRequest {
+    return LeaseApiKeyAllowanceRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LeaseApiKeyAllowanceRequest>, I>>(object: I): LeaseApiKeyAllowanceRequest {
+    const message = createBaseLeaseApiKeyAllowanceRequest();
+    message.keyId = object.keyId ?? "";
+    message.requested = object.requested ?? 0;
+    return message;
+  },
+};
+
+function createBaseLeaseApiKeyAllowanceResponse(): LeaseApiKeyAllowanceResponse {
+  return { granted: 0, retryAfterSeconds: 0, validForMs: 0 };
+}
+
+export const LeaseApiKeyAllowanceResponse: MessageFns<LeaseApiKeyAllowanceResponse> = {
+  encode(message: LeaseApiKeyAllowanceResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.granted !== 0) {
+      writer.uint32(8).int32(message.granted);
+    }
+    if (message.retryAfterSeconds !== 0) {
+      writer.uint32(16).int32(message.retryAfterSeconds);
+    }
+    if (message.validForMs !== 0) {
+      writer.uint32(24).int32(message.validForMs);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): LeaseApiKeyAllowanceResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseLeaseApiKeyAllowanceResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.granted = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.retryAfterSeconds = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.validForMs = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): LeaseApiKeyAllowanceResponse {
+    return {
+      granted: isSet(object.granted) ? globalThis.Number(object.granted) : 0,
+      retryAfterSeconds: isSet(object.retryAfterSeconds)
+        ? globalThis.Number(object.retryAfterSeconds)
+        : isSet(object.retry_after_seconds)
+        ? globalThis.Number(object.retry_after_seconds)
+        : 0,
+      validForMs: isSet(object.validForMs)
+        ? globalThis.Number(object.validForMs)
+        : isSet(object.valid_for_ms)
+        ? globalThis.Number(object.valid_for_ms)
+        : 0,
+    };
+  },
+
+  toJSON(message: LeaseApiKeyAllowanceResponse): unknown {
+    const obj: any = {};
+    if (message.granted !== 0) {
+      obj.granted = Math.round(message.granted);
+    }
+    if (message.retryAfterSeconds !== 0) {
+      obj.retryAfterSeconds = Math.round(message.retryAfterSeconds);
+    }
+    if (message.validForMs !== 0) {
+      obj.validForMs = Math.round(message.validForMs);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<LeaseApiKeyAllowanceResponse>, I>>(base?: I): LeaseApiKeyAllowanceResponse {
+    return LeaseApiKeyAllowanceResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<LeaseApiKeyAllowanceResponse>, I>>(object: I): LeaseApiKeyAllowanceResponse {
+    const message = createBaseLeaseApiKeyAllowanceResponse();
+    message.granted = object.granted ?? 0;
+    message.retryAfterSeconds = object.retryAfterSeconds ?? 0;
+    message.validForMs = object.validForMs ?? 0;
     return message;
   },
 };
@@ -1042,11 +1288,14 @@ export const GetGoogleAccessTokenResponse: MessageFns<GetGoogleAccessTokenRespon
 export type TokenBrokerServiceService = typeof TokenBrokerServiceService;
 export const TokenBrokerServiceService = {
   /**
-   * Resolves API keys presented in `x-api-key` to their users and scopes, or says why not. Called for every request that
-   * carries a key, so a revocation takes effect on the very next request; the MCP service
-   * coalesces the keys of requests that arrive together into one call, so the gRPC round trip is
-   * paid once per batch, not per request. Each key is still checked against the store at that
-   * moment and consumes its own rate-limit point, exactly as if it came alone.
+   * Resolves API keys presented in `x-api-key` to their users, scopes and expiries, or says why
+   * not. The MCP service asks for a key it does not hold (the first time, after a revocation of it
+   * or a reconnected revocation stream, past its expiry) and for every unknown, expired or revoked
+   * key, so those keep counting toward the per-address limit; a resolved key is then served at the
+   * edge until the revocation stream drops it (docs/design.md §4, "API key"). Keys of requests
+   * that arrive together travel in one call. Each key is checked against the store at that moment
+   * and consumes its own rate-limit point, exactly as if it came alone: that point is its
+   * request's, and the replica leases the next ones (LeaseApiKeyAllowance).
    */
   resolveApiKeys: {
     path: "/sheetgate.v1.TokenBrokerService/ResolveApiKeys" as const,
@@ -1058,6 +1307,31 @@ export const TokenBrokerServiceService = {
     responseSerialize: (value: ResolveApiKeysResponse): Buffer =>
       Buffer.from(ResolveApiKeysResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ResolveApiKeysResponse => ResolveApiKeysResponse.decode(value),
+  },
+  /**
+   * Takes up to `requested` requests of a key's rate-limit window for one MCP replica to spend
+   * locally (a lease), so the per-key limit stays counted at auth (Redis, or PostgreSQL without
+   * it) while a replica asks once per lease instead of once per request. Auth grants what is
+   * left of the window, at most `requested`; a window that is spent grants 0 with
+   * `retry_after_seconds` (a refusal is an answer: the replica answers 429 with Retry-After). A
+   * lease is good until the window it was taken from ends (`valid_for_ms`); the replica drops
+   * what it did not spend by then, so within one window the fleet serves at most the limit, and
+   * over any span as long as a window at most the limit plus one lease per replica. The lease
+   * counts; it does not judge the key: revocation reaches the replica through the revocation
+   * stream, and the replica leases only for keys ResolveApiKeys resolved. A failure is a status:
+   * INVALID_ARGUMENT (no key id, or `requested` outside 1..1000), UNAVAILABLE (the counters'
+   * store unreachable and its in-memory insurance unable to answer).
+   */
+  leaseApiKeyAllowance: {
+    path: "/sheetgate.v1.TokenBrokerService/LeaseApiKeyAllowance" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: LeaseApiKeyAllowanceRequest): Buffer =>
+      Buffer.from(LeaseApiKeyAllowanceRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): LeaseApiKeyAllowanceRequest => LeaseApiKeyAllowanceRequest.decode(value),
+    responseSerialize: (value: LeaseApiKeyAllowanceResponse): Buffer =>
+      Buffer.from(LeaseApiKeyAllowanceResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): LeaseApiKeyAllowanceResponse => LeaseApiKeyAllowanceResponse.decode(value),
   },
   /** The user's Google access token, cached by auth and refreshed before it expires. */
   getGoogleAccessToken: {
@@ -1075,24 +1349,45 @@ export const TokenBrokerServiceService = {
 
 export interface TokenBrokerServiceServer extends UntypedServiceImplementation {
   /**
-   * Resolves API keys presented in `x-api-key` to their users and scopes, or says why not. Called for every request that
-   * carries a key, so a revocation takes effect on the very next request; the MCP service
-   * coalesces the keys of requests that arrive together into one call, so the gRPC round trip is
-   * paid once per batch, not per request. Each key is still checked against the store at that
-   * moment and consumes its own rate-limit point, exactly as if it came alone.
+   * Resolves API keys presented in `x-api-key` to their users, scopes and expiries, or says why
+   * not. The MCP service asks for a key it does not hold (the first time, after a revocation of it
+   * or a reconnected revocation stream, past its expiry) and for every unknown, expired or revoked
+   * key, so those keep counting toward the per-address limit; a resolved key is then served at the
+   * edge until the revocation stream drops it (docs/design.md §4, "API key"). Keys of requests
+   * that arrive together travel in one call. Each key is checked against the store at that moment
+   * and consumes its own rate-limit point, exactly as if it came alone: that point is its
+   * request's, and the replica leases the next ones (LeaseApiKeyAllowance).
    */
   resolveApiKeys: handleUnaryCall<ResolveApiKeysRequest, ResolveApiKeysResponse>;
+  /**
+   * Takes up to `requested` requests of a key's rate-limit window for one MCP replica to spend
+   * locally (a lease), so the per-key limit stays counted at auth (Redis, or PostgreSQL without
+   * it) while a replica asks once per lease instead of once per request. Auth grants what is
+   * left of the window, at most `requested`; a window that is spent grants 0 with
+   * `retry_after_seconds` (a refusal is an answer: the replica answers 429 with Retry-After). A
+   * lease is good until the window it was taken from ends (`valid_for_ms`); the replica drops
+   * what it did not spend by then, so within one window the fleet serves at most the limit, and
+   * over any span as long as a window at most the limit plus one lease per replica. The lease
+   * counts; it does not judge the key: revocation reaches the replica through the revocation
+   * stream, and the replica leases only for keys ResolveApiKeys resolved. A failure is a status:
+   * INVALID_ARGUMENT (no key id, or `requested` outside 1..1000), UNAVAILABLE (the counters'
+   * store unreachable and its in-memory insurance unable to answer).
+   */
+  leaseApiKeyAllowance: handleUnaryCall<LeaseApiKeyAllowanceRequest, LeaseApiKeyAllowanceResponse>;
   /** The user's Google access token, cached by auth and refreshed before it expires. */
   getGoogleAccessToken: handleUnaryCall<GetGoogleAccessTokenRequest, GetGoogleAccessTokenResponse>;
 }
 
 export interface TokenBrokerServiceClient extends Client {
   /**
-   * Resolves API keys presented in `x-api-key` to their users and scopes, or says why not. Called for every request that
-   * carries a key, so a revocation takes effect on the very next request; the MCP service
-   * coalesces the keys of requests that arrive together into one call, so the gRPC round trip is
-   * paid once per batch, not per request. Each key is still checked against the store at that
-   * moment and consumes its own rate-limit point, exactly as if it came alone.
+   * Resolves API keys presented in `x-api-key` to their users, scopes and expiries, or says why
+   * not. The MCP service asks for a key it does not hold (the first time, after a revocation of it
+   * or a reconnected revocation stream, past its expiry) and for every unknown, expired or revoked
+   * key, so those keep counting toward the per-address limit; a resolved key is then served at the
+   * edge until the revocation stream drops it (docs/design.md §4, "API key"). Keys of requests
+   * that arrive together travel in one call. Each key is checked against the store at that moment
+   * and consumes its own rate-limit point, exactly as if it came alone: that point is its
+   * request's, and the replica leases the next ones (LeaseApiKeyAllowance).
    */
   resolveApiKeys(
     request: ResolveApiKeysRequest,
@@ -1108,6 +1403,35 @@ export interface TokenBrokerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ResolveApiKeysResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Takes up to `requested` requests of a key's rate-limit window for one MCP replica to spend
+   * locally (a lease), so the per-key limit stays counted at auth (Redis, or PostgreSQL without
+   * it) while a replica asks once per lease instead of once per request. Auth grants what is
+   * left of the window, at most `requested`; a window that is spent grants 0 with
+   * `retry_after_seconds` (a refusal is an answer: the replica answers 429 with Retry-After). A
+   * lease is good until the window it was taken from ends (`valid_for_ms`); the replica drops
+   * what it did not spend by then, so within one window the fleet serves at most the limit, and
+   * over any span as long as a window at most the limit plus one lease per replica. The lease
+   * counts; it does not judge the key: revocation reaches the replica through the revocation
+   * stream, and the replica leases only for keys ResolveApiKeys resolved. A failure is a status:
+   * INVALID_ARGUMENT (no key id, or `requested` outside 1..1000), UNAVAILABLE (the counters'
+   * store unreachable and its in-memory insurance unable to answer).
+   */
+  leaseApiKeyAllowance(
+    request: LeaseApiKeyAllowanceRequest,
+    callback: (error: ServiceError | null, response: LeaseApiKeyAllowanceResponse) => void,
+  ): ClientUnaryCall;
+  leaseApiKeyAllowance(
+    request: LeaseApiKeyAllowanceRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: LeaseApiKeyAllowanceResponse) => void,
+  ): ClientUnaryCall;
+  leaseApiKeyAllowance(
+    request: LeaseApiKeyAllowanceRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: LeaseApiKeyAllowanceResponse) => void,
   ): ClientUnaryCall;
   /** The user's Google access token, cached by auth and refreshed before it expires. */
   getGoogleAccessToken(

@@ -3,7 +3,7 @@ import { addressLimitKey, type Logger } from '@sheetgate/service-runtime';
 import type { AuditLog } from '../audit/index.ts';
 import { StoreUnavailableError } from '../cache/store-unavailable.ts';
 import type { DatabasePool } from '../db/pool.ts';
-import type { RateLimitDecision, RateLimiter } from '../rate-limits/index.ts';
+import type { RateLimitDecision, RateLimiter, RateLimitLease } from '../rate-limits/index.ts';
 import { generateApiKey, isWellFormedApiKey } from './api-key-format.ts';
 import { createApiKeyHasher } from './api-key-hash.ts';
 import { ApiKeyInputError, UUID, validExpiry, validName, validScopes } from './api-key-input.ts';
@@ -369,6 +369,26 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
     },
 
     resolveMany,
+
+    /**
+     * Takes up to `requested` requests of a key's rate-limit window for an MCP replica to spend
+     * itself (LeaseApiKeyAllowance): what is left of the window, at most `requested`. It counts; it
+     * does not judge the key (the replica asks only for keys ResolveApiKeys resolved, and forgets
+     * them when the revocation stream says so). A grant marks the key used, as a resolve does.
+     */
+    async leaseAllowance(keyId: string, requested: number): Promise<RateLimitLease> {
+      const lease = await options.rateLimiter.lease(keyId, requested);
+      if (lease.granted > 0) lastUsed.mark(keyId);
+      if (lease.firstRefusal) {
+        inBackground(
+          options.audit.record('rate_limit.hit', {
+            details: { limit: options.rateLimiter.name, keyId },
+          }),
+          'audit',
+        );
+      }
+      return lease;
+    },
 
     /** Writes pending last-used times and background audit events now (tests, shutdown). */
     async flush(): Promise<void> {

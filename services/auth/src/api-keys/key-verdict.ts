@@ -72,5 +72,5 @@ export function judgeKey(evidence: KeyEvidence, nowMs: number): KeyVerdict {
 export function admission(key: VerifiedKey, decision: RateLimitDecision): ApiKeyResolution {
   if (!decision.allowed)
     return { ok: false, reason: 'rate_limited', retryAfterSeconds: decision.retryAfterSeconds };
-  return { ok: true, userId: key.userId, scopes: key.scopes, keyId: key.keyId };
+  return { ok: true, userId: key.userId, scopes: key.scopes, keyId: key.keyId, expiresAtMs: key.expiresAtMs };
 }

@@ -1,6 +1,7 @@
 import type Provider from 'oidc-provider';
 import type { AuditLog } from '../audit/index.ts';
 import type { DatabasePool } from '../db/pool.ts';
+import type { EdgeRevocations } from '../edge-revocations/edge-revocations.ts';
 import { createOidcModelQueries } from '../oidc/oidc-model-queries.ts';
 import { mcpResource } from '../oidc/resource.ts';
 
@@ -20,7 +21,13 @@ export interface ConnectedApp {
 // Client ids are provider-generated or Client ID Metadata Document URLs, far shorter than this.
 const MAX_CLIENT_ID_LENGTH = 2048;
 
-export function createConnectedApps(deps: { pool: DatabasePool; provider: Provider; audit: AuditLog }) {
+export function createConnectedApps(deps: {
+  pool: DatabasePool;
+  provider: Provider;
+  audit: AuditLog;
+  /** Tells every MCP replica, so the grants' unexpired access tokens stop working there too. */
+  edgeRevocations: Pick<EdgeRevocations, 'grantRevoked'>;
+}) {
   const { provider, audit } = deps;
   const models = createOidcModelQueries(deps.pool);
 
@@ -55,7 +62,10 @@ export function createConnectedApps(deps: { pool: DatabasePool; provider: Provid
       });
     },
 
-    /** Revokes every grant of `userId` to `clientId`; true when there was one. */
+    /**
+     * Revokes every grant of `userId` to `clientId`; true when there was one. Resolves once every
+     * MCP replica refuses the grants' access tokens (or has stopped trusting what it knows).
+     */
     async disconnect(userId: string, clientId: string): Promise<boolean> {
       // Not an id any client could have (PostgreSQL text cannot even hold a NUL): nothing to end.
       if (clientId.length === 0 || clientId.length > MAX_CLIENT_ID_LENGTH || clientId.includes('\u0000'))
@@ -68,6 +78,7 @@ export function createConnectedApps(deps: { pool: DatabasePool; provider: Provid
           details: { grantId: id, clientId, reason: 'disconnected' },
         });
       }
+      await Promise.all(grantIds.map((id) => deps.edgeRevocations.grantRevoked(id)));
       return grantIds.length > 0;
     },
   };

@@ -23,6 +23,7 @@ import { isInteractionUid, type Logger, SheetgateError } from '@sheetgate/servic
 import type Provider from 'oidc-provider';
 import { type ApiKeyLibrary, type ApiKeyRecord, requestedExpiry } from '../api-keys/index.ts';
 import type { ConnectedAppsLibrary } from '../connected-apps/connected-apps.ts';
+import type { EdgeRevocations } from '../edge-revocations/edge-revocations.ts';
 import type { GoogleConnectionLibrary } from '../google/index.ts';
 import type { CsrfTokens } from '../interactions/csrf.ts';
 import { isLoopbackHttp } from '../oidc/redirect-policy.ts';
@@ -49,6 +50,8 @@ export function accountServiceHandlers(deps: {
   apiKeys: ApiKeyManagement;
   provider: Provider;
   legacySessions: LegacySessionExchange;
+  /** A revoked key is announced to every MCP replica before RevokeApiKey answers. */
+  edgeRevocations: Pick<EdgeRevocations, 'apiKeyRevoked'>;
 }) {
   const { logger, sessions, users, csrf } = deps;
 
@@ -113,7 +116,9 @@ export function accountServiceHandlers(deps: {
       'RevokeApiKey',
       async (request) => {
         const { user } = await signedIn(request.sessionCookie);
-        return { revoked: await deps.apiKeys.revoke(user.id, request.keyId) };
+        const revoked = await deps.apiKeys.revoke(user.id, request.keyId);
+        if (revoked) await deps.edgeRevocations.apiKeyRevoked(request.keyId);
+        return { revoked };
       },
     ),
 

@@ -1,6 +1,9 @@
 import {
   type GetGoogleAccessTokenRequest,
   type GetGoogleAccessTokenResponse,
+  type LeaseApiKeyAllowanceRequest,
+  type LeaseApiKeyAllowanceResponse,
+  MAX_API_KEY_LEASE,
   MAX_API_KEYS_PER_BATCH,
   type ResolveApiKeysRequest,
   type ResolveApiKeysResponse,
@@ -8,6 +11,7 @@ import {
   toResolveApiKeyResponse,
 } from '@sheetgate/proto';
 import { type Logger, SheetgateError } from '@sheetgate/service-runtime';
+import { UUID } from '../api-keys/api-key-input.ts';
 import type { ApiKeyLibrary } from '../api-keys/index.ts';
 import type { GoogleTokenBroker } from '../google/index.ts';
 import { unaryHandler } from './unary-handler.ts';
@@ -15,7 +19,7 @@ import { unaryHandler } from './unary-handler.ts';
 /** gRPC TokenBroker: the MCP service's questions, answered from the libraries. */
 export function tokenBrokerHandlers(deps: {
   logger: Logger;
-  apiKeys: Pick<ApiKeyLibrary, 'resolveMany'>;
+  apiKeys: Pick<ApiKeyLibrary, 'resolveMany' | 'leaseAllowance'>;
   googleTokens: Pick<GoogleTokenBroker, 'getAccessToken'>;
 }) {
   const { logger, apiKeys, googleTokens } = deps;
@@ -32,6 +36,24 @@ export function tokenBrokerHandlers(deps: {
         }
         const resolutions = await apiKeys.resolveMany(request.apiKeys, request.clientAddresses);
         return { results: resolutions.map(toResolveApiKeyResponse) };
+      },
+    ),
+
+    leaseApiKeyAllowance: unaryHandler<LeaseApiKeyAllowanceRequest, LeaseApiKeyAllowanceResponse>(
+      logger,
+      'LeaseApiKeyAllowance',
+      async (request) => {
+        if (!UUID.test(request.keyId))
+          throw new SheetgateError('invalid_argument', 'key_id must be a key id');
+        if (!(request.requested >= 1 && request.requested <= MAX_API_KEY_LEASE)) {
+          throw new SheetgateError('invalid_argument', `requested must be 1..${MAX_API_KEY_LEASE}`);
+        }
+        const lease = await apiKeys.leaseAllowance(request.keyId, request.requested);
+        return {
+          granted: lease.granted,
+          retryAfterSeconds: lease.granted < request.requested ? lease.retryAfterSeconds : 0,
+          validForMs: Math.min(lease.validForMs, 2 ** 31 - 1),
+        };
       },
     ),
 

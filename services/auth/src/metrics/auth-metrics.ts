@@ -97,6 +97,13 @@ export function createAuthMetrics() {
           if (refused > 0) rateLimitRefusals.inc({ limit: limiter.name }, refused);
           return decisions;
         },
+        // A lease granting nothing is one request the replica answers 429 (those it refuses
+        // from a spent lease later are not seen here).
+        async lease(key, requested) {
+          const lease = await limiter.lease(key, requested);
+          if (lease.granted === 0) rateLimitRefusals.inc({ limit: limiter.name });
+          return lease;
+        },
       });
       const wrapped = { ...limits };
       for (const name of rateLimitNames)

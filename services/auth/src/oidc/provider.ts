@@ -5,10 +5,12 @@ import type { AuditLog } from '../audit/index.ts';
 import type { Cache } from '../cache/cache.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { DatabasePool } from '../db/pool.ts';
+import type { EdgeRevocations } from '../edge-revocations/edge-revocations.ts';
 import type { SigningKey } from '../signing-keys/signing-key-store.ts';
 import { createUserQueries } from '../users/user-queries.ts';
 import { anonymousEndSession } from './anonymous-end-session.ts';
 import { clientMetadataPolicy } from './client-metadata-policy.ts';
+import { announceGrantRevocations } from './edge-grant-revocations.ts';
 import { auditGrantRevocations } from './grant-audit.ts';
 import { jsonBodyDepthGuard } from './json-body-depth.ts';
 import type { ModelSecrets } from './model-secrets.ts';
@@ -44,6 +46,8 @@ export interface ProviderOptions {
   logger: Logger;
   /** Records grant revocations (and refresh-token reuse) as security events. */
   audit: AuditLog;
+  /** Tells every MCP replica about the grants the provider revokes. */
+  edgeRevocations: Pick<EdgeRevocations, 'grantRevoked'>;
 }
 
 const DAY = 24 * 60 * 60;
@@ -100,6 +104,15 @@ export function createOidcProvider(options: ProviderOptions): Provider {
       Session: 14 * DAY,
       Grant: 365 * DAY,
       RefreshToken: 30 * DAY,
+    },
+    formats: {
+      customizers: {
+        // The grant an access token was issued under, so a resource server can refuse it once the
+        // grant is revoked (services/mcp checks it against the revocation stream).
+        jwt: async (_ctx, token, jwt) => {
+          if ('grantId' in token && token.grantId) jwt.payload.grant_id = token.grantId;
+        },
+      },
     },
     // MCP clients rarely ask for offline_access, yet they all need to refresh (issue 4).
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
@@ -178,5 +191,6 @@ export function createOidcProvider(options: ProviderOptions): Provider {
   provider.use(refreshRetryWindow({ cache, keyring: options.keyring, tokenPath: OIDC_ROUTES.token, logger }));
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'provider server error'));
   auditGrantRevocations(provider, options.audit, logger);
+  announceGrantRevocations(provider, options.edgeRevocations, logger);
   return provider;
 }

@@ -2,9 +2,13 @@ import type { AuditLog } from '../audit/index.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { withTransaction } from '../db/transaction.ts';
+import { createEdgeRevocationQueries } from '../edge-revocations/edge-revocation-queries.ts';
 import { createOidcModelQueries } from '../oidc/oidc-model-queries.ts';
 import { replaceAllSigningKeys } from '../signing-keys/signing-key-store.ts';
 import { createMigrationQueries } from './migration-queries.ts';
+
+/** ACCESS_TOKEN_TTL_SECONDS's ceiling (15 minutes) and a minute for clocks: no token outlives it. */
+const LONGEST_ACCESS_TOKEN_MS = (900 + 60) * 1000;
 
 export interface OAuthResetReport {
   dryRun: boolean;
@@ -52,6 +56,14 @@ export async function resetOAuth(deps: {
       const peopleWithApps = await models.markGrantHoldersReset();
       const deleted = await models.deleteAll();
       const generation = await migration.advanceOAuthGeneration(deps.reason);
+      // MCP replicas refuse every access token issued until now as soon as they next connect
+      // (auth is restarted after a reset), before the old signing key leaves their JWKS cache.
+      const resetAt = Date.now();
+      await createEdgeRevocationQueries(client).record({
+        kind: 'provider_reset',
+        resetAt,
+        coversUntil: resetAt + LONGEST_ACCESS_TOKEN_MS,
+      });
       if (!deps.signingKeysConfigured) await replaceAllSigningKeys(client, deps.keyring);
       return {
         dryRun,

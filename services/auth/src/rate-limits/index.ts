@@ -5,5 +5,5 @@ export {
   type RateLimitRule,
   rateLimitNames,
 } from './rate-limit-rules.ts';
-export type { RateLimitDecision, RateLimiter } from './rate-limiter.ts';
+export type { RateLimitDecision, RateLimiter, RateLimitLease } from './rate-limiter.ts';
 export { createRateLimits, type RateLimits, type RateLimitsOptions } from './rate-limits.ts';

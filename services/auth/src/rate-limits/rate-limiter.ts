@@ -12,6 +12,18 @@ export type RateLimitDecision =
       firstRefusal: boolean;
     };
 
+/** What a lease of a key's window gives (`RateLimiter.lease`). */
+export interface RateLimitLease {
+  /** Requests granted, 0..requested: what was left of the window, at most what was asked. */
+  granted: number;
+  /** Whole seconds until the window resets (at least 1): the `Retry-After` of a short grant. */
+  retryAfterSeconds: number;
+  /** Milliseconds until the window the grant was counted in ends. */
+  validForMs: number;
+  /** True when the window's first refused request falls in this lease (audited once per window). */
+  firstRefusal: boolean;
+}
+
 export interface RateLimiter {
   readonly name: RateLimitName;
   readonly rule: RateLimitRule;
@@ -29,6 +41,13 @@ export interface RateLimiter {
    * all issued at once.
    */
   spent(keys: Iterable<string>): Promise<Map<string, number>>;
+  /**
+   * Takes up to `requested` requests of `key`'s window at once, for a caller that spends them
+   * itself (an MCP replica's lease): what is left of the window, at most `requested`, in one store
+   * operation. The whole request is counted even when less is granted; the window is spent then
+   * anyway, so only its end matters.
+   */
+  lease(key: string, requested: number): Promise<RateLimitLease>;
 }
 
 // Keys are IP addresses, ids and account names; anything longer (a hostile email) is hashed so
@@ -50,20 +69,21 @@ export function wrapLimiter(
    */
   const secondsUntil = (msBeforeNext: number) => Math.max(1, Math.ceil(msBeforeNext / 1000));
 
-  async function consumeCount(key: string, count: number): Promise<RateLimitDecision[]> {
-    let total: number;
-    let msBeforeNext: number;
+  /** Adds `count` points for `key`: the window's total after this call, and the time to its end. */
+  async function add(key: string, count: number): Promise<{ total: number; msBeforeNext: number }> {
     try {
       const result = await limiter.consume(storeKey(key), count);
-      total = result.consumedPoints;
-      msBeforeNext = result.msBeforeNext;
+      return { total: result.consumedPoints, msBeforeNext: result.msBeforeNext };
     } catch (refusal) {
       // Store errors never reach here as refusals: every store limiter has an in-memory
       // insurance limiter that answers while the store is down.
       if (!(refusal instanceof RateLimiterRes)) throw refusal;
-      total = refusal.consumedPoints;
-      msBeforeNext = refusal.msBeforeNext;
+      return { total: refusal.consumedPoints, msBeforeNext: refusal.msBeforeNext };
     }
+  }
+
+  async function consumeCount(key: string, count: number): Promise<RateLimitDecision[]> {
+    const { total, msBeforeNext } = await add(key, count);
     const retryAfterSeconds = secondsUntil(msBeforeNext);
     return Array.from({ length: count }, (_, index): RateLimitDecision => {
       const number = total - count + index + 1;
@@ -92,6 +112,17 @@ export function wrapLimiter(
         next.set(key, index + 1);
         return perKey.get(key)![index]!;
       });
+    },
+    async lease(key, requested) {
+      const { total, msBeforeNext } = await add(key, requested);
+      const before = total - requested;
+      const granted = Math.max(0, Math.min(requested, rule.points - before));
+      return {
+        granted,
+        retryAfterSeconds: secondsUntil(msBeforeNext),
+        validForMs: Math.max(0, msBeforeNext),
+        firstRefusal: before <= rule.points && total > rule.points,
+      };
     },
     async spent(keys) {
       const spentKeys = new Map<string, number>();

@@ -1,6 +1,7 @@
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import type { AuthInfo } from './auth-info.ts';
 import type { JwksCache } from './jwks-cache.ts';
+import type { TokenFacts } from './revoked-set.ts';
 
 /** Asymmetric algorithms only (docs/design.md §7.1): never HS*, never `none`. */
 export const ACCEPTED_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'RS256', 'PS256'];
@@ -15,6 +16,7 @@ export type RefusalReason =
   | 'not_jws'
   | 'key_in_header'
   | 'issued_in_future'
+  | 'revoked'
   | 'invalid';
 
 const REFUSALS: Record<RefusalReason, string> = {
@@ -23,6 +25,7 @@ const REFUSALS: Record<RefusalReason, string> = {
   not_jws: 'the access token is not a signed JWT',
   key_in_header: 'the access token names its own key',
   issued_in_future: 'the access token was issued in the future',
+  revoked: 'the access token has been revoked',
   invalid: 'the access token is not valid',
 };
 
@@ -44,6 +47,17 @@ interface CachedVerification {
   authInfo: AuthInfo;
   expiresAtMs: number;
   kid: string;
+  facts: TokenFacts;
+}
+
+/**
+ * What auth revoked (the revocation stream, `revocation-watch.ts`). `refuses` rejects with a
+ * JwksUnavailableError when the replica cannot vouch for what it knows: answered 503, as a missing
+ * key set is.
+ */
+export interface RevocationCheck {
+  /** Synchronous when the replica can answer at once (the usual case), a promise when it must wait. */
+  refuses(token: TokenFacts): boolean | Promise<boolean>;
 }
 
 /**
@@ -51,12 +65,15 @@ interface CachedVerification {
  * JWKS, `typ: at+jwt`, exact issuer, our resource in the audience, not expired, not issued in the
  * future. Verified tokens are remembered (keyed by the exact token string, until `exp`, bounded)
  * so a client's repeated calls skip the ~120 µs signature check; entries signed by a key that
- * leaves the JWKS are dropped at once.
+ * leaves the JWKS are dropped at once. Every token, remembered or not, is then held against what
+ * auth revoked (its grant, its person's grants, its signing key, the provider's reset).
  */
 export function createAccessTokenVerifier(options: {
   issuer: string;
   resource: string;
   jwks: JwksCache;
+  /** Revocations to refuse tokens by; without it (tests of the verifier alone), none. */
+  revocations?: RevocationCheck;
   maxCachedTokens?: number;
   /** Told how each verification ended (the metrics count them). */
   onOutcome?: (outcome: VerificationOutcome) => void;
@@ -66,6 +83,8 @@ export function createAccessTokenVerifier(options: {
     report({ outcome: 'refused', reason });
     throw new InvalidAccessToken(reason);
   };
+  // Awaited only when the check must wait: a cache hit costs no extra turn of the event loop.
+  const isRevoked = (facts: TokenFacts) => options.revocations?.refuses(facts) ?? false;
   const maxCached = options.maxCachedTokens ?? 10_000;
   const verified = new Map<string, CachedVerification>();
 
@@ -89,6 +108,12 @@ export function createAccessTokenVerifier(options: {
       const cached = verified.get(token);
       if (cached) {
         if (cached.expiresAtMs + CLOCK_TOLERANCE_SECONDS * 1000 > Date.now()) {
+          let revoked = isRevoked(cached.facts);
+          if (typeof revoked !== 'boolean') revoked = await revoked;
+          if (revoked) {
+            verified.delete(token);
+            return refuse('revoked');
+          }
           report({ outcome: 'cache_hit' });
           return cached.authInfo;
         }
@@ -126,11 +151,16 @@ export function createAccessTokenVerifier(options: {
           credential: 'access_token',
           ...(typeof payload.client_id === 'string' ? { clientId: payload.client_id } : {}),
         };
-        remember(token, {
-          authInfo,
-          expiresAtMs: (payload.exp as number) * 1000,
+        const facts: TokenFacts = {
+          grantId: typeof payload.grant_id === 'string' ? payload.grant_id : undefined,
+          userId: authInfo.userId,
+          issuedAt: payload.iat as number,
           kid: protectedHeader.kid ?? '',
-        });
+        };
+        let revoked = isRevoked(facts);
+        if (typeof revoked !== 'boolean') revoked = await revoked;
+        if (revoked) return refuse('revoked');
+        remember(token, { authInfo, expiresAtMs: (payload.exp as number) * 1000, kid: facts.kid, facts });
         report({ outcome: 'verified' });
         return authInfo;
       } catch (error) {

@@ -30,8 +30,8 @@ interface Waiting {
 }
 
 /**
- * API keys resolved by the broker on every request (revocation is immediate), with the gRPC round
- * trip amortised: keys of requests that arrive in the same event-loop turn are sent together in
+ * API keys resolved by the broker — those the edge does not hold (api-key-edge.ts) and every
+ * refused one — with the gRPC round trip amortised: keys of requests that arrive in the same event-loop turn are sent together in
  * one `ResolveApiKeys` call (at most 256 per call), flushed by `setImmediate` so a lone request
  * waits for nothing but the loop turn it is already in. Auth judges and rate-counts each key as
  * if it had come alone.

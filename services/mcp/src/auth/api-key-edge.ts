@@ -1,0 +1,217 @@
+import { createHash } from 'node:crypto';
+import { kindOfCallError, type TokenBrokerClient } from '@sheetgate/proto';
+import type { Logger } from '@sheetgate/service-runtime';
+import type { ApiKeyOutcome, ApiKeyResolver } from './broker-clients.ts';
+import { RevocationsUnknownError, type RevocationWatch } from './revocation-watch.ts';
+
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+const MIN_LEASE_VALIDITY_MS = 1_000;
+/** The most keys one replica holds; the oldest stored goes first. */
+const DEFAULT_MAX_ENTRIES = 10_000;
+/**
+ * How long a held key is served before auth is asked about it again. The stream is what makes a
+ * revocation immediate; this bounds what a revocation it could not carry costs — one auth could
+ * not relay (its Redis down: RevokeApiKey answers UNAVAILABLE, "revoke it again") — at one resolve
+ * per key per replica per minute.
+ */
+const DEFAULT_MAX_AGE_MS = 60_000;
+
+/** What auth said of a key, kept by its SHA-256, and what this replica may still serve of its rate limit. */
+interface Entry {
+  hash: string;
+  /** When auth said it (`performance.now()`). */
+  storedAt: number;
+  userId: string;
+  scopes: readonly string[];
+  keyId: string;
+  expiresAtMs: number | null;
+  /** Requests of the current lease left to serve. */
+  allowance: number;
+  /** When the lease's window ends (`performance.now()`); what is left of it is dropped then. */
+  allowanceUntil: number;
+  /** Until when auth said the window is spent (`performance.now()`): 429 without asking. */
+  spentUntil: number;
+  /** The lease request in flight, shared by every request that finds the allowance spent. */
+  leasing: Promise<void> | undefined;
+  /** Why the last lease request failed, for the requests that waited for it. */
+  leaseFailure: ApiKeyOutcome | undefined;
+}
+
+/**
+ * API keys served at the edge (docs/design.md §4, "API key"): what auth's ResolveApiKeys said of a
+ * live key — its owner, scopes, id and expiry — is kept by this replica, keyed by the SHA-256 of
+ * the presented key (the key itself is held no longer than its request), and later requests with
+ * it are answered without asking auth, while the revocation stream vouches for this replica:
+ *
+ * - an entry is dropped when the stream says its key was revoked (before the event is
+ *   acknowledged, so the revocation returns only once it is gone here), and every entry when the
+ *   stream opens again with a snapshot (what it missed meanwhile is unknown);
+ * - while the stream cannot vouch (stale), a held key is answered 503 with Retry-After, as access
+ *   tokens are;
+ * - past its expiry an entry is dropped and the key asked about again (auth answers `expired`),
+ *   and so is one held for `maxAgeMs` (a minute), bounding a revocation the stream could not carry;
+ * - unknown, expired, revoked, rate-limited and throttled keys are never kept: they reach auth
+ *   every time, so they keep counting toward its per-address limit.
+ *
+ * The per-key rate limit stays counted at auth: the request that resolved a key spent its own
+ * point there, and later ones spend a lease (`LeaseApiKeyAllowance`, `leaseSize` requests at a
+ * time) taken when the last is spent, by one call however many requests are waiting for it. A
+ * lease is good until the window it came from ends; a window auth says is spent is answered 429
+ * with Retry-After until it ends, without asking again.
+ */
+export function edgeApiKeyResolver(deps: {
+  /** Resolves what this replica does not hold (`brokerApiKeyResolver`). */
+  resolver: ApiKeyResolver;
+  broker: Pick<TokenBrokerClient, 'leaseApiKeyAllowance'>;
+  revocations: Pick<RevocationWatch, 'vouch' | 'onApiKeyRevoked' | 'onSnapshot'>;
+  leaseSize: number;
+  maxEntries?: number;
+  /** How long a held key is served before auth is asked again (tests shrink it). */
+  maxAgeMs?: number;
+  logger?: Logger;
+}): ApiKeyResolver & { readonly size: number } {
+  const maxEntries = deps.maxEntries ?? DEFAULT_MAX_ENTRIES;
+  const maxAgeMs = deps.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+  const byHash = new Map<string, Entry>();
+  const byKeyId = new Map<string, string>();
+  /**
+   * Changes with every revoked key and every snapshot: an answer from auth that crossed one of
+   * them on its way may describe a key revoked since, so it serves its request but is not kept.
+   */
+  let epoch = 0;
+  const now = () => performance.now();
+
+  const forget = (entry: Entry) => {
+    if (byHash.get(entry.hash) === entry) byHash.delete(entry.hash);
+    if (byKeyId.get(entry.keyId) === entry.hash) byKeyId.delete(entry.keyId);
+  };
+  deps.revocations.onApiKeyRevoked((keyId) => {
+    epoch++;
+    const hash = byKeyId.get(keyId);
+    const entry = hash === undefined ? undefined : byHash.get(hash);
+    if (entry) forget(entry);
+    byKeyId.delete(keyId);
+  });
+  deps.revocations.onSnapshot(() => {
+    epoch++;
+    byHash.clear();
+    byKeyId.clear();
+  });
+
+  function remember(hash: string, outcome: Extract<ApiKeyOutcome, { ok: true }>): void {
+    if (byHash.has(hash)) return;
+    if (byHash.size >= maxEntries) {
+      // A Map iterates in insertion order: the first entry is the oldest.
+      const oldest = byHash.values().next().value;
+      if (oldest) forget(oldest);
+    }
+    byHash.set(hash, {
+      hash,
+      storedAt: now(),
+      userId: outcome.userId,
+      scopes: outcome.scopes,
+      keyId: outcome.keyId,
+      expiresAtMs: outcome.expiresAtMs,
+      allowance: 0,
+      allowanceUntil: 0,
+      spentUntil: 0,
+      leasing: undefined,
+      leaseFailure: undefined,
+    });
+    byKeyId.set(outcome.keyId, hash);
+  }
+
+  async function askAuth(apiKey: string, hash: string, clientAddress: string): Promise<ApiKeyOutcome> {
+    const before = epoch;
+    const outcome = await deps.resolver.resolve(apiKey, clientAddress);
+    if (outcome.ok && epoch === before && !isExpired(outcome.expiresAtMs)) remember(hash, outcome);
+    return outcome;
+  }
+
+  function lease(entry: Entry): Promise<void> {
+    entry.leasing ??= deps.broker
+      .leaseApiKeyAllowance({ keyId: entry.keyId, requested: deps.leaseSize })
+      .then(
+        (answer) => {
+          const at = now();
+          entry.leaseFailure = undefined;
+          entry.allowance = Math.max(0, Math.min(answer.granted, deps.leaseSize));
+          // At least a second, so a grant at a window's very end (or from an auth that does not
+          // say) cannot send the replica round a loop of leases it may not spend.
+          entry.allowanceUntil = at + Math.max(MIN_LEASE_VALIDITY_MS, answer.validForMs);
+          if (entry.allowance === 0) entry.spentUntil = at + Math.max(1, answer.retryAfterSeconds) * 1000;
+        },
+        (error: unknown) => {
+          if (kindOfCallError(error) === 'unauthenticated') throw error;
+          deps.logger?.warn({ err: error }, 'could not lease an API key allowance');
+          entry.leaseFailure = {
+            ok: false,
+            reason: 'unavailable',
+            retryAfterSeconds: UNAVAILABLE_RETRY_AFTER_SECONDS,
+          };
+        },
+      )
+      .finally(() => {
+        entry.leasing = undefined;
+      });
+    return entry.leasing;
+  }
+
+  /** Serves a held key from its lease: a request of the allowance, 429, or the lease's failure. */
+  async function serve(hash: string, apiKey: string, clientAddress: string): Promise<ApiKeyOutcome> {
+    for (;;) {
+      const entry = byHash.get(hash);
+      // Dropped meanwhile (revoked, a snapshot): auth says what it is now.
+      if (!entry) return askAuth(apiKey, hash, clientAddress);
+      const at = now();
+      if (entry.spentUntil > at) {
+        return {
+          ok: false,
+          reason: 'rate_limited',
+          retryAfterSeconds: Math.ceil((entry.spentUntil - at) / 1000),
+        };
+      }
+      if (entry.allowance > 0 && entry.allowanceUntil > at) {
+        entry.allowance--;
+        return {
+          ok: true,
+          userId: entry.userId,
+          scopes: entry.scopes,
+          keyId: entry.keyId,
+          expiresAtMs: entry.expiresAtMs,
+        };
+      }
+      entry.allowance = 0;
+      await lease(entry);
+      if (entry.leaseFailure) return entry.leaseFailure;
+    }
+  }
+
+  return {
+    async resolve(apiKey, clientAddress) {
+      const hash = createHash('sha256').update(apiKey).digest('base64url');
+      const held = byHash.get(hash);
+      if (!held) return askAuth(apiKey, hash, clientAddress);
+      if (isExpired(held.expiresAtMs) || now() - held.storedAt >= maxAgeMs) {
+        forget(held);
+        return askAuth(apiKey, hash, clientAddress);
+      }
+      // Synchronous while the stream vouches, which is nearly always.
+      const vouched = deps.revocations.vouch();
+      if (vouched) {
+        try {
+          await vouched;
+        } catch (error) {
+          if (!(error instanceof RevocationsUnknownError)) throw error;
+          return { ok: false, reason: 'unavailable', retryAfterSeconds: error.retryAfterSeconds };
+        }
+      }
+      return serve(hash, apiKey, clientAddress);
+    },
+    get size() {
+      return byHash.size;
+    },
+  };
+}
+
+const isExpired = (expiresAtMs: number | null) => expiresAtMs !== null && expiresAtMs <= Date.now();

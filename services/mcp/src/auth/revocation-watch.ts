@@ -1,0 +1,227 @@
+import {
+  createRevocationServiceClient,
+  fromRevocationEvent,
+  fromRevocationSnapshot,
+  type RevocationServiceClient,
+  type WatchRevocationsRequest,
+  type WatchRevocationsResponse,
+} from '@sheetgate/proto';
+import type { Logger } from '@sheetgate/service-runtime';
+import { JwksUnavailableError } from './jwks-cache.ts';
+import { createRevokedSet, type TokenFacts } from './revoked-set.ts';
+import { createStreamFreshness } from './stream-freshness.ts';
+
+/**
+ * This replica cannot vouch for what it knows of revocations (the stream is down, silent, or not
+ * yet open). A JwksUnavailableError, so the request authenticator answers it as it answers a
+ * missing key set: 503 `temporarily_unavailable` with Retry-After — the token may well be good.
+ */
+export class RevocationsUnknownError extends JwksUnavailableError {
+  constructor(retryAfterSeconds: number) {
+    super(retryAfterSeconds);
+    this.message = 'revocations cannot be checked right now';
+    this.name = 'RevocationsUnknownError';
+  }
+}
+
+/** Probes before the snapshot says the interval (auth's REVOCATION_HEARTBEAT_MS default). */
+const INITIAL_PROBE_INTERVAL_MS = 250;
+/** Reconnection back-off after a broken stream: from this, doubling… */
+const FIRST_RETRY_MS = 100;
+/** …up to this. */
+const MAX_RETRY_MS = 1_000;
+/** How long a request waits for the stream to be current again before it is answered 503. */
+const REQUEST_WAIT_MS = 2_000;
+const RETRY_AFTER_SECONDS = 1;
+/** How often entries no token is left for are dropped. */
+const PRUNE_INTERVAL_MS = 30_000;
+
+// grpc-js's own reconnection waits up to 2 minutes between attempts by default; a replica that
+// cannot vouch for its revocations answers 503 meanwhile, so it tries again within a second.
+const CHANNEL_OPTIONS = {
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 1_000,
+  'grpc.enable_retries': 0,
+  'grpc.keepalive_time_ms': 10_000,
+  'grpc.keepalive_timeout_ms': 5_000,
+};
+
+type Stream = ReturnType<RevocationServiceClient['watchRevocations']>;
+
+/**
+ * The MCP replica's end of auth's revocation stream (proto/sheetgate/v1/revocations.proto): holds
+ * it open (reopening it when it breaks), keeps what it says in a revoked set, acknowledges each
+ * event once applied, and judges whether what it knows is current. `check` is what the access-token
+ * verifier asks of every token.
+ */
+export function watchRevocations(options: { address: string; serviceToken: string; logger: Logger }) {
+  const { logger } = options;
+  const client = createRevocationServiceClient({
+    address: options.address,
+    serviceToken: options.serviceToken,
+    channelOptions: CHANNEL_OPTIONS,
+  });
+  const revoked = createRevokedSet();
+  const freshness = createStreamFreshness();
+  /** Requests waiting for the state to be current again. */
+  let waiters: Array<() => void> = [];
+  /** Told of every API key revoked, before the event is acknowledged (api-key-edge.ts). */
+  const apiKeyListeners: Array<(keyId: string) => void> = [];
+  /** Told of every snapshot: what was missed before it is unknown (api-key-edge.ts). */
+  const snapshotListeners: Array<() => void> = [];
+  let stream: Stream | undefined;
+  let prober: NodeJS.Timeout | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let retryMs = FIRST_RETRY_MS;
+  let closed = false;
+  let lostLogged = false;
+
+  const now = () => performance.now();
+  const wake = () => {
+    const woken = waiters;
+    waiters = [];
+    for (const waiter of woken) waiter();
+  };
+
+  function connect() {
+    retry = undefined;
+    if (closed) return;
+    const current = client.watchRevocations();
+    stream = current;
+    let opened = false;
+    const send = (message: Partial<WatchRevocationsRequest>) =>
+      current.write({ probe: 0, acknowledged: 0, ...message });
+    const probe = () => send({ probe: freshness.probe(now()) });
+    const probeEvery = (intervalMs: number) => {
+      clearInterval(prober);
+      prober = setInterval(probe, intervalMs);
+      prober.unref();
+    };
+
+    current.on('data', (message: WatchRevocationsResponse) => {
+      if (message.snapshot) {
+        const snapshot = fromRevocationSnapshot(message.snapshot);
+        if (!snapshot) return broken('a snapshot without its timing');
+        revoked.replace(snapshot.revocations);
+        for (const listener of snapshotListeners) listener();
+        opened = true;
+        retryMs = FIRST_RETRY_MS;
+        probeEvery(snapshot.heartbeatIntervalMs);
+        freshness.echoed(message.probeEcho, snapshot.staleAfterMs);
+        if (lostLogged) logger.info('revocation stream open again');
+        lostLogged = false;
+      } else if (!opened) {
+        return broken('a message before the snapshot');
+      } else if (message.event) {
+        const event = fromRevocationEvent(message.event);
+        if (!event) return broken('an event naming no revocation');
+        revoked.apply(event.revocation);
+        if (event.revocation.kind === 'api_key')
+          for (const listener of apiKeyListeners) listener(event.revocation.keyId);
+        send({ acknowledged: event.sequence });
+        freshness.echoed(message.probeEcho);
+      } else {
+        freshness.echoed(message.probeEcho);
+      }
+      if (freshness.isCurrent(now())) wake();
+    });
+    current.on('error', (error: Error) => lost(current, error));
+    current.on('end', () => lost(current));
+
+    function broken(what: string) {
+      logger.warn({ what }, 'the revocation stream sent something malformed; reconnecting');
+      current.cancel();
+      lost(current);
+    }
+    probe();
+    probeEvery(INITIAL_PROBE_INTERVAL_MS);
+  }
+
+  function lost(which: Stream, error?: Error) {
+    if (stream !== which) return;
+    stream = undefined;
+    clearInterval(prober);
+    // Events sent while it was down are not known: trust nothing until the next snapshot.
+    freshness.lost();
+    if (closed) return;
+    if (!lostLogged) {
+      logger.warn({ err: error }, 'revocation stream lost; access tokens are answered 503 until it is back');
+      lostLogged = true;
+    }
+    retry = setTimeout(connect, retryMs);
+    retry.unref();
+    retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
+  }
+
+  const pruner = setInterval(() => revoked.prune(Date.now()), PRUNE_INTERVAL_MS);
+  pruner.unref();
+  connect();
+
+  /** Resolves once the state is current; false when it is not within `waitMs`. */
+  function current(waitMs: number): Promise<boolean> | boolean {
+    if (freshness.isCurrent(now())) return true;
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        resolve(ok);
+      };
+      const timer = setTimeout(() => {
+        waiters = waiters.filter((waiter) => waiter !== wakeMe);
+        done(freshness.isCurrent(now()));
+      }, waitMs);
+      const wakeMe = () => done(freshness.isCurrent(now()));
+      waiters.push(wakeMe);
+    });
+  }
+
+  /**
+   * Returns at once while this replica can vouch for what it knows; otherwise a promise that
+   * resolves once it can, or rejects with RevocationsUnknownError when it cannot (after waiting a
+   * little for the stream to be current again). What api-key-edge.ts asks before serving a held key.
+   */
+  function vouch(): undefined | Promise<void> {
+    const vouched = current(REQUEST_WAIT_MS);
+    if (vouched === true) return undefined;
+    return Promise.resolve(vouched).then((ok) => {
+      if (!ok) throw new RevocationsUnknownError(RETRY_AFTER_SECONDS);
+    });
+  }
+
+  return {
+    /**
+     * Whether a revocation refuses the token; rejects with RevocationsUnknownError when this replica
+     * cannot vouch for what it knows (after waiting a little for the stream to be current again).
+     */
+    refuses(token: TokenFacts): boolean | Promise<boolean> {
+      // Synchronous while current: every bearer request asks, and most find it so.
+      const vouched = current(REQUEST_WAIT_MS);
+      if (vouched === true) return revoked.refuses(token);
+      return Promise.resolve(vouched).then((ok) => {
+        if (!ok) throw new RevocationsUnknownError(RETRY_AFTER_SECONDS);
+        return revoked.refuses(token);
+      });
+    },
+    vouch,
+    /** Calls `listener` with the id of every API key the stream says was revoked, before acknowledging it. */
+    onApiKeyRevoked(listener: (keyId: string) => void): void {
+      apiKeyListeners.push(listener);
+    },
+    /** Calls `listener` on every snapshot (each (re)opened stream): what it missed is unknown. */
+    onSnapshot(listener: () => void): void {
+      snapshotListeners.push(listener);
+    },
+    /** Whether what it knows is current now (for tests and readiness). */
+    isCurrent: () => freshness.isCurrent(now()),
+    close() {
+      closed = true;
+      clearInterval(prober);
+      clearInterval(pruner);
+      clearTimeout(retry);
+      stream?.cancel();
+      client.close();
+      wake();
+    },
+  };
+}
+
+export type RevocationWatch = ReturnType<typeof watchRevocations>;

@@ -1,0 +1,275 @@
+import { createAccountServiceClient } from '@sheetgate/proto';
+import {
+  type FreezableRelay,
+  freePort,
+  type RunningService,
+  readJson,
+  startFreezableRelay,
+  startServiceProcess,
+} from '@sheetgate/test-harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
+
+// API keys resolved at the edge (docs/design.md §4, "API key"): an MCP replica keeps what auth
+// said of a live key and serves it without asking, the revocation stream drops it, its rate limit
+// is spent from leases, and an expired key is refused. Real auth, MCP and emulator processes;
+// auth's calls are counted by each MCP replica's broker metrics.
+
+const withRedis = Boolean(process.env.REDIS_URL);
+/** The per-key limit auth is started with (a window longer than any test) and the replicas' lease. */
+const LIMIT = 100;
+const LEASE = 10;
+const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+
+interface Replica {
+  url: string;
+  metricsPort: number;
+}
+
+const withKey = (replica: Replica, key: string) =>
+  postMcp(replica.url, LIST, { headers: { 'mcp-protocol-version': '2025-06-18', 'x-api-key': key } });
+const statusWith = async (replica: Replica, key: string) => (await withKey(replica, key)).status;
+
+/** Polls until `check` answers true; fails past the deadline (generous: the machine is shared). */
+async function eventually(check: () => Promise<boolean>, what: string, deadlineMs = 20_000): Promise<void> {
+  const giveUpAt = Date.now() + deadlineMs;
+  while (!(await check())) {
+    if (Date.now() > giveUpAt) throw new Error(`not within ${deadlineMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** ResolveApiKeys and LeaseApiKeyAllowance calls a replica has made to auth, from its metrics. */
+async function askedAuth(replica: Replica): Promise<{ resolves: number; leases: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${replica.metricsPort}/metrics`)).text();
+  const sum = (method: string) =>
+    text
+      .split('\n')
+      .filter(
+        (line) => line.startsWith('sheetgate_mcp_broker_calls_total{') && line.includes(`method="${method}"`),
+      )
+      .reduce((total, line) => total + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  return { resolves: sum('ResolveApiKeys'), leases: sum('LeaseApiKeyAllowance') };
+}
+
+async function startReplica(stack: McpUnderTest, env: Record<string, string> = {}): Promise<Replica> {
+  const metricsPort = await freePort();
+  const started = await stack.startMcp({
+    MCP_METRICS_PORT: String(metricsPort),
+    API_KEY_LEASE_SIZE: String(LEASE),
+    ...env,
+  });
+  return { url: started.mcpUrl, metricsPort };
+}
+
+async function startStack(): Promise<{ stack: McpUnderTest; first: Replica }> {
+  const metricsPort = await freePort();
+  const stack = await startMcpUnderTest(
+    { MCP_METRICS_PORT: String(metricsPort), API_KEY_LEASE_SIZE: String(LEASE) },
+    { RATE_LIMIT_OVERRIDES: JSON.stringify({ apiKey: { points: LIMIT, durationSeconds: 3_600 } }) },
+  );
+  return { stack, first: { url: stack.mcpUrl, metricsPort } };
+}
+
+async function revokeThrough(stack: McpUnderTest, grpcAddress: string, sessionCookie: string, keyId: string) {
+  const accounts = createAccountServiceClient({ address: grpcAddress, serviceToken: stack.serviceToken });
+  try {
+    const answer = await accounts.revokeApiKey({ sessionCookie, keyId }, { deadlineMs: 10_000 });
+    expect(answer.revoked).toBe(true);
+  } finally {
+    accounts.close();
+  }
+}
+
+describe.skipIf(!withRedis)('two auth replicas (Redis), three MCP replicas', () => {
+  let stack: McpUnderTest;
+  let secondAuth: RunningService;
+  let secondAuthGrpc: string;
+  let replicas: Replica[];
+  let person: { userId: string; sessionCookie: string };
+
+  beforeAll(async () => {
+    const started = await startStack();
+    stack = started.stack;
+    const [port, grpcPort] = [await freePort(), await freePort()];
+    secondAuthGrpc = `127.0.0.1:${grpcPort}`;
+    secondAuth = await startServiceProcess(
+      'auth',
+      {
+        ...stack.authEnv,
+        AUTH_PORT: String(port),
+        AUTH_GRPC_PORT: String(grpcPort),
+        AUTH_METRICS_PORT: String(await freePort()),
+      },
+      port,
+    );
+    replicas = [
+      started.first,
+      await startReplica(stack, { AUTH_GRPC_ADDRESS: secondAuthGrpc }),
+      await startReplica(stack),
+    ];
+    person = await stack.signIn('alice@example.com');
+  }, 120_000);
+  afterAll(async () => {
+    await secondAuth?.stop();
+    await stack?.stop();
+  });
+
+  it('serves a key from each replica without asking auth per request', async () => {
+    const key = await stack.createApiKey(person.sessionCookie);
+    const before = await Promise.all(replicas.map(askedAuth));
+    const PER_REPLICA = 30;
+    await Promise.all(
+      replicas.map(async (replica) => {
+        for (let i = 0; i < PER_REPLICA; i++) expect(await statusWith(replica, key.secret)).toBe(200);
+      }),
+    );
+    const after = await Promise.all(replicas.map(askedAuth));
+    replicas.forEach((_, index) => {
+      // One resolve (the first request's own point), then a lease per LEASE requests.
+      expect(after[index]!.resolves - before[index]!.resolves).toBe(1);
+      expect(after[index]!.leases - before[index]!.leases).toBe(Math.ceil((PER_REPLICA - 1) / LEASE));
+    });
+  });
+
+  it('a key revoked through one auth replica is refused on every MCP replica at the very next request', async () => {
+    const key = await stack.createApiKey(person.sessionCookie);
+    // Twice each: the second is served from what the replica holds.
+    for (const replica of replicas)
+      for (let i = 0; i < 2; i++) expect(await statusWith(replica, key.secret)).toBe(200);
+    const held = await Promise.all(replicas.map(askedAuth));
+
+    await revokeThrough(stack, secondAuthGrpc, person.sessionCookie, key.keyId);
+    for (const replica of replicas) {
+      const response = await withKey(replica, key.secret);
+      expect(response.status, replica.url).toBe(401);
+      expect((await readJson(response)).error_description).toBe('the API key has been revoked');
+    }
+    // Refused by auth, asked again because the replica had dropped it.
+    const after = await Promise.all(replicas.map(askedAuth));
+    expect(after.map((asked) => asked.resolves)).toEqual(held.map((asked) => asked.resolves + 1));
+  });
+
+  it('under concurrent load on three replicas a key stays within its limit plus one lease per replica', async () => {
+    const key = await stack.createApiKey(person.sessionCookie);
+    const statuses: number[] = [];
+    const retryAfters: number[] = [];
+    // Each replica gets more than the whole limit, 10 requests at a time.
+    await Promise.all(
+      replicas.map(async (replica) => {
+        for (let wave = 0; wave < 12; wave++) {
+          const responses = await Promise.all(Array.from({ length: 10 }, () => withKey(replica, key.secret)));
+          for (const response of responses) {
+            statuses.push(response.status);
+            if (response.status === 429) retryAfters.push(Number(response.headers.get('retry-after')));
+            await response.body?.cancel();
+          }
+        }
+      }),
+    );
+    const served = statuses.filter((status) => status === 200).length;
+    expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);
+    expect(served).toBeLessThanOrEqual(LIMIT + replicas.length * LEASE);
+    // What is not served is at most the replicas' unspent leases.
+    expect(served).toBeGreaterThanOrEqual(LIMIT - replicas.length * LEASE);
+    expect(retryAfters.length).toBe(statuses.length - served);
+    for (const seconds of retryAfters) {
+      expect(seconds).toBeGreaterThan(0);
+      expect(seconds).toBeLessThanOrEqual(3_600);
+    }
+  });
+
+  it('an expired key is refused at every replica, each time after asking auth', async () => {
+    const expiresAt = new Date(Date.now() + 4_000);
+    const key = await stack.createApiKey(person.sessionCookie, { expiresAt });
+    for (const replica of replicas)
+      for (let i = 0; i < 2; i++) expect(await statusWith(replica, key.secret)).toBe(200);
+    while (Date.now() <= expiresAt.getTime()) await new Promise((resolve) => setTimeout(resolve, 100));
+    const before = await Promise.all(replicas.map(askedAuth));
+    for (const replica of replicas) {
+      for (let i = 0; i < 2; i++) {
+        const response = await withKey(replica, key.secret);
+        expect(response.status, replica.url).toBe(401);
+        expect((await readJson(response)).error_description).toBe('the API key has expired');
+      }
+    }
+    const after = await Promise.all(replicas.map(askedAuth));
+    expect(after.map((asked) => asked.resolves)).toEqual(before.map((asked) => asked.resolves + 2));
+  });
+});
+
+describe('one auth replica (no Redis when REDIS_URL is unset), one MCP replica', () => {
+  let stack: McpUnderTest;
+  let replica: Replica;
+  let person: { userId: string; sessionCookie: string };
+
+  beforeAll(async () => {
+    const started = await startStack();
+    stack = started.stack;
+    replica = started.first;
+    person = await stack.signIn('bob@example.com');
+  }, 120_000);
+  afterAll(() => stack?.stop());
+
+  it('a held key is answered 503 with Retry-After while the replica’s stream is frozen, and served after the thaw', async () => {
+    const [host, port] = stack.grpcAddress.split(':') as [string, string];
+    const relay: FreezableRelay = await startFreezableRelay({ host, port: Number(port) });
+    try {
+      const behind = await startReplica(stack, { AUTH_GRPC_ADDRESS: relay.address });
+      const key = await stack.createApiKey(person.sessionCookie);
+      await eventually(async () => (await statusWith(behind, key.secret)) === 200, 'the key is served');
+      expect(await statusWith(behind, key.secret)).toBe(200);
+      relay.freeze();
+      await eventually(async () => {
+        const response = await withKey(behind, key.secret);
+        if (response.status !== 503) return false;
+        expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect((await readJson(response)).error).toBe('temporarily_unavailable');
+        return true;
+      }, 'the frozen replica stops serving the key it holds');
+      // And keeps refusing it while frozen, never a 200 from memory.
+      expect(await statusWith(behind, key.secret)).toBe(503);
+      relay.thaw();
+      await eventually(async () => (await statusWith(behind, key.secret)) === 200, 'served after the thaw');
+    } finally {
+      relay.thaw();
+      await relay.close();
+    }
+  });
+
+  it('forgets every held key when its stream opens again with a snapshot (auth restarted)', async () => {
+    const key = await stack.createApiKey(person.sessionCookie);
+    for (let i = 0; i < 3; i++) expect(await statusWith(replica, key.secret)).toBe(200);
+    const before = await askedAuth(replica);
+    await stack.restartAuth();
+    await eventually(async () => (await statusWith(replica, key.secret)) === 200, 'served after the restart');
+    // Asked of auth again: what the replica held before the snapshot was dropped.
+    expect((await askedAuth(replica)).resolves).toBeGreaterThan(before.resolves);
+  });
+
+  it('serves a held key without asking auth each time, and refuses it at the next request after revocation', async () => {
+    const key = await stack.createApiKey(person.sessionCookie);
+    const before = await askedAuth(replica);
+    for (let i = 0; i < 5; i++) expect(await statusWith(replica, key.secret)).toBe(200);
+    const held = await askedAuth(replica);
+    expect(held.resolves - before.resolves).toBe(1);
+    expect(held.leases - before.leases).toBe(1);
+
+    await stack.revokeApiKey(person.sessionCookie, key.keyId);
+    const response = await withKey(replica, key.secret);
+    expect(response.status).toBe(401);
+    expect((await readJson(response)).error_description).toBe('the API key has been revoked');
+  });
+
+  it('a spent lease is taken again, and a spent limit answered 429 with Retry-After', async () => {
+    const key = await stack.createApiKey(person.sessionCookie);
+    const statuses: number[] = [];
+    for (let i = 0; i < LIMIT + 5; i++) statuses.push(await statusWith(replica, key.secret));
+    // One replica spends every lease it takes: exactly the limit is served.
+    expect(statuses.filter((status) => status === 200)).toHaveLength(LIMIT);
+    expect(statuses.slice(LIMIT).every((status) => status === 429)).toBe(true);
+    const refused = await withKey(replica, key.secret);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
