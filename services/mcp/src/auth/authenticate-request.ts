@@ -11,9 +11,9 @@ const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 
 /**
  * Authenticates a request to /api/mcp as docs/design.md §7.1–7.2 and §8 say: exactly one
- * credential, from the header only; a bearer JWT verified locally, an API key resolved by the
- * broker on every request. Failures throw HttpError with the WWW-Authenticate challenge the MCP
- * spec requires.
+ * credential, from the header only; a bearer JWT verified locally, an API key resolved at the
+ * edge (what auth said of it, kept until the revocation stream drops it; `api-key-edge.ts`).
+ * Failures throw HttpError with the WWW-Authenticate challenge the MCP spec requires.
  */
 export function createRequestAuthenticator(deps: {
   verifier: AccessTokenVerifier;
