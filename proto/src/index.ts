@@ -49,6 +49,7 @@ export {
   createRevocationServiceClient,
   fromRevocationEvent,
   fromRevocationSnapshot,
+  isLasting,
   type LastingRevocation,
   type Revocation,
   type RevocationSnapshotContent,
