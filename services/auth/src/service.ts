@@ -130,6 +130,7 @@ export async function createAuthService(
     connections: googleConnections,
     logger,
     audit,
+    edgeRevocations,
     onRefresh: metrics.googleTokenRefreshed,
   });
   const apiKeys = createApiKeyLibrary({
@@ -173,6 +174,7 @@ export async function createAuthService(
         connections: googleConnections,
         audit,
         signInLimiter: rateLimits.signIn,
+        edgeRevocations,
       }),
       ...interactionRoutes({ provider, baseUrl: settings.BASE_URL, signedInUser, csrf, logger }),
       signOutRoute({ provider, sessions, csrf, baseUrl: settings.BASE_URL, logger, audit }),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Revocation } from '@sheetgate/proto';
+import { isLasting, type Revocation } from '@sheetgate/proto';
 import type { Logger } from '@sheetgate/service-runtime';
 import { StoreUnavailableError } from '../cache/store-unavailable.ts';
 import type { EdgeRevocationQueries } from './edge-revocation-queries.ts';
@@ -59,7 +59,7 @@ export function createEdgeRevocations(deps: {
   const coversUntil = (from: number) => from + deps.accessTokenTtlSeconds * 1000 + EXPIRY_MARGIN_MS;
 
   async function announce(revocation: Revocation): Promise<void> {
-    if (revocation.kind !== 'api_key') await deps.queries.record(revocation);
+    if (isLasting(revocation)) await deps.queries.record(revocation);
     const id = randomUUID();
     const relays = new Set(
       await bus.liveRelays().catch((error: unknown) => {
@@ -104,6 +104,12 @@ export function createEdgeRevocations(deps: {
     },
     /** An API key revoked (its row is revoked already; nothing at the edge caches keys yet). */
     apiKeyRevoked: (keyId: string) => announce({ kind: 'api_key', keyId }),
+    /**
+     * The person's Google connection changed (disconnected, reconnected, or refused by Google): MCP
+     * replicas forget the Google access token they kept for them. Not recorded: a replica that
+     * connects later forgets every Google token it kept when its snapshot arrives.
+     */
+    googleConnectionChanged: (userId: string) => announce({ kind: 'google_connection', userId }),
     /** What a replica connecting now must know. */
     snapshot: () => deps.queries.lasting(),
     /** Drops entries no unexpired access token is left for. */
