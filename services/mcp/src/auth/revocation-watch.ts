@@ -2,6 +2,7 @@ import {
   createRevocationServiceClient,
   fromRevocationEvent,
   fromRevocationSnapshot,
+  type Revocation,
   type RevocationServiceClient,
   type WatchRevocationsRequest,
   type WatchRevocationsResponse,
@@ -49,6 +50,17 @@ const CHANNEL_OPTIONS = {
 type Stream = ReturnType<RevocationServiceClient['watchRevocations']>;
 
 /**
+ * Told of every event once the revoked set has it, before it is acknowledged: what a listener
+ * drops synchronously is gone when auth learns the replica applied it. Must not throw.
+ */
+export type RevocationListener = (revocation: Revocation) => void;
+/**
+ * Told when a snapshot arrives (the stream opened or reopened): events may have been missed, so
+ * everything a listener kept on the stream's word must be dropped. Must not throw.
+ */
+export type ResyncListener = () => void;
+
+/**
  * The MCP replica's end of auth's revocation stream (proto/sheetgate/v1/revocations.proto): holds
  * it open (reopening it when it breaks), keeps what it says in a revoked set, acknowledges each
  * event once applied, and judges whether what it knows is current. `check` is what the access-token
@@ -71,6 +83,8 @@ export function watchRevocations(options: { address: string; serviceToken: strin
   let retryMs = FIRST_RETRY_MS;
   let closed = false;
   let lostLogged = false;
+  const eventListeners: RevocationListener[] = [];
+  const resyncListeners: ResyncListener[] = [];
 
   const now = () => performance.now();
   const wake = () => {
@@ -99,6 +113,7 @@ export function watchRevocations(options: { address: string; serviceToken: strin
         const snapshot = fromRevocationSnapshot(message.snapshot);
         if (!snapshot) return broken('a snapshot without its timing');
         revoked.replace(snapshot.revocations);
+        for (const listener of resyncListeners) listener();
         opened = true;
         retryMs = FIRST_RETRY_MS;
         probeEvery(snapshot.heartbeatIntervalMs);
@@ -111,6 +126,7 @@ export function watchRevocations(options: { address: string; serviceToken: strin
         const event = fromRevocationEvent(message.event);
         if (!event) return broken('an event naming no revocation');
         revoked.apply(event.revocation);
+        for (const listener of eventListeners) listener(event.revocation);
         send({ acknowledged: event.sequence });
         freshness.echoed(message.probeEcho);
       } else {
@@ -177,8 +193,19 @@ export function watchRevocations(options: { address: string; serviceToken: strin
       if (!(vouched === true || (await vouched))) throw new RevocationsUnknownError(RETRY_AFTER_SECONDS);
       return revoked.refuses(token);
     },
-    /** Whether what it knows is current now (for tests and readiness). */
+    /**
+     * Whether what it knows is current now: caches kept on the stream's word are trusted only
+     * while it is (and by tests and readiness).
+     */
     isCurrent: () => freshness.isCurrent(now()),
+    /** Every event, as it is applied (see RevocationListener); for caches kept on the stream's word. */
+    onEvent(listener: RevocationListener): void {
+      eventListeners.push(listener);
+    },
+    /** Every snapshot, first included (see ResyncListener). */
+    onResync(listener: ResyncListener): void {
+      resyncListeners.push(listener);
+    },
     close() {
       closed = true;
       clearInterval(prober);

@@ -29,6 +29,8 @@ export function createRevokedSet() {
     switch (revocation.kind) {
       case 'api_key':
         return; // Keys are resolved by auth on every request; nothing here remembers one.
+      case 'google_connection':
+        return; // Not about access tokens: the Google token cache listens for it (edge-google-tokens.ts).
       case 'grant':
         grants.set(revocation.grantId, later(grants.get(revocation.grantId), revocation.coversUntil));
         return;
