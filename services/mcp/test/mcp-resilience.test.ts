@@ -39,7 +39,11 @@ describe('when auth is down', () => {
     expect(await keyed.text()).not.toContain(apiKey);
 
     await stack.restartAuth();
-    for (const headers of [{ 'x-api-key': apiKey }, { authorization: `Bearer ${token}` }]) {
+    const credentials: Record<string, string>[] = [
+      { 'x-api-key': apiKey },
+      { authorization: `Bearer ${token}` },
+    ];
+    for (const headers of credentials) {
       let status = 0;
       for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
         status = (await post(LIST, headers)).status;

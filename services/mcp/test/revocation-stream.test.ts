@@ -13,7 +13,7 @@ import {
   startServiceProcess,
 } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectApp } from './support/oauth-app.ts';
+import { connectApp, refresh } from './support/oauth-app.ts';
 import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
 
 // Revocation reaches the edge (docs/design.md §4): a revocation on any auth replica is refused by
@@ -216,6 +216,22 @@ describe('one auth replica (its relay in-process when REDIS_URL is unset), two M
         if (status === 200) throw new Error(`${url} accepted the token after auth restarted`);
         return status === 401;
       }, `401 at ${url} after the restart`);
+  });
+
+  it('a rotated refresh token presented again revokes the grant: its access tokens, old and new, are refused at once', async () => {
+    const app = await connectApp(stack, person.sessionCookie);
+    const rotated = await refresh(stack, app.clientId, app.refreshToken);
+    expect(rotated.status).toBe(200);
+    const newer = rotated.body.access_token!;
+    for (const url of replicas)
+      for (const token of [app.accessToken, newer])
+        await eventually(async () => (await statusAt(url, withToken(token))) === 200, `200 at ${url}`);
+    // Reuse detection (oidc-provider revokes the grant); the answer waits until the edge knows.
+    const reused = await refresh(stack, app.clientId, app.refreshToken, { scope: 'sheets:read' });
+    expect(reused.body.error).toBe('invalid_grant');
+    for (const url of replicas)
+      for (const token of [app.accessToken, newer])
+        expect(await statusAt(url, withToken(token)), url).toBe(401);
   });
 
   it('refuses a stream without the service credential, and one that opens without a probe', async () => {

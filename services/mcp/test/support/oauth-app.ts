@@ -9,13 +9,13 @@ const REDIRECT = 'http://127.0.0.1:40111/callback';
  * An MCP client connected as a person through the real OAuth flow, as the consent page drives it:
  * registration, authorization in the person's browser (signed in to the dashboard), consent with
  * the token `GetInteraction` gives the consent page, the code exchanged with PKCE. Answers the
- * client id and its access token (which names its grant).
+ * client id, its access token (which names its grant) and its refresh token.
  */
 export async function connectApp(
   stack: Pick<McpUnderTest, 'baseUrl' | 'resource' | 'grpcAddress' | 'serviceToken'>,
   sessionCookie: string,
   clientName = `revocation test ${randomBytes(3).toString('hex')}`,
-): Promise<{ clientId: string; accessToken: string }> {
+): Promise<{ clientId: string; accessToken: string; refreshToken: string }> {
   const endpoint = (name: string) => `${stack.baseUrl}/api/auth/oauth2/${name}`;
   const registered = await fetch(endpoint('register'), {
     method: 'POST',
@@ -82,8 +82,33 @@ export async function connectApp(
       resource: stack.resource,
     }),
   });
-  const tokens = (await readJson(exchanged)) as { access_token?: string };
-  if (exchanged.status !== 200 || !tokens.access_token)
+  const tokens = (await readJson(exchanged)) as { access_token?: string; refresh_token?: string };
+  if (exchanged.status !== 200 || !tokens.access_token || !tokens.refresh_token)
     throw new Error(`the token endpoint answered ${exchanged.status}`);
-  return { clientId: client.client_id, accessToken: tokens.access_token };
+  return { clientId: client.client_id, accessToken: tokens.access_token, refreshToken: tokens.refresh_token };
+}
+
+/**
+ * A refresh at the token endpoint, as a public client sends it; the status and the body. `extra`
+ * parameters make the request differ from an earlier one (auth answers a byte-identical refresh
+ * within 30 s with its earlier answer).
+ */
+export async function refresh(
+  stack: Pick<McpUnderTest, 'baseUrl' | 'resource'>,
+  clientId: string,
+  refreshToken: string,
+  extra: Record<string, string> = {},
+): Promise<{ status: number; body: { access_token?: string; refresh_token?: string; error?: string } }> {
+  const response = await fetch(`${stack.baseUrl}/api/auth/oauth2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      client_id: clientId,
+      resource: stack.resource,
+      ...extra,
+    }),
+  });
+  return { status: response.status, body: await readJson(response) };
 }
