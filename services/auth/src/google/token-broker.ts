@@ -146,6 +146,9 @@ export function createGoogleTokenBroker(deps: {
       onRefresh?.('invalid_grant');
       // Only the call that marked it announces it (racing callers find it marked already); the
       // refusal is answered once every MCP replica has forgotten the token Google now refuses.
+      // Its access tokens die with the grant: a caller that did not force a refresh must not be
+      // answered the cached one (an MCP replica told to forget it asks without forcing).
+      await tokens.forget(connection.userId);
       if (await connections.markReauthRequired(connection)) {
         await audit?.record('google.reauth_required', {
           userId: connection.userId,
