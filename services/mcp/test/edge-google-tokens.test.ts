@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { edgeGoogleAccessTokens } from '../src/google/edge-google-tokens.ts';
 import type { GoogleAccessTokens } from '../src/google/google-access.ts';
 
-// The Google access tokens an MCP replica keeps (docs/design.md §4, "Google token"), against a
+// The Google access tokens an MCP replica keeps (docs/design.md §4.3), against a
 // broker that counts its calls and a revocation stream the test drives. The replica's end of the
 // real stream, with auth and two replicas, is in google-tokens-at-edge.test.ts.
 

@@ -2,7 +2,7 @@ import { freePort, type RunningService, readJson, startServiceProcess } from '@s
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpUnderTest, postMcp, postReadRange, startMcpUnderTest } from './support/stack.ts';
 
-// Google access tokens at the edge (docs/design.md §4, "Google token"): each MCP replica keeps a
+// Google access tokens at the edge (docs/design.md §4.3): each MCP replica keeps a
 // person's token and asks auth again only when it nears expiry, when Google refuses it, or when
 // auth's revocation stream says the person's Google connection changed (or the stream reopens).
 // Real auth, mcp and Google emulator processes; with Redis two auth replicas, each serving one of
@@ -118,7 +118,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-describe(`Google access tokens at the edge (${withRedis ? 'two auth replicas over Redis' : 'one auth replica'}, two MCP replicas)`, () => {
+describe('Google access tokens at two MCP replicas (each on its own auth replica when REDIS_URL is set)', () => {
   it('repeated tool calls for one person ask auth once per replica', async () => {
     const before = await Promise.all(replicas.map(brokerAsks));
     for (let round = 0; round < 3; round++)

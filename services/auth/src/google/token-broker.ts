@@ -78,7 +78,7 @@ export function createGoogleTokenBroker(deps: {
   audit?: AuditLog;
   /**
    * Told when Google refuses a refresh token and on disconnect, so the MCP replicas forget the
-   * Google access token they kept for the person (docs/design.md §4, "Google token").
+   * Google access token they kept for the person (docs/design.md §4.3).
    */
   edgeRevocations: ConnectionChangeAnnouncer;
   timing?: Partial<TokenBrokerTiming>;

@@ -34,7 +34,7 @@ const DEFAULT_MAX_ENTRIES = 10_000;
 
 /**
  * People's Google access tokens kept in this MCP replica, so repeated tool calls do not each ask
- * auth (docs/design.md §4, "Google token"). Auth stays the only place a token is refreshed: a
+ * auth (docs/design.md §4.3). Auth stays the only place a token is refreshed: a
  * token is kept as the broker answered it until `marginSeconds` before it expires, and asked for
  * again after that; `forceRefresh` (Google answered 401) skips what is kept, goes to the broker
  * and keeps its answer instead. Concurrent misses for one person share one broker call. A refusal
