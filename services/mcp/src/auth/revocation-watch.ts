@@ -51,12 +51,14 @@ type Stream = ReturnType<RevocationServiceClient['watchRevocations']>;
 
 /**
  * Told of every event once the revoked set has it, before it is acknowledged: what a listener
- * drops synchronously is gone when auth learns the replica applied it. Must not throw.
+ * drops synchronously is gone when auth learns the replica applied it. One that throws has the
+ * stream reopened (unacknowledged), so every listener starts again from the next snapshot.
  */
 export type RevocationListener = (revocation: Revocation) => void;
 /**
  * Told when a snapshot arrives (the stream opened or reopened): events may have been missed, so
- * everything a listener kept on the stream's word must be dropped. Must not throw.
+ * everything a listener kept on the stream's word must be dropped. Should not throw (one that
+ * does has the stream reopened, and the replica answers 503 until a snapshot goes through).
  */
 export type ResyncListener = () => void;
 
@@ -113,7 +115,7 @@ export function watchRevocations(options: { address: string; serviceToken: strin
         const snapshot = fromRevocationSnapshot(message.snapshot);
         if (!snapshot) return broken('a snapshot without its timing');
         revoked.replace(snapshot.revocations);
-        for (const listener of resyncListeners) listener();
+        if (!told(resyncListeners, (listener) => listener())) return;
         opened = true;
         retryMs = FIRST_RETRY_MS;
         probeEvery(snapshot.heartbeatIntervalMs);
@@ -126,7 +128,7 @@ export function watchRevocations(options: { address: string; serviceToken: strin
         const event = fromRevocationEvent(message.event);
         if (!event) return broken('an event naming no revocation');
         revoked.apply(event.revocation);
-        for (const listener of eventListeners) listener(event.revocation);
+        if (!told(eventListeners, (listener) => listener(event.revocation))) return;
         send({ acknowledged: event.sequence });
         freshness.echoed(message.probeEcho);
       } else {
@@ -137,6 +139,21 @@ export function watchRevocations(options: { address: string; serviceToken: strin
     current.on('error', (error: Error) => lost(current, error));
     current.on('end', () => lost(current));
 
+    /**
+     * Runs the listeners; when one throws, what it kept cannot be vouched for: the stream is
+     * reopened unacknowledged, and the next snapshot has every listener start again.
+     */
+    function told<Listener>(listeners: Listener[], tell: (listener: Listener) => void): boolean {
+      try {
+        for (const listener of listeners) tell(listener);
+        return true;
+      } catch (error) {
+        logger.error({ err: error }, 'a revocation listener failed; reopening the stream');
+        current.cancel();
+        lost(current);
+        return false;
+      }
+    }
     function broken(what: string) {
       logger.warn({ what }, 'the revocation stream sent something malformed; reconnecting');
       current.cancel();
