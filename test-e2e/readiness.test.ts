@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // What each /readyz depends on, with auth stopped and started again (real processes):
 // web needs auth's AccountService for every page, so it leaves the load balancer while auth is
-// down; mcp keeps verifying JWTs from its cached JWKS (and answers API keys with 503 +
-// Retry-After), so its readiness depends on nothing and an auth outage does not empty it.
+// down; mcp answers JWTs and API keys with 503 + Retry-After meanwhile (it can vouch neither for
+// revocations nor for keys), so its readiness depends on nothing and an auth outage does not empty it.
 
 let database: TestDatabase;
 let auth: RunningService | undefined;

@@ -83,14 +83,23 @@ export async function createAuthService(
 
   const edgeRevocationQueries = createEdgeRevocationQueries(pool);
   const revocationTiming = streamTiming(settings.REVOCATION_HEARTBEAT_MS);
+  const revocationBus = await createRevocationBus({ redisUrl: settings.REDIS_URL, logger });
   const revocationStreams = createRevocationStreams({
     snapshot: () => edgeRevocationQueries.lasting(),
+    hearing: () => revocationBus.hearing(),
     timing: revocationTiming,
     logger,
   });
+  // A relay that may have missed a revocation must not let its MCP replicas think they are current:
+  // their streams end, and they stay stale (503) until a snapshot taken after it hears again.
+  revocationBus.onHearingChange((hearing) => {
+    if (hearing) return;
+    logger.warn('revocations cannot be relayed (Redis): ending the MCP replicas’ streams');
+    revocationStreams.close();
+  });
   const edgeRevocations = createEdgeRevocations({
     queries: edgeRevocationQueries,
-    bus: await createRevocationBus({ redisUrl: settings.REDIS_URL, logger }),
+    bus: revocationBus,
     streams: revocationStreams,
     timing: revocationTiming,
     accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,

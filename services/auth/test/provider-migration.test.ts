@@ -16,6 +16,7 @@ import { createAuditLog } from '../src/audit/index.ts';
 import { generateKeyringSpec, parseKeyring } from '../src/crypto/keyring.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
+import { createEdgeRevocationQueries } from '../src/edge-revocations/edge-revocation-queries.ts';
 import { createGoogleConnectionLibrary } from '../src/google/index.ts';
 import {
   betterAuthKeyHash,
@@ -627,7 +628,11 @@ describe('migrate:reset-oauth', () => {
     });
     expect(dryRun).toMatchObject({ dryRun: true, generation: 2, peopleWithApps: 1 });
     expect((await pool.query('SELECT count(*)::int AS n FROM oidc_models')).rows[0].n).toBe(4);
+    const resetsRecorded = async () =>
+      (await createEdgeRevocationQueries(pool).lasting()).filter((entry) => entry.kind === 'provider_reset');
+    expect(await resetsRecorded()).toEqual([]);
 
+    const startedAt = Date.now();
     const report = await resetOAuth({
       pool,
       keyring,
@@ -655,6 +660,12 @@ describe('migrate:reset-oauth', () => {
     );
     const [event] = await createAuditLog(pool).recent({ kind: 'oauth.reset' });
     expect(event!.details).toMatchObject({ generation: 2, reason: 'security upgrade' });
+    // Every MCP replica's next snapshot refuses the access tokens issued until the reset, whatever
+    // key signed them, for as long as any of them may live (docs/design.md §4.6).
+    const [recorded, ...more] = await resetsRecorded();
+    expect(more).toEqual([]);
+    expect(recorded!.kind === 'provider_reset' && recorded!.resetAt).toBeGreaterThanOrEqual(startedAt);
+    expect(recorded!.coversUntil).toBeGreaterThanOrEqual(startedAt + 900_000);
   });
 });
 

@@ -1164,8 +1164,11 @@ export const RevocationHeartbeat: MessageFns<RevocationHeartbeat> = {
  *     dashboard returns once every connected replica acknowledged it or `stale_after_ms` (and a
  *     margin) passed since it was sent, by when a replica that did not acknowledge it no longer
  *     trusts anything it cached and answers 503 until it has a fresh snapshot.
- *   - A first message that is not a probe, or a probe that goes backwards, ends the stream with
- *     INVALID_ARGUMENT; a wrong service credential with UNAUTHENTICATED.
+ *   - A first message that is not a probe, a probe that goes backwards, or an acknowledgement of
+ *     an event never sent ends the stream with INVALID_ARGUMENT; a wrong service credential with
+ *     UNAUTHENTICATED; an auth replica that cannot hear every revocation now (Redis unreachable)
+ *     ends its streams and refuses new ones with UNAVAILABLE. The replica reconnects, and trusts
+ *     nothing until its next snapshot.
  * Instants and expiries are unix milliseconds (int64, mapped to a JS number).
  */
 export type RevocationServiceService = typeof RevocationServiceService;

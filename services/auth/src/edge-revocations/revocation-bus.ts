@@ -26,6 +26,14 @@ export interface RevocationBus {
   /** Tells the announcer this relay's streams acknowledged it (or can no longer trust themselves). */
   reportDelivered(announcementId: string): Promise<void>;
   onDelivered(listener: (announcementId: string, relayId: string) => void): void;
+  /**
+   * Whether this relay hears every announcement now. Pub/Sub loses what is published while a
+   * subscriber is disconnected, so while it is not, this relay's MCP replicas must not be told
+   * they are current (their streams are ended and refused until it is back).
+   */
+  hearing(): boolean;
+  /** Called when `hearing()` changes. */
+  onHearingChange(listener: (hearing: boolean) => void): void;
   close(): Promise<void>;
 }
 
@@ -45,6 +53,8 @@ export function createInProcessRevocationBus(): RevocationBus {
       for (const listener of delivered) listener(announcementId, relayId);
     },
     onDelivered: (listener) => void delivered.push(listener),
+    hearing: () => true,
+    onHearingChange: () => {},
     close: async () => {},
   };
 }
@@ -104,6 +114,16 @@ export async function createRedisRevocationBus(options: {
   const announced: Array<(announcement: Announcement) => void> = [];
   const delivered: Array<(announcementId: string, relayId: string) => void> = [];
   const beat = () => client.zAdd(RELAYS, { score: Date.now() + PRESENCE_TTL_MS, value: relayId });
+  let hearing = true;
+  const hearingListeners: Array<(hearing: boolean) => void> = [];
+  const setHearing = (now: boolean) => {
+    if (now === hearing) return;
+    hearing = now;
+    for (const listener of hearingListeners) listener(now);
+  };
+  // node-redis subscribes again on reconnecting, before it is ready.
+  subscriber.on('ready', () => setHearing(true));
+  for (const lost of ['error', 'end', 'reconnecting']) subscriber.on(lost, () => setHearing(false));
   try {
     await subscriber.subscribe(ANNOUNCED, (message) => {
       const announcement = parsed(announcementSchema, message);
@@ -145,6 +165,8 @@ export async function createRedisRevocationBus(options: {
       await client.publish(DELIVERED, JSON.stringify({ id: announcementId, relayId }));
     },
     onDelivered: (listener) => void delivered.push(listener),
+    hearing: () => hearing,
+    onHearingChange: (listener) => void hearingListeners.push(listener),
     async close() {
       clearInterval(presence);
       await client.zRem(RELAYS, relayId).catch(() => {});

@@ -49,6 +49,8 @@ interface EdgeStream {
 export function createRevocationStreams(deps: {
   /** What is revoked now, read when a replica connects. */
   snapshot: () => Promise<LastingRevocation[]>;
+  /** Whether this auth replica hears every revocation now (else streams are refused UNAVAILABLE). */
+  hearing: () => boolean;
   timing: StreamTiming;
   logger: Logger;
 }) {
@@ -139,6 +141,11 @@ export function createRevocationStreams(deps: {
     call.on('cancelled', finish);
 
     function open() {
+      if (!deps.hearing()) {
+        finish();
+        call.emit('error', { code: GrpcStatus.UNAVAILABLE, details: 'revocations cannot be relayed now' });
+        return;
+      }
       // Listed before the snapshot is read, so nothing announced meanwhile is missed: a revocation
       // recorded before the read is in the snapshot, one relayed after it waits behind it.
       streams.add(stream);

@@ -56,7 +56,8 @@ interface CachedVerification {
  * key set is.
  */
 export interface RevocationCheck {
-  refuses(token: TokenFacts): Promise<boolean>;
+  /** Synchronous when the replica can answer at once (the usual case), a promise when it must wait. */
+  refuses(token: TokenFacts): boolean | Promise<boolean>;
 }
 
 /**
@@ -82,6 +83,8 @@ export function createAccessTokenVerifier(options: {
     report({ outcome: 'refused', reason });
     throw new InvalidAccessToken(reason);
   };
+  // Awaited only when the check must wait: a cache hit costs no extra turn of the event loop.
+  const isRevoked = (facts: TokenFacts) => options.revocations?.refuses(facts) ?? false;
   const maxCached = options.maxCachedTokens ?? 10_000;
   const verified = new Map<string, CachedVerification>();
 
@@ -105,7 +108,9 @@ export function createAccessTokenVerifier(options: {
       const cached = verified.get(token);
       if (cached) {
         if (cached.expiresAtMs + CLOCK_TOLERANCE_SECONDS * 1000 > Date.now()) {
-          if (await options.revocations?.refuses(cached.facts)) {
+          let revoked = isRevoked(cached.facts);
+          if (typeof revoked !== 'boolean') revoked = await revoked;
+          if (revoked) {
             verified.delete(token);
             return refuse('revoked');
           }
@@ -152,7 +157,9 @@ export function createAccessTokenVerifier(options: {
           issuedAt: payload.iat as number,
           kid: protectedHeader.kid ?? '',
         };
-        if (await options.revocations?.refuses(facts)) return refuse('revoked');
+        let revoked = isRevoked(facts);
+        if (typeof revoked !== 'boolean') revoked = await revoked;
+        if (revoked) return refuse('revoked');
         remember(token, { authInfo, expiresAtMs: (payload.exp as number) * 1000, kid: facts.kid, facts });
         report({ outcome: 'verified' });
         return authInfo;

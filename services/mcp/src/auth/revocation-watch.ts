@@ -202,13 +202,17 @@ export function watchRevocations(options: { address: string; serviceToken: strin
 
   return {
     /**
-     * Whether a revocation refuses the token; throws RevocationsUnknownError when this replica
+     * Whether a revocation refuses the token; rejects with RevocationsUnknownError when this replica
      * cannot vouch for what it knows (after waiting a little for the stream to be current again).
      */
-    async refuses(token: TokenFacts): Promise<boolean> {
+    refuses(token: TokenFacts): boolean | Promise<boolean> {
+      // Synchronous while current: every bearer request asks, and most find it so.
       const vouched = current(REQUEST_WAIT_MS);
-      if (!(vouched === true || (await vouched))) throw new RevocationsUnknownError(RETRY_AFTER_SECONDS);
-      return revoked.refuses(token);
+      if (vouched === true) return revoked.refuses(token);
+      return Promise.resolve(vouched).then((ok) => {
+        if (!ok) throw new RevocationsUnknownError(RETRY_AFTER_SECONDS);
+        return revoked.refuses(token);
+      });
     },
     /**
      * Whether what it knows is current now: caches kept on the stream's word are trusted only
