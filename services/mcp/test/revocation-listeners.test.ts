@@ -1,12 +1,11 @@
-import type { ServerDuplexStream } from '@grpc/grpc-js';
 import {
   type Revocation,
+  type RevocationServiceServer,
   type RunningGrpcServer,
   revocationService,
   startGrpcServer,
   toRevocationEvent,
   type WatchRevocationsRequest,
-  type WatchRevocationsResponse,
 } from '@sheetgate/proto';
 import { createLogger } from '@sheetgate/service-runtime';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +18,7 @@ import { type RevocationWatch, watchRevocations } from '../src/auth/revocation-w
 const TOKEN = 'a-service-token-for-tests-only-0123456789';
 const logger = createLogger({ service: 'test', level: 'silent' });
 
-type Call = ServerDuplexStream<WatchRevocationsRequest, WatchRevocationsResponse>;
+type Call = Parameters<RevocationServiceServer['watchRevocations']>[0];
 
 /** One stream as the scripted auth holds it: the acknowledgements it received, and a way to send. */
 interface Opened {
