@@ -70,6 +70,7 @@ export async function createMcpService(
   const googleTokens = edgeGoogleAccessTokens({
     broker: brokerGoogleAccessTokens(broker),
     stream: revocations,
+    onLookup: metrics.googleTokenLookedUp,
   });
   const callGoogle = createGoogleCaller({
     tokens: googleTokens,

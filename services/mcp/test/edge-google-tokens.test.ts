@@ -218,6 +218,18 @@ describe('Google access tokens kept at the edge', () => {
     expect(broker.calls).toHaveLength(3);
   });
 
+  it('tells how each lookup was answered: kept, joined, asked, forced', async () => {
+    const { broker, stream } = setup();
+    const outcomes: string[] = [];
+    const edge = edgeGoogleAccessTokens({ broker, stream, onLookup: (outcome) => outcomes.push(outcome) });
+    await Promise.all([edge.get('alice'), edge.get('alice')]);
+    await edge.get('alice');
+    await edge.get('alice', { forceRefresh: true });
+    stream.current = false;
+    await edge.get('alice');
+    expect(outcomes).toEqual(['asked', 'joined', 'kept', 'forced', 'asked']);
+  });
+
   it('is bounded: past maxEntries the oldest entry goes', async () => {
     const { broker, tokenOf, tokens } = setup({ maxEntries: 2 });
     await tokenOf('alice');

@@ -13,6 +13,7 @@ const withRedis = Boolean(process.env.REDIS_URL);
 const GET_GOOGLE_TOKEN = 'sheetgate_mcp_broker_calls_total{method="GetGoogleAccessToken"';
 const UNAUTHENTICATED_RETRIES = 'sheetgate_mcp_google_retries_total{reason="unauthenticated"}';
 const GOOGLE_READS = 'sheetgate_mcp_google_requests_total{method="sheets.spreadsheets.values.get"';
+const KEPT_TOKENS_USED = 'sheetgate_mcp_google_token_lookups_total{outcome="kept"}';
 
 interface Replica {
   mcpUrl: string;
@@ -120,11 +121,16 @@ afterAll(async () => {
 
 describe('Google access tokens at two MCP replicas (each on its own auth replica when REDIS_URL is set)', () => {
   it('repeated tool calls for one person ask auth once per replica', async () => {
+    const kept = (replica: Replica) => counter(replica, KEPT_TOKENS_USED);
     const before = await Promise.all(replicas.map(brokerAsks));
+    const keptBefore = await Promise.all(replicas.map(kept));
     for (let round = 0; round < 3; round++)
       for (const replica of replicas) expect(await readAt(replica, 'alice')).toEqual([['hello']]);
     const after = await Promise.all(replicas.map(brokerAsks));
     expect(after.map((count, index) => count - before[index]!)).toEqual([1, 1]);
+    // The other two calls on each replica used the token it kept.
+    const keptAfter = await Promise.all(replicas.map(kept));
+    expect(keptAfter.map((count, index) => count - keptBefore[index]!)).toEqual([2, 2]);
   });
 
   it('a reconnect (a new Google sign-in) makes every replica ask auth again', async () => {

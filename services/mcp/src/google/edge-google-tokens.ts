@@ -4,6 +4,13 @@ import type { GoogleAccessTokens } from './google-access.ts';
 type GoogleAccessToken = Extract<GoogleAccessTokenResult, { ok: true }>;
 
 /**
+ * How a tool call got its token: `kept` (this replica's, no broker call), `joined` (another call's
+ * broker call under way), `asked` (a broker call: nothing usable kept — none, near expiry,
+ * forgotten — or the revocation stream not current), `forced` (Google answered 401).
+ */
+export type GoogleTokenLookup = 'kept' | 'joined' | 'asked' | 'forced';
+
+/**
  * What tells this replica a person's Google connection changed: auth's revocation stream
  * (`RevocationWatch` in src/auth/revocation-watch.ts).
  */
@@ -27,6 +34,8 @@ export interface EdgeGoogleTokenOptions {
   maxEntries?: number;
   /** Unix milliseconds (tests move it). */
   now?: () => number;
+  /** Told how each lookup was answered (the metrics count them). */
+  onLookup?: (outcome: GoogleTokenLookup) => void;
 }
 
 const DEFAULT_MARGIN_SECONDS = 60;
@@ -54,6 +63,7 @@ export function edgeGoogleAccessTokens(options: EdgeGoogleTokenOptions): EdgeGoo
   const marginMs = (options.marginSeconds ?? DEFAULT_MARGIN_SECONDS) * 1000;
   const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
   const now = options.now ?? Date.now;
+  const counted = options.onLookup ?? (() => {});
   /** Person → their token, oldest kept first (Map order). */
   const kept = new Map<string, GoogleAccessToken>();
   /** Person → the broker call a miss may join. */
@@ -107,14 +117,20 @@ export function edgeGoogleAccessTokens(options: EdgeGoogleTokenOptions): EdgeGoo
       if (getOptions?.forceRefresh) {
         // Google refused this token: it must not be handed out again, whatever the broker answers.
         kept.delete(userId);
+        counted('forced');
         return ask(userId, true);
       }
       const token = kept.get(userId);
       if (token) {
-        if (stream.isCurrent() && usable(token)) return token;
+        if (stream.isCurrent() && usable(token)) {
+          counted('kept');
+          return token;
+        }
         if (!usable(token)) kept.delete(userId);
       }
-      return asking.get(userId) ?? ask(userId, false);
+      const joining = asking.get(userId);
+      counted(joining ? 'joined' : 'asked');
+      return joining ?? ask(userId, false);
     },
     forget,
     get size() {

@@ -6,6 +6,7 @@ import {
 } from '@sheetgate/proto';
 import { createServiceMetrics } from '@sheetgate/service-runtime';
 import type { VerificationOutcome } from '../auth/access-token-verifier.ts';
+import type { GoogleTokenLookup } from '../google/edge-google-tokens.ts';
 import type { GoogleFailureKind } from '../google/google-errors.ts';
 import { googleApiMethod } from './google-api-methods.ts';
 
@@ -67,6 +68,12 @@ export function createMcpMetrics() {
     labelNames: ['reason'] as const,
   });
   for (const reason of ['quota', 'unavailable', 'unauthenticated']) googleRetries.inc({ reason }, 0);
+  const googleTokenLookups = metrics.counter({
+    name: 'sheetgate_mcp_google_token_lookups_total',
+    help: "Google access tokens tool calls needed, by how they were got: kept (this replica's own, no broker call), joined (another call's broker call under way), asked (a broker call: none kept, near expiry, forgotten, or the revocation stream not current), forced (Google answered 401; the broker was asked to refresh).",
+    labelNames: ['outcome'] as const,
+  });
+  for (const outcome of ['kept', 'joined', 'asked', 'forced']) googleTokenLookups.inc({ outcome }, 0);
 
   /**
    * A gaxios `adapter` for the googleapis clients: it sees every HTTP attempt (the callers'
@@ -123,6 +130,11 @@ export function createMcpMetrics() {
 
     googleRetried(kind: GoogleFailureKind): void {
       googleRetries.inc({ reason: kind });
+    },
+
+    /** Counts how a tool call got its Google access token (edge-google-tokens.ts's `onLookup`). */
+    googleTokenLookedUp(outcome: GoogleTokenLookup): void {
+      googleTokenLookups.inc({ outcome });
     },
   };
 }
