@@ -11,22 +11,26 @@ import { type McpUnderTest, postMcp, postReadRange, startMcpUnderTest } from './
 
 const withRedis = Boolean(process.env.REDIS_URL);
 const GET_GOOGLE_TOKEN = 'sheetgate_mcp_broker_calls_total{method="GetGoogleAccessToken"';
-const UNAUTHENTICATED_RETRIES = 'sheetgate_mcp_google_retries_total{reason="unauthenticated"}';
+const UNAUTHENTICATED_RETRIES = 'sheetgate_mcp_google_retries_total{reason="unauthenticated"';
 const GOOGLE_READS = 'sheetgate_mcp_google_requests_total{method="sheets.spreadsheets.values.get"';
-const KEPT_TOKENS_USED = 'sheetgate_mcp_google_token_lookups_total{outcome="kept"}';
+const KEPT_TOKENS_USED = 'sheetgate_mcp_google_token_lookups_total{outcome="kept"';
 
 interface Replica {
   mcpUrl: string;
   metricsPort: number;
 }
 
-/** The sum of the series whose line starts with `prefix`, at the replica's metrics port. */
-async function counter(replica: Replica, prefix: string): Promise<number> {
+/**
+ * The sum of the series whose line starts with `prefix` (open-ended: every series also carries
+ * the `service` label), at the replica's metrics port. Fails when there is none, so a prefix that
+ * matches nothing cannot pass as a count of zero — unless the series appears only once counted
+ * (`absentIsZero`).
+ */
+async function counter(replica: Replica, prefix: string, absentIsZero = false): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${replica.metricsPort}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(prefix))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  const lines = text.split('\n').filter((line) => line.startsWith(prefix));
+  if (lines.length === 0 && !absentIsZero) throw new Error(`no series ${prefix}… at ${replica.metricsPort}`);
+  return lines.reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }
 
 /** Polls until `check` answers true; fails past the deadline (generous: the machine is shared). */
@@ -64,7 +68,7 @@ async function readAt(replica: Replica, who: string): Promise<unknown> {
   return reply.result?.isError ? reply.result.content[0].text : reply.result?.structuredContent?.values;
 }
 
-const brokerAsks = (replica: Replica) => counter(replica, GET_GOOGLE_TOKEN);
+const brokerAsks = (replica: Replica) => counter(replica, GET_GOOGLE_TOKEN, true);
 
 beforeAll(async () => {
   const firstMetrics = await freePort();
@@ -158,7 +162,7 @@ describe('Google access tokens at two MCP replicas (each on its own auth replica
     const otherBefore = {
       asks: await brokerAsks(other),
       retried: await counter(other, UNAUTHENTICATED_RETRIES),
-      reads: await counter(other, GOOGLE_READS),
+      reads: await counter(other, GOOGLE_READS, true),
     };
     // At the first replica Google answers 401, and the forced refresh makes auth try Google's
     // refresh token, which Google refuses (invalid_grant): "Authentication required". Auth answers
@@ -175,7 +179,7 @@ describe('Google access tokens at two MCP replicas (each on its own auth replica
     expect(await readAt(other, 'bob')).toMatch(/^Authentication required/);
     expect(await brokerAsks(other)).toBe(otherBefore.asks + 1);
     expect(await counter(other, UNAUTHENTICATED_RETRIES)).toBe(otherBefore.retried);
-    expect(await counter(other, GOOGLE_READS)).toBe(otherBefore.reads);
+    expect(await counter(other, GOOGLE_READS, true)).toBe(otherBefore.reads);
   });
 
   it('a replica whose stream reopens (auth restarted) forgets every kept token', async () => {
