@@ -144,11 +144,11 @@ export function createGoogleTokenBroker(deps: {
     // RFC 6749 §5.2: the refresh token is invalid, expired or revoked. Only a new sign-in helps.
     if (code === 'invalid_grant') {
       onRefresh?.('invalid_grant');
-      // Only the call that marked it announces it (racing callers find it marked already); the
-      // refusal is answered once every MCP replica has forgotten the token Google now refuses.
       // Its access tokens die with the grant: a caller that did not force a refresh must not be
       // answered the cached one (an MCP replica told to forget it asks without forcing).
       await tokens.forget(connection.userId);
+      // Only the call that marked it announces it (racing callers find it marked already); the
+      // refusal is answered once every MCP replica has forgotten the token Google now refuses.
       if (await connections.markReauthRequired(connection)) {
         await audit?.record('google.reauth_required', {
           userId: connection.userId,
