@@ -170,6 +170,22 @@ describe('when Google refuses the refresh token (invalid_grant)', () => {
     expect(testbed.connectionChanges.slice(changesBefore)).toEqual([bobId]);
   });
 
+  it('forgets the cached access token too: a caller that does not force a refresh is refused, not answered it', async () => {
+    const carolId = await signIn('carol@example.com');
+    const broker = await testbed.newBroker();
+    const live = await broker.getAccessToken(carolId);
+    if (!live.ok) throw new Error(live.reason);
+    await sleep(1_000); // older than a forced refresh ignores (a quarter of the 3 s lifetime)
+    await testbed.revokeAtGoogle('carol@example.com');
+    expect(await broker.getAccessToken(carolId, { forceRefresh: true })).toEqual({
+      ok: false,
+      reason: 'GOOGLE_AUTH_REQUIRED',
+    });
+    // What an MCP replica told to forget carol's token asks next: not the token Google refused.
+    expect(await broker.getAccessToken(carolId)).toEqual({ ok: false, reason: 'GOOGLE_AUTH_REQUIRED' });
+    expect(await testbed.cache.get(`google-access-token:${carolId}`)).toBeUndefined();
+  });
+
   it('is undone by signing in again (reconnect), which the MCP replicas are told of', async () => {
     const changesBefore = testbed.connectionChanges.length;
     const again = await signIn('bob@example.com');
