@@ -7,8 +7,8 @@ import type { RevocationBus } from './revocation-bus.ts';
 import type { RevocationStreams, StreamTiming } from './revocation-streams.ts';
 
 /**
- * Past the streams' own bound, how long an announcer waits for another relay's report: the time
- * for Redis to carry the announcement there and the report back.
+ * Past the streams' own bound (and its margin), how long an announcer waits for another relay's
+ * report: the time for Redis to carry the announcement there and the report back, milliseconds.
  */
 const RELAY_MARGIN_MS = 500;
 /**
