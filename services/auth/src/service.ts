@@ -90,6 +90,7 @@ export async function createAuthService(
     timing: revocationTiming,
     logger,
   });
+  metrics.countRevocationStreams(() => revocationStreams.connected);
   // A relay that may have missed a revocation must not let its MCP replicas think they are current:
   // their streams end, and they stay stale (503) until a snapshot taken after it hears again.
   revocationBus.onHearingChange((hearing) => {

@@ -181,8 +181,10 @@ export function watchRevocations(options: { address: string; serviceToken: strin
         return revoked.refuses(token);
       });
     },
-    /** Whether what it knows is current now (for tests and readiness). */
+    /** Whether what it knows is current now (the metrics' gauge). */
     isCurrent: () => freshness.isCurrent(now()),
+    /** How many revocations it holds. */
+    entries: () => revoked.size,
     close() {
       closed = true;
       clearInterval(prober);
