@@ -48,6 +48,7 @@ export async function createMcpService(
     serviceToken: settings.INTERNAL_SERVICE_TOKEN,
     logger,
   });
+  metrics.watchRevocationStream({ current: revocations.isCurrent, entries: revocations.entries });
   const verifier = createAccessTokenVerifier({
     issuer: settings.BASE_URL,
     resource: mcpResource(settings.BASE_URL),

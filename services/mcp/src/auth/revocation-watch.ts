@@ -216,9 +216,11 @@ export function watchRevocations(options: { address: string; serviceToken: strin
     },
     /**
      * Whether what it knows is current now: caches kept on the stream's word are trusted only
-     * while it is (and by tests and readiness).
+     * while it is (and the metrics' gauge).
      */
     isCurrent: () => freshness.isCurrent(now()),
+    /** How many revocations it holds. */
+    entries: () => revoked.size,
     /** Every event, as it is applied (see RevocationListener); for caches kept on the stream's word. */
     onEvent(listener: RevocationListener): void {
       eventListeners.push(listener);

@@ -32,7 +32,8 @@ type GoogleHttpAdapter = <
 /**
  * mcp's Prometheus series: the HTTP series every service has; access-token verifications by
  * outcome (cache_hit, verified, refused by reason); broker RPCs by method and outcome, timed;
- * Google API requests by method and status, timed; and Google retries by why.
+ * Google API requests by method and status, timed; Google retries by why; and the revocation
+ * stream's state.
  */
 export function createMcpMetrics() {
   const metrics = createServiceMetrics('mcp', { routes: MCP_HTTP_ROUTES });
@@ -74,6 +75,22 @@ export function createMcpMetrics() {
     labelNames: ['outcome'] as const,
   });
   for (const outcome of ['kept', 'joined', 'asked', 'forced']) googleTokenLookups.inc({ outcome }, 0);
+  // What the revocation stream says, read when scraped (`watchRevocationStream`).
+  let revocationStream = { current: () => false, entries: () => 0 };
+  metrics.gauge({
+    name: 'sheetgate_mcp_revocations_current',
+    help: 'Whether this replica can vouch for what auth revoked (1), or answers bearer requests 503 until its revocation stream is current again (0).',
+    collect() {
+      this.set(revocationStream.current() ? 1 : 0);
+    },
+  });
+  metrics.gauge({
+    name: 'sheetgate_mcp_revoked_entries',
+    help: 'Revocations this replica holds (grants, persons, signing keys, provider reset), each until the tokens it covers expire.',
+    collect() {
+      this.set(revocationStream.entries());
+    },
+  });
 
   /**
    * A gaxios `adapter` for the googleapis clients: it sees every HTTP attempt (the callers'
@@ -127,6 +144,11 @@ export function createMcpMetrics() {
     },
 
     googleAdapter,
+
+    /** Where the revocation gauges read from. */
+    watchRevocationStream(source: { current: () => boolean; entries: () => number }): void {
+      revocationStream = source;
+    },
 
     googleRetried(kind: GoogleFailureKind): void {
       googleRetries.inc({ reason: kind });
