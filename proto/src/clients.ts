@@ -18,10 +18,14 @@ export const DEFAULT_DEADLINE_MS = 2_000;
  * Methods that need longer by default (a deadline given to the client or the call still wins).
  * GetGoogleAccessToken may refresh at Google (5 s per attempt) or wait for another auth replica's
  * refresh (up to 10 s); auth answers a retryable UNAVAILABLE shortly before whatever deadline the
- * call carries.
+ * call carries. RevokeApiKey and DisconnectApp answer once every MCP replica has the revocation,
+ * which may take the revocation stream's staleness bound (up to 4.5 s with auth's longest
+ * REVOCATION_HEARTBEAT_MS).
  */
 const METHOD_DEADLINES_MS: Readonly<Record<string, number>> = {
   [TokenBrokerServiceService.getGoogleAccessToken.path]: 12_000,
+  [AccountServiceService.revokeApiKey.path]: 6_000,
+  [AccountServiceService.disconnectApp.path]: 6_000,
 };
 
 export interface ClientOptions {

@@ -50,6 +50,7 @@ export {
   createRevocationServiceClient,
   fromRevocationEvent,
   fromRevocationSnapshot,
+  isLasting,
   type LastingRevocation,
   type Revocation,
   type RevocationSnapshotContent,

@@ -18,10 +18,27 @@ export type Revocation =
   | { kind: 'grant'; grantId: string; coversUntil: number }
   | { kind: 'person'; userId: string; revokedAt: number; coversUntil: number }
   | { kind: 'signing_key'; keyId: string; coversUntil: number }
-  | { kind: 'provider_reset'; resetAt: number; coversUntil: number };
+  | { kind: 'provider_reset'; resetAt: number; coversUntil: number }
+  /**
+   * The person's Google connection changed (disconnected, reconnected, or refused by Google): a
+   * replica forgets the Google access token it kept for them. Never in a snapshot: a replica
+   * forgets every Google access token it kept when a snapshot arrives.
+   */
+  | { kind: 'google_connection'; userId: string };
 
-/** The revocations a snapshot can hold: API keys are not among them (nothing at the edge caches one yet). */
-export type LastingRevocation = Exclude<Revocation, { kind: 'api_key' }>;
+/** The revocations that only happen (events) and are never in a snapshot. */
+type PassingRevocation = Extract<Revocation, { kind: 'api_key' | 'google_connection' }>;
+
+/**
+ * The revocations a snapshot can hold (auth records them until `coversUntil`). API keys and Google
+ * connections are not among them: what an MCP replica caches of those it drops on every snapshot.
+ */
+export type LastingRevocation = Exclude<Revocation, PassingRevocation>;
+
+/** Whether a revocation is recorded for the snapshots of replicas that connect later. */
+export function isLasting(revocation: Revocation): revocation is LastingRevocation {
+  return revocation.kind !== 'api_key' && revocation.kind !== 'google_connection';
+}
 
 /** What a replica learns on connecting: what is revoked, and the stream's timing. */
 export interface RevocationSnapshotContent {
@@ -36,6 +53,8 @@ export function toRevocationEvent(sequence: number, revocation: Revocation): Rev
   switch (revocation.kind) {
     case 'api_key':
       return { ...event, apiKeyId: revocation.keyId };
+    case 'google_connection':
+      return { ...event, googleConnectionUserId: revocation.userId };
     case 'grant':
       return { ...event, grant: { grantId: revocation.grantId, coversUntil: revocation.coversUntil } };
     case 'person':
@@ -67,11 +86,15 @@ export function fromRevocationEvent(
   if (!(event.sequence > 0)) return undefined;
   const revocation: Revocation | undefined = event.apiKeyId
     ? { kind: 'api_key', keyId: event.apiKeyId }
-    : lastingFrom(event);
+    : event.googleConnectionUserId
+      ? { kind: 'google_connection', userId: event.googleConnectionUserId }
+      : lastingFrom(event);
   return revocation ? { sequence: event.sequence, revocation } : undefined;
 }
 
-function lastingFrom(parts: Omit<RevocationEvent, 'sequence' | 'apiKeyId'>): LastingRevocation | undefined {
+function lastingFrom(
+  parts: Omit<RevocationEvent, 'sequence' | 'apiKeyId' | 'googleConnectionUserId'>,
+): LastingRevocation | undefined {
   if (parts.grant?.grantId)
     return { kind: 'grant', grantId: parts.grant.grantId, coversUntil: parts.grant.coversUntil };
   if (parts.person?.userId)

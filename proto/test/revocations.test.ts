@@ -5,6 +5,7 @@ import {
   fromRevocationEvent,
   fromRevocationSnapshot,
   GrpcStatus,
+  isLasting,
   type Revocation,
   RevocationServiceService,
   type RunningGrpcServer,
@@ -21,6 +22,7 @@ const TOKEN = 'a-service-token-for-tests-only-0123456789';
 describe('Revocation on the wire', () => {
   const revocations: Revocation[] = [
     { kind: 'api_key', keyId: 'key-1' },
+    { kind: 'google_connection', userId: 'user-2' },
     { kind: 'grant', grantId: 'grant-1', coversUntil: 1_800_000_000_000 },
     { kind: 'person', userId: 'user-1', revokedAt: 1_799_999_000_000, coversUntil: 1_800_000_000_000 },
     { kind: 'signing_key', keyId: 'kid-1', coversUntil: 1_800_000_000_000 },
@@ -35,10 +37,13 @@ describe('Revocation on the wire', () => {
     expect(fromRevocationEvent({ sequence: 3 })).toBeUndefined();
     expect(fromRevocationEvent({ sequence: 3, grant: { grantId: '', coversUntil: 1 } })).toBeUndefined();
     expect(fromRevocationEvent({ sequence: 0, apiKeyId: 'key-1' })).toBeUndefined();
+    expect(fromRevocationEvent({ sequence: 0, googleConnectionUserId: 'user-2' })).toBeUndefined();
+    expect(fromRevocationEvent({ sequence: 3, googleConnectionUserId: '' })).toBeUndefined();
   });
 
   it('round-trips a snapshot, keeping the latest provider reset, and refuses one without timing', () => {
-    const lasting = revocations.filter((revocation) => revocation.kind !== 'api_key');
+    const lasting = revocations.filter(isLasting);
+    expect(lasting.map((revocation) => revocation.kind)).not.toContain('google_connection');
     const older = { kind: 'provider_reset' as const, resetAt: 1_000, coversUntil: 2_000 };
     const content = { revocations: [older, ...lasting], heartbeatIntervalMs: 250, staleAfterMs: 1_000 };
     expect(fromRevocationSnapshot(toRevocationSnapshot(content))).toEqual({

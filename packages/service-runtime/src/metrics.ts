@@ -3,6 +3,8 @@ import {
   Counter,
   type CounterConfiguration,
   collectDefaultMetrics,
+  Gauge,
+  type GaugeConfiguration,
   Histogram,
   type HistogramConfiguration,
   Registry,
@@ -10,7 +12,7 @@ import {
 import { closeHttpServer, listen } from './http-server.ts';
 import { createRequestSeries } from './request-series.ts';
 
-export type { Counter, Histogram } from 'prom-client';
+export type { Counter, Gauge, Histogram } from 'prom-client';
 
 /** Seconds; from a cached JWKS hit (sub-millisecond) to a slow Google call. */
 export const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -68,6 +70,10 @@ export function createServiceMetrics(service: string, options: ServiceMetricsOpt
       config: Omit<HistogramConfiguration<Label>, 'registers'>,
     ): Histogram<Label> {
       return new Histogram({ buckets: LATENCY_BUCKETS, ...config, registers: [registry] });
+    },
+
+    gauge<Label extends string>(config: Omit<GaugeConfiguration<Label>, 'registers'>): Gauge<Label> {
+      return new Gauge({ ...config, registers: [registry] });
     },
 
     /**

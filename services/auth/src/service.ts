@@ -15,10 +15,7 @@ import { createConnectedApps } from './connected-apps/connected-apps.ts';
 import { parseKeyring } from './crypto/keyring.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createDatabasePool } from './db/pool.ts';
-import { createEdgeRevocationQueries } from './edge-revocations/edge-revocation-queries.ts';
-import { createEdgeRevocations } from './edge-revocations/edge-revocations.ts';
-import { createRevocationBus } from './edge-revocations/revocation-bus.ts';
-import { createRevocationStreams, streamTiming } from './edge-revocations/revocation-streams.ts';
+import { startEdgeRevocations } from './edge-revocations/index.ts';
 import {
   createGoogleConnectionLibrary,
   createGoogleSignIn,
@@ -81,30 +78,15 @@ export async function createAuthService(
     }),
   );
 
-  const edgeRevocationQueries = createEdgeRevocationQueries(pool);
-  const revocationTiming = streamTiming(settings.REVOCATION_HEARTBEAT_MS);
-  const revocationBus = await createRevocationBus({ redisUrl: settings.REDIS_URL, logger });
-  const revocationStreams = createRevocationStreams({
-    snapshot: () => edgeRevocationQueries.lasting(),
-    hearing: () => revocationBus.hearing(),
-    timing: revocationTiming,
-    logger,
-  });
-  // A relay that may have missed a revocation must not let its MCP replicas think they are current:
-  // their streams end, and they stay stale (503) until a snapshot taken after it hears again.
-  revocationBus.onHearingChange((hearing) => {
-    if (hearing) return;
-    logger.warn('revocations cannot be relayed (Redis): ending the MCP replicas’ streams');
-    revocationStreams.close();
-  });
-  const edgeRevocations = createEdgeRevocations({
-    queries: edgeRevocationQueries,
-    bus: revocationBus,
-    streams: revocationStreams,
-    timing: revocationTiming,
+  const edge = await startEdgeRevocations({
+    pool,
+    redisUrl: settings.REDIS_URL,
+    heartbeatIntervalMs: settings.REVOCATION_HEARTBEAT_MS,
     accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
     logger,
   });
+  const edgeRevocations = edge.library;
+  metrics.countRevocationStreams(edge.connected);
 
   const signingKeys = settings.AUTH_SIGNING_KEYS
     ? parseConfiguredSigningKeys(settings.AUTH_SIGNING_KEYS)
@@ -139,6 +121,7 @@ export async function createAuthService(
     connections: googleConnections,
     logger,
     audit,
+    edgeRevocations,
     onRefresh: metrics.googleTokenRefreshed,
   });
   const apiKeys = createApiKeyLibrary({
@@ -182,6 +165,7 @@ export async function createAuthService(
         connections: googleConnections,
         audit,
         signInLimiter: rateLimits.signIn,
+        edgeRevocations,
       }),
       ...interactionRoutes({ provider, baseUrl: settings.BASE_URL, signedInUser, csrf, logger }),
       signOutRoute({ provider, sessions, csrf, baseUrl: settings.BASE_URL, logger, audit }),
@@ -224,7 +208,7 @@ export async function createAuthService(
           edgeRevocations,
         }),
       },
-      { definition: RevocationServiceService, handlers: { watchRevocations: revocationStreams.watch } },
+      { definition: RevocationServiceService, handlers: { watchRevocations: edge.watchRevocations } },
     ],
   });
   logger.info({ port: grpc.port }, 'auth gRPC listening');
@@ -256,13 +240,13 @@ export async function createAuthService(
       {
         close: async () => {
           // Streams never finish by themselves: ended here, the replicas reconnect to another auth.
-          revocationStreams.close();
+          edge.endStreams();
           await grpc.close();
         },
       },
     ],
     resources: [
-      () => edgeRevocations.close(),
+      () => edge.close(),
       async () => clearInterval(sweeper),
       () => apiKeys.close(),
       () => rateLimits.close(),

@@ -56,8 +56,9 @@ export const authSettingsSchema = z.object({
   /**
    * How often auth sends each MCP replica's revocation stream a heartbeat. A replica stops trusting
    * its revocations (and answers access tokens 503 + Retry-After) 4 heartbeats after its last
-   * answered probe, so a revocation waits at most about that long for a replica that does not
-   * acknowledge it: the default makes it 1 s, with a 2 s ceiling on Revoke, Disconnect and sign-out.
+   * answered probe, so a revocation waits at most that and half a second for a replica that does
+   * not acknowledge it: 1.5 s with the default, 4.5 s at the most (RevokeApiKey and DisconnectApp
+   * callers wait 6 s by default).
    */
   REVOCATION_HEARTBEAT_MS: z.coerce.number().int().min(50).max(1_000).default(250),
   /**

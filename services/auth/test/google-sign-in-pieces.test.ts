@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditLog } from '../src/audit/index.ts';
 import { createMemoryCache } from '../src/cache/memory-cache.ts';
 import { parseKeyring } from '../src/crypto/keyring.ts';
+import type { ConnectionChangeAnnouncer } from '../src/google/connection-changes.ts';
 import type { GoogleConnectionLibrary } from '../src/google/google-connections.ts';
 import { googleEndpoints } from '../src/google/google-endpoints.ts';
 import { isPartialGrant, parseGrantedScopes } from '../src/google/google-scopes.ts';
@@ -108,7 +109,12 @@ describe('GET /api/auth/google/start', () => {
   let base: string;
   let close: () => Promise<void>;
   // /start touches none of these: the callback tests run against the real ones (google-sign-in).
-  const unused = {} as UserLibrary & SessionStore & GoogleConnectionLibrary & AuditLog & RateLimiter;
+  const unused = {} as UserLibrary &
+    SessionStore &
+    GoogleConnectionLibrary &
+    AuditLog &
+    RateLimiter &
+    ConnectionChangeAnnouncer;
 
   beforeAll(async () => {
     const logger = createLogger({ service: 'test', level: 'silent' });
@@ -127,6 +133,7 @@ describe('GET /api/auth/google/start', () => {
       connections: unused,
       audit: unused,
       signInLimiter: unused,
+      edgeRevocations: unused,
     });
     const app = new Koa({ proxy: true });
     app.use(jsonErrors(logger));

@@ -152,6 +152,7 @@ describe('when Google refuses the refresh token (invalid_grant)', () => {
     const replicas = await Promise.all(Array.from({ length: 5 }, () => testbed.newBroker({}, proxy)));
     const live = await replicas[0]!.getAccessToken(bobId);
     expect(live.ok).toBe(true);
+    const changesBefore = testbed.connectionChanges.length;
     await testbed.revokeAtGoogle('bob@example.com');
     await waitForExpiry();
 
@@ -160,15 +161,36 @@ describe('when Google refuses the refresh token (invalid_grant)', () => {
     expect(proxy.tokenRequests).toBe(1);
     expect(await testbed.connections.find(bobId)).toMatchObject({ status: 'reauth_required' });
     expect(await testbed.audit.recent({ userId: bobId, kind: 'google.reauth_required' })).toHaveLength(1);
+    // The MCP replicas are told once, before the refusal is answered, to forget bob's token.
+    expect(testbed.connectionChanges.slice(changesBefore)).toEqual([bobId]);
 
     // Later calls answer from the database without asking Google again.
     expect(await replicas[1]!.getAccessToken(bobId)).toEqual({ ok: false, reason: 'GOOGLE_AUTH_REQUIRED' });
     expect(proxy.tokenRequests).toBe(1);
+    expect(testbed.connectionChanges.slice(changesBefore)).toEqual([bobId]);
   });
 
-  it('is undone by signing in again (reconnect)', async () => {
+  it('forgets the cached access token too: a caller that does not force a refresh is refused, not answered it', async () => {
+    const carolId = await signIn('carol@example.com');
+    const broker = await testbed.newBroker();
+    const live = await broker.getAccessToken(carolId);
+    if (!live.ok) throw new Error(live.reason);
+    await sleep(1_000); // older than a forced refresh ignores (a quarter of the 3 s lifetime)
+    await testbed.revokeAtGoogle('carol@example.com');
+    expect(await broker.getAccessToken(carolId, { forceRefresh: true })).toEqual({
+      ok: false,
+      reason: 'GOOGLE_AUTH_REQUIRED',
+    });
+    // What an MCP replica told to forget carol's token asks next: not the token Google refused.
+    expect(await broker.getAccessToken(carolId)).toEqual({ ok: false, reason: 'GOOGLE_AUTH_REQUIRED' });
+    expect(await testbed.cache.get(`google-access-token:${carolId}`)).toBeUndefined();
+  });
+
+  it('is undone by signing in again (reconnect), which the MCP replicas are told of', async () => {
+    const changesBefore = testbed.connectionChanges.length;
     const again = await signIn('bob@example.com');
     expect(again).toBe(bobId);
+    expect(testbed.connectionChanges.slice(changesBefore)).toEqual([bobId]);
     expect(await testbed.connections.find(bobId)).toMatchObject({ status: 'connected' });
     await waitForExpiry();
     const broker = await testbed.newBroker();
@@ -184,7 +206,9 @@ describe('disconnect', () => {
     const sealed = await testbed.connections.findSealed(userId);
     const refreshToken = testbed.connections.unsealRefreshToken(sealed!)!;
     const broker = await testbed.newBroker();
+    const changesBefore = testbed.connectionChanges.length;
     expect(await broker.disconnect(userId)).toBe(true);
+    expect(testbed.connectionChanges.slice(changesBefore)).toEqual([userId]);
     expect(await testbed.connections.find(userId)).toBeUndefined();
     expect(await testbed.cache.get(`google-access-token:${userId}`)).toBeUndefined();
     expect(await broker.getAccessToken(userId)).toEqual({ ok: false, reason: 'NOT_CONNECTED' });

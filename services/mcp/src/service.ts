@@ -12,6 +12,7 @@ import { brokerApiKeyResolver, brokerGoogleAccessTokens } from './auth/broker-cl
 import { createJwksCache } from './auth/jwks-cache.ts';
 import { watchRevocations } from './auth/revocation-watch.ts';
 import { createGoogleCaller } from './google/call-google.ts';
+import { edgeGoogleAccessTokens } from './google/edge-google-tokens.ts';
 import { createMcpMetrics, type McpMetrics } from './metrics/mcp-metrics.ts';
 import { mcpResource, RESOURCE_SCOPES } from './protected-resource.ts';
 import { createMcpServer } from './protocol/mcp-server.ts';
@@ -48,6 +49,7 @@ export async function createMcpService(
     serviceToken: settings.INTERNAL_SERVICE_TOKEN,
     logger,
   });
+  metrics.watchRevocationStream({ current: revocations.isCurrent, entries: revocations.entries });
   const verifier = createAccessTokenVerifier({
     issuer: settings.BASE_URL,
     resource: mcpResource(settings.BASE_URL),
@@ -65,8 +67,15 @@ export async function createMcpService(
 
   // One googleapis client per API for the whole process; the user's token travels per call.
   const rootUrl = settings.GOOGLE_EMULATOR_URL ? `${settings.GOOGLE_EMULATOR_URL}/` : undefined;
+  // People's Google access tokens kept here until shortly before they expire, and forgotten when
+  // the revocation stream says their Google connection changed (or reopens); auth refreshes them.
+  const googleTokens = edgeGoogleAccessTokens({
+    broker: brokerGoogleAccessTokens(broker),
+    stream: revocations,
+    onLookup: metrics.googleTokenLookedUp,
+  });
   const callGoogle = createGoogleCaller({
-    tokens: brokerGoogleAccessTokens(broker),
+    tokens: googleTokens,
     ...(rootUrl ? { rootUrl } : {}),
     dashboardUrl: `${settings.BASE_URL}/dashboard`,
     onRetry: metrics.googleRetried,

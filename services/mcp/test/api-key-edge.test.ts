@@ -1,4 +1,4 @@
-import type { LeaseApiKeyAllowanceRequest, LeaseApiKeyAllowanceResponse } from '@sheetgate/proto';
+import type { LeaseApiKeyAllowanceRequest, LeaseApiKeyAllowanceResponse, Revocation } from '@sheetgate/proto';
 import { describe, expect, it } from 'vitest';
 import { edgeApiKeyResolver } from '../src/auth/api-key-edge.ts';
 import type { ApiKeyOutcome } from '../src/auth/broker-clients.ts';
@@ -53,8 +53,9 @@ function scriptedAuth(options: { answer?: () => ApiKeyOutcome; grant?: (requeste
     },
     revocations: {
       vouch: () => (stale ? Promise.reject(new RevocationsUnknownError(1)) : undefined),
-      onApiKeyRevoked: (listener: (keyId: string) => void) => void revokedListeners.push(listener),
-      onSnapshot: (listener: () => void) => void snapshotListeners.push(listener),
+      onEvent: (listener: (revocation: Revocation) => void) =>
+        void revokedListeners.push((keyId) => listener({ kind: 'api_key', keyId })),
+      onResync: (listener: () => void) => void snapshotListeners.push(listener),
     },
     revoke: (keyId: string) => {
       for (const listener of revokedListeners) listener(keyId);

@@ -34,6 +34,14 @@ async function eventually(check: () => Promise<boolean>, what: string, deadlineM
   }
 }
 
+/** One sample's value from Prometheus text (the first series of `name` whose labels include `labels`). */
+function sample(text: string, name: string, labels = ''): number | undefined {
+  const line = text
+    .split('\n')
+    .find((candidate) => candidate.startsWith(`${name}{`) && candidate.includes(labels));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+}
+
 const statusAt = async (url: string, headers: { headers: Record<string, string> }) =>
   (await postMcp(url, toolsList, headers)).status;
 
@@ -179,9 +187,13 @@ describe('one auth replica (its relay in-process when REDIS_URL is unset), two M
   let replicas: string[];
   let person: { userId: string; sessionCookie: string };
 
+  let secondMetrics: string;
+
   beforeAll(async () => {
     stack = await startMcpUnderTest();
-    replicas = [stack.mcpUrl, (await stack.startMcp()).mcpUrl];
+    const metricsPort = await freePort();
+    secondMetrics = `http://127.0.0.1:${metricsPort}/metrics`;
+    replicas = [stack.mcpUrl, (await stack.startMcp({ MCP_METRICS_PORT: String(metricsPort) })).mcpUrl];
     person = await stack.signIn('bob@example.com');
   }, 120_000);
   afterAll(() => stack?.stop());
@@ -207,6 +219,18 @@ describe('one auth replica (its relay in-process when REDIS_URL is unset), two M
       accounts.close();
     }
     for (const url of replicas) expect(await statusAt(url, withToken(app.accessToken)), url).toBe(401);
+    // What an operator sees: the replica current, holding the revocation, refusing by it; auth
+    // holding both replicas' streams.
+    const mcpSamples = await (await fetch(secondMetrics)).text();
+    expect(sample(mcpSamples, 'sheetgate_mcp_revocations_current')).toBe(1);
+    expect(sample(mcpSamples, 'sheetgate_mcp_revoked_entries')).toBeGreaterThanOrEqual(1);
+    expect(
+      sample(mcpSamples, 'sheetgate_mcp_token_verifications_total', 'outcome="refused",reason="revoked"'),
+    ).toBeGreaterThanOrEqual(1);
+    const authSamples = await (
+      await fetch(`http://127.0.0.1:${stack.authEnv.AUTH_METRICS_PORT}/metrics`)
+    ).text();
+    expect(sample(authSamples, 'sheetgate_auth_revocation_streams')).toBe(2);
 
     // The snapshot after a restart still has it (PostgreSQL), and the replicas take it on reconnecting.
     await stack.restartAuth();

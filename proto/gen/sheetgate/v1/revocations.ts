@@ -95,7 +95,19 @@ export interface RevocationEvent {
   grant?: RevokedGrant | undefined;
   person?: RevokedPerson | undefined;
   signingKey?: WithdrawnSigningKey | undefined;
-  providerReset?: ProviderReset | undefined;
+  providerReset?:
+    | ProviderReset
+    | undefined;
+  /**
+   * The person's Google connection changed: disconnected (its grant revoked at Google),
+   * reconnected (a new Google sign-in replaced its tokens), or refused by Google (the refresh
+   * token answered `invalid_grant`; the connection now needs a reconnect). Sheetgate's user id.
+   * A replica that keeps people's Google access tokens forgets this person's before it
+   * acknowledges the event, so its next Google call asks the token broker again. Not in the
+   * snapshot: a replica that (re)connects cannot know which of these it missed, so it forgets
+   * every Google access token it kept when a snapshot arrives.
+   */
+  googleConnectionUserId?: string | undefined;
 }
 
 /** Nothing happened; the stream is alive. */
@@ -890,6 +902,7 @@ function createBaseRevocationEvent(): RevocationEvent {
     person: undefined,
     signingKey: undefined,
     providerReset: undefined,
+    googleConnectionUserId: undefined,
   };
 }
 
@@ -912,6 +925,9 @@ export const RevocationEvent: MessageFns<RevocationEvent> = {
     }
     if (message.providerReset !== undefined) {
       ProviderReset.encode(message.providerReset, writer.uint32(50).fork()).join();
+    }
+    if (message.googleConnectionUserId !== undefined) {
+      writer.uint32(58).string(message.googleConnectionUserId);
     }
     return writer;
   },
@@ -977,6 +993,14 @@ export const RevocationEvent: MessageFns<RevocationEvent> = {
             message.providerReset = ProviderReset.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.googleConnectionUserId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1009,6 +1033,11 @@ export const RevocationEvent: MessageFns<RevocationEvent> = {
         : isSet(object.provider_reset)
         ? ProviderReset.fromJSON(object.provider_reset)
         : undefined,
+      googleConnectionUserId: isSet(object.googleConnectionUserId)
+        ? globalThis.String(object.googleConnectionUserId)
+        : isSet(object.google_connection_user_id)
+        ? globalThis.String(object.google_connection_user_id)
+        : undefined,
     };
   },
 
@@ -1032,6 +1061,9 @@ export const RevocationEvent: MessageFns<RevocationEvent> = {
     if (message.providerReset !== undefined) {
       obj.providerReset = ProviderReset.toJSON(message.providerReset);
     }
+    if (message.googleConnectionUserId !== undefined) {
+      obj.googleConnectionUserId = message.googleConnectionUserId;
+    }
     return obj;
   },
 
@@ -1054,6 +1086,7 @@ export const RevocationEvent: MessageFns<RevocationEvent> = {
     message.providerReset = (object.providerReset !== undefined && object.providerReset !== null)
       ? ProviderReset.fromPartial(object.providerReset)
       : undefined;
+    message.googleConnectionUserId = object.googleConnectionUserId ?? undefined;
     return message;
   },
 };

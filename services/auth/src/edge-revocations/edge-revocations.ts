@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Revocation } from '@sheetgate/proto';
+import { isLasting, type Revocation } from '@sheetgate/proto';
 import type { Logger } from '@sheetgate/service-runtime';
 import { StoreUnavailableError } from '../cache/store-unavailable.ts';
 import type { EdgeRevocationQueries } from './edge-revocation-queries.ts';
@@ -7,8 +7,8 @@ import type { RevocationBus } from './revocation-bus.ts';
 import type { RevocationStreams, StreamTiming } from './revocation-streams.ts';
 
 /**
- * Past the streams' own bound, how long an announcer waits for another relay's report: the time
- * for Redis to carry the announcement there and the report back.
+ * Past the streams' own bound (and its margin), how long an announcer waits for another relay's
+ * report: the time for Redis to carry the announcement there and the report back, milliseconds.
  */
 const RELAY_MARGIN_MS = 500;
 /**
@@ -59,7 +59,7 @@ export function createEdgeRevocations(deps: {
   const coversUntil = (from: number) => from + deps.accessTokenTtlSeconds * 1000 + EXPIRY_MARGIN_MS;
 
   async function announce(revocation: Revocation): Promise<void> {
-    if (revocation.kind !== 'api_key') await deps.queries.record(revocation);
+    if (isLasting(revocation)) await deps.queries.record(revocation);
     const id = randomUUID();
     const relays = new Set(
       await bus.liveRelays().catch((error: unknown) => {
@@ -107,6 +107,12 @@ export function createEdgeRevocations(deps: {
      * every key it holds on a snapshot.
      */
     apiKeyRevoked: (keyId: string) => announce({ kind: 'api_key', keyId }),
+    /**
+     * The person's Google connection changed (disconnected, reconnected, or refused by Google): MCP
+     * replicas forget the Google access token they kept for them. Not recorded: a replica that
+     * connects later forgets every Google token it kept when its snapshot arrives.
+     */
+    googleConnectionChanged: (userId: string) => announce({ kind: 'google_connection', userId }),
     /** What a replica connecting now must know. */
     snapshot: () => deps.queries.lasting(),
     /** Drops entries no unexpired access token is left for. */

@@ -68,6 +68,7 @@ const PRESENCE_TTL_MS = 3_000;
 
 const revocationSchema: z.ZodType<Revocation> = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('api_key'), keyId: z.string().min(1) }),
+  z.object({ kind: z.literal('google_connection'), userId: z.string().min(1) }),
   z.object({ kind: z.literal('grant'), grantId: z.string().min(1), coversUntil: z.number() }),
   z.object({
     kind: z.literal('person'),

@@ -2,6 +2,7 @@ import type { Logger } from '@sheetgate/service-runtime';
 import type { Credentials } from 'google-auth-library';
 import type { UserLibrary } from '../users/user-library.ts';
 import type { AccessTokenCache } from './access-token-cache.ts';
+import { announceConnectionChanged, type ConnectionChangeAnnouncer } from './connection-changes.ts';
 import type { GoogleConnection, GoogleConnectionLibrary } from './google-connections.ts';
 import type { GoogleOAuthClient } from './google-oauth-client.ts';
 import { parseGrantedScopes } from './google-scopes.ts';
@@ -28,8 +29,9 @@ export interface VerifiedGoogleSignIn {
  * The server side of Google's redirect back, in two steps so that the caller can refuse a sign-in
  * (the per-account limit) after learning who signs in and before anything is written:
  * `verify` exchanges the code (with the PKCE verifier) and checks the ID token against this
- * browser's nonce; `record` then stores the user and their Google connection, and caches the
- * access token that came with the code so the first tool call need not refresh.
+ * browser's nonce; `record` then stores the user and their Google connection, caches the
+ * access token that came with the code so the first tool call need not refresh, and has the MCP
+ * replicas forget the Google access token they kept for the person (a reconnect replaces it).
  */
 export function createSignInCompletion(deps: {
   client: GoogleOAuthClient;
@@ -37,6 +39,8 @@ export function createSignInCompletion(deps: {
   users: UserLibrary;
   connections: GoogleConnectionLibrary;
   accessTokens: AccessTokenCache;
+  /** Told of every recorded sign-in: the MCP replicas forget the previous grant's access token. */
+  edgeRevocations: ConnectionChangeAnnouncer;
   logger: Logger;
 }) {
   const { client, verifyIdToken, users, connections, accessTokens, logger } = deps;
@@ -91,6 +95,8 @@ export function createSignInCompletion(deps: {
           expiresAt - now - refreshMarginSeconds(expiresAt - now),
         );
       }
+      // …nor by an MCP replica that kept it: the browser goes on once every replica forgot it.
+      await announceConnectionChanged(deps.edgeRevocations, user.id, logger);
       return { userId: user.id, connection };
     },
   };

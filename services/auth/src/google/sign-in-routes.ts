@@ -19,6 +19,7 @@ import type { UserLibrary } from '../users/user-library.ts';
 import { createAccessTokenCache } from './access-token-cache.ts';
 import { browserBindingCookie } from './browser-binding-cookie.ts';
 import { createSignInCompletion, SignInError, type VerifiedGoogleSignIn } from './complete-sign-in.ts';
+import type { ConnectionChangeAnnouncer } from './connection-changes.ts';
 import type { GoogleConnectionLibrary } from './google-connections.ts';
 import { googleEndpoints } from './google-endpoints.ts';
 import { GoogleOAuthClient } from './google-oauth-client.ts';
@@ -52,6 +53,8 @@ export function createGoogleSignIn(deps: {
   audit: AuditLog;
   /** Limits sign-ins per Google account (the `signIn` rule), checked before anything is stored. */
   signInLimiter: RateLimiter;
+  /** Told of every recorded sign-in, so the MCP replicas forget the person's previous Google token. */
+  edgeRevocations: ConnectionChangeAnnouncer;
 }): Route[] {
   const { cache, settings, logger, sessions, audit, signInLimiter } = deps;
   const endpoints = googleEndpoints(settings);
@@ -64,6 +67,7 @@ export function createGoogleSignIn(deps: {
     users: deps.users,
     connections: deps.connections,
     accessTokens: createAccessTokenCache(cache, deps.keyring),
+    edgeRevocations: deps.edgeRevocations,
     logger,
   });
 

@@ -5,6 +5,7 @@ import type { AuditLog } from '../audit/index.ts';
 import type { Cache } from '../cache/cache.ts';
 import { type Keyring, KeyringError } from '../crypto/keyring.ts';
 import { type CachedAccessToken, createAccessTokenCache } from './access-token-cache.ts';
+import { announceConnectionChanged, type ConnectionChangeAnnouncer } from './connection-changes.ts';
 import type { GoogleConnectionLibrary, SealedConnection } from './google-connections.ts';
 import { googleEndpoints } from './google-endpoints.ts';
 import { GoogleUnavailableError, isTransientGoogleError, oauthErrorCode } from './google-errors.ts';
@@ -75,6 +76,11 @@ export function createGoogleTokenBroker(deps: {
   logger: Logger;
   /** Records `google.reauth_required` when Google refuses a refresh token. */
   audit?: AuditLog;
+  /**
+   * Told when Google refuses a refresh token and on disconnect, so the MCP replicas forget the
+   * Google access token they kept for the person (docs/design.md §4.3).
+   */
+  edgeRevocations: ConnectionChangeAnnouncer;
   timing?: Partial<TokenBrokerTiming>;
   /** Told how each refresh-token grant at Google ended (the metrics count them). */
   onRefresh?: (outcome: 'ok' | 'invalid_grant' | 'unavailable' | 'refused') => void;
@@ -138,11 +144,18 @@ export function createGoogleTokenBroker(deps: {
     // RFC 6749 §5.2: the refresh token is invalid, expired or revoked. Only a new sign-in helps.
     if (code === 'invalid_grant') {
       onRefresh?.('invalid_grant');
-      if (await connections.markReauthRequired(connection))
+      // Its access tokens die with the grant: a caller that did not force a refresh must not be
+      // answered the cached one (an MCP replica told to forget it asks without forcing).
+      await tokens.forget(connection.userId);
+      // Only the call that marked it announces it (racing callers find it marked already); the
+      // refusal is answered once every MCP replica has forgotten the token Google now refuses.
+      if (await connections.markReauthRequired(connection)) {
         await audit?.record('google.reauth_required', {
           userId: connection.userId,
           details: { reason: code },
         });
+        await announceConnectionChanged(deps.edgeRevocations, connection.userId, logger);
+      }
       logger.info({ userId: connection.userId }, 'Google refused the refresh token; reconnect required');
       return { ok: false, reason: 'GOOGLE_AUTH_REQUIRED' };
     }
@@ -214,7 +227,8 @@ export function createGoogleTokenBroker(deps: {
 
     /**
      * Disconnects Google: revokes the grant at Google (RFC 7009; Google revokes the whole grant
-     * for a refresh token) and deletes the stored tokens. False when there was no connection.
+     * for a refresh token), deletes the stored tokens and tells the MCP replicas to forget theirs.
+     * False when there was no connection.
      */
     async disconnect(userId: string): Promise<boolean> {
       const connection = await connections.findSealed(userId);
@@ -236,7 +250,9 @@ export function createGoogleTokenBroker(deps: {
         }
       }
       await tokens.forget(userId);
-      return connections.delete(userId);
+      const deleted = await connections.delete(userId);
+      await announceConnectionChanged(deps.edgeRevocations, userId, logger);
+      return deleted;
     },
   };
 }

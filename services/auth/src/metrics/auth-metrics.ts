@@ -57,6 +57,16 @@ export function createAuthMetrics() {
   for (const outcome of ['ok', 'invalid_grant', 'unavailable', 'refused'] as const)
     googleRefreshes.inc({ outcome }, 0);
 
+  // Read when scraped (`countRevocationStreams`).
+  let revocationStreams = () => 0;
+  metrics.gauge({
+    name: 'sheetgate_auth_revocation_streams',
+    help: 'MCP replicas holding their revocation stream open to this auth replica.',
+    collect() {
+      this.set(revocationStreams());
+    },
+  });
+
   return {
     collector: metrics,
 
@@ -109,6 +119,11 @@ export function createAuthMetrics() {
       for (const name of rateLimitNames)
         (wrapped as Record<RateLimitName, RateLimiter>)[name] = counted(limits[name]);
       return wrapped;
+    },
+
+    /** Where the revocation-stream gauge reads from. */
+    countRevocationStreams(connected: () => number): void {
+      revocationStreams = connected;
     },
 
     apiKeyLookedUp(): void {

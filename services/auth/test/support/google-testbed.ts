@@ -87,6 +87,11 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
     keyPrefix: `${namespace}rl`,
   });
   const signInLimiter = rateLimits.signIn;
+  /** The people whose Google connection changed, as the MCP replicas would be told, in order. */
+  const connectionChanges: string[] = [];
+  const edgeRevocations = {
+    googleConnectionChanged: async (userId: string) => void connectionChanges.push(userId),
+  };
   const routes = createGoogleSignIn({
     cache,
     settings,
@@ -97,6 +102,7 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
     connections,
     audit,
     signInLimiter,
+    edgeRevocations,
   });
   const app = new Koa({ proxy: true });
   app.use(jsonErrors(logger));
@@ -121,6 +127,7 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
     connections,
     audit,
     signInLimiter,
+    connectionChanges,
     /**
      * A token broker as one auth replica has it (its own cache connection and in-process state),
      * talking to Google through `via` (a counting proxy) when given.
@@ -133,6 +140,7 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
         connections,
         logger,
         audit,
+        edgeRevocations,
         ...(timing ? { timing } : {}),
       });
     },

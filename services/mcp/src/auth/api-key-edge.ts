@@ -63,7 +63,7 @@ export function edgeApiKeyResolver(deps: {
   /** Resolves what this replica does not hold (`brokerApiKeyResolver`). */
   resolver: ApiKeyResolver;
   broker: Pick<TokenBrokerClient, 'leaseApiKeyAllowance'>;
-  revocations: Pick<RevocationWatch, 'vouch' | 'onApiKeyRevoked' | 'onSnapshot'>;
+  revocations: Pick<RevocationWatch, 'vouch' | 'onEvent' | 'onResync'>;
   leaseSize: number;
   maxEntries?: number;
   /** How long a held key is served before auth is asked again (tests shrink it). */
@@ -85,14 +85,16 @@ export function edgeApiKeyResolver(deps: {
     if (byHash.get(entry.hash) === entry) byHash.delete(entry.hash);
     if (byKeyId.get(entry.keyId) === entry.hash) byKeyId.delete(entry.keyId);
   };
-  deps.revocations.onApiKeyRevoked((keyId) => {
+  deps.revocations.onEvent((revocation) => {
+    if (revocation.kind !== 'api_key') return;
+    const { keyId } = revocation;
     epoch++;
     const hash = byKeyId.get(keyId);
     const entry = hash === undefined ? undefined : byHash.get(hash);
     if (entry) forget(entry);
     byKeyId.delete(keyId);
   });
-  deps.revocations.onSnapshot(() => {
+  deps.revocations.onResync(() => {
     epoch++;
     byHash.clear();
     byKeyId.clear();

@@ -2,6 +2,7 @@ import {
   createRevocationServiceClient,
   fromRevocationEvent,
   fromRevocationSnapshot,
+  type Revocation,
   type RevocationServiceClient,
   type WatchRevocationsRequest,
   type WatchRevocationsResponse,
@@ -49,6 +50,19 @@ const CHANNEL_OPTIONS = {
 type Stream = ReturnType<RevocationServiceClient['watchRevocations']>;
 
 /**
+ * Told of every event once the revoked set has it, before it is acknowledged: what a listener
+ * drops synchronously is gone when auth learns the replica applied it. One that throws has the
+ * stream reopened (unacknowledged), so every listener starts again from the next snapshot.
+ */
+export type RevocationListener = (revocation: Revocation) => void;
+/**
+ * Told when a snapshot arrives (the stream opened or reopened): events may have been missed, so
+ * everything a listener kept on the stream's word must be dropped. Should not throw (one that
+ * does has the stream reopened, and the replica answers 503 until a snapshot goes through).
+ */
+export type ResyncListener = () => void;
+
+/**
  * The MCP replica's end of auth's revocation stream (proto/sheetgate/v1/revocations.proto): holds
  * it open (reopening it when it breaks), keeps what it says in a revoked set, acknowledges each
  * event once applied, and judges whether what it knows is current. `check` is what the access-token
@@ -65,16 +79,16 @@ export function watchRevocations(options: { address: string; serviceToken: strin
   const freshness = createStreamFreshness();
   /** Requests waiting for the state to be current again. */
   let waiters: Array<() => void> = [];
-  /** Told of every API key revoked, before the event is acknowledged (api-key-edge.ts). */
-  const apiKeyListeners: Array<(keyId: string) => void> = [];
-  /** Told of every snapshot: what was missed before it is unknown (api-key-edge.ts). */
-  const snapshotListeners: Array<() => void> = [];
   let stream: Stream | undefined;
   let prober: NodeJS.Timeout | undefined;
   let retry: NodeJS.Timeout | undefined;
   let retryMs = FIRST_RETRY_MS;
   let closed = false;
   let lostLogged = false;
+  /** Caches kept on the stream's word (api-key-edge.ts, edge-google-tokens.ts): told of every event, before it is acknowledged… */
+  const eventListeners: RevocationListener[] = [];
+  /** …and of every snapshot, after which what was missed is unknown. */
+  const resyncListeners: ResyncListener[] = [];
 
   const now = () => performance.now();
   const wake = () => {
@@ -103,7 +117,7 @@ export function watchRevocations(options: { address: string; serviceToken: strin
         const snapshot = fromRevocationSnapshot(message.snapshot);
         if (!snapshot) return broken('a snapshot without its timing');
         revoked.replace(snapshot.revocations);
-        for (const listener of snapshotListeners) listener();
+        if (!told(resyncListeners, (listener) => listener())) return;
         opened = true;
         retryMs = FIRST_RETRY_MS;
         probeEvery(snapshot.heartbeatIntervalMs);
@@ -116,8 +130,7 @@ export function watchRevocations(options: { address: string; serviceToken: strin
         const event = fromRevocationEvent(message.event);
         if (!event) return broken('an event naming no revocation');
         revoked.apply(event.revocation);
-        if (event.revocation.kind === 'api_key')
-          for (const listener of apiKeyListeners) listener(event.revocation.keyId);
+        if (!told(eventListeners, (listener) => listener(event.revocation))) return;
         send({ acknowledged: event.sequence });
         freshness.echoed(message.probeEcho);
       } else {
@@ -128,6 +141,21 @@ export function watchRevocations(options: { address: string; serviceToken: strin
     current.on('error', (error: Error) => lost(current, error));
     current.on('end', () => lost(current));
 
+    /**
+     * Runs the listeners; when one throws, what it kept cannot be vouched for: the stream is
+     * reopened unacknowledged, and the next snapshot has every listener start again.
+     */
+    function told<Listener>(listeners: Listener[], tell: (listener: Listener) => void): boolean {
+      try {
+        for (const listener of listeners) tell(listener);
+        return true;
+      } catch (error) {
+        logger.error({ err: error }, 'a revocation listener failed; reopening the stream');
+        current.cancel();
+        lost(current);
+        return false;
+      }
+    }
     function broken(what: string) {
       logger.warn({ what }, 'the revocation stream sent something malformed; reconnecting');
       current.cancel();
@@ -202,16 +230,21 @@ export function watchRevocations(options: { address: string; serviceToken: strin
       });
     },
     vouch,
-    /** Calls `listener` with the id of every API key the stream says was revoked, before acknowledging it. */
-    onApiKeyRevoked(listener: (keyId: string) => void): void {
-      apiKeyListeners.push(listener);
-    },
-    /** Calls `listener` on every snapshot (each (re)opened stream): what it missed is unknown. */
-    onSnapshot(listener: () => void): void {
-      snapshotListeners.push(listener);
-    },
-    /** Whether what it knows is current now (for tests and readiness). */
+    /**
+     * Whether what it knows is current now: caches kept on the stream's word are trusted only
+     * while it is (and the metrics' gauge).
+     */
     isCurrent: () => freshness.isCurrent(now()),
+    /** How many revocations it holds. */
+    entries: () => revoked.size,
+    /** Every event, as it is applied (see RevocationListener); for caches kept on the stream's word. */
+    onEvent(listener: RevocationListener): void {
+      eventListeners.push(listener);
+    },
+    /** Every snapshot, first included (see ResyncListener). */
+    onResync(listener: ResyncListener): void {
+      resyncListeners.push(listener);
+    },
     close() {
       closed = true;
       clearInterval(prober);

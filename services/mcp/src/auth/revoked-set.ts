@@ -28,7 +28,9 @@ export function createRevokedSet() {
   function apply(revocation: Revocation): void {
     switch (revocation.kind) {
       case 'api_key':
-        return; // Held keys are dropped by api-key-edge.ts, told by revocation-watch.ts.
+        return; // Held keys are dropped by api-key-edge.ts, told through onEvent.
+      case 'google_connection':
+        return; // Not about access tokens: the Google token cache listens for it (edge-google-tokens.ts).
       case 'grant':
         grants.set(revocation.grantId, later(grants.get(revocation.grantId), revocation.coversUntil));
         return;

@@ -6,6 +6,7 @@ import {
 } from '@sheetgate/proto';
 import { createServiceMetrics } from '@sheetgate/service-runtime';
 import type { VerificationOutcome } from '../auth/access-token-verifier.ts';
+import type { GoogleTokenLookup } from '../google/edge-google-tokens.ts';
 import type { GoogleFailureKind } from '../google/google-errors.ts';
 import { googleApiMethod } from './google-api-methods.ts';
 
@@ -31,7 +32,8 @@ type GoogleHttpAdapter = <
 /**
  * mcp's Prometheus series: the HTTP series every service has; access-token verifications by
  * outcome (cache_hit, verified, refused by reason); broker RPCs by method and outcome, timed;
- * Google API requests by method and status, timed; and Google retries by why.
+ * Google API requests by method and status, timed; Google retries by why; and the revocation
+ * stream's state.
  */
 export function createMcpMetrics() {
   const metrics = createServiceMetrics('mcp', { routes: MCP_HTTP_ROUTES });
@@ -74,6 +76,28 @@ export function createMcpMetrics() {
     labelNames: ['reason'] as const,
   });
   for (const reason of ['quota', 'unavailable', 'unauthenticated']) googleRetries.inc({ reason }, 0);
+  const googleTokenLookups = metrics.counter({
+    name: 'sheetgate_mcp_google_token_lookups_total',
+    help: "Google access tokens tool calls needed, by how they were got: kept (this replica's own, no broker call), joined (another call's broker call under way), asked (a broker call: none kept, near expiry, forgotten, or the revocation stream not current), forced (Google answered 401; the broker was asked to refresh).",
+    labelNames: ['outcome'] as const,
+  });
+  for (const outcome of ['kept', 'joined', 'asked', 'forced']) googleTokenLookups.inc({ outcome }, 0);
+  // What the revocation stream says, read when scraped (`watchRevocationStream`).
+  let revocationStream = { current: () => false, entries: () => 0 };
+  metrics.gauge({
+    name: 'sheetgate_mcp_revocations_current',
+    help: 'Whether this replica can vouch for what auth revoked (1), or answers bearer requests 503 until its revocation stream is current again (0).',
+    collect() {
+      this.set(revocationStream.current() ? 1 : 0);
+    },
+  });
+  metrics.gauge({
+    name: 'sheetgate_mcp_revoked_entries',
+    help: 'Revocations this replica holds (grants, persons, signing keys, provider reset), each until the tokens it covers expire.',
+    collect() {
+      this.set(revocationStream.entries());
+    },
+  });
 
   /**
    * A gaxios `adapter` for the googleapis clients: it sees every HTTP attempt (the callers'
@@ -129,8 +153,18 @@ export function createMcpMetrics() {
 
     googleAdapter,
 
+    /** Where the revocation gauges read from. */
+    watchRevocationStream(source: { current: () => boolean; entries: () => number }): void {
+      revocationStream = source;
+    },
+
     googleRetried(kind: GoogleFailureKind): void {
       googleRetries.inc({ reason: kind });
+    },
+
+    /** Counts how a tool call got its Google access token (edge-google-tokens.ts's `onLookup`). */
+    googleTokenLookedUp(outcome: GoogleTokenLookup): void {
+      googleTokenLookups.inc({ outcome });
     },
   };
 }
