@@ -51,10 +51,13 @@ export async function guardWrites(
   });
   // Which writes each rendering is read for.
   const reads = new Map<ValueRender, Set<number>>();
-  const need = (render: ValueRender, index: number) =>
+  const need = (render: ValueRender, index: number) => {
     reads.set(render, (reads.get(render) ?? new Set()).add(index));
-  if (!options.overwriteFormulas) writes.forEach((_, index) => need('FORMULA', index));
-  revisions.forEach((revision, index) => revision && need(revision.render, index));
+  };
+  for (const [index, revision] of revisions.entries()) {
+    if (!options.overwriteFormulas) need('FORMULA', index);
+    if (revision) need(revision.render, index);
+  }
 
   const problems: string[] = [];
   const formulaCells: string[] = [];
@@ -116,14 +119,14 @@ function replacedFormulas(
 ): string[] {
   const { top, left, sheet } = corner(answeredRange);
   const cells: string[] = [];
-  values.forEach((row, rowIndex) =>
-    row.forEach((value, columnIndex) => {
+  for (const [rowIndex, row] of values.entries()) {
+    for (const [columnIndex, value] of row.entries()) {
       const now = current[rowIndex]?.[columnIndex];
-      if (value === null || typeof now !== 'string' || !now.startsWith('=') || value === now) return;
+      if (value === null || typeof now !== 'string' || !now.startsWith('=') || value === now) continue;
       const address = cellAddress(top, left, rowIndex, columnIndex);
       cells.push(cells.length === 0 ? `${sheet}${address}` : address);
-    }),
-  );
+    }
+  }
   return cells;
 }
 
