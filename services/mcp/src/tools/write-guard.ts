@@ -45,7 +45,7 @@ export async function guardWrites(
     const parsed = parseRevision(write.ifRevision);
     if (!parsed)
       throw new ToolError(
-        `ifRevision for ${write.range} is not a revision from read_range or read_ranges. Nothing was written.`,
+        `Nothing was written. ifRevision for ${write.range} is not a revision from read_range or read_ranges.`,
       );
     return parsed;
   });
@@ -141,5 +141,6 @@ function revisionProblem(
   if (check.reason === 'other-range')
     return `ifRevision is not a revision of ${range}: pass the revision of a read of this same range from its first row (read_range with offset 0).`;
   const { top } = corner(answeredRange);
-  return `${range} changed since it was read: ${check.rows.length === 1 && check.rows[0]![0] === check.rows[0]![1] ? 'row' : 'rows'} ${rowList(check.rows, top + 1)} differ now. Read it again and retry.`;
+  const one = check.rows.length === 1 && check.rows[0]![0] === check.rows[0]![1];
+  return `${range} changed since it was read: ${one ? 'row' : 'rows'} ${rowList(check.rows, top + 1)} ${one ? 'differs' : 'differ'} now. Read it again and retry.`;
 }
