@@ -49,10 +49,23 @@ function writesIn(calls: Record<string, number>): string[] {
   return WRITE_METHODS.filter((name) => calls[name]);
 }
 
+/** The members of the tools' structuredContent these tests read. */
+interface Structured {
+  values: unknown[][];
+  revision: string;
+  sheets: Array<{ sheetId: number; title: string }>;
+  valueRanges: Array<{ revision: string }>;
+  dryRun?: boolean;
+}
+
 async function call(name: string, args: Record<string, unknown>) {
   const result = await client.callTool({ name, arguments: { spreadsheetId, ...args } });
   const text = (result.content as Array<{ text: string }>)[0]!.text;
-  return { isError: result.isError === true, structured: result.structuredContent as any, text };
+  return {
+    isError: result.isError === true,
+    structured: result.structuredContent as unknown as Structured,
+    text,
+  };
 }
 
 async function ok(name: string, args: Record<string, unknown>) {
