@@ -256,8 +256,8 @@ describe('revision and ifRevision', () => {
     const [first, second] = read.structured.valueRanges;
     await ok('write_ranges', {
       data: [
-        { range: 'Scratch!A1:B1', values: [['c', 'd']], ifRevision: first.revision },
-        { range: 'Log!A20:B21', values: [['e']], ifRevision: second.revision },
+        { range: 'Scratch!A1:B1', values: [['c', 'd']], ifRevision: first!.revision },
+        { range: 'Log!A20:B21', values: [['e']], ifRevision: second!.revision },
       ],
     });
     expect(await valuesOf('Scratch!A1:B1')).toEqual([['c', 'd']]);
