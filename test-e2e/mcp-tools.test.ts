@@ -240,6 +240,38 @@ describe('tools over MCP with an API key', () => {
     expect(refused.isError).toBe(true);
   });
 
+  it('writes never silently replace formulas, check ifRevision, and a dry run changes nothing', async () => {
+    const refused = await call(alice, 'write_range', {
+      spreadsheetId,
+      range: 'My tab!C2:D2',
+      values: [[2, 0]],
+    });
+    expect(refused.isError).toBe(true);
+    expect((refused.content as Array<{ text: string }>)[0]!.text).toContain("a formula ('My tab'!D2)");
+    const read = structured<{ revision: string }>(
+      await call(alice, 'read_range', { spreadsheetId, range: 'My tab!D2:D3', valueRenderOption: 'FORMULA' }),
+    );
+    const rehearsed = await call(alice, 'write_range', {
+      spreadsheetId,
+      range: 'My tab!D2:D3',
+      values: [[1], [2]],
+      overwriteFormulas: true,
+      ifRevision: read.revision,
+      dryRun: true,
+    });
+    expect(structured(rehearsed)).toEqual({
+      updatedRange: "'My tab'!D2:D3",
+      updatedRows: 2,
+      updatedColumns: 1,
+      updatedCells: 2,
+      dryRun: true,
+    });
+    const after = structured<{ values: unknown[][]; revision: string }>(
+      await call(alice, 'read_range', { spreadsheetId, range: 'My tab!D2:D3', valueRenderOption: 'FORMULA' }),
+    );
+    expect(after).toMatchObject({ values: [['=B2*C2'], ['=B3*C3']], revision: read.revision });
+  });
+
   it('writes several ranges and clears one', async () => {
     const written = structured<{ totalUpdatedCells: number }>(
       await call(alice, 'write_ranges', {

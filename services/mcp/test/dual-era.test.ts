@@ -467,6 +467,16 @@ describe('confirm before destroying (2026-07-28 multi round-trip requests)', () 
     expect(await tabTitles()).not.toContain('Doomed');
   });
 
+  it('a dry run of a destructive tool is not asked about: it destroys nothing and says what it would', async () => {
+    const sheetId = await newTab('Rehearsed', [['x', 'y']]);
+    const answer = await callTool('delete_sheet', { spreadsheetId, sheetId, dryRun: true }, canElicit());
+    expect(answer.resultType).not.toBe('input_required');
+    expect(answer.isError).toBeFalsy();
+    expect(answer.structuredContent).toMatchObject({ deletedSheetId: sheetId, dryRun: true });
+    expect(answer.structuredContent.wouldLose).toMatch(/"Rehearsed".*2 non-empty cells/);
+    expect(await tabTitles()).toContain('Rehearsed');
+  });
+
   it('a declined confirmation changes nothing and says so', async () => {
     const sheetId = await newTab('Kept', [['keep me']]);
     const args = { spreadsheetId, sheetId };

@@ -33,6 +33,8 @@ export async function confirmDestruction(options: {
 }): Promise<Confirmation> {
   const { tool, params, context, states } = options;
   if (!tool.describeLoss || !canElicitForms(options.clientCapabilities)) return { proceed: true };
+  // A dry run destroys nothing (docs/design.md §11): it says what would be lost instead of asking.
+  if ((options.input as { dryRun?: unknown } | null)?.dryRun === true) return { proceed: true };
 
   const binding = { auth: context.auth, method: 'tools/call', target: tool.name, args: options.args };
   // A presented state is checked before anything is read from Google for it.

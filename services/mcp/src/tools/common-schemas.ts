@@ -62,4 +62,20 @@ export const valueRangeOutput = z.object({
   offset: z.number(),
   returnedRows: z.number(),
   nextOffset: z.number().nullable(),
+  revision: z.string(),
 });
+
+export const overwriteFormulas = z
+  .boolean()
+  .default(false)
+  .describe('Replace cells that hold formulas; without it such a write is refused, naming them.');
+export const dryRun = z.boolean().default(false).describe('Only say what would change; nothing is changed.');
+export const ifRevision = z
+  .string()
+  .max(200)
+  .optional()
+  .describe('The revision a read of this range returned: the write is refused if the range changed since.');
+/** In a result only when the call was a dry run. */
+export const dryRunOutput = z.literal(true).optional();
+/** A short token for exactly what was read (docs/design.md §11); pass it as ifRevision to a write. */
+export const revisionOutput = z.string();

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { rangeOnSheet } from './a1.ts';
-import { rows } from './common-schemas.ts';
+import { dryRun, dryRunOutput, rows } from './common-schemas.ts';
 import { EXPORT_TYPES, IMPORTABLE_TYPES, SPREADSHEET_MIME } from './google-file-types.ts';
 import { defineTool, ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
@@ -31,13 +31,24 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
         title: z.string().min(1).max(200),
         sheetTitles: z.array(z.string().min(1).max(100)).max(50).optional(),
         values: rows.optional().describe('Rows written to the first tab from A1 (parsed as typed).'),
+        dryRun,
       }),
       outputSchema: z.object({
-        spreadsheetId: z.string(),
+        // null in a dry run: Google assigns the id.
+        spreadsheetId: z.string().nullable(),
         url: z.string().nullable(),
         sheets: z.array(z.string()),
+        dryRun: dryRunOutput,
       }),
       async run(input, { auth, signal }) {
+        if (input.dryRun) {
+          const tabs = input.sheetTitles?.length ? input.sheetTitles : ['Sheet1'];
+          const cells = (input.values ?? []).reduce((sum, row) => sum + row.length, 0);
+          return {
+            structuredContent: { spreadsheetId: null, url: null, sheets: tabs, dryRun: true },
+            text: `Dry run: would create ${input.title} with ${tabs.length} tabs${cells ? ` and ${cells} cells on the first` : ''}. Nothing was created.`,
+          };
+        }
         const { data } = await callGoogle(auth.userId, signal, (request) =>
           sheets.spreadsheets.create(
             {
@@ -95,8 +106,15 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
           .max(200)
           .optional()
           .describe('Name of the new file; derived from the source by default.'),
+        dryRun,
       }),
-      outputSchema: z.object({ fileId: z.string(), name: z.string(), mimeType: z.string() }),
+      // fileId is null in a dry run: the file is not made.
+      outputSchema: z.object({
+        fileId: z.string().nullable(),
+        name: z.string(),
+        mimeType: z.string(),
+        dryRun: dryRunOutput,
+      }),
       async run(input, context) {
         const { auth, signal } = context;
         // Steps: read the file's type, then a copy Google converts, or an export and its upload.
@@ -111,6 +129,7 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
               `only xlsx, csv and ods files convert to a spreadsheet; this file is ${source.mimeType}`,
             );
           }
+          if (input.dryRun) return planned(input.name ?? sourceName, SPREADSHEET_MIME);
           context.progress(1, steps, 'Converting the file into a Google spreadsheet');
           signal.throwIfAborted();
           const { data: copy } = await callGoogle(auth.userId, signal, (request) =>
@@ -132,6 +151,7 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
           );
         }
         const mimeType = EXPORT_TYPES[input.to];
+        if (input.dryRun) return planned(input.name ?? `${sourceName}.${input.to}`, mimeType);
         context.progress(1, steps, `Exporting the spreadsheet as ${input.to}`);
         signal.throwIfAborted();
         const { data: bytes } = await callGoogle(auth.userId, signal, (request) =>
@@ -155,6 +175,14 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
       },
     }),
   ];
+}
+
+/** A dry run's answer: the file a conversion would make, checked against its source's type. */
+function planned(name: string, mimeType: string) {
+  return {
+    structuredContent: { fileId: null, name, mimeType, dryRun: true },
+    text: `Dry run: would create ${name} (${mimeType}). Nothing was created.`,
+  };
 }
 
 function converted(

@@ -13,6 +13,7 @@ import { amount } from './loss-phrases.ts';
 import { isPastGridError, isUnknownRangeError, type PageWindow, pageWindow } from './page-window.ts';
 import { type PageBudget, page, pageBudget, pagingNotice } from './paging.ts';
 import { renderRows } from './render.ts';
+import { revisionOf } from './revision.ts';
 import { nextSearchCall, type SearchArea, type SearchCursor, searchStart } from './search-calls.ts';
 import { defineTool, type ToolContext, ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
@@ -142,7 +143,7 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
       name: 'read_range',
       title: 'Read a range',
       description:
-        'Reads the values of one range, a page at a time (at most `limit` rows and about 60,000 characters), fetching only that page from Google; the result says how to get the next one. A blank stretch of more than 500 rows ends the paging: read a range that starts below it.',
+        'Reads the values of one range, a page at a time (at most `limit` rows and about 60,000 characters), fetching only that page from Google; the result says how to get the next one, and its `revision` (pass it to a write as ifRevision). A blank stretch of more than 500 rows ends the paging: read a range that starts below it.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
@@ -189,8 +190,15 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
           }
         }
         const result = pageOf(read.values, window, input.offset, input.limit, pageBudget());
+        const revision = revisionOf(
+          input.valueRenderOption,
+          range,
+          input.offset,
+          result.values,
+          result.nextOffset === null,
+        );
         return {
-          structuredContent: { range: read.range, ...result },
+          structuredContent: { range: read.range, ...result, revision },
           text: `${read.range}\n${renderRows(result.values)}${pagingNotice(range, result.nextOffset, result.totalRows === null ? null : result.totalRows - input.offset - result.returnedRows)}`,
         };
       },
@@ -253,7 +261,14 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
           const valueRange = data.valueRanges?.[index];
           const values = (valueRange?.values ?? []) as unknown[][];
           const result = pageOf(values, windows[index]!, 0, input.limitPerRange, budget);
-          return { range: valueRange?.range ?? asked[index] ?? range, asked: range, ...result };
+          const revision = revisionOf(
+            input.valueRenderOption,
+            range,
+            0,
+            result.values,
+            result.nextOffset === null,
+          );
+          return { range: valueRange?.range ?? asked[index] ?? range, asked: range, ...result, revision };
         });
         return {
           structuredContent: { valueRanges: valueRanges.map(({ asked: _, ...valueRange }) => valueRange) },

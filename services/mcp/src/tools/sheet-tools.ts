@@ -1,7 +1,7 @@
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import { gridBounds, splitRange } from './a1.ts';
-import { a1Range, sheetId, spreadsheetId } from './common-schemas.ts';
+import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from './common-schemas.ts';
 import { lossDescriptions } from './loss-descriptions.ts';
 import { amount } from './loss-phrases.ts';
 import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
@@ -70,9 +70,16 @@ export function sheetTools(deps: ToolDeps) {
         index: z.number().int().min(0).optional().describe('Position among the tabs; last by default.'),
         rowCount: z.number().int().min(1).max(100_000).optional(),
         columnCount: z.number().int().min(1).max(18_278).optional(),
+        dryRun,
       }),
-      outputSchema: z.object({ sheetId: z.number(), title: z.string() }),
+      // sheetId is null in a dry run: Google assigns it when the tab is made.
+      outputSchema: z.object({ sheetId: z.number().nullable(), title: z.string(), dryRun: dryRunOutput }),
       async run(input, { auth, signal }) {
+        if (input.dryRun)
+          return {
+            structuredContent: { sheetId: null, title: input.title, dryRun: true },
+            text: `Dry run: would add the tab ${input.title}. Nothing was changed.`,
+          };
         const reply = await batchUpdate(auth.userId, signal, input.spreadsheetId, [
           {
             addSheet: {
@@ -103,9 +110,14 @@ export function sheetTools(deps: ToolDeps) {
       description: 'Renames a tab.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, idempotentHint: true },
-      inputSchema: z.object({ spreadsheetId, sheetId, title: z.string().min(1).max(100) }),
-      outputSchema: z.object({ sheetId: z.number(), title: z.string() }),
+      inputSchema: z.object({ spreadsheetId, sheetId, title: z.string().min(1).max(100), dryRun }),
+      outputSchema: z.object({ sheetId: z.number(), title: z.string(), dryRun: dryRunOutput }),
       async run(input, { auth, signal }) {
+        if (input.dryRun)
+          return {
+            structuredContent: { sheetId: input.sheetId, title: input.title, dryRun: true },
+            text: `Dry run: would rename the tab with sheetId ${input.sheetId} to ${input.title}. Nothing was changed.`,
+          };
         await batchUpdate(auth.userId, signal, input.spreadsheetId, [
           {
             updateSheetProperties: {
@@ -127,9 +139,21 @@ export function sheetTools(deps: ToolDeps) {
       description: 'Deletes a tab and everything on it.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, destructiveHint: true },
-      inputSchema: z.object({ spreadsheetId, sheetId }),
-      outputSchema: z.object({ deletedSheetId: z.number() }),
-      async run(input, { auth, signal }) {
+      inputSchema: z.object({ spreadsheetId, sheetId, dryRun }),
+      outputSchema: z.object({
+        deletedSheetId: z.number(),
+        dryRun: dryRunOutput,
+        wouldLose: z.string().nullable().optional(),
+      }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        if (input.dryRun) {
+          const wouldLose = await losses.sheetDeletion(input, context);
+          return {
+            structuredContent: { deletedSheetId: input.sheetId, dryRun: true, wouldLose },
+            text: `Dry run, nothing was changed. ${wouldLose}`,
+          };
+        }
         await batchUpdate(auth.userId, signal, input.spreadsheetId, [
           { deleteSheet: { sheetId: input.sheetId } },
         ]);
@@ -152,9 +176,20 @@ export function sheetTools(deps: ToolDeps) {
         sheetId,
         newTitle: z.string().min(1).max(100).optional(),
         insertIndex: z.number().int().min(0).optional(),
+        dryRun,
       }),
-      outputSchema: z.object({ sheetId: z.number(), title: z.string() }),
+      // sheetId (and a title Google picks) are null in a dry run.
+      outputSchema: z.object({
+        sheetId: z.number().nullable(),
+        title: z.string().nullable(),
+        dryRun: dryRunOutput,
+      }),
       async run(input, { auth, signal }) {
+        if (input.dryRun)
+          return {
+            structuredContent: { sheetId: null, title: input.newTitle ?? null, dryRun: true },
+            text: `Dry run: would copy the tab with sheetId ${input.sheetId}. Nothing was changed.`,
+          };
         const reply = await batchUpdate(auth.userId, signal, input.spreadsheetId, [
           {
             duplicateSheet: {
@@ -204,8 +239,9 @@ export function sheetTools(deps: ToolDeps) {
             pattern: z.string().max(100).optional(),
           })
           .optional(),
+        dryRun,
       }),
-      outputSchema: z.object({ range: z.string(), fields: z.string() }),
+      outputSchema: z.object({ range: z.string(), fields: z.string(), dryRun: dryRunOutput }),
       async run(input, { auth, signal }) {
         const { sheetTitle, cells } = splitRange(input.range);
         const bounds = gridBounds(cells);
@@ -215,6 +251,11 @@ export function sheetTools(deps: ToolDeps) {
         if (fields.length === 0)
           throw new ToolError('name at least one format to set (bold, backgroundColor, numberFormat, …)');
         const id = await sheetIdForTitle(auth.userId, signal, input.spreadsheetId, sheetTitle);
+        if (input.dryRun)
+          return {
+            structuredContent: { range: input.range, fields: fields.join(','), dryRun: true },
+            text: `Dry run: would format ${input.range} (${fields.map((field) => field.split('.').at(-1)).join(', ')}). Nothing was changed.`,
+          };
         await batchUpdate(auth.userId, signal, input.spreadsheetId, [
           {
             repeatCell: {
@@ -251,11 +292,26 @@ export function sheetTools(deps: ToolDeps) {
               }),
             { message: `each request must have exactly one key among: ${ALLOWED_BATCH_REQUESTS.join(', ')}` },
           ),
+        dryRun,
       }),
-      outputSchema: z.object({ replies: z.array(z.looseObject({})) }),
+      outputSchema: z.object({
+        replies: z.array(z.looseObject({})),
+        dryRun: dryRunOutput,
+        wouldLose: z.string().nullable().optional(),
+      }),
       async run(input, context) {
         const { auth, signal } = context;
         const count = input.requests.length;
+        if (input.dryRun) {
+          const wouldLose = await losses.batch(
+            { spreadsheetId: input.spreadsheetId, requests: input.requests as sheets_v4.Schema$Request[] },
+            context,
+          );
+          return {
+            structuredContent: { replies: [], dryRun: true, wouldLose },
+            text: `Dry run, nothing was changed: ${amount(count, 'request')} checked. ${wouldLose ?? 'It would destroy nothing.'}`,
+          };
+        }
         context.progress(0, 1, `Applying ${amount(count, 'request')}`);
         const reply = await batchUpdate(
           auth.userId,

@@ -1,12 +1,23 @@
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import { normalizeRange } from './a1.ts';
-import { a1Range, rows, sheetId, spreadsheetId, valueInput } from './common-schemas.ts';
+import {
+  a1Range,
+  dryRun,
+  dryRunOutput,
+  ifRevision,
+  overwriteFormulas,
+  rows,
+  sheetId,
+  spreadsheetId,
+  valueInput,
+} from './common-schemas.ts';
 import { lossDescriptions } from './loss-descriptions.ts';
 import { amount } from './loss-phrases.ts';
 import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
 import { defineTool } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
+import { guardWrites } from './write-guard.ts';
 
 /**
  * A write of at least this many cells tells the client when it starts and when Google has it
@@ -20,6 +31,7 @@ const updateOutput = z.object({
   updatedRows: z.number(),
   updatedColumns: z.number(),
   updatedCells: z.number(),
+  dryRun: dryRunOutput,
 });
 
 function summary(update: sheets_v4.Schema$UpdateValuesResponse | undefined, fallbackRange: string) {
@@ -35,6 +47,17 @@ function cellCount(values: readonly (readonly unknown[])[]): number {
   return values.reduce((sum, row) => sum + row.length, 0);
 }
 
+/** What a write of `values` to `range` would update, said without writing (nulls are skipped). */
+function planned(range: string, values: readonly (readonly unknown[])[]) {
+  return {
+    updatedRange: range,
+    updatedRows: values.length,
+    updatedColumns: values.reduce((widest, row) => Math.max(widest, row.length), 0),
+    updatedCells: values.reduce((sum, row) => sum + row.filter((value) => value !== null).length, 0),
+    dryRun: true as const,
+  };
+}
+
 export function writeTools(deps: ToolDeps) {
   const { sheets, callGoogle } = deps;
   const batchUpdate = spreadsheetBatchUpdate(deps);
@@ -47,10 +70,32 @@ export function writeTools(deps: ToolDeps) {
         'Writes rows of values into a range, replacing what is there. Values are parsed as typed unless RAW.',
       scope: 'sheets:write',
       annotations: WRITE,
-      inputSchema: z.object({ spreadsheetId, range: a1Range, values: rows, valueInputOption: valueInput }),
+      inputSchema: z.object({
+        spreadsheetId,
+        range: a1Range,
+        values: rows,
+        valueInputOption: valueInput,
+        overwriteFormulas,
+        ifRevision,
+        dryRun,
+      }),
       outputSchema: updateOutput,
       async run(input, { auth, signal }) {
         const range = normalizeRange(input.range);
+        await guardWrites(deps, {
+          auth,
+          signal,
+          spreadsheetId: input.spreadsheetId,
+          writes: [{ range, values: input.values, ifRevision: input.ifRevision }],
+          overwriteFormulas: input.overwriteFormulas,
+        });
+        if (input.dryRun) {
+          const plan = planned(range, input.values);
+          return {
+            structuredContent: plan,
+            text: `Dry run: would update ${plan.updatedCells} cells in ${range}. Nothing was written.`,
+          };
+        }
         const { data } = await callGoogle(auth.userId, signal, (request) =>
           sheets.spreadsheets.values.update(
             {
@@ -79,14 +124,39 @@ export function writeTools(deps: ToolDeps) {
       inputSchema: z.object({
         spreadsheetId,
         data: z
-          .array(z.object({ range: a1Range, values: rows }))
+          .array(z.object({ range: a1Range, values: rows, ifRevision }))
           .min(1)
           .max(100),
         valueInputOption: valueInput,
+        overwriteFormulas,
+        dryRun,
       }),
-      outputSchema: z.object({ totalUpdatedCells: z.number(), responses: z.array(updateOutput) }),
+      outputSchema: z.object({
+        totalUpdatedCells: z.number(),
+        responses: z.array(updateOutput),
+        dryRun: dryRunOutput,
+      }),
       async run(input, context) {
         const { auth, signal } = context;
+        await guardWrites(deps, {
+          auth,
+          signal,
+          spreadsheetId: input.spreadsheetId,
+          writes: input.data.map((entry) => ({
+            range: normalizeRange(entry.range),
+            values: entry.values,
+            ifRevision: entry.ifRevision,
+          })),
+          overwriteFormulas: input.overwriteFormulas,
+        });
+        if (input.dryRun) {
+          const responses = input.data.map((entry) => planned(normalizeRange(entry.range), entry.values));
+          const total = responses.reduce((sum, update) => sum + update.updatedCells, 0);
+          return {
+            structuredContent: { totalUpdatedCells: total, responses, dryRun: true },
+            text: `Dry run: would update ${total} cells in ${responses.length} ranges. Nothing was written.`,
+          };
+        }
         const cells = input.data.reduce((sum, entry) => sum + cellCount(entry.values), 0);
         const large = cells >= LARGE_WRITE_CELLS;
         const data = input.data.map((entry) => ({
@@ -134,11 +204,20 @@ export function writeTools(deps: ToolDeps) {
           .enum(['INSERT_ROWS', 'OVERWRITE'])
           .default('INSERT_ROWS')
           .describe('INSERT_ROWS adds new rows; OVERWRITE writes into empty cells after the table.'),
+        dryRun,
       }),
       outputSchema: updateOutput.extend({ tableRange: z.string().nullable() }),
       async run(input, context) {
         const { auth, signal } = context;
         const range = normalizeRange(input.range);
+        if (input.dryRun) {
+          // Where the table ends is known only to Google's append; the dry run says what, not where.
+          const plan = { ...planned(range, input.values), tableRange: null };
+          return {
+            structuredContent: plan,
+            text: `Dry run: would append ${amount(plan.updatedRows, 'row')} (${plan.updatedCells} cells) after the table in ${range}. Nothing was written.`,
+          };
+        }
         const large = cellCount(input.values) >= LARGE_WRITE_CELLS;
         if (large) context.progress(0, 1, `Appending ${amount(input.values.length, 'row')}`);
         const { data } = await callGoogle(auth.userId, signal, (request) =>
@@ -168,10 +247,22 @@ export function writeTools(deps: ToolDeps) {
       description: 'Clears the values of a range (formatting stays).',
       scope: 'sheets:write',
       annotations: WRITE,
-      inputSchema: z.object({ spreadsheetId, range: a1Range }),
-      outputSchema: z.object({ clearedRange: z.string() }),
-      async run(input, { auth, signal }) {
+      inputSchema: z.object({ spreadsheetId, range: a1Range, dryRun }),
+      outputSchema: z.object({
+        clearedRange: z.string(),
+        dryRun: dryRunOutput,
+        wouldLose: z.string().nullable().optional(),
+      }),
+      async run(input, context) {
+        const { auth, signal } = context;
         const range = normalizeRange(input.range);
+        if (input.dryRun) {
+          const wouldLose = await losses.clear(input, context);
+          return {
+            structuredContent: { clearedRange: range, dryRun: true, wouldLose },
+            text: `Dry run, nothing was cleared. ${wouldLose ?? `${range} holds no values: clearing it loses nothing.`}`,
+          };
+        }
         const { data } = await callGoogle(auth.userId, signal, (request) =>
           sheets.spreadsheets.values.clear(
             { spreadsheetId: input.spreadsheetId, range, requestBody: {} },
@@ -197,9 +288,15 @@ export function writeTools(deps: ToolDeps) {
         startIndex: z.number().int().min(0).describe('Zero-based: 0 inserts before the first row/column.'),
         count: z.number().int().min(1).max(10_000),
         inheritFromBefore: z.boolean().default(false),
+        dryRun,
       }),
-      outputSchema: z.object({ inserted: z.number() }),
+      outputSchema: z.object({ inserted: z.number(), dryRun: dryRunOutput }),
       async run(input, { auth, signal }) {
+        if (input.dryRun)
+          return {
+            structuredContent: { inserted: input.count, dryRun: true },
+            text: `Dry run: would insert ${input.count} ${input.dimension.toLowerCase()} at index ${input.startIndex}. Nothing was changed.`,
+          };
         await batchUpdate(auth.userId, signal, input.spreadsheetId, [
           {
             insertDimension: {
@@ -233,12 +330,26 @@ export function writeTools(deps: ToolDeps) {
           dimension: z.enum(['ROWS', 'COLUMNS']),
           startIndex: z.number().int().min(0),
           endIndex: z.number().int().min(1),
+          dryRun,
         })
         .refine((value) => value.endIndex > value.startIndex, {
           message: 'endIndex must be greater than startIndex',
         }),
-      outputSchema: z.object({ deleted: z.number() }),
-      async run(input, { auth, signal }) {
+      outputSchema: z.object({
+        deleted: z.number(),
+        dryRun: dryRunOutput,
+        wouldLose: z.string().nullable().optional(),
+      }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        if (input.dryRun) {
+          const wouldLose = await losses.dimensionDeletion(input, context);
+          const count = input.endIndex - input.startIndex;
+          return {
+            structuredContent: { deleted: count, dryRun: true, wouldLose },
+            text: `Dry run, nothing was changed. ${wouldLose ?? `Would delete ${count} empty ${input.dimension.toLowerCase()}.`}`,
+          };
+        }
         await batchUpdate(auth.userId, signal, input.spreadsheetId, [
           {
             deleteDimension: {
