@@ -20,7 +20,10 @@ beforeAll(async () => {
   const { auth } = await signIn(emulator, started.clientA, { scopes: [SCOPES.spreadsheets] });
   sheets = sheetsFor(emulator, auth);
   const { data } = await sheets.spreadsheets.create({
-    requestBody: { properties: { title: 'Details' }, sheets: [{ properties: { title: 'Data', sheetId: 7 } }] },
+    requestBody: {
+      properties: { title: 'Details' },
+      sheets: [{ properties: { title: 'Data', sheetId: 7 } }],
+    },
   });
   spreadsheetId = data.spreadsheetId!;
   await sheets.spreadsheets.values.update({
@@ -41,7 +44,12 @@ afterAll(async () => {
 });
 
 async function cellsOf(range: string, fields = DETAILS) {
-  const { data } = await sheets.spreadsheets.get({ spreadsheetId, ranges: [range], includeGridData: true, fields });
+  const { data } = await sheets.spreadsheets.get({
+    spreadsheetId,
+    ranges: [range],
+    includeGridData: true,
+    fields,
+  });
   return data.sheets?.[0]?.data?.[0];
 }
 
@@ -82,7 +90,9 @@ describe('spreadsheets.get: cell details', () => {
           {
             updateCells: {
               start: { sheetId: 7, rowIndex: 4, columnIndex: 3 },
-              rows: [{ values: [{ note: 'on an empty cell', userEnteredValue: { stringValue: 'ignored' } }] }],
+              rows: [
+                { values: [{ note: 'on an empty cell', userEnteredValue: { stringValue: 'ignored' } }] },
+              ],
               fields: 'note',
             },
           },
@@ -149,6 +159,8 @@ describe('spreadsheets.get: cell details', () => {
         requests: [{ setDataValidation: { range: { sheetId: 7, startRowIndex: 999, endRowIndex: 1001 } } }],
       },
     });
-    await expect(call).rejects.toThrow(/Invalid requests\[0\]\.setDataValidation: Range .* exceeds grid limits/);
+    await expect(call).rejects.toThrow(
+      /Invalid requests\[0\]\.setDataValidation: Range .* exceeds grid limits/,
+    );
   });
 });
