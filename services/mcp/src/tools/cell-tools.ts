@@ -102,7 +102,8 @@ export function cellTools(deps: ToolDeps) {
             nextOffset = row - area.rowStart;
             break;
           }
-          const end = Math.min(row + windowRows, area.rowEnd);
+          const rowsLeft = Math.max(1, Math.floor((DETAIL_MAX_SCANNED_CELLS - scannedCells) / width));
+          const end = Math.min(row + Math.min(windowRows, rowsLeft), area.rowEnd);
           const { data } = await callGoogle(auth.userId, signal, (request) =>
             sheets.spreadsheets.get(
               {
