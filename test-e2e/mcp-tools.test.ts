@@ -20,6 +20,9 @@ const PINNED_TOOLS = [
   'read_range',
   'read_ranges',
   'find_in_spreadsheet',
+  'read_records',
+  'read_cell_details',
+  'set_notes',
   'write_range',
   'write_ranges',
   'append_rows',
@@ -133,6 +136,49 @@ describe('tools over MCP with an API key', () => {
       }),
     );
     expect(raw.values).toEqual([[3, 1.5, 4.5]]);
+  });
+
+  it('queries the table as records, then notes a cell and reads its details', async () => {
+    const found = structured<{ records: unknown[]; columns: string[]; nextOffset: number | null }>(
+      await call(alice, 'read_records', {
+        spreadsheetId,
+        range: 'My tab',
+        columns: ['Item', 'Total'],
+        filters: ['Total > 5'],
+        valueRenderOption: 'UNFORMATTED_VALUE',
+      }),
+    );
+    expect(found).toMatchObject({
+      records: [{ Item: 'Paper', Total: 8 }],
+      columns: ['Item', 'Total'],
+      nextOffset: null,
+    });
+    const unknown = await call(alice, 'read_records', { spreadsheetId, range: 'My tab', columns: ['Cost'] });
+    expect(unknown.isError).toBe(true);
+    expect(JSON.stringify(unknown.content)).toContain('there is no column \\"Cost\\"');
+
+    structured(
+      await call(alice, 'set_notes', { spreadsheetId, notes: [{ range: 'My tab!A2', note: 'best seller' }] }),
+    );
+    const details = structured<{ cells: unknown[] }>(
+      await call(alice, 'read_cell_details', {
+        spreadsheetId,
+        range: 'My tab!A1:D3',
+        fields: ['notes', 'formulas'],
+      }),
+    );
+    expect(details.cells).toEqual([
+      { range: "'My tab'!A2", cell: 'A2', note: 'best seller' },
+      { range: "'My tab'!D2", cell: 'D2', formula: '=B2*C2' },
+      { range: "'My tab'!D3", cell: 'D3', formula: '=B3*C3' },
+    ]);
+    structured(
+      await call(alice, 'set_notes', { spreadsheetId, notes: [{ range: 'My tab!A2', note: null }] }),
+    );
+    const cleared = structured<{ cells: unknown[] }>(
+      await call(alice, 'read_cell_details', { spreadsheetId, range: 'My tab!A1:D3', fields: ['notes'] }),
+    );
+    expect(cleared.cells).toEqual([]);
   });
 
   it('appends rows, inserting them, and pages large reads', async () => {
