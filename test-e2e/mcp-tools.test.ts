@@ -361,7 +361,7 @@ describe('credentials and people', () => {
   it('a read-only key may read but a write is refused with 403 insufficient_scope', async () => {
     const { sessionCookie } = await signIn(stack, 'alice@example.com');
     const readOnly = await mcpClient((await createApiKey(stack, sessionCookie, ['sheets:read'])).secret);
-    expect((await readOnly.listTools()).tools).toHaveLength(19);
+    expect((await readOnly.listTools()).tools).toHaveLength(22);
     await expect(call(readOnly, 'create_spreadsheet', { title: 'nope' })).rejects.toThrow(
       /403|insufficient_scope|Forbidden/i,
     );
@@ -372,7 +372,7 @@ describe('credentials and people', () => {
     const { sessionCookie } = await signIn(stack, 'alice@example.com');
     const created = await createApiKey(stack, sessionCookie);
     const client = await mcpClient(created.secret);
-    expect((await client.listTools()).tools).toHaveLength(19);
+    expect((await client.listTools()).tools).toHaveLength(22);
     const accounts = accountService(stack);
     await accounts.revokeApiKey({ sessionCookie, keyId: created.key!.id });
     accounts.close();
@@ -386,7 +386,7 @@ describe('credentials and people', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(response.status).toBe(401);
-    expect((await alice.listTools()).tools).toHaveLength(19);
+    expect((await alice.listTools()).tools).toHaveLength(22);
   });
 
   it('one person never sees another person’s spreadsheets', async () => {

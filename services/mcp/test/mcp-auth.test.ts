@@ -263,7 +263,7 @@ describe('API keys at /api/mcp (docs/design.md §8)', () => {
     const { secret } = await stack.createApiKey(person.sessionCookie);
     const response = await withKey(secret);
     expect(response.status).toBe(200);
-    expect((await readJson(response)).result.tools).toHaveLength(19);
+    expect((await readJson(response)).result.tools).toHaveLength(22);
   });
 
   it('an unknown key: 401 JSON error, no challenge, the key never echoed', async () => {
@@ -481,7 +481,7 @@ describe('Streamable HTTP request handling', () => {
     );
     replies.forEach((reply, index) => {
       expect(reply.id).toBe(1);
-      if (index % 2) expect(reply.result.tools).toHaveLength(19);
+      if (index % 2) expect(reply.result.tools).toHaveLength(22);
       else expect(reply.result).toEqual({});
     });
   });
