@@ -43,6 +43,7 @@ export function parseFilter(input: FilterInput): Filter {
     const quoted = readQuoted(text);
     if (!quoted) throw malformed(input, 'its column’s opening quote is not closed');
     column = quoted.text;
+    if (column === '') throw malformed(input, 'it names no column');
     rest = text.slice(quoted.end).trimStart();
     const op = leadingOperator(rest);
     if (!op) throw malformed(input, 'no operator follows the column');
