@@ -125,7 +125,7 @@ describe('auth hangs (SIGSTOP) while the MCP service serves', () => {
         process.kill(auth, 'SIGCONT');
       }
     });
-    expect((await client.listTools()).tools.length).toBe(19);
+    expect((await client.listTools()).tools.length).toBe(22);
     await client.close();
     // Requests were refused only as docs/design.md §8 says (503 + Retry-After) while auth hung, and
     // succeed again since.

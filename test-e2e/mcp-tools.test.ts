@@ -20,6 +20,9 @@ const PINNED_TOOLS = [
   'read_range',
   'read_ranges',
   'find_in_spreadsheet',
+  'read_records',
+  'read_cell_details',
+  'set_notes',
   'write_range',
   'write_ranges',
   'append_rows',
@@ -133,6 +136,49 @@ describe('tools over MCP with an API key', () => {
       }),
     );
     expect(raw.values).toEqual([[3, 1.5, 4.5]]);
+  });
+
+  it('queries the table as records, then notes a cell and reads its details', async () => {
+    const found = structured<{ records: unknown[]; columns: string[]; nextOffset: number | null }>(
+      await call(alice, 'read_records', {
+        spreadsheetId,
+        range: 'My tab',
+        columns: ['Item', 'Total'],
+        filters: ['Total > 5'],
+        valueRenderOption: 'UNFORMATTED_VALUE',
+      }),
+    );
+    expect(found).toMatchObject({
+      records: [{ Item: 'Paper', Total: 8 }],
+      columns: ['Item', 'Total'],
+      nextOffset: null,
+    });
+    const unknown = await call(alice, 'read_records', { spreadsheetId, range: 'My tab', columns: ['Cost'] });
+    expect(unknown.isError).toBe(true);
+    expect(JSON.stringify(unknown.content)).toContain('there is no column \\"Cost\\"');
+
+    structured(
+      await call(alice, 'set_notes', { spreadsheetId, notes: [{ range: 'My tab!A2', note: 'best seller' }] }),
+    );
+    const details = structured<{ cells: unknown[] }>(
+      await call(alice, 'read_cell_details', {
+        spreadsheetId,
+        range: 'My tab!A1:D3',
+        fields: ['notes', 'formulas'],
+      }),
+    );
+    expect(details.cells).toEqual([
+      { range: "'My tab'!A2", cell: 'A2', note: 'best seller' },
+      { range: "'My tab'!D2", cell: 'D2', formula: '=B2*C2' },
+      { range: "'My tab'!D3", cell: 'D3', formula: '=B3*C3' },
+    ]);
+    structured(
+      await call(alice, 'set_notes', { spreadsheetId, notes: [{ range: 'My tab!A2', note: null }] }),
+    );
+    const cleared = structured<{ cells: unknown[] }>(
+      await call(alice, 'read_cell_details', { spreadsheetId, range: 'My tab!A1:D3', fields: ['notes'] }),
+    );
+    expect(cleared.cells).toEqual([]);
   });
 
   it('appends rows, inserting them, and pages large reads', async () => {
@@ -347,7 +393,7 @@ describe('credentials and people', () => {
   it('a read-only key may read but a write is refused with 403 insufficient_scope', async () => {
     const { sessionCookie } = await signIn(stack, 'alice@example.com');
     const readOnly = await mcpClient((await createApiKey(stack, sessionCookie, ['sheets:read'])).secret);
-    expect((await readOnly.listTools()).tools).toHaveLength(19);
+    expect((await readOnly.listTools()).tools).toHaveLength(22);
     await expect(call(readOnly, 'create_spreadsheet', { title: 'nope' })).rejects.toThrow(
       /403|insufficient_scope|Forbidden/i,
     );
@@ -358,7 +404,7 @@ describe('credentials and people', () => {
     const { sessionCookie } = await signIn(stack, 'alice@example.com');
     const created = await createApiKey(stack, sessionCookie);
     const client = await mcpClient(created.secret);
-    expect((await client.listTools()).tools).toHaveLength(19);
+    expect((await client.listTools()).tools).toHaveLength(22);
     const accounts = accountService(stack);
     await accounts.revokeApiKey({ sessionCookie, keyId: created.key!.id });
     accounts.close();
@@ -372,7 +418,7 @@ describe('credentials and people', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(response.status).toBe(401);
-    expect((await alice.listTools()).tools).toHaveLength(19);
+    expect((await alice.listTools()).tools).toHaveLength(22);
   });
 
   it('one person never sees another person’s spreadsheets', async () => {

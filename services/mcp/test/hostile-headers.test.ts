@@ -144,7 +144,7 @@ describe('request headers at /api/mcp (property-based)', () => {
         if (response.status === 200) {
           const reply = JSON.parse(body.startsWith('event:') ? body.split('data: ')[1]! : body);
           expect(reply.id).toBe(7);
-          expect(reply.result.tools).toHaveLength(19);
+          expect(reply.result.tools).toHaveLength(22);
         } else if (response.status !== 431 && response.status !== 202) {
           // Node itself answers an oversized head (431) before any handler: no body of ours.
           expect(JSON.parse(body).error, body).toBeDefined();

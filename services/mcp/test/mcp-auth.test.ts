@@ -40,7 +40,7 @@ describe('error contract of /api/mcp (docs/design.md §8)', () => {
     expect(response.status).toBe(200);
     const body = await readJson(response);
     expect(body.id).toBe(1);
-    expect(body.result.tools.length).toBe(19);
+    expect(body.result.tools.length).toBe(22);
   });
 
   it('the Authorization header is `Bearer <token>`, the scheme in any case; anything else is 401 malformed', async () => {
@@ -263,7 +263,7 @@ describe('API keys at /api/mcp (docs/design.md §8)', () => {
     const { secret } = await stack.createApiKey(person.sessionCookie);
     const response = await withKey(secret);
     expect(response.status).toBe(200);
-    expect((await readJson(response)).result.tools).toHaveLength(19);
+    expect((await readJson(response)).result.tools).toHaveLength(22);
   });
 
   it('an unknown key: 401 JSON error, no challenge, the key never echoed', async () => {
@@ -328,8 +328,11 @@ describe('every tool needs the scope docs/design.md §11 gives it', () => {
     'read_range',
     'read_ranges',
     'find_in_spreadsheet',
+    'read_records',
+    'read_cell_details',
   ];
   const WRITE_TOOLS = [
+    'set_notes',
     'write_range',
     'write_ranges',
     'append_rows',
@@ -478,7 +481,7 @@ describe('Streamable HTTP request handling', () => {
     );
     replies.forEach((reply, index) => {
       expect(reply.id).toBe(1);
-      if (index % 2) expect(reply.result.tools).toHaveLength(19);
+      if (index % 2) expect(reply.result.tools).toHaveLength(22);
       else expect(reply.result).toEqual({});
     });
   });

@@ -48,6 +48,7 @@ const HANDLERS: { [K in keyof Request]?: Handler<K> } = {
   findReplace,
   appendCells,
   updateSpreadsheetProperties,
+  setDataValidation,
 };
 
 export const SUPPORTED_REQUEST_KINDS = Object.keys(HANDLERS);
@@ -384,6 +385,19 @@ function updateCells(spreadsheet: SpreadsheetModel, request: sheets_v4.Schema$Up
     endColumn: startColumn + width,
   });
   writeRowData(sheet, startRow, startColumn, rows, request.fields);
+  return {};
+}
+
+/** Sets (or, without a rule, clears) the data-validation rule of every cell in the range. */
+function setDataValidation(
+  spreadsheet: SpreadsheetModel,
+  request: sheets_v4.Schema$SetDataValidationRequest,
+): Response {
+  const { sheet, bounds } = gridBounds(spreadsheet, request.range ?? undefined);
+  const rule = request.rule ? { dataValidation: request.rule } : {};
+  for (const [row, column] of positionsIn(bounds)) {
+    setCell(sheet, row, column, maskedCell(cellAt(sheet, row, column), rule, 'dataValidation'));
+  }
   return {};
 }
 

@@ -1,6 +1,6 @@
 /**
  * The emulator's own state for a native spreadsheet. Cells are stored in Google's `CellData` shape
- * (only `userEnteredValue`, `userEnteredFormat` and `note`); everything effective or formatted is
+ * (only `userEnteredValue`, `userEnteredFormat`, `note` and `dataValidation`); everything effective or formatted is
  * computed when read.
  */
 import type { sheets_v4 } from 'googleapis';

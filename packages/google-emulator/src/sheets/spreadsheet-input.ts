@@ -52,5 +52,6 @@ function storedCell(cell: sheets_v4.Schema$CellData | null | undefined): CellDat
   if (cell.userEnteredValue) stored.userEnteredValue = cell.userEnteredValue;
   if (cell.userEnteredFormat) stored.userEnteredFormat = cell.userEnteredFormat;
   if (cell.note) stored.note = cell.note;
+  if (cell.dataValidation) stored.dataValidation = cell.dataValidation;
   return Object.keys(stored).length > 0 ? stored : undefined;
 }

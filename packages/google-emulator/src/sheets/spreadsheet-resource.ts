@@ -131,7 +131,24 @@ function cellResource(
     });
   }
   if (cell.note) resource.note = cell.note;
+  const link = hyperlinkOf(cell);
+  if (link) resource.hyperlink = link;
+  if (cell.dataValidation) resource.dataValidation = structuredClone(cell.dataValidation);
   return resource;
+}
+
+/** `=HYPERLINK("url", …)` with a literal URL: its first argument, quotes undoubled. */
+const HYPERLINK_FORMULA = /^=\s*HYPERLINK\s*\(\s*"((?:[^"]|"")*)"/i;
+
+/**
+ * A cell's read-only `hyperlink`, as Google derives it: the URL of a `=HYPERLINK()` formula, or
+ * the link of the cell's whole text (`userEnteredFormat.textFormat.link.uri`).
+ */
+function hyperlinkOf(cell: CellData): string | undefined {
+  const formula = cell.userEnteredValue?.formulaValue;
+  const match = formula == null ? null : HYPERLINK_FORMULA.exec(formula);
+  if (match) return (match[1] as string).replaceAll('""', '"');
+  return cell.userEnteredFormat?.textFormat?.link?.uri ?? undefined;
 }
 
 function mergeFormats<T extends object>(base: T, over: T): T {

@@ -1,5 +1,7 @@
+import { cellTools } from './cell-tools.ts';
 import { fileTools } from './file-tools.ts';
 import { readTools } from './read-tools.ts';
+import { recordTools } from './record-tools.ts';
 import { sheetTools } from './sheet-tools.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
@@ -7,5 +9,12 @@ import { writeTools } from './write-tools.ts';
 
 /** The tool registry (docs/design.md §11): every tool, in the order tools/list shows them. */
 export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
-  return [...readTools(deps), ...writeTools(deps), ...sheetTools(deps), ...fileTools(deps)];
+  return [
+    ...readTools(deps),
+    ...recordTools(deps),
+    ...cellTools(deps),
+    ...writeTools(deps),
+    ...sheetTools(deps),
+    ...fileTools(deps),
+  ];
 }

@@ -1,0 +1,285 @@
+import type { sheets_v4 } from 'googleapis';
+import { z } from 'zod';
+import { rangeOnSheet } from './a1.ts';
+import { a1Range, spreadsheetId } from './common-schemas.ts';
+import { amount } from './loss-phrases.ts';
+import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
+import {
+  areaRows,
+  cellAddress,
+  readTabGrids,
+  resolveTabArea,
+  type TabArea,
+  tabAreaOf,
+} from './table-area.ts';
+import { defineTool, ToolError } from './tool-definition.ts';
+import type { ToolDeps } from './tool-deps.ts';
+
+const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+/** read_cell_details asks Google for at most this many cells per call… */
+const DETAIL_WINDOW_CELLS = 10_000;
+/** …and examines at most this many per tool call, so a sparse huge range stays bounded work. */
+export const DETAIL_MAX_SCANNED_CELLS = 100_000;
+/** The longest note or formula text returned; longer ones end with "…". */
+const MAX_TEXT = 2_000;
+
+/** What a caller may ask for, and the CellData field each is read from (the minimal mask). */
+const DETAIL_FIELDS = {
+  notes: 'note',
+  hyperlinks: 'hyperlink',
+  validation: 'dataValidation',
+  formulas: 'userEnteredValue.formulaValue',
+  errors: 'effectiveValue.errorValue',
+} as const;
+type DetailField = keyof typeof DETAIL_FIELDS;
+
+const cellDetail = z.object({
+  range: z.string(),
+  cell: z.string(),
+  note: z.string().optional(),
+  hyperlink: z.string().optional(),
+  formula: z.string().optional(),
+  error: z.object({ type: z.string(), message: z.string() }).optional(),
+  validation: z
+    .object({
+      condition: z.string(),
+      values: z.array(z.string()),
+      strict: z.boolean(),
+      inputMessage: z.string().optional(),
+    })
+    .optional(),
+});
+type CellDetail = z.infer<typeof cellDetail>;
+
+export function cellTools(deps: ToolDeps) {
+  const { sheets, callGoogle } = deps;
+  const batchUpdate = spreadsheetBatchUpdate(deps);
+  return [
+    defineTool({
+      name: 'read_cell_details',
+      title: 'Read notes, links, validation, formulas',
+      description:
+        'Lists the cells of a range that have a note, hyperlink, data-validation rule, formula or formula error (choose which with `fields`), with A1 addresses. Examines up to 100,000 cells per call; continue from nextOffset (a row offset).',
+      scope: 'sheets:read',
+      annotations: READ,
+      inputSchema: z.object({
+        spreadsheetId,
+        range: a1Range,
+        fields: z
+          .array(z.enum(Object.keys(DETAIL_FIELDS) as [DetailField, ...DetailField[]]))
+          .min(1)
+          .default(['notes', 'hyperlinks', 'validation', 'formulas', 'errors'])
+          .describe('Which details to read; all by default.'),
+        offset: z.number().int().min(0).default(0).describe('Skip this many rows of the range (paging).'),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(1_000)
+          .default(200)
+          .describe('At most this many cells are returned.'),
+      }),
+      outputSchema: z.object({
+        cells: z.array(cellDetail),
+        /** The row offset to continue from, or null when the range was examined to its end. */
+        nextOffset: z.number().nullable(),
+        scannedCells: z.number(),
+      }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        const area = await resolveTabArea(deps, auth.userId, signal, input.spreadsheetId, input.range);
+        const fields = [...new Set(input.fields)];
+        const mask = `sheets(data(startRow,startColumn,rowData(values(${fields.map((field) => DETAIL_FIELDS[field]).join(',')}))))`;
+        const width = Math.max(1, area.columnEnd - area.columnStart);
+        const windowRows = Math.max(1, Math.floor(DETAIL_WINDOW_CELLS / width));
+        const cells: CellDetail[] = [];
+        let scannedCells = 0;
+        let row = area.rowStart + input.offset;
+        let nextOffset: number | null = null;
+        scan: while (row < area.rowEnd && area.columnEnd > area.columnStart) {
+          signal.throwIfAborted();
+          if (scannedCells + width > DETAIL_MAX_SCANNED_CELLS && scannedCells > 0) {
+            nextOffset = row - area.rowStart;
+            break;
+          }
+          const rowsLeft = Math.max(1, Math.floor((DETAIL_MAX_SCANNED_CELLS - scannedCells) / width));
+          const end = Math.min(row + Math.min(windowRows, rowsLeft), area.rowEnd);
+          const { data } = await callGoogle(auth.userId, signal, (request) =>
+            sheets.spreadsheets.get(
+              {
+                spreadsheetId: input.spreadsheetId,
+                ranges: [areaRows(area, row, end)],
+                includeGridData: true,
+                fields: mask,
+              },
+              request,
+            ),
+          );
+          const grid = data.sheets?.[0]?.data?.[0];
+          const rowData = grid?.rowData ?? [];
+          for (let index = 0; index < end - row; index++) {
+            const found = detailsOfRow(rowData[index]?.values ?? [], area, row + index, fields);
+            if (cells.length > 0 && cells.length + found.length > input.limit) {
+              nextOffset = row + index - area.rowStart;
+              break scan;
+            }
+            cells.push(...found);
+            scannedCells += width;
+          }
+          row = end;
+          context.progress(scannedCells, undefined, `Examined ${amount(scannedCells, 'cell')}`);
+        }
+        return {
+          structuredContent: { cells, nextOffset, scannedCells },
+          text: `${cells.length === 0 ? 'No cell in the range has any of these details.' : cells.map(renderDetail).join('\n')}${nextOffset === null ? '' : `\n… call read_cell_details again with offset=${nextOffset} for the rest.`}`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'set_notes',
+      title: 'Set or clear notes',
+      description:
+        'Sets the note of cells (every cell of each range), or clears it with note null; values and formats are untouched. Replacing or clearing a note loses its text.',
+      scope: 'sheets:write',
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+      inputSchema: z.object({
+        spreadsheetId,
+        notes: z
+          .array(
+            z.object({
+              range: a1Range.describe("A cell or range, e.g. 'Orders'!B2."),
+              note: z.string().max(50_000).nullable().describe('The note; null (or "") clears it.'),
+            }),
+          )
+          .min(1)
+          .max(500),
+      }),
+      outputSchema: z.object({ updatedRanges: z.array(z.string()) }),
+      async run(input, { auth, signal }) {
+        const areas = await notedAreas(input.spreadsheetId, input.notes, auth.userId, signal);
+        const requests: sheets_v4.Schema$Request[] = areas.map(({ area, note }) => {
+          const range = {
+            sheetId: area.sheetId,
+            startRowIndex: area.rowStart,
+            endRowIndex: area.rowEnd,
+            startColumnIndex: area.columnStart,
+            endColumnIndex: area.columnEnd,
+          };
+          // Without rows, updateCells clears the masked field over its range; repeatCell sets one value on all.
+          return note
+            ? { repeatCell: { range, cell: { note }, fields: 'note' } }
+            : { updateCells: { range, fields: 'note' } };
+        });
+        await batchUpdate(auth.userId, signal, input.spreadsheetId, requests);
+        const updatedRanges = areas.map(({ area }) => areaRows(area, area.rowStart, area.rowEnd));
+        const set = areas.filter(({ note }) => note).length;
+        return {
+          structuredContent: { updatedRanges },
+          text: `Set the note of ${amount(set, 'range')} and cleared it on ${amount(areas.length - set, 'range')}: ${updatedRanges.join(', ')}.`,
+        };
+      },
+      async describeLoss(input, { auth, signal }) {
+        const areas = await notedAreas(input.spreadsheetId, input.notes, auth.userId, signal);
+        const { data } = await callGoogle(auth.userId, signal, (request) =>
+          sheets.spreadsheets.get(
+            {
+              spreadsheetId: input.spreadsheetId,
+              ranges: areas.map(({ area }) => areaRows(area, area.rowStart, area.rowEnd)),
+              includeGridData: true,
+              fields: 'sheets(properties(title),data(startRow,startColumn,rowData(values(note))))',
+            },
+            request,
+          ),
+        );
+        // Grid data comes back per tab, each range's in the order asked.
+        const lost: string[] = [];
+        const perTab = new Map<string, sheets_v4.Schema$GridData[]>();
+        for (const sheet of data.sheets ?? [])
+          perTab.set(sheet.properties?.title ?? '', [...(sheet.data ?? [])]);
+        for (const { area, note } of areas) {
+          const grid = perTab.get(area.title)?.shift();
+          for (const [rowIndex, rowData] of (grid?.rowData ?? []).entries()) {
+            for (const [columnIndex, cell] of (rowData.values ?? []).entries()) {
+              if (cell.note && cell.note !== note)
+                lost.push(
+                  rangeOnSheet(
+                    area.title,
+                    cellAddress(area.rowStart + rowIndex, area.columnStart + columnIndex),
+                  ),
+                );
+            }
+          }
+        }
+        if (lost.length === 0) return null;
+        const shown = lost.slice(0, 5).join(', ');
+        return `the text of ${amount(lost.length, 'note')} (on ${shown}${lost.length > 5 ? ', …' : ''})`;
+      },
+    }),
+  ];
+
+  /** Each entry's area within its tab's grid (one call for the tabs), refusing a range past the grid. */
+  async function notedAreas(
+    spreadsheet: string,
+    notes: ReadonlyArray<{ range: string; note: string | null }>,
+    userId: string,
+    signal: AbortSignal,
+  ): Promise<Array<{ area: TabArea; note: string | null }>> {
+    const tabs = await readTabGrids(deps, userId, signal, spreadsheet);
+    return notes.map(({ range, note }) => {
+      const area = tabAreaOf(range, tabs);
+      if (area.rowEnd <= area.rowStart || area.columnEnd <= area.columnStart)
+        throw new ToolError(`${JSON.stringify(range)} is outside the tab's grid`);
+      return { area, note: note === '' ? null : note };
+    });
+  }
+}
+
+function clip(text: string): string {
+  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
+}
+
+function detailsOfRow(
+  values: readonly sheets_v4.Schema$CellData[],
+  area: TabArea,
+  row: number,
+  fields: readonly DetailField[],
+): CellDetail[] {
+  const details: CellDetail[] = [];
+  for (const [index, cell] of values.entries()) {
+    const address = cellAddress(row, area.columnStart + index);
+    const detail: CellDetail = { range: rangeOnSheet(area.title, address), cell: address };
+    if (fields.includes('notes') && cell.note) detail.note = clip(cell.note);
+    if (fields.includes('hyperlinks') && cell.hyperlink) detail.hyperlink = clip(cell.hyperlink);
+    const formula = cell.userEnteredValue?.formulaValue;
+    if (fields.includes('formulas') && formula) detail.formula = clip(formula);
+    const error = cell.effectiveValue?.errorValue;
+    if (fields.includes('errors') && error)
+      detail.error = { type: error.type ?? 'ERROR', message: clip(error.message ?? '') };
+    const rule = cell.dataValidation;
+    if (fields.includes('validation') && rule)
+      detail.validation = {
+        condition: rule.condition?.type ?? 'CONDITION_TYPE_UNSPECIFIED',
+        values: (rule.condition?.values ?? []).map((value) =>
+          clip(value.userEnteredValue ?? value.relativeDate ?? ''),
+        ),
+        strict: rule.strict ?? false,
+        ...(rule.inputMessage ? { inputMessage: clip(rule.inputMessage) } : {}),
+      };
+    if (Object.keys(detail).length > 2) details.push(detail);
+  }
+  return details;
+}
+
+function renderDetail(detail: CellDetail): string {
+  const parts: string[] = [];
+  if (detail.formula) parts.push(`formula ${detail.formula}`);
+  if (detail.error) parts.push(`error ${detail.error.type}: ${detail.error.message}`);
+  if (detail.hyperlink) parts.push(`link ${detail.hyperlink}`);
+  if (detail.note) parts.push(`note ${JSON.stringify(detail.note)}`);
+  if (detail.validation)
+    parts.push(
+      `validation ${detail.validation.condition}${detail.validation.values.length ? ` [${detail.validation.values.join(', ')}]` : ''}${detail.validation.strict ? ' (strict)' : ''}`,
+    );
+  return `${detail.range}: ${parts.join('; ')}`;
+}

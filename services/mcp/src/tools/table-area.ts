@@ -1,0 +1,97 @@
+import { columnLetters, gridBounds, rangeOnSheet, splitRange } from './a1.ts';
+import { ToolError } from './tool-definition.ts';
+import type { ToolDeps } from './tool-deps.ts';
+
+/** A rectangle of one tab, zero-based and end-exclusive, within the tab's grid. */
+export interface TabArea {
+  title: string;
+  sheetId: number;
+  rowStart: number;
+  rowEnd: number;
+  columnStart: number;
+  columnEnd: number;
+}
+
+export interface TabGrid {
+  title: string;
+  sheetId: number;
+  rows: number;
+  columns: number;
+}
+
+/** One spreadsheets.get of the tabs' ids, titles and grid sizes. */
+export async function readTabGrids(
+  { sheets, callGoogle }: ToolDeps,
+  userId: string,
+  signal: AbortSignal,
+  spreadsheetId: string,
+): Promise<TabGrid[]> {
+  const { data } = await callGoogle(userId, signal, (request) =>
+    sheets.spreadsheets.get(
+      { spreadsheetId, fields: 'sheets.properties(sheetId,title,gridProperties(rowCount,columnCount))' },
+      request,
+    ),
+  );
+  return (data.sheets ?? []).map((sheet) => ({
+    title: sheet.properties?.title ?? '',
+    sheetId: sheet.properties?.sheetId ?? 0,
+    rows: sheet.properties?.gridProperties?.rowCount ?? 0,
+    columns: sheet.properties?.gridProperties?.columnCount ?? 0,
+  }));
+}
+
+/**
+ * The area an A1 range names, clipped to its tab's grid, after one call for the tabs' sizes: an
+ * unknown tab or a range that is not A1 notation (a named range) is a tool error saying so.
+ */
+export async function resolveTabArea(
+  deps: ToolDeps,
+  userId: string,
+  signal: AbortSignal,
+  spreadsheetId: string,
+  range: string,
+): Promise<TabArea> {
+  return tabAreaOf(range, await readTabGrids(deps, userId, signal, spreadsheetId));
+}
+
+export function tabAreaOf(range: string, tabs: readonly TabGrid[]): TabArea {
+  const { sheetTitle, cells } = splitRange(range);
+  // Google matches a tab's name exactly, then ignoring case.
+  const tab =
+    sheetTitle === undefined
+      ? tabs[0]
+      : (tabs.find((each) => each.title === sheetTitle) ??
+        tabs.find((each) => each.title.toLowerCase() === sheetTitle.toLowerCase()));
+  if (!tab)
+    throw new ToolError(
+      sheetTitle === undefined
+        ? 'the spreadsheet has no tabs'
+        : `there is no tab named ${JSON.stringify(sheetTitle)}; get_spreadsheet lists the tabs`,
+    );
+  const bounds = gridBounds(cells);
+  if (!bounds)
+    throw new ToolError(
+      `cannot read the cells of ${JSON.stringify(range)} as A1 notation (named ranges are not accepted here)`,
+    );
+  return {
+    title: tab.title,
+    sheetId: tab.sheetId,
+    rowStart: Math.min(bounds.startRowIndex ?? 0, tab.rows),
+    rowEnd: Math.min(bounds.endRowIndex ?? tab.rows, tab.rows),
+    columnStart: Math.min(bounds.startColumnIndex ?? 0, tab.columns),
+    columnEnd: Math.min(bounds.endColumnIndex ?? tab.columns, tab.columns),
+  };
+}
+
+/** `'Tab'!B3:F9` for rows [rowStart, rowEnd) of the area's columns. */
+export function areaRows(area: TabArea, rowStart: number, rowEnd: number): string {
+  return rangeOnSheet(
+    area.title,
+    `${columnLetters(area.columnStart)}${rowStart + 1}:${columnLetters(area.columnEnd - 1)}${rowEnd}`,
+  );
+}
+
+/** The A1 address of a cell, `C7`. */
+export function cellAddress(row: number, column: number): string {
+  return `${columnLetters(column)}${row + 1}`;
+}
