@@ -57,6 +57,15 @@ export {
   toRevocationSnapshot,
 } from './revocations.ts';
 export {
+  canonicalToolsets,
+  DEFAULT_TOOLSETS,
+  isToolsetName,
+  TOOLSET_NAMES,
+  TOOLSETS,
+  type ToolsetName,
+  toolset,
+} from './toolsets.ts';
+export {
   hasServiceCredential,
   requireServiceCredential,
   SERVICE_CREDENTIAL_HEADER,
