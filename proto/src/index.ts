@@ -57,6 +57,13 @@ export {
   toRevocationSnapshot,
 } from './revocations.ts';
 export {
+  hasServiceCredential,
+  requireServiceCredential,
+  SERVICE_CREDENTIAL_HEADER,
+  serviceCredentialInterceptor,
+  serviceCredentialMetadata,
+} from './service-credential.ts';
+export {
   canonicalToolsets,
   DEFAULT_TOOLSETS,
   isToolsetName,
@@ -65,10 +72,3 @@ export {
   type ToolsetName,
   toolset,
 } from './toolsets.ts';
-export {
-  hasServiceCredential,
-  requireServiceCredential,
-  SERVICE_CREDENTIAL_HEADER,
-  serviceCredentialInterceptor,
-  serviceCredentialMetadata,
-} from './service-credential.ts';
