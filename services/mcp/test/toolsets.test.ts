@@ -17,7 +17,7 @@ const tools = sheetgateTools({} as ToolDeps);
 const BASE_URL = 'https://sheetgate.example';
 const server = createMcpServer({
   tools,
-  logger: createLogger({ level: 'silent', name: 'toolsets-test' }),
+  logger: createLogger({ level: 'silent', service: 'toolsets-test' }),
   baseUrl: BASE_URL,
   states: createRequestStateCodec('x'.repeat(32)),
 });
