@@ -69,6 +69,7 @@ describe('judgeKey', () => {
         keyId: 'key-1',
         userId: 'user-1',
         scopes: ['sheets:read', 'sheets:write'],
+        toolsets: null,
         expiresAtMs: NOW + 60_000,
       },
       fresh: true,
