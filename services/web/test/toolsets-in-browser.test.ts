@@ -27,7 +27,7 @@ beforeAll(async () => {
   env = await startBrowserStack();
   person = await newPerson(env);
   await person.page.goto(`${env.stack.baseUrl}/login`);
-  await signInWithGoogle(person.page, 'tess@example.com');
+  await signInWithGoogle(person.page, 'alice@example.com');
 }, 120_000);
 
 afterAll(async () => {
