@@ -17,6 +17,11 @@ export type ApiKeyResolution =
        * rounded down, so a receiver never holds it past the instant auth would refuse it.
        */
       expiresAtMs: number | null;
+      /**
+       * The toolsets the key enables (TOOLSETS names), null for every set (a key created before
+       * toolsets). On the wire an empty list.
+       */
+      toolsets: readonly string[] | null;
     }
   | { ok: false; reason: 'unknown' | 'expired' | 'revoked' }
   | { ok: false; reason: 'rate_limited'; retryAfterSeconds: number }
@@ -76,6 +81,7 @@ export function toResolveApiKeyResponse(resolution: ApiKeyResolution): ResolveAp
         scopes: [...resolution.scopes],
         keyId: resolution.keyId,
         expiresAt: resolution.expiresAtMs === null ? undefined : Math.floor(resolution.expiresAtMs / 1000),
+        toolsets: resolution.toolsets === null ? [] : [...resolution.toolsets],
       },
       refused: undefined,
     };
@@ -102,6 +108,7 @@ export function fromResolveApiKeyResponse(response: ResolveApiKeyResponse): ApiK
       scopes: response.resolved.scopes,
       keyId: response.resolved.keyId,
       expiresAtMs: response.resolved.expiresAt === undefined ? null : response.resolved.expiresAt * 1000,
+      toolsets: response.resolved.toolsets.length === 0 ? null : response.resolved.toolsets,
     };
   }
   switch (response.refused?.reason) {

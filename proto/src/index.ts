@@ -64,3 +64,12 @@ export {
   serviceCredentialInterceptor,
   serviceCredentialMetadata,
 } from './service-credential.ts';
+export {
+  canonicalToolsets,
+  DEFAULT_TOOLSETS,
+  isToolsetName,
+  TOOLSET_NAMES,
+  TOOLSETS,
+  type ToolsetName,
+  toolset,
+} from './toolsets.ts';

@@ -15,6 +15,7 @@ describe('ApiKeyResolution on the wire', () => {
       scopes: ['sheets:read', 'sheets:write'],
       keyId: 'key-1',
       expiresAtMs: null,
+      toolsets: null,
     },
     {
       ok: true,
@@ -22,6 +23,7 @@ describe('ApiKeyResolution on the wire', () => {
       scopes: ['sheets:read'],
       keyId: 'key-2',
       expiresAtMs: 1_900_000_000_000,
+      toolsets: ['core-read', 'files'],
     },
     { ok: false, reason: 'unknown' },
     { ok: false, reason: 'expired' },
@@ -41,16 +43,25 @@ describe('ApiKeyResolution on the wire', () => {
       scopes: ['sheets:read'],
       keyId: 'key-1',
       expiresAtMs: 1_900_000_000_999,
+      toolsets: null,
     });
     expect(wire.resolved?.expiresAt).toBe(1_900_000_000);
     expect(fromResolveApiKeyResponse(wire)).toMatchObject({ expiresAtMs: 1_900_000_000_000 });
     // An auth that does not send it yet: the key never expires as far as the receiver knows.
     expect(
       fromResolveApiKeyResponse({
-        resolved: { userId: 'u', scopes: [], keyId: 'k', expiresAt: undefined },
+        resolved: { userId: 'u', scopes: [], keyId: 'k', expiresAt: undefined, toolsets: [] },
         refused: undefined,
       }),
-    ).toMatchObject({ expiresAtMs: null });
+    ).toMatchObject({ expiresAtMs: null, toolsets: null });
+  });
+
+  it('sends every set as an empty list and a choice as its names', () => {
+    const base = { ok: true, userId: 'u', scopes: ['sheets:read'], keyId: 'k', expiresAtMs: null } as const;
+    expect(toResolveApiKeyResponse({ ...base, toolsets: null }).resolved?.toolsets).toEqual([]);
+    expect(toResolveApiKeyResponse({ ...base, toolsets: ['core-read'] }).resolved?.toolsets).toEqual([
+      'core-read',
+    ]);
   });
 
   it('reads an unset or unspecified refusal as unknown, and a rate limit as at least 1 s', () => {

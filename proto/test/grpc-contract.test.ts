@@ -48,7 +48,7 @@ beforeAll(async () => {
             results: call.request.apiKeys.map((apiKey) =>
               apiKey === 'sg_revoked'
                 ? { refused: { reason: 'API_KEY_REFUSAL_REVOKED', retryAfterSeconds: 0 } }
-                : { resolved: { userId: 'user-1', scopes: ['sheets:read'], keyId: 'key-1' } },
+                : { resolved: { userId: 'user-1', scopes: ['sheets:read'], keyId: 'key-1', toolsets: [] } },
             ),
           });
         },
@@ -114,7 +114,10 @@ describe('a call with the service credential', () => {
       };
       expect(await broker.resolveApiKeys(request)).toEqual({
         results: [
-          { resolved: { userId: 'user-1', scopes: ['sheets:read'], keyId: 'key-1' }, refused: undefined },
+          {
+            resolved: { userId: 'user-1', scopes: ['sheets:read'], keyId: 'key-1', toolsets: [] },
+            refused: undefined,
+          },
           { resolved: undefined, refused: { reason: 'API_KEY_REFUSAL_REVOKED', retryAfterSeconds: 0 } },
         ],
       });

@@ -7,12 +7,19 @@ import type { VerifiedKey } from '../src/api-keys/verified-key-cache.ts';
 // a given moment, and what that answers.
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
-const key: VerifiedKey = { keyId: 'key-1', userId: 'user-1', scopes: ['sheets:read'], expiresAtMs: null };
+const key: VerifiedKey = {
+  keyId: 'key-1',
+  userId: 'user-1',
+  scopes: ['sheets:read'],
+  toolsets: ['core-read'],
+  expiresAtMs: null,
+};
 const row = (overrides: Partial<ApiKeyCredential> = {}): ApiKeyCredential => ({
   id: 'key-1',
   userId: 'user-1',
   secretHash: 'ab'.repeat(32),
   scopes: ['sheets:read', 'sheets:write'],
+  toolsets: null,
   expiresAt: null,
   revokedAt: null,
   ...overrides,
@@ -62,6 +69,7 @@ describe('judgeKey', () => {
         keyId: 'key-1',
         userId: 'user-1',
         scopes: ['sheets:read', 'sheets:write'],
+        toolsets: null,
         expiresAtMs: NOW + 60_000,
       },
       fresh: true,
@@ -97,6 +105,7 @@ describe('admission', () => {
       scopes: ['sheets:read'],
       keyId: 'key-1',
       expiresAtMs: key.expiresAtMs,
+      toolsets: ['core-read'],
     });
     expect(admission(key, { allowed: false, retryAfterSeconds: 12, firstRefusal: true })).toEqual({
       ok: false,

@@ -144,6 +144,7 @@ describe('API keys: create and resolve', () => {
       scopes: ['sheets:read'],
       keyId: key.id,
       expiresAtMs: null,
+      toolsets: null,
     });
 
     const writer = await newKey(keys, bob);
@@ -339,6 +340,7 @@ describe('API keys: listing and input', () => {
           'revokedAt',
           'scopes',
           'status',
+          'toolsets',
           'userId',
         ].sort(),
       );
@@ -368,6 +370,48 @@ describe('API keys: listing and input', () => {
       await expect(keys.create(input)).rejects.toMatchObject({ name: 'ApiKeyInputError', field });
     }
     expect(await keys.create({ userId: alice, name: 'é'.repeat(100), scopes: ['sheets:read'] })).toBeTruthy();
+  });
+});
+
+describe('API keys: toolsets (docs/design.md §11)', () => {
+  it('stores the chosen sets in TOOLSETS order and resolves them', async () => {
+    const keys = await openLibrary();
+    const { key, secret } = await keys.create({
+      userId: alice,
+      name: 'reader',
+      scopes: ['sheets:read'],
+      toolsets: ['files', 'core-read', 'files'],
+    });
+    expect(key.toolsets).toEqual(['core-read', 'files']);
+    expect(await keys.resolve(secret)).toMatchObject({ ok: true, toolsets: ['core-read', 'files'] });
+    // Again from the verified-key cache, and from another replica's PostgreSQL read.
+    expect(await keys.resolve(secret)).toMatchObject({ ok: true, toolsets: ['core-read', 'files'] });
+    expect(await (await openLibrary()).resolve(secret)).toMatchObject({ toolsets: ['core-read', 'files'] });
+  });
+
+  it('refuses unknown names and an empty choice, naming the field', async () => {
+    const keys = await openLibrary();
+    for (const toolsets of [[], ['everything'], ['core-read', 'Core-Write'], [1]]) {
+      await expect(
+        keys.create({ userId: alice, name: 'x', scopes: ['sheets:read'], toolsets: toolsets as string[] }),
+      ).rejects.toMatchObject({ name: 'ApiKeyInputError', field: 'toolsets' });
+    }
+  });
+
+  it('gives a key without stored sets (one created before toolsets) every set', async () => {
+    const keys = await openLibrary();
+    const { key, secret } = await newKey(keys);
+    expect(key.toolsets).toBeNull();
+    expect(await keys.resolve(secret)).toMatchObject({ ok: true, toolsets: null });
+    const { rows } = await pool.query('SELECT toolsets FROM api_keys WHERE id = $1', [key.id]);
+    expect(rows[0].toolsets).toBeNull();
+  });
+
+  it('the migration keeps an empty list out of the table', async () => {
+    const { key } = await newKey(await openLibrary());
+    await expect(pool.query(`UPDATE api_keys SET toolsets = '{}' WHERE id = $1`, [key.id])).rejects.toThrow(
+      /check constraint/,
+    );
   });
 });
 
@@ -496,9 +540,17 @@ describe('API keys: batches (ResolveApiKeys)', () => {
         scopes: ['sheets:read', 'sheets:write'],
         keyId: busy.key.id,
         expiresAtMs: null,
+        toolsets: null,
       },
       { ok: false, reason: 'unknown' },
-      { ok: true, userId: bob, scopes: ['sheets:read'], keyId: other.key.id, expiresAtMs: null },
+      {
+        ok: true,
+        userId: bob,
+        scopes: ['sheets:read'],
+        keyId: other.key.id,
+        expiresAtMs: null,
+        toolsets: null,
+      },
       { ok: false, reason: 'revoked' },
       { ok: false, reason: 'unknown' },
     ]);
@@ -957,6 +1009,54 @@ describe('two auth processes sharing PostgreSQL and Redis', () => {
         'API_KEY_REFUSAL_UNKNOWN',
       ]);
     } finally {
+      broker.close();
+    }
+  });
+
+  it('CreateApiKey and ListApiKeys carry toolsets, ResolveApiKeys answers them, unknown names are refused', async () => {
+    const accounts = createAccountServiceClient({ address: address(0), serviceToken });
+    const broker = createTokenBrokerClient({ address: address(1), serviceToken });
+    try {
+      const chosen = await accounts.createApiKey({
+        sessionCookie,
+        name: 'reading only',
+        scopes: ['sheets:read'],
+        expiresAt: '',
+        toolsets: { names: ['core-read'] },
+      });
+      expect(chosen.key?.toolsets).toEqual(['core-read']);
+      expect((await resolveOne(broker, chosen.secret)).resolved?.toolsets).toEqual(['core-read']);
+      const listed = (await accounts.listApiKeys({ sessionCookie })).keys.find(
+        (key) => key.id === chosen.key!.id,
+      );
+      expect(listed?.toolsets).toEqual(['core-read']);
+
+      // A caller from before toolsets: every set, sent as none.
+      const unchosen = await accounts.createApiKey({
+        sessionCookie,
+        name: 'every set',
+        scopes: ['sheets:read'],
+        expiresAt: '',
+      });
+      expect(unchosen.key?.toolsets).toEqual([]);
+      expect((await resolveOne(broker, unchosen.secret)).resolved?.toolsets).toEqual([]);
+
+      for (const names of [['core-read', 'admin'], []]) {
+        await expect(
+          accounts.createApiKey({
+            sessionCookie,
+            name: 'bad',
+            scopes: ['sheets:read'],
+            expiresAt: '',
+            toolsets: { names },
+          }),
+        ).rejects.toMatchObject({
+          code: GrpcStatus.INVALID_ARGUMENT,
+          details: expect.stringMatching(/toolset/i),
+        });
+      }
+    } finally {
+      accounts.close();
       broker.close();
     }
   });

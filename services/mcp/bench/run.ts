@@ -1,5 +1,6 @@
 /**
  * `pnpm bench` (services/mcp), every figure from one run:
+ *   - `tools/list`'s size in bytes for each toolset and for all of them;
  *   - `tools/list` with a JWT on the MCP service vs bare Koa answering the very same bytes, in
  *     each era (legacy 2025-11-25, modern 2026-07-28) (goal ≥ 0.8×), and vs the SDK's documented
  *     stateless pattern with bearer auth (goal ≥ 10×);
@@ -27,6 +28,7 @@ import { ERA_VERSIONS, type Era, type EraRequest, listTools, readRange } from '.
 import { createLoadGenerator } from './load.ts';
 import { measureRevocations } from './revocations.ts';
 import { cpuRatio, describeSide, measure, median, ratio, type Side, type Target } from './rounds.ts';
+import { toolListSizes } from './tool-list-sizes.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -193,6 +195,8 @@ try {
     `  auth: API-key rate limits and revocation version ${process.env.REDIS_URL ? 'in Redis' : 'in PostgreSQL (UNLOGGED rate_limits) and in-process'}; MCP coalesces API keys into ResolveApiKeys batches`,
   );
   out(`machine: ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(2)} at the start`);
+  out('tools/list bytes by toolset (legacy reply, from the registry):');
+  for (const size of await toolListSizes()) out(`  ${size.sets}: ${size.tools} tools, ${size.bytes} bytes`);
   out();
 
   const served = Object.entries(targets).filter(([, target]) => !target.notServed);

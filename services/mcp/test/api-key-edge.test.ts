@@ -15,6 +15,7 @@ const live = (overrides: Partial<Extract<ApiKeyOutcome, { ok: true }>> = {}): Ap
   scopes: ['sheets:read'],
   keyId: 'key-1',
   expiresAtMs: null,
+  toolsets: null,
   ...overrides,
 });
 

@@ -96,7 +96,7 @@ describe('MCP 2026-07-28 requests', () => {
 
   it('tools/list carries resultType, caching hints and serverInfo; every tool has a title and icons', async () => {
     const { result } = await readJson(await modern('tools/list'));
-    expect(result).toMatchObject({ resultType: 'complete', ttlMs: 3_600_000, cacheScope: 'public' });
+    expect(result).toMatchObject({ resultType: 'complete', ttlMs: 3_600_000, cacheScope: 'private' });
     expect(result._meta['io.modelcontextprotocol/serverInfo'].name).toBe('sheetgate');
     expect(result.tools).toHaveLength(22);
     for (const tool of result.tools) {

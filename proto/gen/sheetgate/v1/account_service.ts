@@ -216,6 +216,11 @@ export interface ApiKey {
   lastUsedAt: string;
   expiresAt: string;
   revokedAt: string;
+  /**
+   * The toolsets the key enables (names from @sheetgate/proto's TOOLSETS, in that order); empty
+   * for a key created before toolsets, which enables every set.
+   */
+  toolsets: string[];
 }
 
 export interface ListApiKeysRequest {
@@ -246,7 +251,20 @@ export interface CreateApiKeyRequest {
    * "365"), "date" (the date picked is in expires_at), or empty (never). Absent: expires_at alone
    * decides.
    */
-  expires?: string | undefined;
+  expires?:
+    | string
+    | undefined;
+  /**
+   * The toolsets the key enables, as the dashboard's checkboxes sent them. Absent: every set (a
+   * caller from before toolsets). Present: at least one name, each from @sheetgate/proto's
+   * TOOLSETS (order and repeats do not matter), else INVALID_ARGUMENT.
+   */
+  toolsets?: ToolsetChoice | undefined;
+}
+
+/** A choice of toolsets, as a message so that "none chosen" and "not asked" differ on the wire. */
+export interface ToolsetChoice {
+  names: string[];
 }
 
 export interface CreateApiKeyResponse {
@@ -830,6 +848,7 @@ function createBaseApiKey(): ApiKey {
     lastUsedAt: "",
     expiresAt: "",
     revokedAt: "",
+    toolsets: [],
   };
 }
 
@@ -858,6 +877,9 @@ export const ApiKey: MessageFns<ApiKey> = {
     }
     if (message.revokedAt !== "") {
       writer.uint32(66).string(message.revokedAt);
+    }
+    for (const v of message.toolsets) {
+      writer.uint32(74).string(v!);
     }
     return writer;
   },
@@ -939,6 +961,14 @@ export const ApiKey: MessageFns<ApiKey> = {
             message.revokedAt = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.toolsets.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -981,6 +1011,9 @@ export const ApiKey: MessageFns<ApiKey> = {
         : isSet(object.revoked_at)
         ? globalThis.String(object.revoked_at)
         : "",
+      toolsets: globalThis.Array.isArray(object?.toolsets)
+        ? object.toolsets.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -1010,6 +1043,9 @@ export const ApiKey: MessageFns<ApiKey> = {
     if (message.revokedAt !== "") {
       obj.revokedAt = message.revokedAt;
     }
+    if (message.toolsets?.length) {
+      obj.toolsets = message.toolsets;
+    }
     return obj;
   },
 
@@ -1026,6 +1062,7 @@ export const ApiKey: MessageFns<ApiKey> = {
     message.lastUsedAt = object.lastUsedAt ?? "";
     message.expiresAt = object.expiresAt ?? "";
     message.revokedAt = object.revokedAt ?? "";
+    message.toolsets = object.toolsets?.map((e) => e) || [];
     return message;
   },
 };
@@ -1171,7 +1208,7 @@ export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
 };
 
 function createBaseCreateApiKeyRequest(): CreateApiKeyRequest {
-  return { sessionCookie: "", name: "", scopes: [], expiresAt: "", expires: undefined };
+  return { sessionCookie: "", name: "", scopes: [], expiresAt: "", expires: undefined, toolsets: undefined };
 }
 
 export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
@@ -1190,6 +1227,9 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     }
     if (message.expires !== undefined) {
       writer.uint32(42).string(message.expires);
+    }
+    if (message.toolsets !== undefined) {
+      ToolsetChoice.encode(message.toolsets, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -1247,6 +1287,14 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
             message.expires = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.toolsets = ToolsetChoice.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1274,6 +1322,7 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
         ? globalThis.String(object.expires_at)
         : "",
       expires: isSet(object.expires) ? globalThis.String(object.expires) : undefined,
+      toolsets: isSet(object.toolsets) ? ToolsetChoice.fromJSON(object.toolsets) : undefined,
     };
   },
 
@@ -1294,6 +1343,9 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     if (message.expires !== undefined) {
       obj.expires = message.expires;
     }
+    if (message.toolsets !== undefined) {
+      obj.toolsets = ToolsetChoice.toJSON(message.toolsets);
+    }
     return obj;
   },
 
@@ -1307,6 +1359,76 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     message.scopes = object.scopes?.map((e) => e) || [];
     message.expiresAt = object.expiresAt ?? "";
     message.expires = object.expires ?? undefined;
+    message.toolsets = (object.toolsets !== undefined && object.toolsets !== null)
+      ? ToolsetChoice.fromPartial(object.toolsets)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseToolsetChoice(): ToolsetChoice {
+  return { names: [] };
+}
+
+export const ToolsetChoice: MessageFns<ToolsetChoice> = {
+  encode(message: ToolsetChoice, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.names) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolsetChoice {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseToolsetChoice();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.names.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ToolsetChoice {
+    return { names: globalThis.Array.isArray(object?.names) ? object.names.map((e: any) => globalThis.String(e)) : [] };
+  },
+
+  toJSON(message: ToolsetChoice): unknown {
+    const obj: any = {};
+    if (message.names?.length) {
+      obj.names = message.names;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ToolsetChoice>, I>>(base?: I): ToolsetChoice {
+    return ToolsetChoice.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ToolsetChoice>, I>>(object: I): ToolsetChoice {
+    const message = createBaseToolsetChoice();
+    message.names = object.names?.map((e) => e) || [];
     return message;
   },
 };

@@ -238,7 +238,15 @@ export interface ResolvedApiKey {
    * When the key expires, in unix seconds rounded down (so a replica holding the answer stops
    * serving it no later than auth would); absent for a key that never expires.
    */
-  expiresAt?: number | undefined;
+  expiresAt?:
+    | number
+    | undefined;
+  /**
+   * The toolsets the key enables (names from @sheetgate/proto's TOOLSETS); empty for a key that
+   * enables every set (one created before toolsets). A name the receiver does not know enables
+   * nothing.
+   */
+  toolsets: string[];
 }
 
 /** The key does not authenticate the request, and why. */
@@ -477,7 +485,7 @@ export const ResolveApiKeysResponse: MessageFns<ResolveApiKeysResponse> = {
 };
 
 function createBaseResolvedApiKey(): ResolvedApiKey {
-  return { userId: "", scopes: [], keyId: "", expiresAt: undefined };
+  return { userId: "", scopes: [], keyId: "", expiresAt: undefined, toolsets: [] };
 }
 
 export const ResolvedApiKey: MessageFns<ResolvedApiKey> = {
@@ -493,6 +501,9 @@ export const ResolvedApiKey: MessageFns<ResolvedApiKey> = {
     }
     if (message.expiresAt !== undefined) {
       writer.uint32(32).int64(message.expiresAt);
+    }
+    for (const v of message.toolsets) {
+      writer.uint32(42).string(v!);
     }
     return writer;
   },
@@ -542,6 +553,14 @@ export const ResolvedApiKey: MessageFns<ResolvedApiKey> = {
             message.expiresAt = longToNumber(reader.int64());
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.toolsets.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -572,6 +591,7 @@ export const ResolvedApiKey: MessageFns<ResolvedApiKey> = {
         : isSet(object.expires_at)
         ? globalThis.Number(object.expires_at)
         : undefined,
+      toolsets: globalThis.Array.isArray(object?.toolsets) ? object.toolsets.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -589,6 +609,9 @@ export const ResolvedApiKey: MessageFns<ResolvedApiKey> = {
     if (message.expiresAt !== undefined) {
       obj.expiresAt = Math.round(message.expiresAt);
     }
+    if (message.toolsets?.length) {
+      obj.toolsets = message.toolsets;
+    }
     return obj;
   },
 
@@ -601,6 +624,7 @@ export const ResolvedApiKey: MessageFns<ResolvedApiKey> = {
     message.scopes = object.scopes?.map((e) => e) || [];
     message.keyId = object.keyId ?? "";
     message.expiresAt = object.expiresAt ?? undefined;
+    message.toolsets = object.toolsets?.map((e) => e) || [];
     return message;
   },
 };

@@ -1,3 +1,4 @@
+import { canonicalToolsets, TOOLSETS, type ToolsetName } from '@sheetgate/proto';
 import { SheetgateError } from '@sheetgate/service-runtime';
 
 /** Scopes a key may carry: read only, or read and write (docs/design.md §3). */
@@ -8,7 +9,7 @@ export type ApiKeyScopes = ['sheets:read'] | ['sheets:read', 'sheets:write'];
  * forwards what the person typed and shows this message, so it is written for the person.
  */
 export class ApiKeyInputError extends SheetgateError {
-  readonly field: 'userId' | 'name' | 'scopes' | 'expiresAt';
+  readonly field: 'userId' | 'name' | 'scopes' | 'expiresAt' | 'toolsets';
   constructor(field: ApiKeyInputError['field'], message: string) {
     super('invalid_argument', message);
     this.name = 'ApiKeyInputError';
@@ -44,6 +45,21 @@ export function validScopes(scopes: unknown): ApiKeyScopes {
   if (set.size === 2 && set.has('sheets:read') && set.has('sheets:write'))
     return ['sheets:read', 'sheets:write'];
   throw new ApiKeyInputError('scopes', 'Scopes must be "sheets:read" or "sheets:read sheets:write".');
+}
+
+/**
+ * The toolsets a key enables, in TOOLSETS order: undefined (not asked, a caller from before
+ * toolsets) is null, every set; a choice must name at least one set, each one known.
+ */
+export function validToolsets(toolsets: unknown): ToolsetName[] | null {
+  if (toolsets === undefined || toolsets === null) return null;
+  const names = Array.isArray(toolsets) ? canonicalToolsets(toolsets) : undefined;
+  if (!names) {
+    const known = TOOLSETS.map((set) => `"${set.name}"`).join(', ');
+    throw new ApiKeyInputError('toolsets', `Toolsets must be among ${known}.`);
+  }
+  if (names.length === 0) throw new ApiKeyInputError('toolsets', 'Choose at least one toolset.');
+  return names;
 }
 
 export function validExpiry(expiresAt: unknown, now: Date): Date | null {

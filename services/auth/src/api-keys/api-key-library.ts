@@ -6,7 +6,14 @@ import type { DatabasePool } from '../db/pool.ts';
 import type { RateLimitDecision, RateLimiter, RateLimitLease } from '../rate-limits/index.ts';
 import { generateApiKey, isWellFormedApiKey } from './api-key-format.ts';
 import { createApiKeyHasher } from './api-key-hash.ts';
-import { ApiKeyInputError, UUID, validExpiry, validName, validScopes } from './api-key-input.ts';
+import {
+  ApiKeyInputError,
+  UUID,
+  validExpiry,
+  validName,
+  validScopes,
+  validToolsets,
+} from './api-key-input.ts';
 import { type ApiKeyCredential, type ApiKeyRecord, createApiKeyQueries } from './api-key-queries.ts';
 import type { KeyRevocations } from './key-revocations.ts';
 import { type ApiKeyStatus, admission, judgeKey, type KeyVerdict, keyStatus } from './key-verdict.ts';
@@ -297,6 +304,8 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
       userId: string;
       name: string;
       scopes: readonly string[];
+      /** Undefined: every set. */
+      toolsets?: readonly string[] | undefined;
       expiresAt?: Date | null;
     }): Promise<{ key: ApiKeyRecord; secret: string }> {
       if (typeof input.userId !== 'string' || !UUID.test(input.userId)) {
@@ -304,6 +313,7 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
       }
       const name = validName(input.name);
       const scopes = validScopes(input.scopes);
+      const toolsets = validToolsets(input.toolsets);
       const expiresAt = validExpiry(input.expiresAt, new Date());
       const { secret, displayPrefix } = generateApiKey();
       const key = await queries.insert({
@@ -312,11 +322,19 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
         displayPrefix,
         secretHash: hasher.hash(secret),
         scopes,
+        toolsets,
         expiresAt,
       });
       await options.audit.record('api_key.created', {
         userId: key.userId,
-        details: { keyId: key.id, name, displayPrefix, scopes, expiresAt: expiresAt?.toISOString() ?? null },
+        details: {
+          keyId: key.id,
+          name,
+          displayPrefix,
+          scopes,
+          toolsets,
+          expiresAt: expiresAt?.toISOString() ?? null,
+        },
       });
       return { key, secret };
     },

@@ -9,6 +9,8 @@ export interface ApiKeyRecord {
   name: string;
   displayPrefix: string;
   scopes: ApiKeyScopes;
+  /** Null: every set (a key created before toolsets). */
+  toolsets: string[] | null;
   createdAt: Date;
   expiresAt: Date | null;
   revokedAt: Date | null;
@@ -21,14 +23,15 @@ export interface ApiKeyCredential {
   userId: string;
   secretHash: string;
   scopes: ApiKeyScopes;
+  toolsets: string[] | null;
   expiresAt: Date | null;
   revokedAt: Date | null;
 }
 
 const RECORD_COLUMNS = `id, user_id AS "userId", name, display_prefix AS "displayPrefix", scopes,
-  created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt", last_used_at AS "lastUsedAt"`;
+  toolsets, created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt", last_used_at AS "lastUsedAt"`;
 const CREDENTIAL_COLUMNS = `id, user_id AS "userId", secret_hash AS "secretHash", scopes,
-  expires_at AS "expiresAt", revoked_at AS "revokedAt"`;
+  toolsets, expires_at AS "expiresAt", revoked_at AS "revokedAt"`;
 
 /** SQL for the `api_keys` table. */
 export function createApiKeyQueries(database: DatabasePool) {
@@ -40,13 +43,14 @@ export function createApiKeyQueries(database: DatabasePool) {
       displayPrefix: string;
       secretHash: string;
       scopes: ApiKeyScopes;
+      toolsets: readonly string[] | null;
       expiresAt: Date | null;
     }): Promise<ApiKeyRecord> {
       const { rows } = await pool.query<ApiKeyRecord>(
-        `INSERT INTO api_keys (user_id, name, display_prefix, secret_hash, scopes, expires_at)
-         VALUES ($1, $2, $3, $4, $5::text[], $6)
+        `INSERT INTO api_keys (user_id, name, display_prefix, secret_hash, scopes, expires_at, toolsets)
+         VALUES ($1, $2, $3, $4, $5::text[], $6, $7::text[])
          RETURNING ${RECORD_COLUMNS}`,
-        [row.userId, row.name, row.displayPrefix, row.secretHash, row.scopes, row.expiresAt],
+        [row.userId, row.name, row.displayPrefix, row.secretHash, row.scopes, row.expiresAt, row.toolsets],
       );
       return rows[0]!;
     },

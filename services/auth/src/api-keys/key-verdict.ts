@@ -63,7 +63,7 @@ export function judgeKey(evidence: KeyEvidence, nowMs: number): KeyVerdict {
   if (isExpired(expiresAtMs, nowMs)) return refused('expired');
   return {
     outcome: 'live',
-    key: { keyId: row.id, userId: row.userId, scopes: row.scopes, expiresAtMs },
+    key: { keyId: row.id, userId: row.userId, scopes: row.scopes, toolsets: row.toolsets, expiresAtMs },
     fresh: true,
   };
 }
@@ -72,5 +72,12 @@ export function judgeKey(evidence: KeyEvidence, nowMs: number): KeyVerdict {
 export function admission(key: VerifiedKey, decision: RateLimitDecision): ApiKeyResolution {
   if (!decision.allowed)
     return { ok: false, reason: 'rate_limited', retryAfterSeconds: decision.retryAfterSeconds };
-  return { ok: true, userId: key.userId, scopes: key.scopes, keyId: key.keyId, expiresAtMs: key.expiresAtMs };
+  return {
+    ok: true,
+    userId: key.userId,
+    scopes: key.scopes,
+    keyId: key.keyId,
+    expiresAtMs: key.expiresAtMs,
+    toolsets: key.toolsets,
+  };
 }

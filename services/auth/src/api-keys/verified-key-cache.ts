@@ -5,6 +5,8 @@ export interface VerifiedKey {
   keyId: string;
   userId: string;
   scopes: ApiKeyScopes;
+  /** Null: every set. */
+  toolsets: readonly string[] | null;
   expiresAtMs: number | null;
 }
 

@@ -68,6 +68,7 @@ export function accountServiceHandlers(deps: {
     name: key.name,
     displayPrefix: key.displayPrefix,
     scopes: key.scopes,
+    toolsets: key.toolsets ?? [],
     createdAt: key.createdAt.toISOString(),
     lastUsedAt: key.lastUsedAt?.toISOString() ?? '',
     expiresAt: key.expiresAt?.toISOString() ?? '',
@@ -105,6 +106,7 @@ export function accountServiceHandlers(deps: {
           userId: user.id,
           name: request.name,
           scopes: request.scopes,
+          toolsets: request.toolsets?.names,
           ...(expiresAt ? { expiresAt } : {}),
         });
         return { key: toMessage(key), secret };

@@ -25,6 +25,8 @@ interface Entry {
   scopes: readonly string[];
   keyId: string;
   expiresAtMs: number | null;
+  /** The toolsets the key enables, null for every set. */
+  toolsets: readonly string[] | null;
   /** Requests of the current lease left to serve. */
   allowance: number;
   /** When the lease's window ends (`performance.now()`); what is left of it is dropped then. */
@@ -39,7 +41,7 @@ interface Entry {
 
 /**
  * API keys served at the edge (docs/design.md §4, "API key"): what auth's ResolveApiKeys said of a
- * live key — its owner, scopes, id and expiry — is kept by this replica, keyed by the SHA-256 of
+ * live key — its owner, scopes, toolsets, id and expiry — is kept by this replica, keyed by the SHA-256 of
  * the presented key (the key itself is held no longer than its request), and later requests with
  * it are answered without asking auth, while the revocation stream vouches for this replica:
  *
@@ -114,6 +116,7 @@ export function edgeApiKeyResolver(deps: {
       scopes: outcome.scopes,
       keyId: outcome.keyId,
       expiresAtMs: outcome.expiresAtMs,
+      toolsets: outcome.toolsets,
       allowance: 0,
       allowanceUntil: 0,
       spentUntil: 0,
@@ -181,6 +184,7 @@ export function edgeApiKeyResolver(deps: {
           scopes: entry.scopes,
           keyId: entry.keyId,
           expiresAtMs: entry.expiresAtMs,
+          toolsets: entry.toolsets,
         };
       }
       entry.allowance = 0;

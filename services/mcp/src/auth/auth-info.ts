@@ -7,4 +7,9 @@ export interface AuthInfo {
   clientId?: string;
   /** The API key's id, for API keys. */
   apiKeyId?: string;
+  /**
+   * The toolsets the credential enables (docs/design.md §11, "Toolsets"); undefined for every set
+   * (a key created before toolsets, an access token without the claim).
+   */
+  toolsets?: readonly string[];
 }

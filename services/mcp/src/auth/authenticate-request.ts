@@ -46,6 +46,7 @@ export function createRequestAuthenticator(deps: {
           scopes: new Set(resolution.scopes),
           credential: 'api_key',
           apiKeyId: resolution.keyId,
+          ...(resolution.toolsets === null ? {} : { toolsets: resolution.toolsets }),
         };
       }
       if (resolution.reason === 'rate_limited') {

@@ -9,6 +9,7 @@ import type { Logger } from '@sheetgate/service-runtime';
 import { z } from 'zod';
 import type { AuthInfo } from '../auth/auth-info.ts';
 import { type ToolContext, type ToolDefinition, ToolError } from '../tools/tool-definition.ts';
+import { describeToolset, toolsetIndex, toolsetKey } from '../tools/toolsets.ts';
 import { confirmDestruction } from './confirmations.ts';
 import {
   JsonRpcErrorCode,
@@ -32,11 +33,16 @@ import { RpcFailure } from './rpc-failure.ts';
 const INSTRUCTIONS =
   "Tools for reading and writing the signed-in person’s Google Sheets. Ranges use A1 notation with quoted tab names ('My tab'!A1:C9). Large reads are paged: follow the notice to fetch the rest.";
 /**
- * tools/list and server/discover are the same for every caller and change only with a release:
- * any cache may keep them (`public`) for an hour. A client that meets an unknown tool after a
- * release gets -32602 and lists again (MCP caching: clients MAY re-fetch early on such errors).
+ * server/discover is the same for every caller and changes only with a release: any cache may
+ * keep it (`public`) for an hour. A client that meets an unknown tool after a release gets -32602
+ * and lists again (MCP caching: clients MAY re-fetch early on such errors).
  */
-const LIST_CACHE = { ttlMs: 3_600_000, cacheScope: 'public' } as const;
+const DISCOVER_CACHE = { ttlMs: 3_600_000, cacheScope: 'public' } as const;
+/**
+ * tools/list shows the credential's toolsets (docs/design.md §11, "Toolsets"), so only the
+ * caller's own cache may keep it (`private`); it too changes only with a release.
+ */
+const LIST_CACHE = { ttlMs: 3_600_000, cacheScope: 'private' } as const;
 
 /** One request as the endpoint hands it over: its era, credential and response stream. */
 export interface CallContext {
@@ -79,7 +85,8 @@ export function createMcpServer(options: {
   };
   const capabilities = { tools: { listChanged: false } };
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
-  const toolList: Tool[] = options.tools.map((tool) => ({
+  const toolsets = toolsetIndex(options.tools);
+  const listed = (tool: ToolDefinition): Tool => ({
     name: tool.name,
     title: tool.title,
     description: tool.description,
@@ -87,20 +94,38 @@ export function createMcpServer(options: {
     inputSchema: portableJsonSchema(z.toJSONSchema(tool.inputSchema, { io: 'input' })) as Tool['inputSchema'],
     outputSchema: portableJsonSchema(z.toJSONSchema(tool.outputSchema)) as Tool['outputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
-  }));
+  });
+  const toolList = new Map(options.tools.map((tool) => [tool.name, listed(tool)]));
   const modernMeta = { [META.serverInfo]: serverInfo };
-  const results = {
-    legacyList: constant({ tools: toolList }),
-    modernList: constant({ resultType: 'complete', tools: toolList, ...LIST_CACHE, _meta: modernMeta }),
-    discover: constant({
-      resultType: 'complete',
-      supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-      capabilities,
-      instructions: INSTRUCTIONS,
-      ...LIST_CACHE,
-      _meta: modernMeta,
-    } satisfies DiscoverResult),
-  };
+  const discover = constant({
+    resultType: 'complete',
+    supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+    capabilities,
+    instructions: INSTRUCTIONS,
+    ...DISCOVER_CACHE,
+    _meta: modernMeta,
+  } satisfies DiscoverResult);
+  /**
+   * tools/list per distinct toolset combination (`toolsetKey`: at most 2^n of them), built and
+   * serialised once, on first use, in the registry's order.
+   */
+  const lists = new Map<string, { legacy: object; modern: object }>();
+  function listsFor(auth: AuthInfo) {
+    const key = toolsetKey(auth.toolsets);
+    let found = lists.get(key);
+    if (!found) {
+      const names = new Set(key.split(' '));
+      const shown = options.tools
+        .filter((tool) => names.has(toolsets.setOf.get(tool.name)!))
+        .map((tool) => toolList.get(tool.name)!);
+      found = {
+        legacy: constant({ tools: shown }),
+        modern: constant({ resultType: 'complete', tools: shown, ...LIST_CACHE, _meta: modernMeta }),
+      };
+      lists.set(key, found);
+    }
+    return found;
+  }
 
   // Requests in flight, by who sent them and their id: a legacy client cancels one with
   // notifications/cancelled on another POST (a modern one closes the response stream). Ids are the
@@ -119,6 +144,18 @@ export function createMcpServer(options: {
       throw new RpcFailure(
         JsonRpcErrorCode.InvalidParams,
         `unknown tool ${JSON.stringify(name.slice(0, 100))}; call tools/list for the available tools`,
+      );
+    }
+    const set = toolsets.setOf.get(name)!;
+    if (call.auth.toolsets !== undefined && !call.auth.toolsets.includes(set)) {
+      // Like an unknown tool, for this credential: a client lists again and finds it absent.
+      const where =
+        call.auth.credential === 'api_key'
+          ? `create an API key with it at ${options.baseUrl}/dashboard`
+          : 'reconnect the app and choose it on the consent screen';
+      throw new RpcFailure(
+        JsonRpcErrorCode.InvalidParams,
+        `tool ${JSON.stringify(name)} is in the toolset ${describeToolset(set)}, which this ${call.auth.credential === 'api_key' ? 'API key' : 'connection'} does not enable; to use it, ${where}`,
       );
     }
     const args = params.arguments ?? {};
@@ -151,8 +188,10 @@ export function createMcpServer(options: {
   async function run(request: JsonRpcRequest, call: CallContext, signal: AbortSignal): Promise<unknown> {
     const modern = call.era === 'modern';
     switch (request.method) {
-      case 'tools/list':
-        return modern ? results.modernList : results.legacyList;
+      case 'tools/list': {
+        const list = listsFor(call.auth);
+        return modern ? list.modern : list.legacy;
+      }
       case 'tools/call': {
         const result = await callTool(request, call, signal);
         return modern && !('resultType' in result)
@@ -160,7 +199,7 @@ export function createMcpServer(options: {
           : result;
       }
       case 'server/discover':
-        if (modern) return results.discover;
+        if (modern) return discover;
         break;
       case 'initialize':
         if (!modern) return initializeResult(request.params?.protocolVersion);
@@ -193,6 +232,10 @@ export function createMcpServer(options: {
   return {
     tools,
     serverInfo,
+    /** The tools/list results built so far, one per toolset combination (for tests). */
+    get listsBuilt(): number {
+      return lists.size;
+    },
 
     /**
      * Answers one request. Never rejects: failures become JSON-RPC errors, a timeout or a departed

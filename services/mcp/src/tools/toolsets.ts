@@ -1,0 +1,74 @@
+import { TOOLSET_NAMES, TOOLSETS, type ToolsetName, toolset } from '@sheetgate/proto';
+import type { ToolDefinition } from './tool-definition.ts';
+
+/**
+ * Which toolset enables each tool (docs/design.md §11, "Toolsets"): the one place a tool gets its
+ * set. The sets' names and titles are @sheetgate/proto's TOOLSETS (auth and web use them too);
+ * their membership lives here, beside the registry. A tool missing here stops the service at
+ * start (`toolsetIndex`) and fails toolsets.test.ts.
+ */
+export const TOOL_TOOLSETS: Readonly<Record<string, ToolsetName>> = {
+  // Reading: what a model needs to look at a spreadsheet.
+  list_spreadsheets: 'core-read',
+  get_spreadsheet: 'core-read',
+  read_range: 'core-read',
+  read_ranges: 'core-read',
+  find_in_spreadsheet: 'core-read',
+  read_records: 'core-read',
+  read_cell_details: 'core-read',
+  // Writing: cell values and notes, inside the existing grid.
+  write_range: 'core-write',
+  write_ranges: 'core-write',
+  append_rows: 'core-write',
+  clear_range: 'core-write',
+  set_notes: 'core-write',
+  // Structure: the grid itself, its tabs and formats, and raw batch updates.
+  insert_dimension: 'structure',
+  delete_dimension: 'structure',
+  add_sheet: 'structure',
+  rename_sheet: 'structure',
+  delete_sheet: 'structure',
+  duplicate_sheet: 'structure',
+  format_range: 'structure',
+  batch_update: 'structure',
+  // Files: new spreadsheets and conversions in Drive.
+  create_spreadsheet: 'files',
+  convert_file: 'files',
+};
+
+/** The tools of each set and the set of each tool, for the registered tools; throws on a tool without one. */
+export function toolsetIndex(tools: readonly ToolDefinition[]): {
+  setOf: ReadonlyMap<string, ToolsetName>;
+  toolsIn: ReadonlyMap<ToolsetName, readonly ToolDefinition[]>;
+} {
+  const setOf = new Map<string, ToolsetName>();
+  const toolsIn = new Map<ToolsetName, ToolDefinition[]>(TOOLSET_NAMES.map((name) => [name, []]));
+  for (const tool of tools) {
+    const name = Object.hasOwn(TOOL_TOOLSETS, tool.name) ? TOOL_TOOLSETS[tool.name] : undefined;
+    if (!name) {
+      const known = TOOLSETS.map((set) => set.name).join(', ');
+      throw new Error(`tool ${tool.name} has no toolset: add it to TOOL_TOOLSETS (one of ${known})`);
+    }
+    setOf.set(tool.name, name);
+    toolsIn.get(name)!.push(tool);
+  }
+  return { setOf, toolsIn };
+}
+
+/**
+ * The credential's toolsets as a cache key: known names in TOOLSETS order, space-separated
+ * (undefined, every set). Unknown names enable nothing, so there are at most 2^n distinct keys.
+ */
+export function toolsetKey(toolsets: readonly string[] | undefined): string {
+  if (toolsets === undefined) return ALL_TOOLSETS_KEY;
+  let key = '';
+  for (const name of TOOLSET_NAMES) if (toolsets.includes(name)) key = key ? `${key} ${name}` : name;
+  return key;
+}
+
+export const ALL_TOOLSETS_KEY = TOOLSET_NAMES.join(' ');
+
+/** A set's name and title, as a refusal names it: `"structure" (Structure and formatting)`. */
+export function describeToolset(name: ToolsetName): string {
+  return `"${name}" (${toolset(name).title})`;
+}
