@@ -81,7 +81,8 @@ export function toResolveApiKeyResponse(resolution: ApiKeyResolution): ResolveAp
         scopes: [...resolution.scopes],
         keyId: resolution.keyId,
         expiresAt: resolution.expiresAtMs === null ? undefined : Math.floor(resolution.expiresAtMs / 1000),
-        toolsets: resolution.toolsets === null ? [] : [...resolution.toolsets],
+        // `== null`: a resolution cached by an auth replica of the release before toolsets has none.
+        toolsets: resolution.toolsets == null ? [] : [...resolution.toolsets],
       },
       refused: undefined,
     };

@@ -30,7 +30,8 @@ export function createMigrationQueries(pool: Queryable) {
                  FROM unnest($1::text[], $2::text[]) AS u(legacy_hash, secret_hash)
                 WHERE api_keys.legacy_hash = u.legacy_hash AND api_keys.secret_hash IS NULL
             RETURNING api_keys.id, api_keys.user_id AS "userId", api_keys.secret_hash AS "secretHash",
-                      api_keys.scopes, api_keys.expires_at AS "expiresAt", api_keys.revoked_at AS "revokedAt"`,
+                      api_keys.scopes, api_keys.toolsets, api_keys.expires_at AS "expiresAt",
+                      api_keys.revoked_at AS "revokedAt"`,
         values: [
           upgrades.map((upgrade) => upgrade.legacyHash),
           upgrades.map((upgrade) => upgrade.secretHash),
