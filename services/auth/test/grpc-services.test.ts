@@ -81,7 +81,12 @@ describe('AccountService over gRPC', () => {
     expect(JSON.stringify(listed)).not.toContain(created.secret);
 
     const resolved = await resolveOne(broker, created.secret);
-    expect(resolved.resolved).toEqual({ userId, scopes: ['sheets:read'], keyId: created.key!.id, toolsets: [] });
+    expect(resolved.resolved).toEqual({
+      userId,
+      scopes: ['sheets:read'],
+      keyId: created.key!.id,
+      toolsets: [],
+    });
 
     expect((await accounts.revokeApiKey({ sessionCookie: cookie, keyId: created.key!.id })).revoked).toBe(
       true,
