@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestListener } from 'node:http';
+import type { Socket } from 'node:net';
 import {
   HttpError,
   healthRoutes,
@@ -10,7 +11,7 @@ import {
 import Koa from 'koa';
 import type { AuthInfo } from './auth/auth-info.ts';
 import { protectedResourceMetadata } from './protected-resource.ts';
-import { createMcpPostHandler, isMcpPost, mcpEndpointRefusals } from './protocol/mcp-endpoint.ts';
+import { createMcpPostHandler, isMcpPost, MCP_PATH, mcpEndpointRefusals } from './protocol/mcp-endpoint.ts';
 import type { McpServerHandle } from './protocol/mcp-server.ts';
 
 const METADATA_PATHS = new Set([
@@ -61,8 +62,20 @@ export function createMcpApp(options: {
     throw new HttpError(404, 'not_found', 'no such route');
   });
   const koa = app.callback();
+  // Koa reports a connection the client reset mid-request (ECONNRESET) as a request error; the
+  // endpoint's own path does the same, once per connection rather than a listener per request.
+  const watchedSockets = new WeakSet<Socket>();
+  const reportResets = (socket: Socket) => {
+    if (watchedSockets.has(socket)) return;
+    watchedSockets.add(socket);
+    socket.on('error', (error) =>
+      options.logger.warn({ err: error, method: 'POST', path: MCP_PATH }, 'request error'),
+    );
+  };
   return (req, res) => {
-    if (isMcpPost(req)) void servePost(req, res);
-    else void koa(req, res);
+    if (isMcpPost(req)) {
+      reportResets(req.socket);
+      void servePost(req, res);
+    } else void koa(req, res);
   };
 }

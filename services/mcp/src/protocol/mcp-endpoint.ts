@@ -83,6 +83,8 @@ export function createMcpPostHandler(
     try {
       rpcMethod = await serve(req, res);
     } catch (error) {
+      // The client left mid-request: nobody to answer (the connection's reset is logged in app.ts).
+      if (req.destroyed && !res.headersSent) return void res.destroy();
       const answer = jsonErrorAnswer(error, logger, { method: 'POST', path: MCP_PATH });
       // A stream already under way cannot carry an error answer: the client sees it cut short.
       if (res.headersSent) res.destroy();
