@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@sheetgate/service-runtime';
-import { type AuthRedisClient, createAuthRedisClient } from '../cache/redis-client.ts';
+import { type AuthRedisClient, createAuthRedisPubSub } from '../cache/redis-client.ts';
 
 /**
  * How auth replicas learn that an API key was revoked (docs/design.md §5: the revocation version
@@ -61,23 +61,13 @@ export async function createRedisKeyRevocations(options: {
   logger?: Logger;
 }): Promise<KeyRevocations> {
   // Fail fast: a Redis that is down or hangs must not hang API-key requests; an unknown version
-  // means the resolve reads PostgreSQL instead.
-  const connect = (label: string) =>
-    createAuthRedisClient(options.redisUrl, { label, logger: options.logger, failFast: true });
-  // Both connections or neither: one opened beside a failure would be left open for good. (The
-  // subscriber's errors are logged by the factory: a subscription that died silently would leave
-  // this replica trusting cached keys revoked elsewhere until the version next changed.)
-  const connecting = await Promise.allSettled([
-    connect('key revocations'),
-    connect('key revocations (subscriber)'),
-  ]);
-  const opened = connecting.flatMap((attempt) => (attempt.status === 'fulfilled' ? [attempt.value] : []));
-  const failed = connecting.find((attempt) => attempt.status === 'rejected');
-  if (failed) {
-    for (const connection of opened) connection.destroy();
-    throw failed.reason;
-  }
-  const [client, subscriber] = opened as [AuthRedisClient, AuthRedisClient];
+  // means the resolve reads PostgreSQL instead. (The subscriber's errors are logged by the
+  // factory: a subscription that died silently would leave this replica trusting cached keys
+  // revoked elsewhere until the version next changed.)
+  const { client, subscriber } = await createAuthRedisPubSub(options.redisUrl, {
+    label: 'key revocations',
+    logger: options.logger,
+  });
   const listeners: Array<(keyId: string) => void> = [];
   try {
     await subscriber.subscribe(CHANNEL, (keyId) => {

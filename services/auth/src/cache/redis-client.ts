@@ -137,3 +137,27 @@ function withReplyDeadline(client: AuthRedisClient, label: string): AuthRedisCli
     },
   });
 }
+
+/**
+ * A fail-fast client and a subscriber for publish/subscribe (a connection that subscribes can send
+ * nothing else): both or neither — one opened beside a failure is closed, not left open for good.
+ */
+export async function createAuthRedisPubSub(
+  url: string,
+  options: { label: string; logger?: Logger | undefined },
+): Promise<{ client: AuthRedisClient; subscriber: AuthRedisClient }> {
+  const connect = (label: string) =>
+    createAuthRedisClient(url, { label, logger: options.logger, failFast: true });
+  const connecting = await Promise.allSettled([
+    connect(options.label),
+    connect(`${options.label} (subscriber)`),
+  ]);
+  const opened = connecting.flatMap((attempt) => (attempt.status === 'fulfilled' ? [attempt.value] : []));
+  const failed = connecting.find((attempt) => attempt.status === 'rejected');
+  if (failed) {
+    for (const connection of opened) connection.destroy();
+    throw failed.reason;
+  }
+  const [client, subscriber] = opened as [AuthRedisClient, AuthRedisClient];
+  return { client, subscriber };
+}

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Revocation } from '@sheetgate/proto';
 import type { Logger } from '@sheetgate/service-runtime';
 import { z } from 'zod';
-import { type AuthRedisClient, createAuthRedisClient } from '../cache/redis-client.ts';
+import { type AuthRedisClient, createAuthRedisPubSub } from '../cache/redis-client.ts';
 
 /** A revocation on its way to every auth replica's MCP streams, named so deliveries can be reported. */
 export interface Announcement {
@@ -98,19 +98,10 @@ export async function createRedisRevocationBus(options: {
 }): Promise<RevocationBus> {
   const relayId = randomUUID();
   // Fail fast: a revocation that cannot be relayed is answered "try again", not held.
-  const connect = (label: string) =>
-    createAuthRedisClient(options.redisUrl, { label, logger: options.logger, failFast: true });
-  const connecting = await Promise.allSettled([
-    connect('revocation relay'),
-    connect('revocation relay (subscriber)'),
-  ]);
-  const opened = connecting.flatMap((attempt) => (attempt.status === 'fulfilled' ? [attempt.value] : []));
-  const failed = connecting.find((attempt) => attempt.status === 'rejected');
-  if (failed) {
-    for (const connection of opened) connection.destroy();
-    throw failed.reason;
-  }
-  const [client, subscriber] = opened as [AuthRedisClient, AuthRedisClient];
+  const { client, subscriber } = await createAuthRedisPubSub(options.redisUrl, {
+    label: 'revocation relay',
+    logger: options.logger,
+  });
   const announced: Array<(announcement: Announcement) => void> = [];
   const delivered: Array<(announcementId: string, relayId: string) => void> = [];
   const beat = () => client.zAdd(RELAYS, { score: Date.now() + PRESENCE_TTL_MS, value: relayId });
