@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@sheetgate/service-runtime';
-import { type AuthRedisClient, createAuthRedisPubSub } from '../cache/redis-client.ts';
+import { createAuthRedisPubSub } from '../cache/redis-client.ts';
 
 /**
  * How auth replicas learn that an API key was revoked (docs/design.md §5: the revocation version

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Revocation } from '@sheetgate/proto';
 import type { Logger } from '@sheetgate/service-runtime';
 import { z } from 'zod';
-import { type AuthRedisClient, createAuthRedisPubSub } from '../cache/redis-client.ts';
+import { createAuthRedisPubSub } from '../cache/redis-client.ts';
 
 /** A revocation on its way to every auth replica's MCP streams, named so deliveries can be reported. */
 export interface Announcement {
