@@ -5,7 +5,6 @@ import {
   type RunningService,
   readJson,
   startFreezableRelay,
-  startServiceProcess,
 } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
@@ -91,18 +90,9 @@ describe.skipIf(!withRedis)('two auth replicas (Redis), three MCP replicas', () 
   beforeAll(async () => {
     const started = await startStack();
     stack = started.stack;
-    const [port, grpcPort] = [await freePort(), await freePort()];
-    secondAuthGrpc = `127.0.0.1:${grpcPort}`;
-    secondAuth = await startServiceProcess(
-      'auth',
-      {
-        ...stack.authEnv,
-        AUTH_PORT: String(port),
-        AUTH_GRPC_PORT: String(grpcPort),
-        AUTH_METRICS_PORT: String(await freePort()),
-      },
-      port,
-    );
+    const authReplica = await stack.startAuth();
+    secondAuth = authReplica;
+    secondAuthGrpc = authReplica.grpcAddress;
     replicas = [
       started.first,
       await startReplica(stack, { AUTH_GRPC_ADDRESS: secondAuthGrpc }),

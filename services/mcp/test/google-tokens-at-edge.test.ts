@@ -1,4 +1,4 @@
-import { freePort, type RunningService, readJson, startServiceProcess } from '@sheetgate/test-harness';
+import { freePort, type RunningService, readJson } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpUnderTest, postMcp, postReadRange, startMcpUnderTest } from './support/stack.ts';
 
@@ -80,18 +80,9 @@ beforeAll(async () => {
   );
   const overrides: Record<string, string> = {};
   if (withRedis) {
-    const [port, grpcPort] = [await freePort(), await freePort()];
-    secondAuth = await startServiceProcess(
-      'auth',
-      {
-        ...stack.authEnv,
-        AUTH_PORT: String(port),
-        AUTH_GRPC_PORT: String(grpcPort),
-        AUTH_METRICS_PORT: String(await freePort()),
-      },
-      port,
-    );
-    overrides.AUTH_GRPC_ADDRESS = `127.0.0.1:${grpcPort}`;
+    const authReplica = await stack.startAuth();
+    secondAuth = authReplica;
+    overrides.AUTH_GRPC_ADDRESS = authReplica.grpcAddress;
   }
   const secondMetrics = await freePort();
   const second = await stack.startMcp({ ...overrides, MCP_METRICS_PORT: String(secondMetrics) });

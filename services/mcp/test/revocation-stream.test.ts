@@ -10,7 +10,6 @@ import {
   freePort,
   type RunningService,
   startFreezableRelay,
-  startServiceProcess,
 } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectApp, refresh } from './support/oauth-app.ts';
@@ -60,18 +59,9 @@ describe.skipIf(!withRedis)('two auth replicas (Redis), three MCP replicas', () 
 
   beforeAll(async () => {
     stack = await startMcpUnderTest();
-    const [port, grpcPort] = [await freePort(), await freePort()];
-    secondAuthGrpc = `127.0.0.1:${grpcPort}`;
-    secondAuth = await startServiceProcess(
-      'auth',
-      {
-        ...stack.authEnv,
-        AUTH_PORT: String(port),
-        AUTH_GRPC_PORT: String(grpcPort),
-        AUTH_METRICS_PORT: String(await freePort()),
-      },
-      port,
-    );
+    const authReplica = await stack.startAuth();
+    secondAuth = authReplica;
+    secondAuthGrpc = authReplica.grpcAddress;
     const [host, authGrpcPort] = stack.grpcAddress.split(':') as [string, string];
     relay = await startFreezableRelay({ host, port: Number(authGrpcPort) });
     const second = await stack.startMcp({ AUTH_GRPC_ADDRESS: secondAuthGrpc });

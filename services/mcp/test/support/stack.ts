@@ -84,6 +84,11 @@ export interface McpUnderTest {
   restartAuth(env?: Record<string, string>): Promise<void>;
   /** Starts another MCP process on this auth and emulator, with `env` changed. */
   startMcp(env?: Record<string, string>): Promise<RunningService & { mcpUrl: string }>;
+  /**
+   * Starts another auth replica on the same database (and Redis, when set), on ports of its own;
+   * the caller stops it. `grpcAddress` is where MCP replicas and gRPC clients reach it.
+   */
+  startAuth(): Promise<RunningService & { grpcAddress: string }>;
   /** A person signed in through the emulator's Google, as the browser does it. */
   signIn(email: string): Promise<{ userId: string; sessionCookie: string }>;
   /** An API key made through AccountService, as the dashboard makes it. */
@@ -218,6 +223,20 @@ export async function startMcpUnderTest(
       const started = await startServiceProcess('mcp', await mcpEnv(port, overrides), port);
       others.push(started);
       return { ...started, mcpUrl: `${started.url}/api/mcp` };
+    },
+    async startAuth() {
+      const [port, grpcPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
+      const started = await startServiceProcess(
+        'auth',
+        {
+          ...authEnv,
+          AUTH_PORT: String(port),
+          AUTH_GRPC_PORT: String(grpcPort),
+          AUTH_METRICS_PORT: String(metricsPort),
+        },
+        port,
+      );
+      return Object.assign(started, { grpcAddress: `127.0.0.1:${grpcPort}` });
     },
     async signIn(email) {
       const browser = createBrowser();
