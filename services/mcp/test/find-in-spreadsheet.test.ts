@@ -1,5 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 
@@ -31,24 +30,16 @@ async function seedWorkbook(
   title: (index: number) => string,
   values: (index: number) => string[][],
 ) {
-  const response = await fetch(`${stack.emulatorUrl}/__emulator/seed`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      email,
-      files: [
-        {
-          name: `Workbook of ${count}`,
-          sheets: Array.from({ length: count }, (_, index) => ({
-            title: title(index),
-            values: values(index),
-          })),
-        },
-      ],
-    }),
-  });
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { files: Array<{ id: string }> }).files[0]!.id;
+  const [id] = await stack.seed(email, [
+    {
+      name: `Workbook of ${count}`,
+      sheets: Array.from({ length: count }, (_, index) => ({
+        title: title(index),
+        values: values(index),
+      })),
+    },
+  ]);
+  return id!;
 }
 
 interface MethodStats {
@@ -73,13 +64,7 @@ beforeAll(async () => {
   stack = await startMcpUnderTest();
   email = 'alice@example.com';
   const { userId } = await stack.signIn(email);
-  const token = await stack.sign({ sub: userId });
-  client = new Client({ name: 'find-in-spreadsheet-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(stack.mcpUrl), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
+  client = await stack.connectClient(userId, 'find-in-spreadsheet-test');
 });
 afterAll(async () => {
   await client?.close();

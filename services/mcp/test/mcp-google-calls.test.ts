@@ -9,12 +9,8 @@ let stack: McpUnderTest;
 const people: Record<string, { token: string; spreadsheetId: string }> = {};
 
 async function seed(email: string): Promise<string> {
-  const response = await fetch(`${stack.emulatorUrl}/__emulator/seed`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, files: [{ name: `${email} sheet`, values: [['hello']] }] }),
-  });
-  return ((await response.json()) as { files: Array<{ id: string }> }).files[0]!.id;
+  const [id] = await stack.seed(email, [{ name: `${email} sheet`, values: [['hello']] }]);
+  return id!;
 }
 
 function readRange(who: string) {

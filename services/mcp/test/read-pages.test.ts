@@ -1,5 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 
@@ -40,33 +39,18 @@ beforeAll(async () => {
   stack = await startMcpUnderTest();
   const email = 'alice@example.com';
   const { userId } = await stack.signIn(email);
-  const response = await fetch(`${stack.emulatorUrl}/__emulator/seed`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      email,
-      files: [
+  [spreadsheetId] = (await stack.seed(email, [
+    {
+      name: 'Long',
+      sheets: [
         {
-          name: 'Long',
-          sheets: [
-            {
-              title: 'Big tab',
-              values: Array.from({ length: ROWS }, (_, row) => [`r${row + 1}`, `${row + 1}`]),
-            },
-          ],
+          title: 'Big tab',
+          values: Array.from({ length: ROWS }, (_, row) => [`r${row + 1}`, `${row + 1}`]),
         },
       ],
-    }),
-  });
-  expect(response.status).toBe(201);
-  spreadsheetId = ((await response.json()) as { files: Array<{ id: string }> }).files[0]!.id;
-  const token = await stack.sign({ sub: userId });
-  client = new Client({ name: 'read-pages-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(stack.mcpUrl), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
+    },
+  ])) as [string];
+  client = await stack.connectClient(userId, 'read-pages-test');
 });
 afterAll(async () => {
   await client?.close();

@@ -1,5 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DETAIL_MAX_SCANNED_CELLS } from '../src/tools/cell-tools.ts';
 import { RECORDS_MAX_SCANNED_ROWS } from '../src/tools/record-tools.ts';
@@ -49,58 +48,43 @@ beforeAll(async () => {
   stack = await startMcpUnderTest();
   const email = 'alice@example.com';
   const { userId } = await stack.signIn(email);
-  const response = await fetch(`${stack.emulatorUrl}/__emulator/seed`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      email,
-      files: [
+  const files = await stack.seed(email, [
+    {
+      name: 'Orders',
+      sheets: [
         {
-          name: 'Orders',
-          sheets: [
-            {
-              title: 'Orders',
-              values: [
-                ['Customer', 'Status', 'Total', '', 'Total'],
-                ['Ada', 'Paid', '120', 'x', 'dup'],
-                ['Bob', 'open', '9', '', ''],
-                [],
-                ['Cy', 'PAID', '1,250.5', '', ''],
-                ['Dee', 'Refunded', 'n/a', '', ''],
-              ],
-            },
-          ],
-        },
-        {
-          // Its own file: formulas written to Orders make the emulator evaluate a whole workbook.
-          name: 'Log',
-          sheets: [
-            {
-              title: 'Long log',
-              values: [
-                ['Id', 'Kind'],
-                ...Array.from({ length: ROWS }, (_, row) => [
-                  `${row + 1}`,
-                  row % 10_000 === 9_999 && row < 30_000 ? 'rare' : 'common',
-                ]),
-              ],
-            },
+          title: 'Orders',
+          values: [
+            ['Customer', 'Status', 'Total', '', 'Total'],
+            ['Ada', 'Paid', '120', 'x', 'dup'],
+            ['Bob', 'open', '9', '', ''],
+            [],
+            ['Cy', 'PAID', '1,250.5', '', ''],
+            ['Dee', 'Refunded', 'n/a', '', ''],
           ],
         },
       ],
-    }),
-  });
-  expect(response.status).toBe(201);
-  const files = ((await response.json()) as { files: Array<{ id: string }> }).files;
-  spreadsheetId = files[0]!.id;
-  logId = files[1]!.id;
-  const token = await stack.sign({ sub: userId });
-  client = new Client({ name: 'records-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(stack.mcpUrl), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
+    },
+    {
+      // Its own file: formulas written to Orders make the emulator evaluate a whole workbook.
+      name: 'Log',
+      sheets: [
+        {
+          title: 'Long log',
+          values: [
+            ['Id', 'Kind'],
+            ...Array.from({ length: ROWS }, (_, row) => [
+              `${row + 1}`,
+              row % 10_000 === 9_999 && row < 30_000 ? 'rare' : 'common',
+            ]),
+          ],
+        },
+      ],
+    },
+  ]);
+  spreadsheetId = files[0]!;
+  logId = files[1]!;
+  client = await stack.connectClient(userId, 'records-test');
 }, 120_000);
 
 afterAll(async () => {

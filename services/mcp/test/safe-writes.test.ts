@@ -1,5 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
@@ -82,40 +81,25 @@ beforeAll(async () => {
   stack = await startMcpUnderTest();
   const email = 'alice@example.com';
   const { userId } = await stack.signIn(email);
-  const response = await fetch(`${stack.emulatorUrl}/__emulator/seed`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      email,
-      files: [
+  [spreadsheetId] = (await stack.seed(email, [
+    {
+      name: 'Orders',
+      sheets: [
         {
-          name: 'Orders',
-          sheets: [
-            {
-              title: 'Orders',
-              values: [
-                ['Item', 'Qty', 'Price', 'Total'],
-                ['Pens', '3', '1.5', '=B2*C2'],
-                ['Paper', '2', '4', '=B3*C3'],
-              ],
-            },
-            { title: 'Grid', values: Array.from({ length: 30 }, (_, row) => [`=ROW()+${row}`]) },
-            { title: 'Log', values: Array.from({ length: 100 }, (_, row) => [`line ${row + 1}`, row + 1]) },
-            { title: 'Scratch', values: [['a', 'b']] },
+          title: 'Orders',
+          values: [
+            ['Item', 'Qty', 'Price', 'Total'],
+            ['Pens', '3', '1.5', '=B2*C2'],
+            ['Paper', '2', '4', '=B3*C3'],
           ],
         },
+        { title: 'Grid', values: Array.from({ length: 30 }, (_, row) => [`=ROW()+${row}`]) },
+        { title: 'Log', values: Array.from({ length: 100 }, (_, row) => [`line ${row + 1}`, row + 1]) },
+        { title: 'Scratch', values: [['a', 'b']] },
       ],
-    }),
-  });
-  expect(response.status).toBe(201);
-  spreadsheetId = ((await response.json()) as { files: Array<{ id: string }> }).files[0]!.id;
-  const token = await stack.sign({ sub: userId });
-  client = new Client({ name: 'safe-writes-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(stack.mcpUrl), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
+    },
+  ])) as [string];
+  client = await stack.connectClient(userId, 'safe-writes-test');
   const tabs = (await ok('get_spreadsheet', {})).structured.sheets as Array<{
     sheetId: number;
     title: string;

@@ -1,5 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createAccountServiceClient, createTokenBrokerClient } from '@sheetgate/proto';
 import {
   createBrowser,
@@ -89,6 +91,10 @@ export interface McpUnderTest {
    * the caller stops it. `grpcAddress` is where MCP replicas and gRPC clients reach it.
    */
   startAuth(): Promise<RunningService & { grpcAddress: string }>;
+  /** Spreadsheets put in `email`'s Drive by the emulator's seed API; their ids, in order. */
+  seed(email: string, files: SeedFile[]): Promise<string[]>;
+  /** The MCP SDK's client, connected to this stack's MCP service with a token for `userId`. */
+  connectClient(userId: string, name: string): Promise<Client>;
   /** A person signed in through the emulator's Google, as the browser does it. */
   signIn(email: string): Promise<{ userId: string; sessionCookie: string }>;
   /** An API key made through AccountService, as the dashboard makes it. */
@@ -103,6 +109,13 @@ export interface McpUnderTest {
   fault(body: Record<string, unknown>): Promise<void>;
   clearFaults(): Promise<void>;
   stop(): Promise<void>;
+}
+
+/** A spreadsheet for the emulator's seed API: one tab of `values`, or named `sheets`. */
+export interface SeedFile {
+  name: string;
+  values?: unknown[][];
+  sheets?: Array<{ title: string; values: unknown[][] }>;
 }
 
 /** A new ES256 signing key, as AUTH_SIGNING_KEYS holds it. */
@@ -237,6 +250,25 @@ export async function startMcpUnderTest(
         port,
       );
       return Object.assign(started, { grpcAddress: `127.0.0.1:${grpcPort}` });
+    },
+    async seed(email, files) {
+      const response = await fetch(`${emulator.url}/__emulator/seed`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email, files }),
+      });
+      if (response.status !== 201) throw new Error(`the emulator refused the seed: ${await response.text()}`);
+      return ((await response.json()) as { files: Array<{ id: string }> }).files.map((file) => file.id);
+    },
+    async connectClient(userId, name) {
+      const token = await stack.sign({ sub: userId });
+      const client = new Client({ name, version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(stack.mcpUrl), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      return client;
     },
     async signIn(email) {
       const browser = createBrowser();
