@@ -1,4 +1,10 @@
-import type { ApiKey, ConnectedApp, GetGoogleConnectionResponse } from '@sheetgate/proto';
+import {
+  type ApiKey,
+  type ConnectedApp,
+  DEFAULT_TOOLSETS,
+  type GetGoogleConnectionResponse,
+  TOOLSETS,
+} from '@sheetgate/proto';
 import { html, type SafeHtml, untrustedName } from '../html/html.ts';
 import { renderPage } from '../html/layout.ts';
 import { describeScopes, googleGrant, keyAccess } from '../html/scope-words.ts';
@@ -11,6 +17,8 @@ export interface CreateKeyForm {
   expires: string;
   expiryDate: string;
   access: 'read' | 'write';
+  /** The toolsets checked (docs/design.md §11, "Toolsets"). */
+  toolsets: readonly string[];
   error?: string;
 }
 
@@ -126,7 +134,13 @@ ${copyButton('curl-example', 'Copy command')}
 }
 
 function createKeyForm(input: DashboardInput): SafeHtml {
-  const form = input.createForm ?? { name: '', expires: 'never', expiryDate: '', access: 'write' };
+  const form = input.createForm ?? {
+    name: '',
+    expires: 'never',
+    expiryDate: '',
+    access: 'write',
+    toolsets: DEFAULT_TOOLSETS,
+  };
   const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
   return html`<form method="post" action="/dashboard/api-keys" aria-labelledby="create-key-heading" novalidate>
 <h3 id="create-key-heading">Create API key</h3>
@@ -151,8 +165,24 @@ ${EXPIRY_CHOICES.map(
 <label><input type="radio" name="access" value="read"${form.access === 'read' ? html` checked` : ''}> Read only</label>
 <label><input type="radio" name="access" value="write"${form.access === 'write' ? html` checked` : ''}> Read and write</label>
 </fieldset>
+<fieldset aria-describedby="key-toolsets-hint">
+<legend>Toolsets</legend>
+<p id="key-toolsets-hint" class="hint">The tools the key offers a model; fewer tools cost each conversation less.</p>
+${TOOLSETS.map(
+  (set) =>
+    html`<label><input type="checkbox" name="toolsets" value="${set.name}"${form.toolsets.includes(set.name) ? html` checked` : ''}> ${set.title} <span class="muted">(${set.description})</span></label>`,
+)}
+</fieldset>
 <div class="actions"><button type="submit" class="primary">Create API key</button></div>
 </form>`;
+}
+
+/** A key's toolsets by title; a key from before toolsets (none stored) has them all. */
+function keyToolsets(names: readonly string[]): string {
+  if (names.length === 0) return 'All';
+  return TOOLSETS.filter((set) => names.includes(set.name))
+    .map((set) => set.title)
+    .join(', ');
 }
 
 function expiryCell(iso: string): SafeHtml | string {
@@ -168,7 +198,7 @@ function keysSection(input: DashboardInput): SafeHtml {
       ? html`<p class="muted">You have no API keys.</p>`
       : html`<div class="table-wrap" role="region" aria-labelledby="keys-caption" tabindex="0"><table class="stack">
 <caption id="keys-caption" class="muted">Your API keys</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Access</th><th scope="col">Created</th>
+<thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Access</th><th scope="col">Toolsets</th><th scope="col">Created</th>
 <th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
 <tbody>
 ${keys.map(
@@ -176,6 +206,7 @@ ${keys.map(
 <td data-label="Name">${untrustedName(key.name)}</td>
 <td data-label="Prefix"><code>${key.displayPrefix}…</code></td>
 <td data-label="Access">${keyAccess(key.scopes)}</td>
+<td data-label="Toolsets">${keyToolsets(key.toolsets)}</td>
 <td data-label="Created">${displayTime(key.createdAt)}</td>
 <td data-label="Last used">${displayTime(key.lastUsedAt)}</td>
 <td data-label="Expires">${expiryCell(key.expiresAt)}</td>

@@ -160,6 +160,8 @@ export function dashboardRoutes(deps: {
       expires: text,
       expiry_date: text,
       access: text,
+      // One per checked box; none checked is sent to auth as an empty choice, which it refuses.
+      toolsets: z.array(z.string()).optional(),
     }),
     checkForgery: refuseForged('create-api-key'),
     async handle(ctx, { form }) {
@@ -177,6 +179,7 @@ export function dashboardRoutes(deps: {
         expires: form.expires ?? 'never',
         expiryDate: form.expiry_date ?? '',
         access: form.access === 'read' ? 'read' : 'write',
+        toolsets: form.toolsets ?? [],
       };
       let created: Awaited<ReturnType<typeof accounts.createApiKey>>;
       try {
@@ -186,6 +189,7 @@ export function dashboardRoutes(deps: {
           scopes: createForm.access === 'read' ? ['sheets:read'] : ['sheets:read', 'sheets:write'],
           expires: createForm.expires,
           expiresAt: createForm.expiryDate,
+          toolsets: { names: [...createForm.toolsets] },
         });
       } catch (error) {
         // Auth's INVALID_ARGUMENT messages are written to be shown (proto/README.md).

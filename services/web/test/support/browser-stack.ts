@@ -92,6 +92,8 @@ export interface NewKey {
   /** `YYYY-MM-DD` for "On a date". */
   date?: string;
   access?: 'Read only' | 'Read and write';
+  /** The toolsets to check, by title (the others are unchecked); the form's defaults when absent. */
+  toolsets?: string[];
 }
 
 /** Fills and sends the dashboard's "Create API key" form; returns the secret shown once. */
@@ -101,6 +103,13 @@ export async function createKeyInDashboard(page: Page, key: NewKey): Promise<str
   if (key.expires) await form.getByLabel('Expires').selectOption({ label: key.expires });
   if (key.date) await form.getByLabel('Expiry date').fill(key.date);
   if (key.access) await form.getByRole('radio', { name: key.access }).check();
+  if (key.toolsets) {
+    const boxes = form.getByRole('group', { name: 'Toolsets' }).getByRole('checkbox');
+    for (const box of await boxes.all()) {
+      const label = (await box.locator('xpath=..').textContent()) ?? '';
+      await box.setChecked(key.toolsets.some((title) => label.trim().startsWith(title)));
+    }
+  }
   await form.getByRole('button', { name: 'Create API key' }).click();
   const secret = (await page.getByTestId('new-api-key').textContent())?.trim();
   if (!secret) throw new Error(`no key shown after creating "${key.name}"`);
