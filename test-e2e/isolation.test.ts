@@ -86,12 +86,14 @@ async function keyClient(secret: string): Promise<Client> {
   return client;
 }
 
-/** Signs in, makes the key "Automation" on the dashboard and authorizes the app "Sheets Agent". */
+/** Signs in, makes the key "Automation" (every toolset) on the dashboard and authorizes the app "Sheets Agent". */
 async function arrive(email: string, owner: string): Promise<Someone> {
   const [spreadsheetId, csvId] = await seedFiles(stack, email, files(owner));
   const person = await newPerson(chromium, [AGENT_APP]);
   await signInToDashboard(person.page, stack.baseUrl, email);
-  const withKey = await keyClient(await createKeyInDashboard(person.page, stack.baseUrl, 'Automation'));
+  const withKey = await keyClient(
+    await createKeyInDashboard(person.page, stack.baseUrl, 'Automation', 'every'),
+  );
   const app = new RecordingOAuthProvider({
     redirectUrl: `${AGENT_APP}/oauth/callback`,
     clientName: 'Sheets Agent',

@@ -143,10 +143,20 @@ export async function signInToDashboard(page: Page, baseUrl: string, email: stri
 }
 
 /** Fills and sends the dashboard's "Create API key" form; returns the secret it shows once. */
-export async function createKeyInDashboard(page: Page, baseUrl: string, name: string): Promise<string> {
+export async function createKeyInDashboard(
+  page: Page,
+  baseUrl: string,
+  name: string,
+  toolsets: 'default' | 'every' = 'default',
+): Promise<string> {
   await page.goto(`${baseUrl}/dashboard`);
   const form = page.getByRole('form', { name: 'Create API key' });
   await form.getByLabel('Name').fill(name);
+  if (toolsets === 'every') {
+    for (const box of await form.getByRole('group', { name: 'Toolsets' }).getByRole('checkbox').all()) {
+      await box.check();
+    }
+  }
   await form.getByRole('button', { name: 'Create API key' }).click();
   const secret = (await page.getByTestId('new-api-key').textContent())?.trim();
   if (!secret) throw new Error(`no key shown after creating "${name}"`);

@@ -168,9 +168,12 @@ ${EXPIRY_CHOICES.map(
 <fieldset aria-describedby="key-toolsets-hint">
 <legend>Toolsets</legend>
 <p id="key-toolsets-hint" class="hint">The tools the key offers a model; fewer tools cost each conversation less.</p>
+<input type="hidden" name="toolsets_offered" value="1">
 ${TOOLSETS.map(
+  // The description stays outside the label: the accessible name is the set's title alone (a
+  // description's words must not make another field answer to the label "Name").
   (set) =>
-    html`<label><input type="checkbox" name="toolsets" value="${set.name}"${form.toolsets.includes(set.name) ? html` checked` : ''}> ${set.title} <span class="muted">(${set.description})</span></label>`,
+    html`<div><label><input type="checkbox" name="toolsets" value="${set.name}" aria-describedby="toolset-${set.name}"${form.toolsets.includes(set.name) ? html` checked` : ''}> ${set.title}</label> <span id="toolset-${set.name}" class="muted">(${set.description})</span></div>`,
 )}
 </fieldset>
 <div class="actions"><button type="submit" class="primary">Create API key</button></div>

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type AccountServiceClientApi, kindOfCallError } from '@sheetgate/proto';
+import { type AccountServiceClientApi, DEFAULT_TOOLSETS, kindOfCallError } from '@sheetgate/proto';
 import {
   isSameOriginPost,
   isUrlSafeId,
@@ -160,8 +160,11 @@ export function dashboardRoutes(deps: {
       expires: text,
       expiry_date: text,
       access: text,
-      // One per checked box; none checked is sent to auth as an empty choice, which it refuses.
+      // One per checked box. The page's form also says it offered the boxes, so that none checked
+      // (an empty choice, which auth refuses) differs from a post that never saw them (no choice:
+      // auth gives the key every set, as for keys made before toolsets).
       toolsets: z.array(z.string()).optional(),
+      toolsets_offered: text,
     }),
     checkForgery: refuseForged('create-api-key'),
     async handle(ctx, { form }) {
@@ -179,8 +182,9 @@ export function dashboardRoutes(deps: {
         expires: form.expires ?? 'never',
         expiryDate: form.expiry_date ?? '',
         access: form.access === 'read' ? 'read' : 'write',
-        toolsets: form.toolsets ?? [],
+        toolsets: form.toolsets ?? (form.toolsets_offered ? [] : DEFAULT_TOOLSETS),
       };
+      const toolsetChoice = form.toolsets_offered ? { names: [...createForm.toolsets] } : undefined;
       let created: Awaited<ReturnType<typeof accounts.createApiKey>>;
       try {
         created = await accounts.createApiKey({
@@ -189,7 +193,7 @@ export function dashboardRoutes(deps: {
           scopes: createForm.access === 'read' ? ['sheets:read'] : ['sheets:read', 'sheets:write'],
           expires: createForm.expires,
           expiresAt: createForm.expiryDate,
-          toolsets: { names: [...createForm.toolsets] },
+          toolsets: toolsetChoice,
         });
       } catch (error) {
         // Auth's INVALID_ARGUMENT messages are written to be shown (proto/README.md).
