@@ -86,7 +86,7 @@ async function keyClient(secret: string): Promise<Client> {
   return client;
 }
 
-/** Signs in, makes the key "Automation" (every toolset) on the dashboard and authorizes the app "Sheets Agent". */
+/** Signs in, makes the key "Automation" on the dashboard and authorizes the app "Sheets Agent", both with every toolset. */
 async function arrive(email: string, owner: string): Promise<Someone> {
   const [spreadsheetId, csvId] = await seedFiles(stack, email, files(owner));
   const person = await newPerson(chromium, [AGENT_APP]);
@@ -101,6 +101,7 @@ async function arrive(email: string, owner: string): Promise<Someone> {
   const { client: withToken } = await connectThroughBrowser(`${stack.baseUrl}/api/mcp`, app, {
     ...person,
     email,
+    toolsets: 'every',
   });
   const described = structured<{ sheets: Array<{ sheetId: number; title: string }> }>(
     await call(withKey, 'get_spreadsheet', { spreadsheetId }),

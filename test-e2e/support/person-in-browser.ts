@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { chromiumMissing, launchChromium } from '@sheetgate/test-harness';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import type { RecordingOAuthProvider } from './oauth-client.ts';
 
 // A person in Debian's Chromium (the launcher and flags web's browser tests use) on the real
@@ -56,15 +56,26 @@ export interface AuthorizationInBrowser {
   consentAsked: string | undefined;
 }
 
+/** How a form's toolset boxes are sent: as the page checks them, or every one checked. */
+export type ToolsetBoxes = 'default' | 'every';
+
+/** Checks every box of the "Toolsets" group inside `form` (the key form, the consent screen). */
+async function checkEveryToolset(form: Locator): Promise<void> {
+  for (const box of await form.getByRole('group', { name: 'Toolsets' }).getByRole('checkbox').all()) {
+    await box.check();
+  }
+}
+
 /**
  * The person's part of an OAuth authorization, on the real pages: opens the app's authorization
  * URL, signs in with Google as `email` if Sheetgate asks, answers the consent page with
- * `decision` if it is shown, and ends when the browser reaches the app's redirect URI.
+ * `decision` if it is shown (with its toolset boxes as they come, or every one checked), and ends
+ * when the browser reaches the app's redirect URI.
  */
 export async function authorizeInBrowser(
   person: Person,
   authorizationUrl: URL,
-  options: { email: string; decision?: 'Allow' | 'Deny' },
+  options: { email: string; decision?: 'Allow' | 'Deny'; toolsets?: ToolsetBoxes },
 ): Promise<AuthorizationInBrowser> {
   const { page } = person;
   const redirectUri = authorizationUrl.searchParams.get('redirect_uri');
@@ -96,6 +107,7 @@ export async function authorizeInBrowser(
   }
   if (sheetgatePage(new URL(page.url()), '/authorize')) {
     consentAsked = ((await page.locator('main').textContent()) ?? '').replace(/\s+/g, ' ').trim();
+    if (options.toolsets === 'every') await checkEveryToolset(page.locator('main'));
     await page.getByRole('button', { name: options.decision ?? 'Allow' }).click();
     await page.waitForURL(arrived);
   }
@@ -112,7 +124,7 @@ export async function authorizeInBrowser(
 export async function connectThroughBrowser(
   mcpUrl: string,
   provider: RecordingOAuthProvider,
-  person: Person & { email: string },
+  person: Person & { email: string; toolsets?: ToolsetBoxes },
   fetch?: FetchLike,
 ): Promise<{ client: Client; authorization?: AuthorizationInBrowser }> {
   const url = new URL(mcpUrl);
@@ -147,16 +159,12 @@ export async function createKeyInDashboard(
   page: Page,
   baseUrl: string,
   name: string,
-  toolsets: 'default' | 'every' = 'default',
+  toolsets: ToolsetBoxes = 'default',
 ): Promise<string> {
   await page.goto(`${baseUrl}/dashboard`);
   const form = page.getByRole('form', { name: 'Create API key' });
   await form.getByLabel('Name').fill(name);
-  if (toolsets === 'every') {
-    for (const box of await form.getByRole('group', { name: 'Toolsets' }).getByRole('checkbox').all()) {
-      await box.check();
-    }
-  }
+  if (toolsets === 'every') await checkEveryToolset(form);
   await form.getByRole('button', { name: 'Create API key' }).click();
   const secret = (await page.getByTestId('new-api-key').textContent())?.trim();
   if (!secret) throw new Error(`no key shown after creating "${name}"`);

@@ -84,7 +84,8 @@ export function createBrowser() {
       throw new Error(`no button named "${label}" on ${page.url}`);
     },
     /** Submits a form as a browser would (application/x-www-form-urlencoded). */
-    submitForm(url: string, fields: Record<string, string>) {
+    /** Posts a form; a field sent more than once (checkboxes) is given as [name, value] pairs. */
+    submitForm(url: string, fields: Record<string, string> | Array<[string, string]>) {
       return request(url, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -11,6 +11,7 @@ import { createAuditLog } from './audit/index.ts';
 import type { Cache } from './cache/cache.ts';
 import { createMemoryCache } from './cache/memory-cache.ts';
 import { createRedisCache } from './cache/redis-cache.ts';
+import { createAppToolsets } from './connected-apps/app-toolsets.ts';
 import { createConnectedApps } from './connected-apps/connected-apps.ts';
 import { parseKeyring } from './crypto/keyring.ts';
 import { migrateToLatest } from './db/migrate.ts';
@@ -95,6 +96,7 @@ export async function createAuthService(
   const shortLivedModels = settings.REDIS_URL
     ? await createRedisModelStore(settings.REDIS_URL, { secrets: modelSecrets, logger })
     : undefined;
+  const appToolsets = createAppToolsets(pool);
   const provider = createOidcProvider({
     baseUrl: settings.BASE_URL,
     pool,
@@ -108,6 +110,7 @@ export async function createAuthService(
     logger,
     audit,
     edgeRevocations,
+    appToolsets,
   });
 
   const csrf = createCsrfTokens(cookieKeys[0]!);
@@ -137,7 +140,7 @@ export async function createAuthService(
     onThrottledUnread: metrics.apiKeysThrottledUnread,
   });
   const legacySessions = createLegacySessionExchange({ pool, sessions, audit });
-  const connectedApps = createConnectedApps({ pool, provider, audit, edgeRevocations });
+  const connectedApps = createConnectedApps({ pool, provider, audit, edgeRevocations, appToolsets });
   const signedInUser: SignedInUser = async (ctx) => {
     const session = await sessions.findByCookieValue(sessionCookie.read(ctx));
     return session
@@ -167,7 +170,7 @@ export async function createAuthService(
         signInLimiter: rateLimits.signIn,
         edgeRevocations,
       }),
-      ...interactionRoutes({ provider, baseUrl: settings.BASE_URL, signedInUser, csrf, logger }),
+      ...interactionRoutes({ provider, baseUrl: settings.BASE_URL, signedInUser, csrf, logger, appToolsets }),
       signOutRoute({ provider, sessions, csrf, baseUrl: settings.BASE_URL, logger, audit }),
     ],
     readiness: [
@@ -206,6 +209,7 @@ export async function createAuthService(
           provider,
           legacySessions,
           edgeRevocations,
+          appToolsets,
         }),
       },
       { definition: RevocationServiceService, handlers: { watchRevocations: edge.watchRevocations } },

@@ -158,6 +158,8 @@ describe('error contract of /api/mcp (docs/design.md §8)', () => {
       },
     ],
     ['naming its own key (jku)', () => stack.sign({}, { jku: 'https://evil.example/jwks.json' })],
+    ['whose toolsets claim is a string, not a list', () => stack.sign({ toolsets: 'core-read' })],
+    ['whose toolsets claim lists a number', () => stack.sign({ toolsets: ['core-read', 1] })],
     ['opaque', async () => randomBytes(32).toString('base64url')],
     [
       'encrypted (JWE)',
@@ -178,6 +180,33 @@ describe('error contract of /api/mcp (docs/design.md §8)', () => {
     expect(challenge).toContain(`resource_metadata="${metadataUrl()}"`);
     const body = await response.text();
     expect(body).not.toContain('eyJ');
+  });
+
+  it('a token with a toolsets claim lists those sets only; sets this replica does not know enable nothing', async () => {
+    const names = async (toolsets: unknown) => {
+      const response = await post(LIST, { authorization: `Bearer ${await stack.sign({ toolsets })}` });
+      expect(response.status).toBe(200);
+      return ((await readJson(response)).result.tools as Array<{ name: string }>).map((tool) => tool.name);
+    };
+    const reading = await names(['core-read']);
+    expect(reading).toContain('read_range');
+    expect(reading).not.toContain('write_range');
+    expect(reading).not.toContain('add_sheet');
+    expect(await names(['core-read', 'from-a-newer-auth'])).toEqual(reading);
+    expect(await names([])).toEqual([]);
+    const call = {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'write_range', arguments: {} },
+    };
+    const refused = await post(call, {
+      authorization: `Bearer ${await stack.sign({ toolsets: ['core-read'] })}`,
+    });
+    expect((await readJson(refused)).error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('"core-write" (Writing)'),
+    });
   });
 
   it('a token without sheets:read: 403 insufficient_scope', async () => {

@@ -148,7 +148,8 @@ describe('tools/call outside the toolsets', () => {
     );
     expect(error?.code).toBe(-32602);
     expect(error?.message).toContain('"core-write" (Writing)');
-    expect(error?.message).toContain('reconnect the app');
+    expect(error?.message).toContain(`disconnect the app at ${BASE_URL}/dashboard`);
+    expect(error?.message).toContain('consent screen');
   });
 
   it('lets a tool of the sets through to its arguments', async () => {

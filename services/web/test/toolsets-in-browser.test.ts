@@ -10,11 +10,18 @@ import {
   tableRow,
 } from './support/browser-stack.ts';
 import { chromiumMissing } from './support/chromium.ts';
-import { callTool, listTools } from './support/oauth-app.ts';
+import {
+  authorizationRequest,
+  callTool,
+  listTools,
+  registerClient,
+  tokenRequest,
+} from './support/oauth-app.ts';
 
-// Toolsets on the dashboard (docs/design.md §10–11), in Chromium against the whole stack: the
-// "Create API key" form offers one checkbox per set, reading and writing checked, and a key keeps
-// to the sets it was created with at the MCP endpoint.
+// Toolsets on the dashboard and the consent screen (docs/design.md §10–11), in Chromium against
+// the whole stack: the "Create API key" form and the consent screen offer one checkbox per set,
+// reading and writing checked, and a key or a connected app keeps to the sets chosen for it at the
+// MCP endpoint.
 
 const missing = chromiumMissing();
 if (missing) console.warn(`toolset browser tests skipped: ${missing}`);
@@ -98,5 +105,74 @@ describe.skipIf(Boolean(missing))('toolsets on the Create API key form', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Choose at least one toolset');
     expect(await form.getByLabel('Name').inputValue()).toBe('Nothing chosen');
     expect(await page.getByTestId('new-api-key').count()).toBe(0);
+  });
+});
+
+/** The tool names a credential's tools/list shows. */
+async function toolNames(headers: Record<string, string>): Promise<string[]> {
+  const response = await listTools(env.stack.baseUrl, headers);
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map(
+    (tool) => tool.name,
+  );
+}
+
+describe.skipIf(Boolean(missing))('toolsets on the consent screen', () => {
+  /** Registers an app and opens its consent screen in the person's browser. */
+  async function openConsent(appName: string) {
+    const clientId = await registerClient(env.stack.baseUrl, appName, env.redirectUri);
+    const request = authorizationRequest(env.stack.baseUrl, clientId, env.redirectUri);
+    await person.page.goto(request.url);
+    await person.page.waitForURL(/\/authorize\?interaction=/);
+    const boxes = person.page.getByRole('group', { name: 'Toolsets' }).getByRole('checkbox');
+    return { clientId, request, boxes };
+  }
+
+  /** Allow, then the code exchanged for an access token. */
+  async function allow(clientId: string, verifier: string): Promise<string> {
+    await person.page.getByRole('button', { name: 'Allow' }).click();
+    await person.page.waitForURL((url) => url.href.startsWith(env.redirectUri));
+    const tokens = await tokenRequest(env.stack.baseUrl, {
+      grant_type: 'authorization_code',
+      code: new URL(person.page.url()).searchParams.get('code')!,
+      redirect_uri: env.redirectUri,
+      client_id: clientId,
+      code_verifier: verifier,
+    });
+    expect(tokens.status).toBe(200);
+    return tokens.body.access_token as string;
+  }
+
+  it('an app allowed with only Reading lists only the reading tools, and the dashboard says so', async () => {
+    const { clientId, request, boxes } = await openConsent('Reading Helper');
+    expect(await boxes.count()).toBe(TOOLSETS.length);
+    for (const [index, set] of TOOLSETS.entries())
+      expect(await boxes.nth(index).isChecked(), set.name).toBe(DEFAULT_TOOLSETS.includes(set.name));
+    await person.page.getByRole('checkbox', { name: 'Writing' }).uncheck();
+    const token = await allow(clientId, request.verifier);
+
+    const names = await toolNames({ authorization: `Bearer ${token}` });
+    expect(names).toContain('read_range');
+    expect(names).not.toContain('write_range');
+    expect(names).not.toContain('add_sheet');
+    const refused = await callTool(env.stack.baseUrl, { authorization: `Bearer ${token}` }, 'write_range');
+    expect(refused.text).toContain('core-write');
+    expect(refused.text).toContain('consent screen');
+
+    await person.page.goto(`${env.stack.baseUrl}/dashboard`);
+    expect((await tableRow(person.page, 'Reading Helper')).Toolsets).toEqual({ text: 'Reading' });
+  });
+
+  it('Allow with no box checked shows the screen again saying so; checking one then connects', async () => {
+    const { clientId, request, boxes } = await openConsent('Undecided Helper');
+    for (const box of await boxes.all()) await box.uncheck();
+    await person.page.getByRole('button', { name: 'Allow' }).click();
+    await person.page.waitForURL(/problem=no-toolsets/);
+    expect(await person.page.getByRole('alert').textContent()).toContain('Choose at least one toolset');
+    await person.page.getByRole('checkbox', { name: 'Files' }).check();
+    const token = await allow(clientId, request.verifier);
+    const names = await toolNames({ authorization: `Bearer ${token}` });
+    expect(names).toEqual(expect.arrayContaining(['create_spreadsheet', 'convert_file']));
+    expect(names).not.toContain('read_range');
   });
 });

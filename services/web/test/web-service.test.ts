@@ -686,6 +686,7 @@ describe('answers only a stub can give', () => {
         account: undefined,
         consentCsrfToken: '',
         redirectScheme: '',
+        toolsets: [],
         ...(call.request.interactionUid === 'uid-1' ? stubInteraction : {}),
       }),
   };

@@ -320,6 +320,11 @@ export interface ConnectedApp {
   firstUsedAt: string;
   /** RFC 3339 UTC; empty when unknown. */
   lastUsedAt: string;
+  /**
+   * The toolsets the person chose for this app on the consent screen (names from
+   * @sheetgate/proto's TOOLSETS, in that order); empty when never chosen, which enables every set.
+   */
+  toolsets: string[];
 }
 
 export interface ListConnectedAppsRequest {
@@ -390,6 +395,11 @@ export interface GetInteractionResponse {
    * computer rather than a web host. Empty when there is no redirect URI.
    */
   redirectScheme: string;
+  /**
+   * The toolsets the consent screen checks: what the person chose for this app before, else the
+   * defaults (DEFAULT_TOOLSETS). Names from @sheetgate/proto's TOOLSETS, in that order.
+   */
+  toolsets: string[];
 }
 
 export interface ExchangeLegacySessionRequest {
@@ -1880,7 +1890,7 @@ export const GetGoogleConnectionResponse: MessageFns<GetGoogleConnectionResponse
 };
 
 function createBaseConnectedApp(): ConnectedApp {
-  return { clientId: "", clientName: "", redirectHost: "", scopes: [], firstUsedAt: "", lastUsedAt: "" };
+  return { clientId: "", clientName: "", redirectHost: "", scopes: [], firstUsedAt: "", lastUsedAt: "", toolsets: [] };
 }
 
 export const ConnectedApp: MessageFns<ConnectedApp> = {
@@ -1902,6 +1912,9 @@ export const ConnectedApp: MessageFns<ConnectedApp> = {
     }
     if (message.lastUsedAt !== "") {
       writer.uint32(50).string(message.lastUsedAt);
+    }
+    for (const v of message.toolsets) {
+      writer.uint32(58).string(v!);
     }
     return writer;
   },
@@ -1967,6 +1980,14 @@ export const ConnectedApp: MessageFns<ConnectedApp> = {
             message.lastUsedAt = reader.string();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.toolsets.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2007,6 +2028,9 @@ export const ConnectedApp: MessageFns<ConnectedApp> = {
         : isSet(object.last_used_at)
         ? globalThis.String(object.last_used_at)
         : "",
+      toolsets: globalThis.Array.isArray(object?.toolsets)
+        ? object.toolsets.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -2030,6 +2054,9 @@ export const ConnectedApp: MessageFns<ConnectedApp> = {
     if (message.lastUsedAt !== "") {
       obj.lastUsedAt = message.lastUsedAt;
     }
+    if (message.toolsets?.length) {
+      obj.toolsets = message.toolsets;
+    }
     return obj;
   },
 
@@ -2044,6 +2071,7 @@ export const ConnectedApp: MessageFns<ConnectedApp> = {
     message.scopes = object.scopes?.map((e) => e) || [];
     message.firstUsedAt = object.firstUsedAt ?? "";
     message.lastUsedAt = object.lastUsedAt ?? "";
+    message.toolsets = object.toolsets?.map((e) => e) || [];
     return message;
   },
 };
@@ -2476,6 +2504,7 @@ function createBaseGetInteractionResponse(): GetInteractionResponse {
     account: undefined,
     consentCsrfToken: "",
     redirectScheme: "",
+    toolsets: [],
   };
 }
 
@@ -2513,6 +2542,9 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
     }
     if (message.redirectScheme !== "") {
       writer.uint32(90).string(message.redirectScheme);
+    }
+    for (const v of message.toolsets) {
+      writer.uint32(98).string(v!);
     }
     return writer;
   },
@@ -2618,6 +2650,14 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
             message.redirectScheme = reader.string();
             continue;
           }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.toolsets.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2677,6 +2717,9 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
         : isSet(object.redirect_scheme)
         ? globalThis.String(object.redirect_scheme)
         : "",
+      toolsets: globalThis.Array.isArray(object?.toolsets)
+        ? object.toolsets.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -2715,6 +2758,9 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
     if (message.redirectScheme !== "") {
       obj.redirectScheme = message.redirectScheme;
     }
+    if (message.toolsets?.length) {
+      obj.toolsets = message.toolsets;
+    }
     return obj;
   },
 
@@ -2736,6 +2782,7 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
       : undefined;
     message.consentCsrfToken = object.consentCsrfToken ?? "";
     message.redirectScheme = object.redirectScheme ?? "";
+    message.toolsets = object.toolsets?.map((e) => e) || [];
     return message;
   },
 };

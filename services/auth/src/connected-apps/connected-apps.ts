@@ -4,12 +4,15 @@ import type { DatabasePool } from '../db/pool.ts';
 import type { EdgeRevocations } from '../edge-revocations/edge-revocations.ts';
 import { createOidcModelQueries } from '../oidc/oidc-model-queries.ts';
 import { mcpResource } from '../oidc/resource.ts';
+import type { AppToolsets } from './app-toolsets.ts';
 
 export interface ConnectedApp {
   clientId: string;
   clientName: string;
   redirectHost: string;
   scopes: string[];
+  /** What the person chose on the consent screen; null when never chosen (every set). */
+  toolsets: string[] | null;
   firstUsedAt: string;
   lastUsedAt: string;
 }
@@ -27,6 +30,7 @@ export function createConnectedApps(deps: {
   audit: AuditLog;
   /** Tells every MCP replica, so the grants' unexpired access tokens stop working there too. */
   edgeRevocations: Pick<EdgeRevocations, 'grantRevoked'>;
+  appToolsets: AppToolsets;
 }) {
   const { provider, audit } = deps;
   const models = createOidcModelQueries(deps.pool);
@@ -47,7 +51,8 @@ export function createConnectedApps(deps: {
   return {
     async list(userId: string): Promise<ConnectedApp[]> {
       const rows = await models.connectedApps(userId, mcpResource(provider.issuer));
-      return rows.map((row) => {
+      const toolsets = await Promise.all(rows.map((row) => deps.appToolsets.chosen(userId, row.client_id)));
+      return rows.map((row, index) => {
         const redirect = Array.isArray(row.client?.redirect_uris)
           ? String(row.client.redirect_uris[0] ?? '')
           : '';
@@ -56,6 +61,7 @@ export function createConnectedApps(deps: {
           clientName: String(row.client?.client_name ?? row.client_id),
           redirectHost: redirectHostOf(redirect),
           scopes: [...new Set((row.scopes ?? '').split(' ').filter(Boolean))],
+          toolsets: toolsets[index] ?? null,
           firstUsedAt: new Date(row.first_used).toISOString(),
           lastUsedAt: new Date(row.last_used).toISOString(),
         };
@@ -79,6 +85,7 @@ export function createConnectedApps(deps: {
         });
       }
       await Promise.all(grantIds.map((id) => deps.edgeRevocations.grantRevoked(id)));
+      await deps.appToolsets.forget(userId, clientId);
       return grantIds.length > 0;
     },
   };

@@ -19,9 +19,11 @@ import type {
   RevokeApiKeyRequest,
   RevokeApiKeyResponse,
 } from '@sheetgate/proto';
+import { DEFAULT_TOOLSETS } from '@sheetgate/proto';
 import { isInteractionUid, type Logger, SheetgateError } from '@sheetgate/service-runtime';
 import type Provider from 'oidc-provider';
 import { type ApiKeyLibrary, type ApiKeyRecord, requestedExpiry } from '../api-keys/index.ts';
+import type { AppToolsets } from '../connected-apps/app-toolsets.ts';
 import type { ConnectedAppsLibrary } from '../connected-apps/connected-apps.ts';
 import type { EdgeRevocations } from '../edge-revocations/edge-revocations.ts';
 import type { GoogleConnectionLibrary } from '../google/index.ts';
@@ -52,6 +54,8 @@ export function accountServiceHandlers(deps: {
   legacySessions: LegacySessionExchange;
   /** A revoked key is announced to every MCP replica before RevokeApiKey answers. */
   edgeRevocations: Pick<EdgeRevocations, 'apiKeyRevoked'>;
+  /** What the consent screen checks for an app the person chose toolsets for before. */
+  appToolsets: Pick<AppToolsets, 'chosen'>;
 }) {
   const { logger, sessions, users, csrf } = deps;
 
@@ -149,8 +153,9 @@ export function accountServiceHandlers(deps: {
       'ListConnectedApps',
       async (request) => {
         const { user } = await signedIn(request.sessionCookie);
+        const apps = await deps.connectedApps.list(user.id);
         return {
-          apps: await deps.connectedApps.list(user.id),
+          apps: apps.map((app) => ({ ...app, toolsets: app.toolsets ?? [] })),
           appsResetAt: user.oauthResetAt?.toISOString() ?? '',
         };
       },
@@ -197,6 +202,7 @@ export function accountServiceHandlers(deps: {
           account: undefined,
           consentCsrfToken: '',
           redirectScheme: '',
+          toolsets: [],
         };
         if (!isInteractionUid(request.interactionUid)) return notFound;
         const interaction = await deps.provider.Interaction.find(request.interactionUid);
@@ -228,6 +234,10 @@ export function accountServiceHandlers(deps: {
             ? { id: account.id, email: account.email, name: account.displayName ?? '' }
             : undefined,
           consentCsrfToken: isConsent ? csrf.issue('consent', interaction.uid) : '',
+          toolsets:
+            isConsent && account
+              ? ((await deps.appToolsets.chosen(account.id, clientId)) ?? [...DEFAULT_TOOLSETS])
+              : [],
         };
       },
     ),

@@ -1,3 +1,4 @@
+import { canonicalToolsets } from '@sheetgate/proto';
 import {
   HttpError,
   isSameOriginPost,
@@ -10,6 +11,7 @@ import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors as oidcErrors } from 'oidc-provider';
 import { z } from 'zod';
+import type { AppToolsets } from '../connected-apps/app-toolsets.ts';
 import { mcpResource } from '../oidc/resource.ts';
 import { type CsrfTokens, formExpired } from './csrf.ts';
 import { loginResult, requiredSignInAge, signInSatisfies } from './sign-in-age.ts';
@@ -27,6 +29,10 @@ const interactionParams = z.object({ uid: z.string().regex(URL_SAFE_ID) });
 const consentForm = z.object({
   csrf: z.string().optional(),
   decision: z.string().optional(),
+  // One per checked toolset box. The page also says it offered the boxes, so that none checked
+  // differs from a form that never showed them (the person's earlier choice, if any, then stands).
+  toolsets: z.array(z.string()).optional(),
+  toolsets_offered: z.string().optional(),
 });
 
 /**
@@ -37,7 +43,7 @@ const consentForm = z.object({
  *   `max_age`): then it goes to Google again; without a session it goes to the web `/login` page
  *   (whose Google button returns here). Consent: to the web `/authorize` page.
  * - `POST /api/auth/interaction/:uid/consent` — the consent form's Allow / Deny, with CSRF token,
- *   bound to the signed-in user the interaction is for.
+ *   bound to the signed-in user the interaction is for, and the toolsets checked on it.
  */
 export function interactionRoutes(deps: {
   provider: Provider;
@@ -45,6 +51,8 @@ export function interactionRoutes(deps: {
   signedInUser: SignedInUser;
   csrf: CsrfTokens;
   logger: Logger;
+  /** Keeps the toolsets chosen on the consent screen, which the app's access tokens then carry. */
+  appToolsets: Pick<AppToolsets, 'choose'>;
 }): Route[] {
   const { provider, baseUrl, signedInUser, csrf, logger } = deps;
   const resource = mcpResource(baseUrl);
@@ -129,6 +137,17 @@ export function interactionRoutes(deps: {
       }
       if (form.decision !== 'allow')
         throw new HttpError(400, 'invalid_request', 'decision must be allow or deny');
+      const clientId = String(interaction.params.client_id);
+      const toolsets = form.toolsets_offered ? canonicalToolsets(form.toolsets ?? []) : undefined;
+      if (toolsets === undefined && form.toolsets_offered)
+        throw new HttpError(400, 'invalid_request', 'toolsets must be names the consent screen offers');
+      if (toolsets?.length === 0) {
+        // Nothing to allow: the same screen again, saying so (its CSRF token is issued anew).
+        ctx.status = 303;
+        return ctx.redirect(
+          `/authorize?${new URLSearchParams({ interaction: uid, problem: 'no-toolsets' })}`,
+        );
+      }
 
       const promptDetails = interaction.prompt.details as {
         missingOIDCScope?: string[];
@@ -137,7 +156,7 @@ export function interactionRoutes(deps: {
       };
       const grant = interaction.grantId
         ? await provider.Grant.find(interaction.grantId)
-        : new provider.Grant({ accountId: user.userId, clientId: String(interaction.params.client_id) });
+        : new provider.Grant({ accountId: user.userId, clientId });
       if (!grant)
         throw new HttpError(400, 'interaction_expired', 'the grant being extended no longer exists');
       if (promptDetails.missingOIDCScope?.length)
@@ -146,8 +165,10 @@ export function interactionRoutes(deps: {
       for (const [indicator, scopes] of Object.entries(promptDetails.missingResourceScopes ?? {})) {
         if (indicator === resource) grant.addResourceScope(indicator, scopes.join(' '));
       }
+      // Before the grant: the code this consent leads to is exchanged for tokens carrying the choice.
+      if (toolsets) await deps.appToolsets.choose(user.userId, clientId, toolsets);
       const grantId = await grant.save();
-      logger.info({ clientId: interaction.params.client_id, userId: user.userId }, 'consent given');
+      logger.info({ clientId, userId: user.userId, toolsets }, 'consent given');
       // With the login this request signed in with: `prompt=login` and `max_age` are checked again
       // when the authorization resumes, and would otherwise send the person back to sign in.
       return finish(ctx, { consent: { grantId } }, true);

@@ -3,6 +3,7 @@ import type { JWK } from 'jose';
 import Provider, { type Configuration, errors } from 'oidc-provider';
 import type { AuditLog } from '../audit/index.ts';
 import type { Cache } from '../cache/cache.ts';
+import type { AppToolsets } from '../connected-apps/app-toolsets.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { EdgeRevocations } from '../edge-revocations/edge-revocations.ts';
@@ -48,6 +49,8 @@ export interface ProviderOptions {
   audit: AuditLog;
   /** Tells every MCP replica about the grants the provider revokes. */
   edgeRevocations: Pick<EdgeRevocations, 'grantRevoked'>;
+  /** The toolsets each person chose for each app, carried in its access tokens. */
+  appToolsets: Pick<AppToolsets, 'chosen'>;
 }
 
 const DAY = 24 * 60 * 60;
@@ -108,9 +111,15 @@ export function createOidcProvider(options: ProviderOptions): Provider {
     formats: {
       customizers: {
         // The grant an access token was issued under, so a resource server can refuse it once the
-        // grant is revoked (services/mcp checks it against the revocation stream).
+        // grant is revoked (services/mcp checks it against the revocation stream); and the
+        // toolsets the person chose for the app on the consent screen (none chosen: no claim,
+        // every set), which services/mcp lists and enforces.
         jwt: async (_ctx, token, jwt) => {
           if ('grantId' in token && token.grantId) jwt.payload.grant_id = token.grantId;
+          if ('accountId' in token && token.accountId && token.clientId) {
+            const toolsets = await options.appToolsets.chosen(token.accountId, token.clientId);
+            if (toolsets) jwt.payload.toolsets = toolsets;
+          }
         },
       },
     },

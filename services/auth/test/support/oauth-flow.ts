@@ -51,7 +51,13 @@ export function oauthTestClient(subject: AuthUnderTest, pool: DatabasePool) {
   async function authorize(
     browser: Browser,
     params: Record<string, string>,
-    options: { decision?: 'allow' | 'deny' } = {},
+    options: {
+      decision?: 'allow' | 'deny';
+      /** More fields for the consent post (the toolset boxes). */
+      consentFields?: Array<[string, string]>;
+      /** Stop on the consent page, unanswered (`last` is its URL). */
+      stopAtConsent?: boolean;
+    } = {},
   ) {
     const redirectUri = params.redirect_uri!;
     const atRedirect = (url: URL) => url.href.startsWith(redirectUri);
@@ -66,11 +72,14 @@ export function oauthTestClient(subject: AuthUnderTest, pool: DatabasePool) {
     let consentShown = false;
     if (last.origin === subject.baseUrl && last.pathname === '/authorize') {
       consentShown = true;
+      if (options.stopAtConsent)
+        return { redirect: last, consentShown, last, status: step.status, body: step.body };
       const uid = last.searchParams.get('interaction')!;
-      const posted = await browser.submitForm(`${subject.baseUrl}/api/auth/interaction/${uid}/consent`, {
-        decision: options.decision ?? 'allow',
-        csrf: csrf.issue('consent', uid),
-      });
+      const posted = await browser.submitForm(`${subject.baseUrl}/api/auth/interaction/${uid}/consent`, [
+        ['decision', options.decision ?? 'allow'],
+        ['csrf', csrf.issue('consent', uid)],
+        ...(options.consentFields ?? []),
+      ]);
       expect(posted.status).toBe(303);
       step = await browser.navigate(posted.location!, {}, atRedirect);
     }

@@ -1,3 +1,4 @@
+import { TOOLSET_NAMES } from '@sheetgate/proto';
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import type { AuthInfo } from './auth-info.ts';
 import type { JwksCache } from './jwks-cache.ts';
@@ -145,11 +146,14 @@ export function createAccessTokenVerifier(options: {
         const scopes = new Set(
           typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [],
         );
+        const toolsets = toolsetsClaim(payload.toolsets);
+        if (toolsets === 'malformed') return refuse('invalid');
         const authInfo: AuthInfo = {
           userId: String(payload.sub),
           scopes,
           credential: 'access_token',
           ...(typeof payload.client_id === 'string' ? { clientId: payload.client_id } : {}),
+          ...(toolsets ? { toolsets } : {}),
         };
         const facts: TokenFacts = {
           grantId: typeof payload.grant_id === 'string' ? payload.grant_id : undefined,
@@ -175,3 +179,14 @@ export function createAccessTokenVerifier(options: {
 }
 
 export type AccessTokenVerifier = ReturnType<typeof createAccessTokenVerifier>;
+
+/**
+ * The `toolsets` claim: the sets the person chose for the app on the consent screen (absent: every
+ * set). Names this replica does not know enable nothing here (auth may be a version ahead); a
+ * claim that is not a list of strings was not written by auth.
+ */
+function toolsetsClaim(claim: unknown): readonly string[] | undefined | 'malformed' {
+  if (claim === undefined) return undefined;
+  if (!Array.isArray(claim) || !claim.every((name) => typeof name === 'string')) return 'malformed';
+  return TOOLSET_NAMES.filter((name) => claim.includes(name));
+}

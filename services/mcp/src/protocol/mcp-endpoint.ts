@@ -84,7 +84,9 @@ export function createMcpPostHandler(
       rpcMethod = await serve(req, res);
     } catch (error) {
       // The client left mid-request: nobody to answer (the connection's reset is logged in app.ts).
-      if (req.destroyed && !res.headersSent) return void res.destroy();
+      // The socket tells, not `req.destroyed`: a request whose body was read whole, or cut short
+      // at the size limit, is destroyed too, and still gets its answer.
+      if (req.socket.destroyed && !res.headersSent) return;
       const answer = jsonErrorAnswer(error, logger, { method: 'POST', path: MCP_PATH });
       // A stream already under way cannot carry an error answer: the client sees it cut short.
       if (res.headersSent) res.destroy();

@@ -152,7 +152,7 @@ export function createMcpServer(options: {
       const where =
         call.auth.credential === 'api_key'
           ? `create an API key with it at ${options.baseUrl}/dashboard`
-          : 'reconnect the app and choose it on the consent screen';
+          : `disconnect the app at ${options.baseUrl}/dashboard, connect it again and check the set on the consent screen`;
       throw new RpcFailure(
         JsonRpcErrorCode.InvalidParams,
         `tool ${JSON.stringify(name)} is in the toolset ${describeToolset(set)}, which this ${call.auth.credential === 'api_key' ? 'API key' : 'connection'} does not enable; to use it, ${where}`,

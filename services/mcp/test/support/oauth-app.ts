@@ -8,20 +8,21 @@ const REDIRECT = 'http://127.0.0.1:40111/callback';
 /**
  * An MCP client connected as a person through the real OAuth flow, as the consent page drives it:
  * registration, authorization in the person's browser (signed in to the dashboard), consent with
- * the token `GetInteraction` gives the consent page, the code exchanged with PKCE. Answers the
- * client id, its access token (which names its grant) and its refresh token.
+ * the token `GetInteraction` gives the consent page (and, when `toolsets` is given, those boxes
+ * checked), the code exchanged with PKCE. Answers the client id, its access token (which names its
+ * grant) and its refresh token.
  */
 export async function connectApp(
   stack: Pick<McpUnderTest, 'baseUrl' | 'resource' | 'grpcAddress' | 'serviceToken'>,
   sessionCookie: string,
-  clientName = `revocation test ${randomBytes(3).toString('hex')}`,
+  options: { clientName?: string; toolsets?: readonly string[] } = {},
 ): Promise<{ clientId: string; accessToken: string; refreshToken: string }> {
   const endpoint = (name: string) => `${stack.baseUrl}/api/auth/oauth2/${name}`;
   const registered = await fetch(endpoint('register'), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      client_name: clientName,
+      client_name: options.clientName ?? `revocation test ${randomBytes(3).toString('hex')}`,
       redirect_uris: [REDIRECT],
       token_endpoint_auth_method: 'none',
     }),
@@ -61,10 +62,14 @@ export async function connectApp(
     } finally {
       accounts.close();
     }
-    const posted = await browser.submitForm(`${stack.baseUrl}/api/auth/interaction/${uid}/consent`, {
-      decision: 'allow',
-      csrf,
-    });
+    const toolsetBoxes: Array<[string, string]> = options.toolsets
+      ? [['toolsets_offered', '1'], ...options.toolsets.map((name): [string, string] => ['toolsets', name])]
+      : [];
+    const posted = await browser.submitForm(`${stack.baseUrl}/api/auth/interaction/${uid}/consent`, [
+      ['decision', 'allow'],
+      ['csrf', csrf],
+      ...toolsetBoxes,
+    ]);
     if (posted.status !== 303) throw new Error(`consent answered ${posted.status}`);
     step = await browser.navigate(posted.location!, {}, atRedirect);
   }

@@ -3,12 +3,15 @@ import { html, type SafeHtml, untrustedName } from '../html/html.ts';
 import { renderPage, signOutForm } from '../html/layout.ts';
 import { type RedirectTarget, redirectTarget } from '../html/redirect-target.ts';
 import { describeScopes } from '../html/scope-words.ts';
+import { toolsetCheckboxes } from '../html/toolset-choices.ts';
 
 export interface ConsentPageInput {
   uid: string;
   interaction: GetInteractionResponse;
   /** The account the consent is for (GetSession), with auth's sign-out token. */
   account: { email: string; name: string; signOutCsrfToken: string };
+  /** Allow was pressed with no toolset checked: the screen says to choose one, none checked as sent. */
+  noToolsetsChosen?: boolean;
 }
 
 /**
@@ -21,6 +24,11 @@ export function consentPage(input: ConsentPageInput): string {
   const scopes = describeScopes(interaction.requestedScopes);
   const action = `/api/auth/interaction/${encodeURIComponent(uid)}/consent`;
   const body = html`<h1>${app} wants to access your Google Sheets</h1>
+${
+  input.noToolsetsChosen
+    ? html`<div class="error" role="alert"><p>Choose at least one toolset to allow the app, or deny it.</p></div>`
+    : ''
+}
 ${
   interaction.unverifiedClient
     ? html`<div class="warning"><p><strong>Sheetgate has not verified this app.</strong> Its name is what the app says
@@ -44,8 +52,9 @@ ${scopes.map(({ scope, words }) => html`<li>${words} <span class="muted">(<code>
 </ul>
 <p class="hint">You can disconnect the app at any time from your dashboard.</p>
 </section>
-<form method="post" action="${action}">
+<form method="post" action="${action}" aria-label="Allow or deny">
 <input type="hidden" name="csrf" value="${interaction.consentCsrfToken}">
+${toolsetCheckboxes(input.noToolsetsChosen ? [] : interaction.toolsets, 'The tools the app may offer its model; fewer tools cost each conversation less. You can change this by connecting the app again.')}
 <div class="actions">
 <button type="submit" name="decision" value="allow" class="primary">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>

@@ -3,12 +3,12 @@ import {
   type ConnectedApp,
   DEFAULT_TOOLSETS,
   type GetGoogleConnectionResponse,
-  TOOLSETS,
 } from '@sheetgate/proto';
 import { html, type SafeHtml, untrustedName } from '../html/html.ts';
 import { renderPage } from '../html/layout.ts';
 import { describeScopes, googleGrant, keyAccess } from '../html/scope-words.ts';
 import { displayTime } from '../html/time.ts';
+import { toolsetCheckboxes, toolsetTitles } from '../html/toolset-choices.ts';
 import { googleSignInHref } from './login-page.ts';
 
 /** The values of the "Create API key" form, echoed back with an error when auth refused them. */
@@ -165,27 +165,9 @@ ${EXPIRY_CHOICES.map(
 <label><input type="radio" name="access" value="read"${form.access === 'read' ? html` checked` : ''}> Read only</label>
 <label><input type="radio" name="access" value="write"${form.access === 'write' ? html` checked` : ''}> Read and write</label>
 </fieldset>
-<fieldset aria-describedby="key-toolsets-hint">
-<legend>Toolsets</legend>
-<p id="key-toolsets-hint" class="hint">The tools the key offers a model; fewer tools cost each conversation less.</p>
-<input type="hidden" name="toolsets_offered" value="1">
-${TOOLSETS.map(
-  // The description stays outside the label: the accessible name is the set's title alone (a
-  // description's words must not make another field answer to the label "Name").
-  (set) =>
-    html`<div><label><input type="checkbox" name="toolsets" value="${set.name}" aria-describedby="toolset-${set.name}"${form.toolsets.includes(set.name) ? html` checked` : ''}> ${set.title}</label> <span id="toolset-${set.name}" class="muted">(${set.description})</span></div>`,
-)}
-</fieldset>
+${toolsetCheckboxes(form.toolsets, 'The tools the key offers a model; fewer tools cost each conversation less.')}
 <div class="actions"><button type="submit" class="primary">Create API key</button></div>
 </form>`;
-}
-
-/** A key's toolsets by title; a key from before toolsets (none stored) has them all. */
-function keyToolsets(names: readonly string[]): string {
-  if (names.length === 0) return 'All';
-  return TOOLSETS.filter((set) => names.includes(set.name))
-    .map((set) => set.title)
-    .join(', ');
 }
 
 function expiryCell(iso: string): SafeHtml | string {
@@ -209,7 +191,7 @@ ${keys.map(
 <td data-label="Name">${untrustedName(key.name)}</td>
 <td data-label="Prefix"><code>${key.displayPrefix}…</code></td>
 <td data-label="Access">${keyAccess(key.scopes)}</td>
-<td data-label="Toolsets">${keyToolsets(key.toolsets)}</td>
+<td data-label="Toolsets">${toolsetTitles(key.toolsets)}</td>
 <td data-label="Created">${displayTime(key.createdAt)}</td>
 <td data-label="Last used">${displayTime(key.lastUsedAt)}</td>
 <td data-label="Expires">${expiryCell(key.expiresAt)}</td>
@@ -248,7 +230,7 @@ function appsSection(apps: ConnectedApp[], appsResetAt: string): SafeHtml {
       ? html`<p class="muted">No app is connected. Apps appear here after you allow them on the consent screen.</p>`
       : html`<div class="table-wrap" role="region" aria-labelledby="apps-caption" tabindex="0"><table class="stack">
 <caption id="apps-caption" class="muted">Apps you allowed</caption>
-<thead><tr><th scope="col">App</th><th scope="col">Redirect host</th><th scope="col">Access</th><th scope="col">First used</th>
+<thead><tr><th scope="col">App</th><th scope="col">Redirect host</th><th scope="col">Access</th><th scope="col">Toolsets</th><th scope="col">First used</th>
 <th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
 <tbody>
 ${apps.map(
@@ -256,6 +238,7 @@ ${apps.map(
 <td data-label="App">${untrustedName(app.clientName || app.clientId)}</td>
 <td data-label="Redirect host"><code>${app.redirectHost}</code></td>
 <td data-label="Access"><ul class="scopes">${describeScopes(app.scopes).map(({ words }) => html`<li>${words}</li>`)}</ul></td>
+<td data-label="Toolsets">${toolsetTitles(app.toolsets)}</td>
 <td data-label="First used">${displayTime(app.firstUsedAt, '—')}</td>
 <td data-label="Last used">${displayTime(app.lastUsedAt, '—')}</td>
 <td data-label="Action"><form method="get" action="/dashboard/apps/disconnect">

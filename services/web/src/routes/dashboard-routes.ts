@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type AccountServiceClientApi, DEFAULT_TOOLSETS, kindOfCallError } from '@sheetgate/proto';
+import { type AccountServiceClientApi, kindOfCallError, TOOLSET_NAMES } from '@sheetgate/proto';
 import {
   isSameOriginPost,
   isUrlSafeId,
@@ -182,7 +182,8 @@ export function dashboardRoutes(deps: {
         expires: form.expires ?? 'never',
         expiryDate: form.expiry_date ?? '',
         access: form.access === 'read' ? 'read' : 'write',
-        toolsets: form.toolsets ?? (form.toolsets_offered ? [] : DEFAULT_TOOLSETS),
+        // Echoed back on a refusal as what the key would have had: a post without the boxes gets every set.
+        toolsets: form.toolsets_offered ? (form.toolsets ?? []) : TOOLSET_NAMES,
       };
       const toolsetChoice = form.toolsets_offered ? { names: [...createForm.toolsets] } : undefined;
       let created: Awaited<ReturnType<typeof accounts.createApiKey>>;

@@ -89,7 +89,7 @@ export function signInRoutes(deps: { accounts: AccountServiceClientApi }): Route
   const authorize = route({
     method: 'GET',
     path: '/authorize',
-    query: z.object({ interaction: singleQueryValue }),
+    query: z.object({ interaction: singleQueryValue, problem: singleQueryValue.optional() }),
     async handle(ctx, { query }) {
       const uid = query.interaction;
       if (!isInteractionUid(uid)) throw EXPIRED;
@@ -104,7 +104,10 @@ export function signInRoutes(deps: { accounts: AccountServiceClientApi }): Route
       }
       const source = formActionSource(redirectTarget(interaction));
       if (source) allowFormActionTo(ctx, source);
-      sendPage(ctx, consentPage({ uid, interaction, account }));
+      sendPage(
+        ctx,
+        consentPage({ uid, interaction, account, noToolsetsChosen: query.problem === 'no-toolsets' }),
+      );
     },
   });
 

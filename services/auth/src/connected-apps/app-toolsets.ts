@@ -1,0 +1,51 @@
+import { TOOLSET_NAMES, type ToolsetName } from '@sheetgate/proto';
+import { namedStatementsWhereSafe } from '../db/named-statements.ts';
+import type { DatabasePool } from '../db/pool.ts';
+
+// Account ids are users.id; anything else (no user could have it) has no choice to find.
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The toolsets a person chose for a connected app on the consent screen (docs/design.md §11,
+ * "Toolsets"), table `app_toolsets`: read when the provider issues the app an access token (its
+ * `toolsets` claim) and when the consent screen is shown again; dropped on disconnect.
+ */
+export function createAppToolsets(database: DatabasePool) {
+  const pool = namedStatementsWhereSafe(database);
+  return {
+    /** The sets chosen for the app, in TOOLSETS order; null when never chosen (every set). */
+    async chosen(userId: string, clientId: string): Promise<ToolsetName[] | null> {
+      if (!UUID.test(userId)) return null;
+      const { rows } = await pool.query<{ toolsets: string[] }>({
+        name: 'app-toolsets-chosen',
+        text: 'SELECT toolsets FROM app_toolsets WHERE user_id = $1 AND client_id = $2',
+        values: [userId, clientId],
+      });
+      const stored = rows[0]?.toolsets;
+      // In TOOLSETS order; a name this version no longer knows enables nothing, the others still hold.
+      return stored ? TOOLSET_NAMES.filter((name) => stored.includes(name)) : null;
+    },
+
+    /** Keeps the person's choice (at least one known set: the consent route checked it). */
+    async choose(userId: string, clientId: string, toolsets: readonly ToolsetName[]): Promise<void> {
+      await pool.query({
+        name: 'app-toolsets-choose',
+        text: `INSERT INTO app_toolsets (user_id, client_id, toolsets) VALUES ($1, $2, $3)
+          ON CONFLICT (user_id, client_id) DO UPDATE SET toolsets = EXCLUDED.toolsets, chosen_at = now()`,
+        values: [userId, clientId, toolsets],
+      });
+    },
+
+    /** Drops the choice (the app was disconnected): a new connection starts from the defaults. */
+    async forget(userId: string, clientId: string): Promise<void> {
+      if (!UUID.test(userId)) return;
+      await pool.query({
+        name: 'app-toolsets-forget',
+        text: 'DELETE FROM app_toolsets WHERE user_id = $1 AND client_id = $2',
+        values: [userId, clientId],
+      });
+    },
+  };
+}
+
+export type AppToolsets = ReturnType<typeof createAppToolsets>;
