@@ -78,16 +78,29 @@ function authMicrosPerRequest(side: Side): string {
 
 /** Sequential request latencies (ms) over one keep-alive connection: no queueing, only the path. */
 async function latencies(samples: number, send: (agent: http.Agent) => Promise<void>): Promise<number[]> {
+  return (await interleavedLatencies(samples, [send]))[0]!;
+}
+
+/**
+ * `latencies` of several requests taken in turn — one of each, then the next of each — so that a
+ * collection or a warm-up landing on one of them weighs on them alike; each list sorted.
+ */
+async function interleavedLatencies(
+  samples: number,
+  sends: Array<(agent: http.Agent) => Promise<void>>,
+): Promise<number[][]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  for (let i = 0; i < 20; i++) await send(agent);
-  const times: number[] = [];
+  for (let i = 0; i < 20; i++) for (const send of sends) await send(agent);
+  const times = sends.map((): number[] => []);
   for (let i = 0; i < samples; i++) {
-    const started = performance.now();
-    await send(agent);
-    times.push(performance.now() - started);
+    for (const [index, send] of sends.entries()) {
+      const started = performance.now();
+      await send(agent);
+      times[index]!.push(performance.now() - started);
+    }
   }
   agent.destroy();
-  return times.sort((a, b) => a - b);
+  return times.map((each) => each.sort((a, b) => a - b));
 }
 
 function request(
@@ -296,10 +309,12 @@ try {
       request(agent, stack.mcpUrl, { method: 'POST', headers: call.headers, body: call.body });
   };
   const pageSamples = Math.max(20, Math.round(LATENCY_SAMPLES / 5));
-  const shortPage = await latencies(pageSamples, pageCall(shortId, 0));
-  const longFirst = await latencies(pageSamples, pageCall(longId, 0));
-  const longDeep = await latencies(pageSamples, pageCall(longId, LONG_TAB_ROWS - 1_000));
-  out(`read_range, 20 rows, ${pageSamples} calls one at a time (no emulator latency):`);
+  const [shortPage = [], longFirst = [], longDeep = []] = await interleavedLatencies(pageSamples, [
+    pageCall(shortId, 0),
+    pageCall(longId, 0),
+    pageCall(longId, LONG_TAB_ROWS - 1_000),
+  ]);
+  out(`read_range, 20 rows, ${pageSamples} calls of each in turn, one at a time (no emulator latency):`);
   out(`  a 60-row tab, rows 1–20                 p50 ${ms(percentile(shortPage, 50))}`);
   const longPages: Array<[string, number[]]> = [
     [`a ${LONG_TAB_ROWS}-row tab, rows 1–20`, longFirst],
