@@ -3,6 +3,7 @@ import Koa from 'koa';
 import { createAccessControl } from './access-control.ts';
 import { adminRoutes } from './admin/admin-routes.ts';
 import { FaultInjector } from './admin/faults.ts';
+import { QuotaEnforcer } from './admin/quotas.ts';
 import { RequestStats } from './admin/request-stats.ts';
 import type { AccessControl } from './contracts.ts';
 import { createDriveLibrary } from './drive/drive-library.ts';
@@ -41,6 +42,7 @@ export function createEmulatorApp(options: EmulatorAppOptions) {
   const files = new MemoryFileStore();
   const access = createAccessControl(grants);
   const faults = new FaultInjector();
+  const quotas = new QuotaEnforcer(grants);
   const stats = new RequestStats();
   const sheets = options.sheets({ files, access, publicUrl });
   const driveDeps = { files, access, spreadsheets: sheets.spreadsheets, publicUrl };
@@ -60,6 +62,7 @@ export function createEmulatorApp(options: EmulatorAppOptions) {
       grants,
       knownClient: (clientId) => clients.find(clientId) !== undefined,
       faults,
+      quotas,
       stats,
       accounts: () => accounts,
       publicUrl,
@@ -77,6 +80,7 @@ export function createEmulatorApp(options: EmulatorAppOptions) {
   app.use(emulatorErrors(logger));
   app.use(healthRoutes([]));
   app.use(faults.middleware());
+  app.use(quotas.middleware());
   for (const router of routers) app.use(router.routes());
   return { app, files, grants, access };
 }

@@ -9,6 +9,7 @@ import type { MemoryFileStore } from '../drive/file-store.ts';
 import { readJsonBody } from '../http/request-body.ts';
 import type { GrantStore } from '../oauth/grant-store.ts';
 import { FAULT_REASONS, FAULT_STATUSES, type FaultInjector, validFaultMatch } from './faults.ts';
+import { QUOTA_NAMES, type QuotaEnforcer } from './quotas.ts';
 import type { RequestStats } from './request-stats.ts';
 import type { SeedSpreadsheet } from './seed-spreadsheet.ts';
 
@@ -59,6 +60,13 @@ const faultBody = z
       });
     }
   });
+
+// Each quota a count of requests per minute; absent or null is unlimited.
+const quotasBody = z.strictObject(
+  Object.fromEntries(
+    QUOTA_NAMES.map((name) => [name, z.number().int().min(1).max(1_000_000).nullable().optional()]),
+  ) as Record<(typeof QUOTA_NAMES)[number], z.ZodOptional<z.ZodNullable<z.ZodNumber>>>,
+);
 
 const seedFile = z
   .strictObject({
@@ -115,6 +123,7 @@ export interface AdminDeps {
   grants: GrantStore;
   knownClient: (clientId: string) => boolean;
   faults: FaultInjector;
+  quotas: QuotaEnforcer;
   stats: RequestStats;
   accounts: () => string[];
   publicUrl: string;
@@ -165,6 +174,18 @@ export function adminRoutes(deps: AdminDeps) {
     ctx.status = 204;
   });
 
+  router.get('/quotas', (ctx) => {
+    ctx.set('cache-control', 'no-store');
+    ctx.body = deps.quotas.get();
+  });
+  router.post('/quotas', async (ctx) => {
+    const limits = await parseBody(ctx, quotasBody);
+    deps.quotas.set(
+      Object.fromEntries(Object.entries(limits).map(([name, limit]) => [name, limit ?? undefined])),
+    );
+    ctx.body = deps.quotas.get();
+  });
+
   router.get('/stats', (ctx) => {
     ctx.set('cache-control', 'no-store');
     ctx.body = deps.stats.snapshot();
@@ -179,6 +200,7 @@ export function adminRoutes(deps: AdminDeps) {
     deps.files.clear();
     deps.grants.reset();
     deps.faults.clear();
+    deps.quotas.set({});
     deps.stats.clear();
     ctx.status = 204;
   });
