@@ -1,6 +1,7 @@
 /**
  * `pnpm bench` (services/mcp), every figure from one run:
  *   - `tools/list`'s size in bytes for each toolset and for all of them;
+ *   - the Google requests one ordinary call of each tool makes, by API method;
  *   - `tools/list` with a JWT on the MCP service vs bare Koa answering the very same bytes, in
  *     each era (legacy 2025-11-25, modern 2026-07-28) (goal ≥ 0.8×), and vs the SDK's documented
  *     stateless pattern with bearer auth (goal ≥ 10×);
@@ -22,7 +23,9 @@
  */
 import http from 'node:http';
 import os from 'node:os';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { rssMb } from '@sheetgate/test-harness';
+import { measureGoogleRequestsPerTool } from '../test/support/every-tool-call.ts';
 import { NICE, OTHER_CORE, SERVER_CORE, startBenchStack } from './bench-stack.ts';
 import { ERA_VERSIONS, type Era, type EraRequest, listTools, readRange } from './eras.ts';
 import { createLoadGenerator } from './load.ts';
@@ -210,6 +213,19 @@ try {
   out(`machine: ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(2)} at the start`);
   out('tools/list bytes by toolset (legacy reply, from the registry):');
   for (const size of await toolListSizes()) out(`  ${size.sets}: ${size.tools} tools, ${size.bytes} bytes`);
+  out('Google requests per tool call (one ordinary call of each tool, counted by the emulator):');
+  const client = await stack.connectClient(bench.userId, 'bench quota counter');
+  const perTool = await measureGoogleRequestsPerTool(
+    stack,
+    bench.userId,
+    async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+  );
+  await client.close();
+  for (const [tool, methods] of Object.entries(perTool)) {
+    const total = Object.values(methods).reduce((sum, count) => sum + count, 0);
+    const each = Object.entries(methods).map(([method, count]) => `${method} ${count}`);
+    out(`  ${tool.padEnd(20)} ${total}  (${each.join(', ')})`);
+  }
   out();
 
   const served = Object.entries(targets).filter(([, target]) => !target.notServed);

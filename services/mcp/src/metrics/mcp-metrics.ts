@@ -8,6 +8,7 @@ import { createServiceMetrics } from '@sheetgate/service-runtime';
 import type { VerificationOutcome } from '../auth/access-token-verifier.ts';
 import type { GoogleTokenLookup } from '../google/edge-google-tokens.ts';
 import type { GoogleFailureKind } from '../google/google-errors.ts';
+import { toolOfThisCall } from '../google/tool-attribution.ts';
 import { googleApiMethod } from './google-api-methods.ts';
 
 /** The route templates of mcp's HTTP port. */
@@ -32,7 +33,7 @@ type GoogleHttpAdapter = <
 /**
  * mcp's Prometheus series: the HTTP series every service has; access-token verifications by
  * outcome (cache_hit, verified, refused by reason); broker RPCs by method and outcome, timed;
- * Google API requests by method and status, timed; Google retries by why; and the revocation
+ * Google API requests by method and status, timed, and by tool and method; Google retries by why; and the revocation
  * stream's state.
  */
 export function createMcpMetrics() {
@@ -63,6 +64,11 @@ export function createMcpMetrics() {
     name: 'sheetgate_mcp_google_requests_total',
     help: 'HTTP requests to Google APIs (each attempt), by API method and HTTP status (network_error when none came back).',
     labelNames: ['method', 'status'] as const,
+  });
+  const toolGoogleRequests = metrics.counter({
+    name: 'sheetgate_mcp_tool_google_requests_total',
+    help: "HTTP requests to Google APIs (each attempt), by the tool whose call made them and API method: what each tool spends of the Google project's quota.",
+    labelNames: ['tool', 'method'] as const,
   });
   const googleDuration = metrics.histogram({
     name: 'sheetgate_mcp_google_request_duration_seconds',
@@ -113,6 +119,7 @@ export function createMcpMetrics() {
       return response;
     } finally {
       googleRequests.inc({ method, status });
+      toolGoogleRequests.inc({ tool: toolOfThisCall(), method });
       googleDuration.observe({ method }, (performance.now() - started) / 1000);
     }
   };

@@ -8,6 +8,7 @@ import type {
 import type { Logger } from '@sheetgate/service-runtime';
 import { z } from 'zod';
 import type { AuthInfo } from '../auth/auth-info.ts';
+import { runAsTool } from '../google/tool-attribution.ts';
 import { type ToolContext, type ToolDefinition, ToolError } from '../tools/tool-definition.ts';
 import { describeToolset, toolsetIndex, toolsetKey } from '../tools/toolsets.ts';
 import { confirmDestruction } from './confirmations.ts';
@@ -163,20 +164,26 @@ export function createMcpServer(options: {
     if (!parsed.success) return toolError(`invalid arguments: ${z.prettifyError(parsed.error)}`);
     const context: ToolContext = { auth: call.auth, signal, progress: progressReporter(params, call) };
     try {
-      if (call.era === 'modern') {
-        const confirmation = await confirmDestruction({
-          tool,
-          input: parsed.data,
-          args,
-          params,
-          clientCapabilities: call.clientCapabilities,
-          context,
-          states: options.states,
-        });
-        if (!confirmation.proceed) return confirmation.result;
-      }
-      const output = await tool.run(parsed.data, context);
-      return { content: [{ type: 'text', text: output.text }], structuredContent: output.structuredContent };
+      // Google requests made inside are counted against the tool (tool-attribution.ts).
+      return await runAsTool(tool.name, async () => {
+        if (call.era === 'modern') {
+          const confirmation = await confirmDestruction({
+            tool,
+            input: parsed.data,
+            args,
+            params,
+            clientCapabilities: call.clientCapabilities,
+            context,
+            states: options.states,
+          });
+          if (!confirmation.proceed) return confirmation.result;
+        }
+        const output = await tool.run(parsed.data, context);
+        return {
+          content: [{ type: 'text', text: output.text }],
+          structuredContent: output.structuredContent,
+        };
+      });
     } catch (error) {
       if (error instanceof ToolError) return toolError(error.message);
       if (error instanceof RpcFailure || signal.aborted) throw error;

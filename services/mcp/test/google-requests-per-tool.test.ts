@@ -1,0 +1,92 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { freePort } from '@sheetgate/test-harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  measureGoogleRequestsPerTool,
+  oneCallOfEachTool,
+  type RequestsPerTool,
+} from './support/every-tool-call.ts';
+import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
+
+// The Google requests each tool makes for one ordinary call (issue 22, "frugal"): counted by the
+// Google emulator per API method, pinned here so that a tool that starts asking more shows as a
+// failure; and the MCP service's own count per tool and method agrees.
+
+/**
+ * What one call of each tool costs, by Google API method. Candidates for folding (issue 22):
+ * read_cell_details reads the tab's size and then its cells (two spreadsheets.get);
+ * find_in_spreadsheet, set_notes and format_range read the spreadsheet's tabs first.
+ */
+const PINNED: RequestsPerTool = {
+  list_spreadsheets: { 'drive.files.list': 1 },
+  get_spreadsheet: { 'sheets.spreadsheets.get': 1 },
+  read_range: { 'sheets.spreadsheets.values.get': 1 },
+  read_ranges: { 'sheets.spreadsheets.values.batchGet': 1 },
+  find_in_spreadsheet: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.values.batchGet': 2 },
+  read_records: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.values.batchGet': 1 },
+  read_cell_details: { 'sheets.spreadsheets.get': 2 },
+  // The formula and revision checks of a safe write are one batchGet.
+  write_range: { 'sheets.spreadsheets.values.batchGet': 1, 'sheets.spreadsheets.values.update': 1 },
+  write_ranges: { 'sheets.spreadsheets.values.batchGet': 1, 'sheets.spreadsheets.values.batchUpdate': 1 },
+  append_rows: { 'sheets.spreadsheets.values.append': 1 },
+  clear_range: { 'sheets.spreadsheets.values.clear': 1 },
+  set_notes: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
+  insert_dimension: { 'sheets.spreadsheets.batchUpdate': 1 },
+  delete_dimension: { 'sheets.spreadsheets.batchUpdate': 1 },
+  add_sheet: { 'sheets.spreadsheets.batchUpdate': 1 },
+  rename_sheet: { 'sheets.spreadsheets.batchUpdate': 1 },
+  duplicate_sheet: { 'sheets.spreadsheets.batchUpdate': 1 },
+  delete_sheet: { 'sheets.spreadsheets.batchUpdate': 1 },
+  format_range: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
+  batch_update: { 'sheets.spreadsheets.batchUpdate': 1 },
+  create_spreadsheet: { 'sheets.spreadsheets.create': 1 },
+  convert_file: { 'drive.files.get': 1, 'drive.files.export': 1, 'drive.files.create': 1 },
+};
+
+let stack: McpUnderTest;
+let client: Client;
+let userId: string;
+let metricsPort: number;
+
+beforeAll(async () => {
+  metricsPort = await freePort();
+  stack = await startMcpUnderTest({ MCP_METRICS_PORT: String(metricsPort) });
+  ({ userId } = await stack.signIn('alice@example.com'));
+  client = await stack.connectClient(userId, 'quota counter');
+}, 120_000);
+afterAll(async () => {
+  await client?.close();
+  await stack?.stop();
+});
+
+describe('Google requests per tool call', () => {
+  let measured: RequestsPerTool = {};
+
+  it('every registered tool has a call here', async () => {
+    const { tools } = await client.listTools();
+    const called = oneCallOfEachTool({ spreadsheetId: 'x', planId: 0, notesId: 1 }).map(([tool]) => tool);
+    expect([...called].sort()).toEqual(tools.map((tool) => tool.name).sort());
+  });
+
+  it('one ordinary call of each tool makes exactly the pinned Google requests', async () => {
+    measured = await measureGoogleRequestsPerTool(
+      stack,
+      userId,
+      async (name, args) => (await client.callTool({ name, arguments: args })) as CallToolResult,
+    );
+    expect(measured).toEqual(PINNED);
+  }, 120_000);
+
+  it("the MCP service's own count per tool and method agrees with the emulator's", async () => {
+    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const counted: Record<string, Record<string, number>> = {};
+    for (const line of text.split('\n')) {
+      const match = /^sheetgate_mcp_tool_google_requests_total\{(.*)\} (\d+)$/.exec(line);
+      if (!match) continue;
+      const labels = Object.fromEntries([...match[1]!.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+      counted[labels.tool!] = { ...counted[labels.tool!], [labels.method!]: Number(match[2]) };
+    }
+    expect(counted).toEqual(measured);
+  });
+});

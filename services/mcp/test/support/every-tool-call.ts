@@ -1,0 +1,124 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { McpUnderTest, SeedFile } from './stack.ts';
+
+/** The spreadsheet each call works on: a "Plan" table and a "Notes" tab, and a CSV file. */
+export const TOOL_CALL_BOOK: SeedFile[] = [
+  {
+    name: 'Quota book',
+    sheets: [
+      {
+        title: 'Plan',
+        values: [
+          ['Item', 'Amount'],
+          ['Rent', 1200],
+          ['Food', 300],
+          ['Travel', 150],
+        ],
+      },
+      { title: 'Notes', values: [['a note']] },
+    ],
+  },
+];
+
+export interface ToolCallTarget {
+  spreadsheetId: string;
+  /** The "Plan" tab's and the "Notes" tab's sheetId. */
+  planId: number;
+  notesId: number;
+}
+
+/**
+ * One ordinary call of every tool, on a fresh copy of TOOL_CALL_BOOK: what the Google requests
+ * per tool are counted on (google-requests-per-tool.test.ts pins them; `pnpm bench` prints them).
+ * A tool added to the registry without a call here fails that test.
+ */
+export function oneCallOfEachTool(
+  target: ToolCallTarget,
+): Array<[tool: string, args: Record<string, unknown>]> {
+  const { spreadsheetId, planId, notesId } = target;
+  return [
+    ['list_spreadsheets', {}],
+    ['get_spreadsheet', { spreadsheetId }],
+    ['read_range', { spreadsheetId, range: 'Plan!A1:B4' }],
+    ['read_ranges', { spreadsheetId, ranges: ['Plan!A1:B2', 'Notes!A1'] }],
+    ['find_in_spreadsheet', { spreadsheetId, query: 'Food' }],
+    ['read_records', { spreadsheetId, range: 'Plan' }],
+    ['read_cell_details', { spreadsheetId, range: 'Plan!A1:B2' }],
+    ['write_range', { spreadsheetId, range: 'Plan!B2', values: [[1300]] }],
+    [
+      'write_ranges',
+      {
+        spreadsheetId,
+        data: [
+          { range: 'Plan!B2', values: [[1300]] },
+          { range: 'Notes!A2', values: [['b']] },
+        ],
+      },
+    ],
+    ['append_rows', { spreadsheetId, range: 'Plan!A:B', values: [['Books', 40]] }],
+    ['clear_range', { spreadsheetId, range: 'Notes!A1' }],
+    ['set_notes', { spreadsheetId, notes: [{ range: 'Plan!A1', note: 'the items' }] }],
+    ['insert_dimension', { spreadsheetId, sheetId: planId, dimension: 'ROWS', startIndex: 1, count: 1 }],
+    ['delete_dimension', { spreadsheetId, sheetId: notesId, dimension: 'ROWS', startIndex: 0, endIndex: 1 }],
+    ['add_sheet', { spreadsheetId, title: 'Extra' }],
+    ['rename_sheet', { spreadsheetId, sheetId: notesId, title: 'Remarks' }],
+    ['duplicate_sheet', { spreadsheetId, sheetId: planId, newTitle: 'Plan copy' }],
+    ['delete_sheet', { spreadsheetId, sheetId: notesId }],
+    ['format_range', { spreadsheetId, range: 'Plan!A1:B1', bold: true }],
+    [
+      'batch_update',
+      { spreadsheetId, requests: [{ findReplace: { find: 'Rent', replacement: 'Lease', allSheets: true } }] },
+    ],
+    ['create_spreadsheet', { title: 'New book' }],
+    ['convert_file', { fileId: spreadsheetId, to: 'csv' }],
+  ];
+}
+
+/** Google requests by API method, per tool. */
+export type RequestsPerTool = Record<string, Record<string, number>>;
+
+/**
+ * Calls each tool once (`oneCallOfEachTool`, each on a fresh copy of the book) through `callTool`
+ * and answers the Google requests each call made, by API method, as the emulator counted them.
+ * Throws when a call fails: a failed call's count says nothing.
+ */
+export async function measureGoogleRequestsPerTool(
+  stack: Pick<McpUnderTest, 'emulatorUrl' | 'seed' | 'googleAccessToken'>,
+  userId: string,
+  callTool: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>,
+): Promise<RequestsPerTool> {
+  const emulatorCounts = async (): Promise<Record<string, number>> => {
+    const stats = (await (await fetch(`${stack.emulatorUrl}/__emulator/stats`)).json()) as {
+      methods: Record<string, { attempts: number }>;
+    };
+    return Object.fromEntries(Object.entries(stats.methods).map(([method, each]) => [method, each.attempts]));
+  };
+  // A fresh book and its tabs' ids, read from the emulator directly (no tool, so no count).
+  const freshBook = async (): Promise<ToolCallTarget> => {
+    const [spreadsheetId] = await stack.seed('alice@example.com', TOOL_CALL_BOOK);
+    const token = await stack.googleAccessToken(userId);
+    const book = (await (
+      await fetch(`${stack.emulatorUrl}/v4/spreadsheets/${spreadsheetId}?fields=sheets.properties`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+    ).json()) as { sheets: Array<{ properties: { sheetId: number; title: string } }> };
+    const idOf = (title: string) =>
+      book.sheets.find((sheet) => sheet.properties.title === title)!.properties.sheetId;
+    return { spreadsheetId: spreadsheetId!, planId: idOf('Plan'), notesId: idOf('Notes') };
+  };
+  const measured: RequestsPerTool = {};
+  const count = oneCallOfEachTool({ spreadsheetId: 'x', planId: 0, notesId: 1 }).length;
+  for (let index = 0; index < count; index++) {
+    const [tool, args] = oneCallOfEachTool(await freshBook())[index]!;
+    const before = await emulatorCounts();
+    const result = await callTool(tool, args);
+    if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(result.content)}`);
+    const after = await emulatorCounts();
+    measured[tool] = Object.fromEntries(
+      Object.entries(after)
+        .map(([method, total]) => [method, total - (before[method] ?? 0)] as const)
+        .filter(([, delta]) => delta > 0),
+    );
+  }
+  return measured;
+}
