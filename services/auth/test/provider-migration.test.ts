@@ -631,6 +631,13 @@ describe('migrate:reset-oauth', () => {
     const resetsRecorded = async () =>
       (await createEdgeRevocationQueries(pool).lasting()).filter((entry) => entry.kind === 'provider_reset');
     expect(await resetsRecorded()).toEqual([]);
+    const { rows: clients } = await pool.query<{ id: string }>(
+      "SELECT id FROM oidc_models WHERE model = 'Client'",
+    );
+    await pool.query(
+      "INSERT INTO app_toolsets (user_id, client_id, toolsets) VALUES ($1, $2, '{core-read}')",
+      [alice.id, clients[0]!.id],
+    );
 
     const startedAt = Date.now();
     const report = await resetOAuth({
@@ -648,6 +655,7 @@ describe('migrate:reset-oauth', () => {
       signingKeys: 'replaced',
     });
     expect((await pool.query('SELECT count(*)::int AS n FROM oidc_models')).rows[0].n).toBe(0);
+    expect((await pool.query('SELECT count(*)::int AS n FROM app_toolsets')).rows[0].n).toBe(0);
     const [newKey, ...others] = await signingKeys.list();
     expect(others).toEqual([]);
     expect(newKey!.kid).not.toBe(oldKey!.kid);

@@ -34,7 +34,8 @@ export interface OAuthResetReport {
  * minutes), unusable: a code's grant is gone, so it is never exchanged, and an interaction's
  * client is gone (one known by a metadata-document URL is fetched again, so its interaction can
  * only end in a new consent, under the new generation). Users, Google connections, dashboard
- * sessions and API keys are untouched. One transaction: either all of it happens or none.
+ * sessions and API keys are untouched; the toolsets chosen for the deleted clients go with them.
+ * One transaction: either all of it happens or none.
  */
 export async function resetOAuth(deps: {
   pool: DatabasePool;
@@ -55,6 +56,8 @@ export async function resetOAuth(deps: {
       const models = createOidcModelQueries(client);
       const peopleWithApps = await models.markGrantHoldersReset();
       const deleted = await models.deleteAll();
+      // The toolsets chosen for apps whose clients are gone (a new registration is a new client).
+      await client.query('DELETE FROM app_toolsets');
       const generation = await migration.advanceOAuthGeneration(deps.reason);
       // MCP replicas refuse every access token issued until now as soon as they next connect
       // (auth is restarted after a reset), before the old signing key leaves their JWKS cache.
