@@ -257,8 +257,10 @@ describe.skipIf(Boolean(missing))('mcp-remote completing OAuth itself', { timeou
       const redirectUri = new URL(authorizationUrl.searchParams.get('redirect_uri')!);
       expect(redirectUri.port).toBe(String(callbackPort));
 
+      // Every toolset checked on the consent screen: the proxy then lists every tool.
       const authorization = await authorizeInBrowser(person, authorizationUrl, {
         email: 'alice@example.com',
+        toolsets: 'every',
       });
       expect(authorization.signInAsked).toBe(true);
       // mcp-remote registers as "MCP CLI Proxy"; consent names it and its loopback callback.
