@@ -336,10 +336,20 @@ describe('API keys at /api/mcp (docs/design.md §8)', () => {
     // Sent together before the replica holds the key, so the MCP service hands auth a batch: each
     // request still counts once. The next is the first served from what the replica holds: its
     // lease finds the window spent.
-    const statuses = await Promise.all(
-      Array.from({ length: KEY_LIMIT }, () => withKey(busy.secret).then((response) => response.status)),
-    );
-    expect(statuses.every((status) => status === 200)).toBe(true);
+    // A 503 (keys cannot be checked right now, as a replica whose revocation stream fell behind on
+    // a loaded machine answers) reaches neither the key's count nor the point of this test: it is
+    // sent again after its Retry-After, as a client does. Any other answer stays as it came.
+    const send = async (): Promise<number> => {
+      for (let attempt = 1; ; attempt++) {
+        const response = await withKey(busy.secret);
+        if (response.status !== 503 || attempt === 5) return response.status;
+        await new Promise((resolve) =>
+          setTimeout(resolve, Number(response.headers.get('retry-after') ?? 1) * 1000),
+        );
+      }
+    };
+    const statuses = await Promise.all(Array.from({ length: KEY_LIMIT }, send));
+    expect(statuses).toEqual(Array.from({ length: KEY_LIMIT }, () => 200));
     const refused = await withKey(busy.secret);
     expect(refused.status).toBe(429);
     const retryAfter = Number(refused.headers.get('retry-after'));
