@@ -207,6 +207,51 @@ describe('a key held at the edge', () => {
     expect(auth.calls.lease).toBe(2);
   });
 
+  it('serves a request auth found over the limit from the allowance a concurrent request leased meanwhile', async () => {
+    // A window of 12. Two requests reach the edge before it holds the key: the first is resolved
+    // at once (1 point); the second is still on its way to auth when a third finds the key held
+    // and leases the 11 points left. Auth then finds the window spent for the second, which the
+    // replica serves from those leased points: 12 served in all, then 429.
+    let left = 12;
+    let releaseSecond!: () => void;
+    const secondMayAnswer = new Promise<void>((resolve) => {
+      releaseSecond = resolve;
+    });
+    let resolutions = 0;
+    const auth = scriptedAuth({
+      grant: (requested) => {
+        const granted = Math.min(left, requested);
+        left -= granted;
+        return granted;
+      },
+    });
+    const keys = edgeApiKeyResolver({
+      resolver: {
+        async resolve(): Promise<ApiKeyOutcome> {
+          resolutions++;
+          if (resolutions === 2) await secondMayAnswer;
+          if (left === 0) return { ok: false, reason: 'rate_limited', retryAfterSeconds: 30 };
+          left--;
+          return live();
+        },
+      },
+      broker: auth.broker,
+      revocations: auth.revocations,
+      leaseSize: 50,
+    });
+    const first = keys.resolve(KEY, '192.0.2.1');
+    const second = keys.resolve(KEY, '192.0.2.1');
+    expect(await first).toMatchObject({ ok: true });
+    expect(await keys.resolve(KEY, '192.0.2.1')).toMatchObject({ ok: true });
+    expect(left).toBe(0);
+    releaseSecond();
+    expect(await second).toMatchObject({ ok: true });
+    const rest: ApiKeyOutcome[] = [];
+    for (let i = 0; i < 10; i++) rest.push(await keys.resolve(KEY, '192.0.2.1'));
+    expect(rest.filter((answer) => answer.ok)).toHaveLength(9);
+    expect(rest.at(-1)).toMatchObject({ ok: false, reason: 'rate_limited' });
+  });
+
   it('never keeps an unknown, revoked or rate-limited key', async () => {
     for (const refusal of [
       { ok: false, reason: 'revoked' },

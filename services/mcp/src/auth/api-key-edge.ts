@@ -133,6 +133,19 @@ export function edgeApiKeyResolver(deps: {
     return outcome;
   }
 
+  /**
+   * A request for a key this replica does not hold (or no longer may serve) goes to auth. Auth may
+   * find the key's window spent because, while this request was on its way, another one found the
+   * key held and leased what was left of the window for this replica: that allowance serves this
+   * request too (the window's requests are still counted once, at auth, as leased points).
+   */
+  async function resolveUnheld(apiKey: string, hash: string, clientAddress: string): Promise<ApiKeyOutcome> {
+    const outcome = await askAuth(apiKey, hash, clientAddress);
+    if (!outcome.ok && outcome.reason === 'rate_limited' && byHash.has(hash))
+      return serve(hash, apiKey, clientAddress);
+    return outcome;
+  }
+
   function lease(entry: Entry): Promise<void> {
     entry.leasing ??= deps.broker
       .leaseApiKeyAllowance({ keyId: entry.keyId, requested: deps.leaseSize })
@@ -197,10 +210,10 @@ export function edgeApiKeyResolver(deps: {
     async resolve(apiKey, clientAddress) {
       const hash = createHash('sha256').update(apiKey).digest('base64url');
       const held = byHash.get(hash);
-      if (!held) return askAuth(apiKey, hash, clientAddress);
+      if (!held) return resolveUnheld(apiKey, hash, clientAddress);
       if (isExpired(held.expiresAtMs) || now() - held.storedAt >= maxAgeMs) {
         forget(held);
-        return askAuth(apiKey, hash, clientAddress);
+        return resolveUnheld(apiKey, hash, clientAddress);
       }
       // Synchronous while the stream vouches, which is nearly always.
       const vouched = deps.revocations.vouch();
