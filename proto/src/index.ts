@@ -68,6 +68,7 @@ export {
   canonicalToolsets,
   DEFAULT_TOOLSETS,
   isToolsetName,
+  knownToolsets,
   TOOLSET_NAMES,
   TOOLSETS,
   type ToolsetName,

@@ -39,5 +39,13 @@ export function toolset(name: ToolsetName): (typeof TOOLSETS)[number] {
  */
 export function canonicalToolsets(names: readonly unknown[]): ToolsetName[] | undefined {
   if (!names.every(isToolsetName)) return undefined;
+  return knownToolsets(names);
+}
+
+/**
+ * The known names among `names`, in TOOLSETS order without repeats; a name this version does not
+ * know is dropped (it enables nothing here: a stored choice or a token from a newer release).
+ */
+export function knownToolsets(names: readonly unknown[]): ToolsetName[] {
   return TOOLSET_NAMES.filter((name) => names.includes(name));
 }

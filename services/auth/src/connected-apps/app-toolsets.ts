@@ -1,4 +1,4 @@
-import { TOOLSET_NAMES, type ToolsetName } from '@sheetgate/proto';
+import { knownToolsets, type ToolsetName } from '@sheetgate/proto';
 import { namedStatementsWhereSafe } from '../db/named-statements.ts';
 import type { DatabasePool } from '../db/pool.ts';
 
@@ -22,8 +22,7 @@ export function createAppToolsets(database: DatabasePool) {
         values: [userId, clientId],
       });
       const stored = rows[0]?.toolsets;
-      // In TOOLSETS order; a name this version no longer knows enables nothing, the others still hold.
-      return stored ? TOOLSET_NAMES.filter((name) => stored.includes(name)) : null;
+      return stored ? knownToolsets(stored) : null;
     },
 
     /** Keeps the person's choice (at least one known set: the consent route checked it). */

@@ -1,4 +1,4 @@
-import { TOOLSET_NAMES } from '@sheetgate/proto';
+import { knownToolsets } from '@sheetgate/proto';
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import type { AuthInfo } from './auth-info.ts';
 import type { JwksCache } from './jwks-cache.ts';
@@ -188,5 +188,5 @@ export type AccessTokenVerifier = ReturnType<typeof createAccessTokenVerifier>;
 function toolsetsClaim(claim: unknown): readonly string[] | undefined | 'malformed' {
   if (claim === undefined) return undefined;
   if (!Array.isArray(claim) || !claim.every((name) => typeof name === 'string')) return 'malformed';
-  return TOOLSET_NAMES.filter((name) => claim.includes(name));
+  return knownToolsets(claim);
 }
