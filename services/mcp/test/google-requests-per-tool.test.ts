@@ -25,7 +25,8 @@ const PINNED: RequestsPerTool = {
   read_ranges: { 'sheets.spreadsheets.values.batchGet': 1 },
   find_in_spreadsheet: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.values.batchGet': 2 },
   read_records: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.values.batchGet': 1 },
-  read_cell_details: { 'sheets.spreadsheets.get': 2 },
+  // The tab's size comes with the cells.
+  read_cell_details: { 'sheets.spreadsheets.get': 1 },
   // The formula and revision checks of a safe write are one batchGet.
   write_range: { 'sheets.spreadsheets.values.batchGet': 1, 'sheets.spreadsheets.values.update': 1 },
   write_ranges: { 'sheets.spreadsheets.values.batchGet': 1, 'sheets.spreadsheets.values.batchUpdate': 1 },

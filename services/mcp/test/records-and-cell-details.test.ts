@@ -256,8 +256,8 @@ describe('read_cell_details and set_notes', () => {
 
     const before = await stats('sheets.spreadsheets.get');
     const { structured, text } = await call('read_cell_details', { range: 'Orders!A1:J6' });
-    // One call for the tabs' sizes, one for the range's details.
-    expect((await stats('sheets.spreadsheets.get')) - before).toBe(2);
+    // One call answers both the tab's size and the range's details.
+    expect((await stats('sheets.spreadsheets.get')) - before).toBe(1);
     expect(structured).toEqual({
       cells: [
         {
@@ -326,6 +326,44 @@ describe('read_cell_details and set_notes', () => {
     expect(rest.nextOffset).toBeNull();
     expect(rest.scannedCells).toBeGreaterThan(0);
     expect(rest.scannedCells).toBeLessThan(DETAIL_MAX_SCANNED_CELLS);
+  });
+
+  it('read_cell_details asks for the tab size with the first cells, whatever shape the range has', async () => {
+    await call('set_notes', { notes: [{ range: 'Orders!B3', note: 'shape' }] });
+    const tabs = (await call('get_spreadsheet', {})).structured as {
+      sheets: Array<{ title: string; rowCount: number; columnCount: number }>;
+    };
+    const grid = tabs.sheets.find((tab) => tab.title === 'Orders')!;
+    const explicit = (
+      await call('read_cell_details', {
+        range: `Orders!A1:${String.fromCharCode(64 + grid.columnCount)}${grid.rowCount}`,
+        fields: ['notes'],
+      })
+    ).structured;
+    expect(explicit.cells).toContainEqual({ range: 'Orders!B3', cell: 'B3', note: 'shape' });
+    // A tab name, whole rows, another case: the same cells; the first window (10,000 cells) comes
+    // with the tab's size, so the calls are the windows alone.
+    const windows = Math.ceil(grid.rowCount / Math.floor(10_000 / grid.columnCount));
+    for (const range of ['Orders', 'orders', 'Orders!1:1000000']) {
+      const before = await stats('sheets.spreadsheets.get');
+      const { structured } = await call('read_cell_details', { range, fields: ['notes'] });
+      expect(structured, range).toEqual(explicit);
+      expect((await stats('sheets.spreadsheets.get')) - before, range).toBe(windows);
+    }
+    // Two columns are one window, from an offset too, and an offset past the grid reads nothing.
+    let before = await stats('sheets.spreadsheets.get');
+    const narrow = (await call('read_cell_details', { range: 'Orders!A:B', fields: ['notes'], offset: 2 }))
+      .structured;
+    expect(narrow).toEqual({
+      cells: [{ range: 'Orders!B3', cell: 'B3', note: 'shape' }],
+      nextOffset: null,
+      scannedCells: 2 * (grid.rowCount - 2),
+    });
+    expect((await stats('sheets.spreadsheets.get')) - before).toBe(1);
+    before = await stats('sheets.spreadsheets.get');
+    const past = (await call('read_cell_details', { range: 'Orders', offset: grid.rowCount + 5 })).structured;
+    expect(past).toEqual({ cells: [], nextOffset: null, scannedCells: 0 });
+    expect((await stats('sheets.spreadsheets.get')) - before).toBeLessThanOrEqual(2);
   });
 
   it('set_notes and read_cell_details refuse an unknown tab', async () => {

@@ -1,6 +1,6 @@
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
-import { rangeOnSheet } from './a1.ts';
+import { columnLetters, gridBounds, rangeOnSheet, splitRange } from './a1.ts';
 import { a1Range, spreadsheetId } from './common-schemas.ts';
 import { amount } from './loss-phrases.ts';
 import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
@@ -8,6 +8,7 @@ import {
   areaRows,
   cellAddress,
   readTabGrids,
+  readTabGridsWithData,
   resolveTabArea,
   type TabArea,
   tabAreaOf,
@@ -16,6 +17,8 @@ import { defineTool, ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+/** The columns of a new tab: what read_cell_details takes a range of whole rows to span, until it knows. */
+const NEW_TAB_COLUMNS = 26;
 /** read_cell_details asks Google for at most this many cells per call… */
 const DETAIL_WINDOW_CELLS = 10_000;
 /** …and examines at most this many per tool call, so a sparse huge range stays bounded work. */
@@ -87,9 +90,14 @@ export function cellTools(deps: ToolDeps) {
       }),
       async run(input, context) {
         const { auth, signal } = context;
-        const area = await resolveTabArea(deps, auth.userId, signal, input.spreadsheetId, input.range);
         const fields = [...new Set(input.fields)];
-        const mask = `sheets(data(startRow,startColumn,rowData(values(${fields.map((field) => DETAIL_FIELDS[field]).join(',')}))))`;
+        const cellFields = fields.map((field) => DETAIL_FIELDS[field]).join(',');
+        const mask = `sheets(data(startRow,startColumn,rowData(values(${cellFields}))))`;
+        // The tab's size comes with the first window's cells (one spreadsheets.get for a range of
+        // up to 10,000 cells); only when that read cannot stand does the size come on its own.
+        let first = await firstDetailWindow(input, auth.userId, signal, cellFields);
+        const area =
+          first?.area ?? (await resolveTabArea(deps, auth.userId, signal, input.spreadsheetId, input.range));
         const width = Math.max(1, area.columnEnd - area.columnStart);
         const windowRows = Math.max(1, Math.floor(DETAIL_WINDOW_CELLS / width));
         const cells: CellDetail[] = [];
@@ -103,20 +111,27 @@ export function cellTools(deps: ToolDeps) {
             break;
           }
           const rowsLeft = Math.max(1, Math.floor((DETAIL_MAX_SCANNED_CELLS - scannedCells) / width));
-          const end = Math.min(row + Math.min(windowRows, rowsLeft), area.rowEnd);
-          const { data } = await callGoogle(auth.userId, signal, (request) =>
-            sheets.spreadsheets.get(
-              {
-                spreadsheetId: input.spreadsheetId,
-                ranges: [areaRows(area, row, end)],
-                includeGridData: true,
-                fields: mask,
-              },
-              request,
-            ),
-          );
-          const grid = data.sheets?.[0]?.data?.[0];
-          const rowData = grid?.rowData ?? [];
+          let end = Math.min(row + Math.min(windowRows, rowsLeft), area.rowEnd);
+          let rowData: sheets_v4.Schema$RowData[];
+          if (first?.cells && first.cells.row === row) {
+            // Read with the tab's size: its rows from here, as many as this window takes.
+            end = Math.min(end, first.cells.end);
+            rowData = first.cells.rowData;
+          } else {
+            const { data } = await callGoogle(auth.userId, signal, (request) =>
+              sheets.spreadsheets.get(
+                {
+                  spreadsheetId: input.spreadsheetId,
+                  ranges: [areaRows(area, row, end)],
+                  includeGridData: true,
+                  fields: mask,
+                },
+                request,
+              ),
+            );
+            rowData = data.sheets?.[0]?.data?.[0]?.rowData ?? [];
+          }
+          first = undefined;
           for (let index = 0; index < end - row; index++) {
             const found = detailsOfRow(rowData[index]?.values ?? [], area, row + index, fields);
             if (cells.length > 0 && cells.length + found.length > input.limit) {
@@ -217,6 +232,54 @@ export function cellTools(deps: ToolDeps) {
       },
     }),
   ];
+
+  /**
+   * The tab's size and the cells of read_cell_details's first window, in one spreadsheets.get: the
+   * window the paging loop would ask first, worked out from the range as written (a range of whole
+   * rows taken as 26 columns wide, a new tab's width). Its cells are used when they hold every
+   * column of the range in the tab, from the loop's first row (the loop's window is then as tall
+   * or taller, and goes on below them); otherwise only the size is, and the loop reads as before.
+   * Undefined when the range is not A1, starts past its end or Google refuses it (no such tab,
+   * outside the grid): the caller then reads the size alone and says what is wrong, as before.
+   */
+  async function firstDetailWindow(
+    input: { spreadsheetId: string; range: string; offset: number },
+    userId: string,
+    signal: AbortSignal,
+    cellFields: string,
+  ): Promise<
+    { area: TabArea; cells?: { row: number; end: number; rowData: sheets_v4.Schema$RowData[] } } | undefined
+  > {
+    const { sheetTitle, cells } = splitRange(input.range);
+    const bounds = gridBounds(cells);
+    if (!bounds) return undefined;
+    const columnStart = bounds.startColumnIndex ?? 0;
+    const columnEnd = bounds.endColumnIndex ?? columnStart + NEW_TAB_COLUMNS;
+    const row = (bounds.startRowIndex ?? 0) + input.offset;
+    let end = row + Math.max(1, Math.floor(DETAIL_WINDOW_CELLS / (columnEnd - columnStart)));
+    if (bounds.endRowIndex !== undefined) {
+      if (row >= bounds.endRowIndex) return undefined;
+      end = Math.min(end, bounds.endRowIndex);
+    }
+    const window = `${columnLetters(columnStart)}${row + 1}:${columnLetters(columnEnd - 1)}${end}`;
+    const answer = await readTabGridsWithData(
+      deps,
+      userId,
+      signal,
+      input.spreadsheetId,
+      [sheetTitle === undefined ? window : rangeOnSheet(sheetTitle, window)],
+      cellFields,
+    );
+    if (!answer) return undefined;
+    const area = tabAreaOf(input.range, answer.tabs);
+    if (
+      area.rowStart + input.offset !== row ||
+      area.columnStart !== columnStart ||
+      area.columnEnd > columnEnd
+    )
+      return { area };
+    return { area, cells: { row, end, rowData: answer.data.get(area.title)?.[0]?.rowData ?? [] } };
+  }
 
   /** Each entry's area within its tab's grid (one call for the tabs), refusing a range past the grid. */
   async function notedAreas(

@@ -1,4 +1,6 @@
+import type { sheets_v4 } from 'googleapis';
 import { columnLetters, gridBounds, rangeOnSheet, splitRange } from './a1.ts';
+import { isPastGridError, isUnknownRangeError } from './page-window.ts';
 import { ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
@@ -32,12 +34,61 @@ export async function readTabGrids(
       request,
     ),
   );
-  return (data.sheets ?? []).map((sheet) => ({
+  return (data.sheets ?? []).map(tabGridOf);
+}
+
+function tabGridOf(sheet: sheets_v4.Schema$Sheet): TabGrid {
+  return {
     title: sheet.properties?.title ?? '',
     sheetId: sheet.properties?.sheetId ?? 0,
     rows: sheet.properties?.gridProperties?.rowCount ?? 0,
     columns: sheet.properties?.gridProperties?.columnCount ?? 0,
-  }));
+  };
+}
+
+/** The tabs' grids and, per tab title, the grid data of the ranges asked on it, in the order asked. */
+export interface TabGridsWithData {
+  tabs: TabGrid[];
+  data: Map<string, sheets_v4.Schema$GridData[]>;
+}
+
+/**
+ * One spreadsheets.get of `ranges` (A1 as the caller wrote them, not yet clipped to a grid) that
+ * answers both the sizes of their tabs and the cells' `cellFields`, so a tool that needs a tab's
+ * size and then its cells asks Google once. Undefined when Google refuses a range as naming no
+ * tab or as starting outside its tab's grid: the caller then reads the sizes (readTabGrids) and
+ * goes on, or says what is wrong, exactly as it would have.
+ */
+export async function readTabGridsWithData(
+  { sheets, callGoogle }: ToolDeps,
+  userId: string,
+  signal: AbortSignal,
+  spreadsheetId: string,
+  ranges: string[],
+  cellFields: string,
+): Promise<TabGridsWithData | undefined> {
+  let answer: sheets_v4.Schema$Spreadsheet;
+  try {
+    ({ data: answer } = await callGoogle(userId, signal, (request) =>
+      sheets.spreadsheets.get(
+        {
+          spreadsheetId,
+          ranges,
+          includeGridData: true,
+          fields: `sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)),data(startRow,startColumn,rowData(values(${cellFields}))))`,
+        },
+        request,
+      ),
+    ));
+  } catch (error) {
+    if (isUnknownRangeError(error) || isPastGridError(error)) return undefined;
+    throw error;
+  }
+  const sheetsAnswered = answer.sheets ?? [];
+  return {
+    tabs: sheetsAnswered.map(tabGridOf),
+    data: new Map(sheetsAnswered.map((sheet) => [sheet.properties?.title ?? '', [...(sheet.data ?? [])]])),
+  };
 }
 
 /**
