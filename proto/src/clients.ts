@@ -8,6 +8,7 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import { AccountServiceService } from '../gen/sheetgate/v1/account_service.ts';
+import { GoogleQuotaServiceService } from '../gen/sheetgate/v1/google_quota.ts';
 import { TokenBrokerServiceService } from '../gen/sheetgate/v1/token_broker.ts';
 import { serviceCredentialInterceptor } from './service-credential.ts';
 
@@ -129,7 +130,13 @@ export function createAccountServiceClient(options: ClientOptions): AccountServi
   return createPromiseClient(AccountServiceService, options);
 }
 
+/** The MCP service's view of auth's Google-quota scheduler: a turn per Google request. */
+export function createGoogleQuotaClient(options: ClientOptions): GoogleQuotaClient {
+  return createPromiseClient(GoogleQuotaServiceService, options);
+}
+
 export type TokenBrokerClient = PromiseClient<typeof TokenBrokerServiceService>;
+export type GoogleQuotaClient = PromiseClient<typeof GoogleQuotaServiceService>;
 export type AccountServiceClientApi = PromiseClient<typeof AccountServiceService>;
 
 /** True for the error a promise client rejects with (a grpc-js ServiceError), optionally of one status. */

@@ -7,6 +7,10 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { type AccountServiceServer, AccountServiceService } from '../gen/sheetgate/v1/account_service.ts';
+import {
+  type GoogleQuotaServiceServer,
+  GoogleQuotaServiceService,
+} from '../gen/sheetgate/v1/google_quota.ts';
 import { type RevocationServiceServer, RevocationServiceService } from '../gen/sheetgate/v1/revocations.ts';
 import {
   type TokenBrokerServiceServer,
@@ -33,6 +37,11 @@ export function accountService(handlers: Partial<AccountServiceServer>): GrpcSer
 /** Typed binding of RevocationService (auth streams revocations to every MCP replica). */
 export function revocationService(handlers: Partial<RevocationServiceServer>): GrpcServiceBinding {
   return { definition: RevocationServiceService, handlers: handlers as UntypedServiceImplementation };
+}
+
+/** Typed binding of GoogleQuotaService (a turn at Google's quota per Google request). */
+export function googleQuotaService(handlers: Partial<GoogleQuotaServiceServer>): GrpcServiceBinding {
+  return { definition: GoogleQuotaServiceService, handlers: handlers as UntypedServiceImplementation };
 }
 
 export interface GrpcServerOptions {

@@ -4,6 +4,7 @@
  */
 export { status as GrpcStatus } from '@grpc/grpc-js';
 export * from '../gen/sheetgate/v1/account_service.ts';
+export * from '../gen/sheetgate/v1/google_quota.ts';
 export * from '../gen/sheetgate/v1/revocations.ts';
 export * from '../gen/sheetgate/v1/token_broker.ts';
 export {
@@ -22,9 +23,11 @@ export {
   type CallSettings,
   type ClientOptions,
   createAccountServiceClient,
+  createGoogleQuotaClient,
   createPromiseClient,
   createTokenBrokerClient,
   DEFAULT_DEADLINE_MS,
+  type GoogleQuotaClient,
   isServiceError,
   type PromiseClient,
   type TokenBrokerClient,
@@ -38,9 +41,19 @@ export {
   toGetGoogleAccessTokenResponse,
 } from './google-access-token.ts';
 export {
+  fromGoogleQuotaBucket,
+  fromGoogleQuotaLimit,
+  GOOGLE_QUOTA_BUCKET_NAMES,
+  type GoogleQuotaBucketName,
+  type GoogleQuotaLimitName,
+  toGoogleQuotaBucket,
+  toGoogleQuotaLimit,
+} from './google-quota.ts';
+export {
   accountService,
   type GrpcServerOptions,
   type GrpcServiceBinding,
+  googleQuotaService,
   type RunningGrpcServer,
   revocationService,
   startGrpcServer,

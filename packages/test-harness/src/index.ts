@@ -39,4 +39,4 @@ export {
   startPrivateRedis,
 } from './private-servers.ts';
 export { type RunningService, repoRoot, startServiceProcess } from './processes.ts';
-export { type Stack, stackPorts, startStack } from './stack.ts';
+export { type Stack, stackPorts, startStack, TEST_GOOGLE_QUOTAS } from './stack.ts';

@@ -31,6 +31,20 @@ export async function stackPorts(): Promise<Record<string, number>> {
  * `env` says otherwise (an empty value means "unset": the embedded default). Resolves once it
  * prints its ready line.
  */
+/**
+ * GOOGLE_QUOTAS for a test stack: the emulator enforces no quota unless a test sets one, and tests
+ * send one person's requests faster than Google's default 60 a minute. Tests of the quota
+ * scheduling set their own.
+ */
+export const TEST_GOOGLE_QUOTAS = JSON.stringify({
+  sheetsReadsPerMinutePerProject: 1_000_000,
+  sheetsReadsPerMinutePerUser: 1_000_000,
+  sheetsWritesPerMinutePerProject: 1_000_000,
+  sheetsWritesPerMinutePerUser: 1_000_000,
+  driveRequestsPerMinutePerProject: 1_000_000,
+  driveRequestsPerMinutePerUser: 1_000_000,
+});
+
 export async function startStack(
   env: Record<string, string> = {},
   ports?: Record<string, number>,
@@ -51,6 +65,7 @@ export async function startStack(
     // Each stack counts its own requests on a shared Redis; tests register many clients.
     RATE_LIMIT_KEY_PREFIX: `e2e:${randomBytes(6).toString('hex')}`,
     RATE_LIMIT_OVERRIDES: JSON.stringify({ register: { points: 500, durationSeconds: 3600 } }),
+    GOOGLE_QUOTAS: TEST_GOOGLE_QUOTAS,
     ...servers,
     ...env,
   };

@@ -1,5 +1,7 @@
 import {
   AccountServiceService,
+  GoogleQuotaServiceService,
+  googleQuotaService,
   RevocationServiceService,
   startGrpcServer,
   TokenBrokerServiceService,
@@ -22,7 +24,9 @@ import {
   createGoogleSignIn,
   createGoogleTokenBroker,
 } from './google/index.ts';
+import { createMemoryQuotaScheduler, createRedisQuotaScheduler, googleQuotas } from './google-quota/index.ts';
 import { accountServiceHandlers } from './grpc/account-service.ts';
+import { googleQuotaHandlers } from './grpc/google-quota-service.ts';
 import { tokenBrokerHandlers } from './grpc/token-broker-service.ts';
 import { createCsrfTokens } from './interactions/csrf.ts';
 import { interactionRoutes, type SignedInUser } from './interactions/interaction-routes.ts';
@@ -78,6 +82,17 @@ export async function createAuthService(
       ...(settings.RATE_LIMIT_OVERRIDES ? { rules: settings.RATE_LIMIT_OVERRIDES } : {}),
     }),
   );
+
+  const quotas = googleQuotas(settings.GOOGLE_QUOTAS);
+  // Turns at Google's quotas for every MCP replica: in Redis when there is one, else here.
+  const googleQuota = settings.REDIS_URL
+    ? await createRedisQuotaScheduler({
+        url: settings.REDIS_URL,
+        quotas,
+        keyPrefix: settings.RATE_LIMIT_KEY_PREFIX,
+        logger,
+      })
+    : createMemoryQuotaScheduler(quotas);
 
   const edge = await startEdgeRevocations({
     pool,
@@ -186,9 +201,12 @@ export async function createAuthService(
     serviceToken: settings.INTERNAL_SERVICE_TOKEN,
     interceptors: [
       metrics.grpcInterceptor(
-        [TokenBrokerServiceService, AccountServiceService, RevocationServiceService].flatMap((service) =>
-          Object.values(service).map((method) => method.path),
-        ),
+        [
+          TokenBrokerServiceService,
+          AccountServiceService,
+          RevocationServiceService,
+          GoogleQuotaServiceService,
+        ].flatMap((service) => Object.values(service).map((method) => method.path)),
       ),
     ],
     services: [
@@ -213,6 +231,9 @@ export async function createAuthService(
         }),
       },
       { definition: RevocationServiceService, handlers: { watchRevocations: edge.watchRevocations } },
+      googleQuotaService(
+        googleQuotaHandlers({ logger, scheduler: googleQuota, onTurn: metrics.googleQuotaTurn }),
+      ),
     ],
   });
   logger.info({ port: grpc.port }, 'auth gRPC listening');
@@ -255,6 +276,7 @@ export async function createAuthService(
       () => apiKeys.close(),
       () => rateLimits.close(),
       () => cache.close(),
+      () => googleQuota.close(),
       async () => shortLivedModels?.close(),
       () => pool.end(),
     ],

@@ -1,6 +1,7 @@
 import { setting } from '@sheetgate/service-runtime';
 import { z } from 'zod';
 import { KeyringError, parseKeyring } from './crypto/keyring.ts';
+import { QUOTA_SETTING_NAMES, type QuotaSettingName } from './google-quota/quota-rules.ts';
 
 const rule = z.object({ points: z.number().int().positive(), durationSeconds: z.number().int().positive() });
 /**
@@ -16,6 +17,15 @@ export const encryptionKeysSetting = setting.secret(1).superRefine((value, ctx) 
     ctx.addIssue({ code: 'custom', message: error.message });
   }
 });
+
+const googleQuotasSchema = z
+  .object(
+    Object.fromEntries(
+      Object.keys(QUOTA_SETTING_NAMES).map((name) => [name, z.number().int().min(1).max(10_000_000)]),
+    ) as Record<QuotaSettingName, z.ZodNumber>,
+  )
+  .partial()
+  .strict();
 
 const rateLimitOverridesSchema = z
   .object({ apiKey: rule, apiKeyFailures: rule, authIp: rule, register: rule, token: rule, signIn: rule })
@@ -89,6 +99,30 @@ export const authSettingsSchema = z.object({
         ctx.addIssue({
           code: 'custom',
           message: 'expected JSON like {"register":{"points":100,"durationSeconds":3600}}',
+        });
+        return z.NEVER;
+      }
+    }),
+  /**
+   * The per-minute quotas Google granted the project, as JSON overriding Google's documented
+   * defaults (Sheets 300 reads and 300 writes per project, 60 of each per person; Drive 12,000
+   * per project and per person), e.g. {"sheetsReadsPerMinutePerProject":1200}. Names:
+   * sheetsReadsPerMinutePerProject, sheetsReadsPerMinutePerUser, sheetsWritesPerMinutePerProject,
+   * sheetsWritesPerMinutePerUser, driveRequestsPerMinutePerProject, driveRequestsPerMinutePerUser.
+   * Auth hands every Google request of every MCP replica a turn within them (deploy/README.md,
+   * "Google's quota").
+   */
+  GOOGLE_QUOTAS: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (!value) return undefined;
+      try {
+        return googleQuotasSchema.parse(JSON.parse(value));
+      } catch {
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected JSON like {"sheetsReadsPerMinutePerProject":1200} (names: ${Object.keys(QUOTA_SETTING_NAMES).join(', ')}; whole numbers from 1)`,
         });
         return z.NEVER;
       }

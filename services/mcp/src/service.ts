@@ -1,4 +1,4 @@
-import { createTokenBrokerClient } from '@sheetgate/proto';
+import { createGoogleQuotaClient, createTokenBrokerClient } from '@sheetgate/proto';
 import { clientAddressResolver, type Logger } from '@sheetgate/service-runtime';
 // The two APIs the tools use, from their own modules: googleapis' entry point loads all of its
 // ~300 APIs, about 100 MB more resident memory in every replica.
@@ -13,6 +13,8 @@ import { createJwksCache } from './auth/jwks-cache.ts';
 import { watchRevocations } from './auth/revocation-watch.ts';
 import { createGoogleCaller } from './google/call-google.ts';
 import { edgeGoogleAccessTokens } from './google/edge-google-tokens.ts';
+import { withQuotaTurns } from './google/quota-adapter.ts';
+import { createQuotaGate, grpcGoogleQuota } from './google/quota-gate.ts';
 import { createMcpMetrics, type McpMetrics } from './metrics/mcp-metrics.ts';
 import { mcpResource, RESOURCE_SCOPES } from './protected-resource.ts';
 import { createMcpServer } from './protocol/mcp-server.ts';
@@ -80,12 +82,27 @@ export async function createMcpService(
     dashboardUrl: `${settings.BASE_URL}/dashboard`,
     onRetry: metrics.googleRetried,
   });
-  // The adapter sees every HTTP attempt to Google: the metrics' method, status and latency.
+  // Every Google request waits for its turn at Google's per-minute quotas, which auth hands out
+  // fleet-wide and fairly among the people asking.
+  const googleQuota = createGoogleQuotaClient({
+    address: settings.AUTH_GRPC_ADDRESS,
+    serviceToken: settings.INTERNAL_SERVICE_TOKEN,
+    channelOptions: BROKER_CHANNEL_OPTIONS,
+  });
+  const quotaGate = createQuotaGate({
+    authority: grpcGoogleQuota(googleQuota),
+    maxWaitMs: settings.GOOGLE_QUOTA_MAX_WAIT_SECONDS * 1000,
+    logger,
+    onTurn: metrics.googleQuotaTurn,
+    onWaiting: metrics.googleQuotaWaiting,
+  });
+  // The adapter sees every HTTP attempt to Google: its quota turn, then the metrics' method,
+  // status and latency.
   // Node's own fetch, not gaxios's default node-fetch 3: node-fetch destroys the request body of an
   // aborted call with nobody listening for the error, so a client that disconnected while its write
   // was on the way to Google crashed the process (node-fetch/node-fetch#1801).
   const google = {
-    adapter: metrics.googleAdapter,
+    adapter: withQuotaTurns(quotaGate, metrics.googleAdapter),
     fetchImplementation: fetch,
     ...(rootUrl ? { rootUrl } : {}),
   };
@@ -121,6 +138,7 @@ export async function createMcpService(
     mcp,
     async close() {
       broker.close();
+      googleQuota.close();
       jwks.close();
       revocations.close();
     },

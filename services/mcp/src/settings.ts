@@ -35,6 +35,11 @@ export const mcpSettingsSchema = z.object({
   JWKS_COOLDOWN_SECONDS: z.coerce.number().int().min(1).max(3_600).default(30),
   /** How long one MCP request may run (a tool call waiting on Google) before it is answered with an error. */
   MCP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(120),
+  /**
+   * How long a Google request may wait for its turn at Google's per-minute quotas (auth schedules
+   * the turns fleet-wide, GOOGLE_QUOTAS) before the tool answers when to try again instead.
+   */
+  GOOGLE_QUOTA_MAX_WAIT_SECONDS: z.coerce.number().int().min(0).max(300).default(20),
   /** Where Google's APIs are reached: unset for Google itself, the emulator's URL otherwise. */
   GOOGLE_EMULATOR_URL: setting.url(['http', 'https']).optional(),
   LOG_LEVEL: setting.logLevel(),

@@ -1,6 +1,7 @@
 import { ServerInterceptingCall, type ServerInterceptor } from '@grpc/grpc-js';
 import { GrpcStatus } from '@sheetgate/proto';
 import { createServiceMetrics } from '@sheetgate/service-runtime';
+import { QUOTA_BUCKETS, type QuotaBucket, type QuotaTurn } from '../google-quota/index.ts';
 import { SIGN_OUT_PATH } from '../interactions/sign-out-route.ts';
 import { AS_METADATA_PATH, OIDC_ROUTES, OPENID_DISCOVERY_PATH } from '../oidc/routes.ts';
 import type { RateLimiter, RateLimitName, RateLimits } from '../rate-limits/index.ts';
@@ -52,7 +53,15 @@ export function createAuthMetrics() {
     help: 'Google refresh-token grants, by outcome: ok, invalid_grant (the person must reconnect), unavailable (Google down or slow; retried), refused (any other refusal).',
     labelNames: ['outcome'] as const,
   });
+  const googleQuotaTurns = metrics.counter({
+    name: 'sheetgate_auth_google_quota_turns_total',
+    help: "Turns at Google's per-minute quotas asked by MCP replicas (one per Google request, and one per retry while it waits), by bucket (sheets_read, sheets_write, drive) and outcome: granted, or what held it back (person, project, fair_share, google).",
+    labelNames: ['bucket', 'outcome'] as const,
+  });
   // Zero-valued series from the start, so alerts on rates see every label before its first event.
+  for (const bucket of QUOTA_BUCKETS)
+    for (const outcome of ['granted', 'person', 'project', 'fair_share', 'google'] as const)
+      googleQuotaTurns.inc({ bucket, outcome }, 0);
   for (const limit of rateLimitNames) rateLimitRefusals.inc({ limit }, 0);
   for (const outcome of ['ok', 'invalid_grant', 'unavailable', 'refused'] as const)
     googleRefreshes.inc({ outcome }, 0);
@@ -133,6 +142,11 @@ export function createAuthMetrics() {
     /** Keys refused without a lookup because their address is past `apiKeyFailures`. */
     apiKeysThrottledUnread(keys: number): void {
       rateLimitRefusals.inc({ limit: 'apiKeyFailures' }, keys);
+    },
+
+    /** Counts one turn at Google's quota (google-quota-service.ts's `onTurn`). */
+    googleQuotaTurn(bucket: QuotaBucket, turn: QuotaTurn): void {
+      googleQuotaTurns.inc({ bucket, outcome: turn.granted ? 'granted' : turn.limitedBy });
     },
 
     googleTokenRefreshed(outcome: GoogleRefreshOutcome): void {

@@ -1,4 +1,5 @@
 import { ToolError } from '../tools/tool-definition.ts';
+import { abortableSleep } from './abortable-sleep.ts';
 import type { GoogleAccessTokens } from './google-access.ts';
 import {
   authenticationRequired,
@@ -8,6 +9,7 @@ import {
   isRetryable,
   toToolError,
 } from './google-errors.ts';
+import { runForPerson } from './tool-attribution.ts';
 import { createUserConcurrency } from './user-concurrency.ts';
 
 export interface GoogleCallOptions {
@@ -48,15 +50,20 @@ export function createGoogleCaller(options: GoogleCallOptions) {
         const token = await options.tokens.get(userId, { forceRefresh });
         if (!token.ok) throw authenticationRequired(options.dashboardUrl);
         try {
-          return await call({
-            headers: { Authorization: `Bearer ${token.accessToken}` },
-            signal,
-            // gaxios would retry on its own without reading Retry-After; the loop here does it.
-            retry: false,
-            ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}),
-          });
+          // The person travels with the call to the HTTP adapter, which takes their quota turn.
+          return await runForPerson(userId, () =>
+            call({
+              headers: { Authorization: `Bearer ${token.accessToken}` },
+              signal,
+              // gaxios would retry on its own without reading Retry-After; the loop here does it.
+              retry: false,
+              ...(options.rootUrl ? { rootUrl: options.rootUrl } : {}),
+            }),
+          );
         } catch (error) {
           if (signal.aborted) throw new ToolError('the request was cancelled');
+          // The HTTP adapter's own refusal (no turn at Google's quota in time), which gaxios wraps.
+          if (error instanceof Error && error.cause instanceof ToolError) throw error.cause;
           const failure = describeGoogleFailure(error);
           if (!failure) throw error;
           if (classifyGoogleFailure(failure) === 'unauthenticated' && !forceRefresh) {
@@ -91,18 +98,4 @@ export interface GoogleRequestOptions {
   signal: AbortSignal;
   retry: false;
   rootUrl?: string;
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new ToolError('the request was cancelled'));
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -1,18 +1,35 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * Which tool a Google request is made for, so the metrics count Google requests per tool and API
- * method (docs/design.md §11, "Google requests per tool"). The googleapis HTTP adapter sees every
- * attempt but not the tool behind it; the tool call runs inside `runAsTool` and the adapter reads
- * `toolOfThisCall` (AsyncLocalStorage is Node's own way of carrying a value across awaits).
+ * Whose Google request this is: the tool whose call makes it, and the person it is made for. The
+ * googleapis HTTP adapter sees every attempt but neither of them; the tool call runs inside
+ * `runAsTool` and each Google call inside `runForPerson`, and the adapter reads `googleRequestOwner`
+ * — to count requests per tool (docs/design.md §11, "Google requests per tool") and to take the
+ * person's turn at Google's quota (§10). AsyncLocalStorage is Node's own way of carrying a value
+ * across awaits.
  */
-const toolScope = new AsyncLocalStorage<string>();
+export interface GoogleRequestOwner {
+  tool: string;
+  userId?: string;
+}
+
+const ownerScope = new AsyncLocalStorage<GoogleRequestOwner>();
 
 export function runAsTool<T>(tool: string, run: () => Promise<T>): Promise<T> {
-  return toolScope.run(tool, run);
+  return ownerScope.run({ tool }, run);
+}
+
+/** Runs one Google call of `userId`'s (within the tool call, if any). */
+export function runForPerson<T>(userId: string, run: () => Promise<T>): Promise<T> {
+  return ownerScope.run({ tool: toolOfThisCall(), userId }, run);
 }
 
 /** The tool whose call is running, or `none` outside one. */
 export function toolOfThisCall(): string {
-  return toolScope.getStore() ?? 'none';
+  return ownerScope.getStore()?.tool ?? 'none';
+}
+
+/** The person the running Google call is made for, if it runs inside `runForPerson`. */
+export function personOfThisCall(): string | undefined {
+  return ownerScope.getStore()?.userId;
 }

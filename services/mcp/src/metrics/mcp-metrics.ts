@@ -1,4 +1,6 @@
 import {
+  GOOGLE_QUOTA_BUCKET_NAMES,
+  type GoogleQuotaBucketName,
   GrpcStatus,
   isServiceError,
   type TokenBrokerClient,
@@ -8,6 +10,8 @@ import { createServiceMetrics } from '@sheetgate/service-runtime';
 import type { VerificationOutcome } from '../auth/access-token-verifier.ts';
 import type { GoogleTokenLookup } from '../google/edge-google-tokens.ts';
 import type { GoogleFailureKind } from '../google/google-errors.ts';
+import type { GoogleHttpAdapter } from '../google/http-adapter.ts';
+import type { QuotaTurnOutcome } from '../google/quota-gate.ts';
 import { toolOfThisCall } from '../google/tool-attribution.ts';
 import { googleApiMethod } from './google-api-methods.ts';
 
@@ -20,15 +24,6 @@ const MCP_HTTP_ROUTES = [
 
 const grpcOutcome = (error: unknown) =>
   isServiceError(error) ? (GrpcStatus[error.code]?.toLowerCase() ?? 'unknown') : 'error';
-
-/** gaxios's `adapter` option (googleapis passes it through), as much of it as is used here. */
-type GoogleHttpAdapter = <
-  Options extends { method?: string; url: string | URL },
-  Response extends { status: number },
->(
-  options: Options,
-  defaultAdapter: (options: Options) => Promise<Response>,
-) => Promise<Response>;
 
 /**
  * mcp's Prometheus series: the HTTP series every service has; access-token verifications by
@@ -88,6 +83,27 @@ export function createMcpMetrics() {
     labelNames: ['outcome'] as const,
   });
   for (const outcome of ['kept', 'joined', 'asked', 'forced']) googleTokenLookups.inc({ outcome }, 0);
+  const quotaTurns = metrics.counter({
+    name: 'sheetgate_mcp_google_quota_turns_total',
+    help: "Google requests by how they got their turn at Google's per-minute quota: at_once, after_wait, gave_up (the tool answered when to try again, nothing was sent), unscheduled (auth could not be asked; sent anyway), by bucket (sheets_read, sheets_write, drive).",
+    labelNames: ['bucket', 'outcome'] as const,
+  });
+  const quotaWait = metrics.histogram({
+    name: 'sheetgate_mcp_google_quota_wait_seconds',
+    help: "How long Google requests that waited for their turn at Google's per-minute quota waited (granted or not), by bucket.",
+    labelNames: ['bucket'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60],
+  });
+  const quotaWaiting = metrics.gauge({
+    name: 'sheetgate_mcp_google_quota_waiting',
+    help: "Google requests waiting for their turn at Google's per-minute quota on this replica now (the queue's length), by bucket.",
+    labelNames: ['bucket'] as const,
+  });
+  for (const bucket of GOOGLE_QUOTA_BUCKET_NAMES) {
+    quotaWaiting.set({ bucket }, 0);
+    for (const outcome of ['at_once', 'after_wait', 'gave_up', 'unscheduled'])
+      quotaTurns.inc({ bucket, outcome }, 0);
+  }
   // What the revocation stream says, read when scraped (`watchRevocationStream`).
   let revocationStream = { current: () => false, entries: () => 0 };
   metrics.gauge({
@@ -167,6 +183,17 @@ export function createMcpMetrics() {
 
     googleRetried(kind: GoogleFailureKind): void {
       googleRetries.inc({ reason: kind });
+    },
+
+    /** Counts how a Google request got its quota turn, and times a wait (quota-gate.ts's `onTurn`). */
+    googleQuotaTurn(bucket: GoogleQuotaBucketName, outcome: QuotaTurnOutcome, waitedMs: number): void {
+      quotaTurns.inc({ bucket, outcome });
+      if (outcome === 'after_wait' || outcome === 'gave_up') quotaWait.observe({ bucket }, waitedMs / 1000);
+    },
+
+    /** The quota queue's length (quota-gate.ts's `onWaiting`). */
+    googleQuotaWaiting(bucket: GoogleQuotaBucketName, change: 1 | -1): void {
+      quotaWaiting.inc({ bucket }, change);
     },
 
     /** Counts how a tool call got its Google access token (edge-google-tokens.ts's `onLookup`). */

@@ -10,6 +10,7 @@ import {
   generateLocalSecrets,
   type RunningService,
   startServiceProcess,
+  TEST_GOOGLE_QUOTAS,
   type TestDatabase,
 } from '@sheetgate/test-harness';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
@@ -175,6 +176,7 @@ export async function startMcpUnderTest(
     AUTH_SIGNING_KEYS: signingKeysSetting([key]),
     // Each stack counts its own requests when tests share one Redis.
     RATE_LIMIT_KEY_PREFIX: `mcp-test:${randomBytes(6).toString('hex')}`,
+    GOOGLE_QUOTAS: TEST_GOOGLE_QUOTAS,
     ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
     ...extraAuthEnv,
   };

@@ -1,0 +1,70 @@
+import { GOOGLE_QUOTA_BUCKET_NAMES, type GoogleQuotaBucketName } from '@sheetgate/proto';
+
+/** The quotas Google counts apart: Sheets reads, Sheets writes, Drive requests. */
+export const QUOTA_BUCKETS = GOOGLE_QUOTA_BUCKET_NAMES;
+export type QuotaBucket = GoogleQuotaBucketName;
+
+/** One bucket's per-minute quotas: the project's (every person Sheetgate serves) and each person's. */
+export interface BucketQuota {
+  perProject: number;
+  perUser: number;
+}
+
+export type GoogleQuotas = Record<QuotaBucket, BucketQuota>;
+
+/**
+ * Google's documented defaults for a project: Sheets API 300 read and 300 write requests per
+ * minute per project, 60 of each per minute per user per project
+ * (developers.google.com/workspace/sheets/api/limits); Drive API 12,000 queries per minute per
+ * project and per user (developers.google.com/workspace/drive/api/guides/limits). An operator
+ * whose project was granted more sets GOOGLE_QUOTAS.
+ */
+export const GOOGLE_DEFAULT_QUOTAS: GoogleQuotas = {
+  sheets_read: { perProject: 300, perUser: 60 },
+  sheets_write: { perProject: 300, perUser: 60 },
+  drive: { perProject: 12_000, perUser: 12_000 },
+};
+
+/** GOOGLE_QUOTAS' names, as the emulator's `POST /__emulator/quotas` spells its own. */
+export const QUOTA_SETTING_NAMES = {
+  sheetsReadsPerMinutePerProject: ['sheets_read', 'perProject'],
+  sheetsReadsPerMinutePerUser: ['sheets_read', 'perUser'],
+  sheetsWritesPerMinutePerProject: ['sheets_write', 'perProject'],
+  sheetsWritesPerMinutePerUser: ['sheets_write', 'perUser'],
+  driveRequestsPerMinutePerProject: ['drive', 'perProject'],
+  driveRequestsPerMinutePerUser: ['drive', 'perUser'],
+} as const satisfies Record<string, readonly [QuotaBucket, keyof BucketQuota]>;
+
+export type QuotaSettingName = keyof typeof QUOTA_SETTING_NAMES;
+
+/** Google's defaults with the operator's overrides applied. */
+export function googleQuotas(overrides: Partial<Record<QuotaSettingName, number>> = {}): GoogleQuotas {
+  const quotas = structuredClone(GOOGLE_DEFAULT_QUOTAS);
+  for (const [name, value] of Object.entries(overrides)) {
+    if (value === undefined) continue;
+    const [bucket, field] = QUOTA_SETTING_NAMES[name as QuotaSettingName];
+    quotas[bucket][field] = value;
+  }
+  return quotas;
+}
+
+/**
+ * How long a request counts against a minute: Google's minute and one second more, for the time
+ * a request granted here takes to reach Google — so Google's own rolling minute never holds more
+ * than the quota however the requests' travel times differ.
+ */
+export const QUOTA_WINDOW_MS = 61_000;
+
+/** How long a bucket Google answered 429 for stays closed when Google sent no Retry-After. */
+export const GOOGLE_HOLD_WITHOUT_RETRY_AFTER_MS = 5_000;
+
+/**
+ * The longest a person waiting for the project's minute is told to wait before asking again, so
+ * their place as a waiter (which holds back people past their share) lasts only while they ask.
+ */
+export const MAX_PROJECT_WAIT_HINT_MS = 1_000;
+
+/** How often someone past their fair share asks again while others wait for theirs. */
+export function fairSharePollMs(quota: BucketQuota, windowMs = QUOTA_WINDOW_MS): number {
+  return Math.max(50, Math.ceil(windowMs / quota.perProject));
+}

@@ -1,0 +1,197 @@
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createTestRedis, type TestRedis } from '@sheetgate/test-harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createMemoryQuotaScheduler,
+  createRedisQuotaScheduler,
+  GOOGLE_DEFAULT_QUOTAS,
+  type GoogleQuotaScheduler,
+  type GoogleQuotas,
+  googleQuotas,
+  type QuotaTurn,
+} from '../src/google-quota/index.ts';
+
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await createTestRedis();
+});
+afterAll(async () => {
+  await redis?.close();
+});
+
+/** A scheduler under test and its clock: the in-process one's is fake, Redis's is real time. */
+interface Subject {
+  scheduler: GoogleQuotaScheduler;
+  advance(ms: number): Promise<void>;
+}
+
+// Short enough for a test to wait out with Redis's real clock; the waiting hint's bound is long,
+// so a waiter's place outlasts a slow machine's pauses between steps.
+const WINDOW_MS = 400;
+const MAX_HINT_MS = 10_000;
+
+const quotasOf = (sheetsRead: { perProject: number; perUser: number }): GoogleQuotas => ({
+  ...GOOGLE_DEFAULT_QUOTAS,
+  sheets_read: sheetsRead,
+});
+
+const implementations: Array<[string, (quotas: GoogleQuotas) => Promise<Subject>]> = [
+  [
+    'in-process',
+    async (quotas) => {
+      let now = 1_000_000;
+      return {
+        scheduler: createMemoryQuotaScheduler(quotas, {
+          now: () => now,
+          windowMs: WINDOW_MS,
+          maxProjectWaitHintMs: MAX_HINT_MS,
+        }),
+        advance: async (ms) => {
+          now += ms;
+        },
+      };
+    },
+  ],
+  [
+    'redis',
+    async (quotas) => {
+      if (!redis.url) throw new Error('no Redis');
+      return {
+        scheduler: await createRedisQuotaScheduler({
+          url: redis.url,
+          quotas,
+          keyPrefix: `test:${randomBytes(6).toString('hex')}`,
+          windowMs: WINDOW_MS,
+          maxProjectWaitHintMs: MAX_HINT_MS,
+        }),
+        advance: (ms) => sleep(ms),
+      };
+    },
+  ],
+];
+
+const granted = (turn: QuotaTurn) => turn.granted;
+const refusal = (turn: QuotaTurn) => (turn.granted ? 'granted' : turn.limitedBy);
+
+async function take(scheduler: GoogleQuotaScheduler, person: string, times: number): Promise<QuotaTurn[]> {
+  const turns: QuotaTurn[] = [];
+  for (let i = 0; i < times; i++) turns.push(await scheduler.acquire(person, 'sheets_read'));
+  return turns;
+}
+
+describe.each(implementations)('%s Google quota scheduler', (name, create) => {
+  const subjects: Subject[] = [];
+  const start = async (quotas: GoogleQuotas, skip: (note?: string) => void) => {
+    if (name === 'redis' && !redis.url) skip('no Redis server for this run');
+    const subject = await create(quotas);
+    subjects.push(subject);
+    return subject;
+  };
+  afterAll(async () => {
+    for (const subject of subjects) await subject.scheduler.close();
+  });
+
+  it("grants a person's quota within the minute, then says when their oldest grant leaves it", async ({
+    skip,
+  }) => {
+    const { scheduler, advance } = await start(quotasOf({ perProject: 100, perUser: 3 }), skip);
+    expect((await take(scheduler, 'ada', 3)).every(granted)).toBe(true);
+    const refused = await scheduler.acquire('ada', 'sheets_read');
+    expect(refusal(refused)).toBe('person');
+    expect(refused.granted === false && refused.retryAfterMs).toBeGreaterThan(0);
+    expect(refused.granted === false && refused.retryAfterMs).toBeLessThanOrEqual(WINDOW_MS);
+    // Another person, and another bucket of the same person, are not held back.
+    expect(granted(await scheduler.acquire('bob', 'sheets_read'))).toBe(true);
+    expect(granted(await scheduler.acquire('ada', 'sheets_write'))).toBe(true);
+    // A refused request was not counted: once the minute has passed, the whole quota is back.
+    await advance(WINDOW_MS + 50);
+    expect((await take(scheduler, 'ada', 3)).every(granted)).toBe(true);
+  });
+
+  it("refuses everyone once the project's minute is spent", async ({ skip }) => {
+    const { scheduler } = await start(quotasOf({ perProject: 4, perUser: 10 }), skip);
+    expect((await take(scheduler, 'ada', 2)).every(granted)).toBe(true);
+    expect((await take(scheduler, 'bob', 2)).every(granted)).toBe(true);
+    const refused = await scheduler.acquire('cleo', 'sheets_read');
+    expect(refusal(refused)).toBe('project');
+    expect(refused.granted === false && refused.retryAfterMs).toBeLessThanOrEqual(WINDOW_MS);
+  });
+
+  it('lets a flood take only what others leave: a waiting person below their share goes first', async ({
+    skip,
+  }) => {
+    const { scheduler, advance } = await start(quotasOf({ perProject: 10, perUser: 10 }), skip);
+    // Alone, the flood may take the whole project minute (nobody else asked for any of it).
+    expect((await take(scheduler, 'flood', 10)).every(granted)).toBe(true);
+    // A person with a single call finds the minute full: refused, and now waiting.
+    expect(refusal(await scheduler.acquire('single', 'sheets_read'))).toBe('project');
+    await advance(WINDOW_MS + 50);
+    // The flood's grants have left the minute. Two people share it now (the waiting one counts
+    // while waiting): the flood's share is 10 / 2 = 5.
+    expect((await take(scheduler, 'flood', 5)).every(granted)).toBe(true);
+    // The sixth is past its share: granted only while nobody below theirs is waiting. Someone is.
+    const held = await scheduler.acquire('flood', 'sheets_read');
+    expect(refusal(held)).toBe('fair_share');
+    // The waiting person gets their turn at once.
+    expect(granted(await scheduler.acquire('single', 'sheets_read'))).toBe(true);
+    // With nobody waiting, the flood uses what is left: no quota idles.
+    expect((await take(scheduler, 'flood', 4)).every(granted)).toBe(true);
+    expect(refusal(await scheduler.acquire('flood', 'sheets_read'))).toBe('project');
+  });
+
+  it('when the minute is full, someone past their share is refused like anyone else', async ({ skip }) => {
+    const { scheduler } = await start(quotasOf({ perProject: 6, perUser: 6 }), skip);
+    // Both ask in the same minute, so the share is 3 each.
+    expect(granted(await scheduler.acquire('one', 'sheets_read'))).toBe(true);
+    expect(granted(await scheduler.acquire('two', 'sheets_read'))).toBe(true);
+    expect((await take(scheduler, 'one', 3)).every(granted)).toBe(true);
+    expect(granted(await scheduler.acquire('two', 'sheets_read'))).toBe(true);
+    // The minute is full. `one` (4, past its share) is refused without waiting; `two` (2, below)
+    // waits.
+    expect(refusal(await scheduler.acquire('one', 'sheets_read'))).toBe('project');
+    expect(refusal(await scheduler.acquire('two', 'sheets_read'))).toBe('project');
+  });
+
+  it("closes a bucket for as long as Google's Retry-After says, for the project or one person", async ({
+    skip,
+  }) => {
+    const { scheduler, advance } = await start(quotasOf({ perProject: 100, perUser: 100 }), skip);
+    await scheduler.exhausted('ada', 'sheets_read', true, 1);
+    const held = await scheduler.acquire('ada', 'sheets_read');
+    expect(refusal(held)).toBe('google');
+    expect(held.granted === false && held.retryAfterMs).toBeLessThanOrEqual(1_000);
+    // Only that person's reads.
+    expect(granted(await scheduler.acquire('bob', 'sheets_read'))).toBe(true);
+    expect(granted(await scheduler.acquire('ada', 'sheets_write'))).toBe(true);
+    await advance(1_050);
+    expect(granted(await scheduler.acquire('ada', 'sheets_read'))).toBe(true);
+    // The project's: everyone's reads, for Google's Retry-After; a shorter one reported after a
+    // longer one does not shorten the hold.
+    await scheduler.exhausted('bob', 'sheets_read', false, 30);
+    await scheduler.exhausted('bob', 'sheets_read', false, 1);
+    const projectHeld = await scheduler.acquire('cleo', 'sheets_read');
+    expect(refusal(projectHeld)).toBe('google');
+    expect(projectHeld.granted === false && projectHeld.retryAfterMs).toBeGreaterThan(1_000);
+    expect(granted(await scheduler.acquire('cleo', 'sheets_write'))).toBe(true);
+  });
+});
+
+describe('GOOGLE_QUOTAS', () => {
+  it("starts from Google's documented defaults and takes the operator's overrides", () => {
+    expect(googleQuotas()).toEqual({
+      sheets_read: { perProject: 300, perUser: 60 },
+      sheets_write: { perProject: 300, perUser: 60 },
+      drive: { perProject: 12_000, perUser: 12_000 },
+    });
+    expect(
+      googleQuotas({ sheetsReadsPerMinutePerProject: 1_200, driveRequestsPerMinutePerUser: 50 }),
+    ).toEqual({
+      sheets_read: { perProject: 1_200, perUser: 60 },
+      sheets_write: { perProject: 300, perUser: 60 },
+      drive: { perProject: 12_000, perUser: 50 },
+    });
+    // The defaults themselves are never changed by an override.
+    expect(GOOGLE_DEFAULT_QUOTAS.sheets_read.perProject).toBe(300);
+  });
+});

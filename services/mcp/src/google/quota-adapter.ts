@@ -1,0 +1,31 @@
+import { classifyGoogleFailure, describeGoogleFailure } from './google-errors.ts';
+import type { GoogleHttpAdapter } from './http-adapter.ts';
+import { quotaBucketOf } from './quota-buckets.ts';
+import type { QuotaGate } from './quota-gate.ts';
+import { personOfThisCall } from './tool-attribution.ts';
+
+const NEVER = new AbortController().signal;
+
+/**
+ * Every Google request waits for its person's turn at Google's per-minute quota before it is sent
+ * (`inner` — the metrics — times only Google's part), and a quota refusal from Google is reported
+ * so auth holds the bucket Google named: the person's when Google says "per user"
+ * (`userRateLimitExceeded`, or a message naming a per-user limit), else the project's.
+ */
+export function withQuotaTurns(gate: QuotaGate, inner: GoogleHttpAdapter): GoogleHttpAdapter {
+  return async (options, defaultAdapter) => {
+    const userId = personOfThisCall();
+    const bucket = quotaBucketOf(options.method ?? 'GET', options.url);
+    if (!userId || !bucket) return inner(options, defaultAdapter);
+    await gate.waitForTurn(userId, bucket, options.signal ?? NEVER);
+    const response = await inner(options, defaultAdapter);
+    if (response.status === 429 || response.status === 403) {
+      const failure = describeGoogleFailure({ response });
+      if (failure && classifyGoogleFailure(failure) === 'quota') {
+        const perUser = failure.reason === 'userRateLimitExceeded' || /per user/i.test(failure.message);
+        gate.googleRefused(userId, bucket, perUser, failure.retryAfterSeconds);
+      }
+    }
+    return response;
+  };
+}
