@@ -24,7 +24,8 @@ const PINNED: RequestsPerTool = {
   read_range: { 'sheets.spreadsheets.values.get': 1 },
   read_ranges: { 'sheets.spreadsheets.values.batchGet': 1 },
   find_in_spreadsheet: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.values.batchGet': 2 },
-  read_records: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.values.batchGet': 1 },
+  // The tab's size, the header and the first window in one answer (FORMATTED_VALUE).
+  read_records: { 'sheets.spreadsheets.get': 1 },
   // The tab's size comes with the cells.
   read_cell_details: { 'sheets.spreadsheets.get': 1 },
   // The formula and revision checks of a safe write are one batchGet.

@@ -161,6 +161,7 @@ describe('read_records', () => {
 
   it('a sparse filter scans at most the row bound per call and says where to continue', async () => {
     const before = await stats('sheets.spreadsheets.values.batchGet');
+    const beforeGets = await stats('sheets.spreadsheets.get');
     const first = await records({ spreadsheetId: logId, range: 'Long log', filters: ['Kind = rare'] });
     expect(first.records).toEqual([
       { Id: '10000', Kind: 'rare' },
@@ -168,8 +169,10 @@ describe('read_records', () => {
     ]);
     expect(first.scannedRows).toBe(RECORDS_MAX_SCANNED_ROWS);
     expect(first.nextOffset).toBe(RECORDS_MAX_SCANNED_ROWS);
-    // Windows of rows, never the whole tab: 20,000 rows in 2,000-row windows.
-    expect((await stats('sheets.spreadsheets.values.batchGet')) - before).toBe(10);
+    // Windows of rows, never the whole tab: 20,000 rows in 2,000-row windows, the first of them
+    // (with the header) read with the tab's size in one spreadsheets.get.
+    expect((await stats('sheets.spreadsheets.values.batchGet')) - before).toBe(9);
+    expect((await stats('sheets.spreadsheets.get')) - beforeGets).toBe(1);
     const rest = await records({
       spreadsheetId: logId,
       range: 'Long log',
@@ -180,8 +183,9 @@ describe('read_records', () => {
     expect(rest.nextOffset).toBe(2 * RECORDS_MAX_SCANNED_ROWS);
   });
 
-  it('without filters, a page asks Google for one window of rows', async () => {
+  it('without filters, a page asks Google once: the tab size, the header and one window of rows', async () => {
     const before = await stats('sheets.spreadsheets.values.batchGet');
+    const beforeGets = await stats('sheets.spreadsheets.get');
     const page = await records({ spreadsheetId: logId, range: 'Long log', offset: 25_000, limit: 3 });
     expect(page.records).toEqual([
       { Id: '25001', Kind: 'common' },
@@ -189,7 +193,58 @@ describe('read_records', () => {
       { Id: '25003', Kind: 'common' },
     ]);
     expect(page.nextOffset).toBe(25_003);
-    expect((await stats('sheets.spreadsheets.values.batchGet')) - before).toBe(1);
+    expect((await stats('sheets.spreadsheets.values.batchGet')) - before).toBe(0);
+    expect((await stats('sheets.spreadsheets.get')) - beforeGets).toBe(1);
+  });
+
+  it('reads the same records with the tab size in one call as through the values API', async () => {
+    // 60 columns: a tab name is wider than the columns read with the size, so its rows come from
+    // values.batchGet; its first 49 columns named are read with the size. The same rows either way.
+    const wide = (row: unknown[]) => [...row, ...Array.from({ length: 54 }, () => ''), 'far'];
+    const [wideId] = await stack.seed('alice@example.com', [
+      {
+        name: 'Wide',
+        sheets: [
+          {
+            title: 'Wide',
+            values: [
+              wide(['Name', 'Amount', 'Paid', '', 'Due']),
+              wide(['Ada', 1250.5, true, '', '2026-01-31']),
+              [],
+              ['Bob', '', false],
+              ['', '', '', '', '=1/0'],
+              wide(['Cy', '=2*3', '', 'x', '']),
+            ],
+          },
+        ],
+      },
+    ]);
+    const read = async (range: string, offset = 0) => {
+      const before =
+        (await stats('sheets.spreadsheets.get')) + (await stats('sheets.spreadsheets.values.batchGet'));
+      const answer = await records({
+        spreadsheetId: wideId,
+        range,
+        offset,
+        columns: ['Name', 'Amount', 'Paid', 'D', 'Due'],
+      });
+      const after =
+        (await stats('sheets.spreadsheets.get')) + (await stats('sheets.spreadsheets.values.batchGet'));
+      return { answer, calls: after - before };
+    };
+    for (const offset of [0, 1, 3]) {
+      const values = await read('Wide', offset);
+      const withSize = await read('Wide!A:AW', offset);
+      expect(values.calls).toBe(2);
+      expect(withSize.calls).toBe(1);
+      expect(withSize.answer).toEqual(values.answer);
+    }
+    expect((await read('Wide')).answer.records).toEqual([
+      { Name: 'Ada', Amount: '1250.5', Paid: 'TRUE', D: '', Due: '2026-01-31' },
+      { Name: 'Bob', Amount: '', Paid: 'FALSE', D: '', Due: '' },
+      { Name: '', Amount: '', Paid: '', D: '', Due: '#DIV/0!' },
+      { Name: 'Cy', Amount: '6', Paid: '', D: 'x', Due: '' },
+    ]);
   });
 
   it('clear tool errors for an unknown column, a malformed filter and an unknown tab', async () => {

@@ -1,11 +1,12 @@
+import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
-import { columnLetters } from './a1.ts';
+import { columnLetters, gridBounds, rangeOnSheet, splitRange } from './a1.ts';
 import { a1Range, pageLimit, pageOffset, spreadsheetId, valueRender } from './common-schemas.ts';
 import { WINDOW_ROWS } from './page-window.ts';
 import { pageBudget } from './paging.ts';
 import { type CellValue, filterInput, rowFilter } from './record-filters.ts';
 import { renderRows } from './render.ts';
-import { areaRows, resolveTabArea, type TabArea } from './table-area.ts';
+import { areaRows, readTabGridsWithData, resolveTabArea, type TabArea, tabAreaOf } from './table-area.ts';
 import { defineTool, ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
@@ -16,6 +17,11 @@ export const RECORDS_MAX_SCANNED_ROWS = 20_000;
 const FILTER_WINDOW_ROWS = 2_000;
 /** …but no more cells than this per call, for wide tables. */
 const WINDOW_CELLS = 100_000;
+/**
+ * The columns a range of whole rows is taken to span until the tab's size is known: the widest
+ * table whose windows are as tall as a narrow one's (2,001 rows of 49 columns fit WINDOW_CELLS).
+ */
+const GUESSED_COLUMNS = 49;
 
 type Row = CellValue[];
 
@@ -66,7 +72,15 @@ export function recordTools(deps: ToolDeps) {
       }),
       async run(input, context) {
         const { auth, signal } = context;
-        const area = await resolveTabArea(deps, auth.userId, signal, input.spreadsheetId, input.range);
+        // In the default rendering the tab's size comes with the header and the first window
+        // (one spreadsheets.get); another rendering is the values API's alone, so the size is read first.
+        let prefetched =
+          input.valueRenderOption === 'FORMATTED_VALUE'
+            ? await firstWindowWithSize(input, auth.userId, signal)
+            : undefined;
+        const area =
+          prefetched?.area ??
+          (await resolveTabArea(deps, auth.userId, signal, input.spreadsheetId, input.range));
         const headerIndex = input.headerRow === undefined ? area.rowStart : input.headerRow - 1;
         if (headerIndex < area.rowStart || headerIndex >= area.rowEnd)
           throw new ToolError(
@@ -89,14 +103,7 @@ export function recordTools(deps: ToolDeps) {
           return (data.valueRanges ?? []).map((valueRange) => (valueRange.values ?? []) as Row[]);
         };
 
-        const width = area.columnEnd - area.columnStart;
-        const windowRows = Math.max(
-          1,
-          Math.min(
-            input.filters.length > 0 ? FILTER_WINDOW_ROWS : Math.max(input.limit + 1, WINDOW_ROWS),
-            Math.floor(WINDOW_CELLS / width),
-          ),
-        );
+        const windowRows = recordWindowRows(input, area.columnEnd - area.columnStart);
         const records: Array<Record<string, string | number | boolean>> = [];
         const budget = pageBudget();
         let header: Header | undefined;
@@ -108,7 +115,11 @@ export function recordTools(deps: ToolDeps) {
           signal.throwIfAborted();
           const end = Math.min(first + Math.min(windowRows, RECORDS_MAX_SCANNED_ROWS - scanned), area.rowEnd);
           const withHeader = header === undefined;
-          const answers = await readWindow(first, end, withHeader);
+          const answers =
+            prefetched?.answers && prefetched.first === first && prefetched.end === end
+              ? prefetched.answers
+              : await readWindow(first, end, withHeader);
+          prefetched = undefined;
           if (!header) {
             header = headerOf(answers[0]?.[0] ?? [], area, headerIndex);
             keep = rowFilter(input.filters, (name) => header!.indexOf(name));
@@ -158,6 +169,98 @@ export function recordTools(deps: ToolDeps) {
       },
     }),
   ];
+
+  /**
+   * The tab's size, the header and the first window of rows in one spreadsheets.get, each cell's
+   * formattedValue as values.batchGet would answer it in FORMATTED_VALUE (trailing empty cells and
+   * rows dropped, an empty cell before a value ""). The window is the one the loop would ask first,
+   * worked out from the range as written (a range of whole rows taken as GUESSED_COLUMNS wide); its
+   * rows are used when, the tab's size known, the loop's first window is that same window or a
+   * part of it from its top, with every column. Otherwise only the size is used. Undefined when the
+   * range is not A1, its header row lies outside it, or Google refuses it (no such tab, outside the
+   * grid): the caller then reads the size alone and says what is wrong, as before.
+   */
+  async function firstWindowWithSize(
+    input: {
+      spreadsheetId: string;
+      range: string;
+      headerRow?: number | undefined;
+      offset: number;
+      limit: number;
+      filters: readonly unknown[];
+    },
+    userId: string,
+    signal: AbortSignal,
+  ): Promise<{ area: TabArea; first?: number; end?: number; answers?: Row[][] } | undefined> {
+    const { sheetTitle, cells } = splitRange(input.range);
+    const bounds = gridBounds(cells);
+    if (!bounds) return undefined;
+    const rowStart = bounds.startRowIndex ?? 0;
+    const headerIndex = input.headerRow === undefined ? rowStart : input.headerRow - 1;
+    if (headerIndex < rowStart || (bounds.endRowIndex !== undefined && headerIndex >= bounds.endRowIndex))
+      return undefined;
+    const columnStart = bounds.startColumnIndex ?? 0;
+    const columnEnd = bounds.endColumnIndex ?? columnStart + GUESSED_COLUMNS;
+    const first = headerIndex + 1 + input.offset;
+    const end = Math.min(
+      first + Math.min(recordWindowRows(input, columnEnd - columnStart), RECORDS_MAX_SCANNED_ROWS),
+      bounds.endRowIndex ?? Number.POSITIVE_INFINITY,
+    );
+    const rows = (top: number, bottom: number) => {
+      const a1 = `${columnLetters(columnStart)}${top + 1}:${columnLetters(columnEnd - 1)}${bottom}`;
+      return sheetTitle === undefined ? a1 : rangeOnSheet(sheetTitle, a1);
+    };
+    const answer = await readTabGridsWithData(
+      deps,
+      userId,
+      signal,
+      input.spreadsheetId,
+      [rows(headerIndex, headerIndex + 1), ...(first < end ? [rows(first, end)] : [])],
+      'formattedValue',
+    );
+    if (!answer) return undefined;
+    const area = tabAreaOf(input.range, answer.tabs);
+    const areaEnd = Math.min(
+      first + Math.min(recordWindowRows(input, area.columnEnd - area.columnStart), RECORDS_MAX_SCANNED_ROWS),
+      area.rowEnd,
+    );
+    if (area.columnStart !== columnStart || area.columnEnd > columnEnd || areaEnd > end) return { area };
+    const [headerGrid, windowGrid] = answer.data.get(area.title) ?? [];
+    return {
+      area,
+      first,
+      end: areaEnd,
+      answers: [
+        formattedRows(headerGrid, 1),
+        ...(first < areaEnd ? [formattedRows(windowGrid, areaEnd - first)] : []),
+      ],
+    };
+  }
+}
+
+/** The rows of one window for a table `width` columns wide: see the constants above. */
+function recordWindowRows(input: { limit: number; filters: readonly unknown[] }, width: number): number {
+  return Math.max(
+    1,
+    Math.min(
+      input.filters.length > 0 ? FILTER_WINDOW_ROWS : Math.max(input.limit + 1, WINDOW_ROWS),
+      Math.floor(WINDOW_CELLS / width),
+    ),
+  );
+}
+
+/**
+ * The first `rows` rows of grid data as values.batchGet answers them in FORMATTED_VALUE: each
+ * cell's formattedValue, an empty cell before a value "", trailing empty cells and rows dropped.
+ */
+function formattedRows(grid: sheets_v4.Schema$GridData | undefined, rows: number): Row[] {
+  const answer = (grid?.rowData ?? []).slice(0, rows).map((rowData) => {
+    const cells = (rowData.values ?? []).map((cell) => cell.formattedValue ?? undefined);
+    while (cells.length > 0 && cells.at(-1) === undefined) cells.pop();
+    return cells.map((cell) => cell ?? '');
+  });
+  while (answer.length > 0 && answer.at(-1)!.length === 0) answer.pop();
+  return answer;
 }
 
 interface Header {
