@@ -10,7 +10,7 @@ import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 /** The emulator's grid for a seeded tab (Google's default for a new sheet): 1000 × 26. */
 const CELLS_PER_TAB = 1_000 * 26;
 /** find_in_spreadsheet's cells per Google call and in all (src/tools/read-tools.ts). */
-const CELLS_PER_CALL = 50_000;
+const CELLS_PER_CALL = 100_000;
 const CELLS_IN_ALL = 500_000;
 
 let stack: McpUnderTest;
@@ -92,7 +92,7 @@ describe('find_in_spreadsheet across many tabs', () => {
     ]);
     expect(found.matches.at(-1)!.value).toBe('needle on tab 11');
     expect(found).toMatchObject({ truncated: false, stoppedAt: null, scannedCells: tabs * CELLS_PER_TAB });
-    // One spreadsheets.get for the tabs, then calls of ≤ 50,000 cells each: 7 here, where a call
+    // One spreadsheets.get for the tabs, then calls of ≤ 100,000 cells each: 4 here, where a call
     // per tab made 12.
     const calls = await googleCalls();
     expect(calls.methods['sheets.spreadsheets.get']?.attempts).toBe(1);
@@ -121,7 +121,7 @@ describe('find_in_spreadsheet across many tabs', () => {
       Array.from({ length: wholeTabs + 1 }, (_, index) => `needle ${index + 1}`),
     );
     expect(found).toMatchObject({ truncated: true, stoppedAt: `'Tab 20'!A${rowsOfNext + 1}` });
-    // One spreadsheets.get and ten batchGets, where a call per tab made 21.
+    // One spreadsheets.get and five batchGets, where a call per tab made 21.
     expect((await googleCalls()).all).toBeLessThanOrEqual(1 + CELLS_IN_ALL / CELLS_PER_CALL);
   });
 
@@ -134,10 +134,10 @@ describe('find_in_spreadsheet across many tabs', () => {
     );
     const found = await find({ spreadsheetId, query: 'needle', maxResults: 3 });
     expect(found.matches.map((match) => match.range)).toEqual(["'Tab 1'!A1", "'Tab 2'!A1", "'Tab 3'!A1"]);
-    // The second call read the rest of tab 2, tab 3 and the top of tab 4, whose match is where
-    // the search stopped; nothing after it was fetched.
+    // The one batchGet read tabs 1 to 3 and the top of tab 4, whose match is where the search
+    // stopped; nothing after it was fetched.
     expect(found).toMatchObject({ truncated: true, stoppedAt: "'Tab 4'!A1" });
-    expect(found.scannedCells).toBeLessThanOrEqual(2 * CELLS_PER_CALL);
-    expect((await googleCalls()).all).toBe(3);
+    expect(found.scannedCells).toBeLessThanOrEqual(CELLS_PER_CALL);
+    expect((await googleCalls()).all).toBe(2);
   });
 });

@@ -23,7 +23,8 @@ const PINNED: RequestsPerTool = {
   get_spreadsheet: { 'sheets.spreadsheets.get': 1 },
   read_range: { 'sheets.spreadsheets.values.get': 1 },
   read_ranges: { 'sheets.spreadsheets.values.batchGet': 1 },
-  find_in_spreadsheet: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.values.batchGet': 2 },
+  // The tabs' names and sizes, then both (1000 × 26) tabs in one values.batchGet of ≤ 100,000 cells.
+  find_in_spreadsheet: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.values.batchGet': 1 },
   // The tab's size, the header and the first window in one answer (FORMATTED_VALUE).
   read_records: { 'sheets.spreadsheets.get': 1 },
   // The tab's size comes with the cells.

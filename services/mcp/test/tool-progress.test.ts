@@ -8,10 +8,10 @@ import { type ProgressReport, startToolsUnderTest, type ToolsUnderTest } from '.
 // "Google" is an emulator process whose stats count the calls that reached it.
 
 let under: ToolsUnderTest;
-/** Twelve tabs of 40 rows on the default 1000 × 26 grid: 7 values.batchGet calls of ≤ 50,000 cells. */
+/** Twelve tabs of 40 rows on the default 1000 × 26 grid: 4 values.batchGet calls of ≤ 100,000 cells. */
 let twelveTabs: string;
 const TABS = 12;
-const SEARCH_CALLS = Math.ceil((TABS * 1_000 * 26) / 50_000);
+const SEARCH_CALLS = Math.ceil((TABS * 1_000 * 26) / 100_000);
 
 function expectGrowing(reports: ProgressReport[]) {
   for (const [index, report] of reports.entries())
@@ -56,8 +56,8 @@ describe('find_in_spreadsheet', () => {
     expect(reports.every((report) => report.total === TABS)).toBe(true);
     expectGrowing(reports);
     expect(reports[0]).toEqual({ progress: 0, total: TABS, message: 'Searching 12 tabs' });
-    // The first call reads 50,000 cells: Tab 1 and the first 923 rows of Tab 2's 1,000.
-    expect(reports[1]).toEqual({ progress: 1.923, total: TABS, message: 'Searched 1 of 12 tabs' });
+    // The first call reads 100,000 cells: Tabs 1 to 3 and the first 846 rows of Tab 4's 1,000.
+    expect(reports[1]).toEqual({ progress: 3.846, total: TABS, message: 'Searched 3 of 12 tabs' });
     expect(reports.at(-1)).toEqual({ progress: TABS, total: TABS, message: 'Searched 12 of 12 tabs' });
   });
 
@@ -94,7 +94,7 @@ describe('find_in_spreadsheet', () => {
         .tool('find_in_spreadsheet')
         .run({ spreadsheetId: twelveTabs, query: 'needle', matchCase: false, maxResults: 50 }, context),
     ).rejects.toBe(reason);
-    // The outline and the one batchGet before the cancellation; not the six after it.
+    // The outline and the one batchGet before the cancellation; not the three after it.
     const calls = await under.calls();
     expect(calls.methods['sheets.spreadsheets.values.batchGet']?.attempts).toBe(1);
     expect(calls.all).toBe(2);

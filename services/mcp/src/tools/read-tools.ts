@@ -19,8 +19,11 @@ import { defineTool, type ToolContext, ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
-/** find_in_spreadsheet reads at most this many cells per Google call (from one tab or several)… */
-const SEARCH_CHUNK_CELLS = 50_000;
+/**
+ * find_in_spreadsheet reads at most this many cells per Google call (from one tab or several), as
+ * read_records does: three new (1000 × 26) tabs and most of a fourth per call…
+ */
+const SEARCH_CHUNK_CELLS = 100_000;
 /** …and this many in all, so a search of a huge spreadsheet stays a bounded amount of work. */
 const SEARCH_MAX_CELLS = 500_000;
 
