@@ -416,3 +416,39 @@ describe('batch_update', () => {
     );
   });
 });
+
+describe('set_notes', () => {
+  it('names the notes it would replace or clear from one spreadsheets.get (sizes and notes together)', async () => {
+    await under.tool('set_notes').run(
+      {
+        spreadsheetId,
+        notes: [
+          { range: 'Summary!A1', note: 'the total' },
+          { range: 'Q3!B2:B3', note: 'checked' },
+        ],
+      },
+      under.context(),
+    );
+    const { sentence, calls } = await describeLoss('set_notes', {
+      spreadsheetId,
+      notes: [
+        { range: 'summary!A1:B2', note: null },
+        { range: 'Q3!B2:B3', note: 'checked' },
+        { range: 'Q3!B3', note: 'changed' },
+        { range: "'Q3'", note: '' },
+      ],
+    });
+    expect(calls).toBe(1);
+    expect(sentence).toBe("the text of 4 notes (on Summary!A1, 'Q3'!B3, 'Q3'!B2, 'Q3'!B3)");
+    expect(
+      (await describeLoss('set_notes', { spreadsheetId, notes: [{ range: 'Big!C1', note: 'x' }] })).sentence,
+    ).toBeNull();
+    // A range outside the grid, or naming no tab, is refused as the tool refuses it.
+    await expect(
+      describeLoss('set_notes', { spreadsheetId, notes: [{ range: 'Q3!A5000', note: 'x' }] }),
+    ).rejects.toThrow(new ToolError('"Q3!A5000" is outside the tab\'s grid'));
+    await expect(
+      describeLoss('set_notes', { spreadsheetId, notes: [{ range: 'Nope!A1', note: 'x' }] }),
+    ).rejects.toThrow(/there is no tab named "Nope"/);
+  });
+});

@@ -11,6 +11,7 @@ import {
   readTabGridsWithData,
   resolveTabArea,
   type TabArea,
+  type TabGrid,
   tabAreaOf,
 } from './table-area.ts';
 import { defineTool, ToolError } from './tool-definition.ts';
@@ -195,23 +196,43 @@ export function cellTools(deps: ToolDeps) {
         };
       },
       async describeLoss(input, { auth, signal }) {
-        const areas = await notedAreas(input.spreadsheetId, input.notes, auth.userId, signal);
-        const { data } = await callGoogle(auth.userId, signal, (request) =>
-          sheets.spreadsheets.get(
-            {
-              spreadsheetId: input.spreadsheetId,
-              ranges: areas.map(({ area }) => areaRows(area, area.rowStart, area.rowEnd)),
-              includeGridData: true,
-              fields: 'sheets(properties(title),data(startRow,startColumn,rowData(values(note))))',
-            },
-            request,
-          ),
-        );
+        // One spreadsheets.get of the ranges as written answers the tabs' sizes and the notes.
+        const written = input.notes.map(({ range }) => {
+          const { sheetTitle, cells } = splitRange(range);
+          return gridBounds(cells) === undefined
+            ? undefined
+            : sheetTitle === undefined
+              ? cells
+              : rangeOnSheet(sheetTitle, cells || undefined);
+        });
+        const answer = written.every((range) => range !== undefined)
+          ? await readTabGridsWithData(deps, auth.userId, signal, input.spreadsheetId, written, 'note')
+          : undefined;
+        let areas: Array<{ area: TabArea; note: string | null }>;
+        let perTab: Map<string, sheets_v4.Schema$GridData[]>;
+        if (answer) {
+          areas = notedAreasOf(answer.tabs, input.notes);
+          perTab = answer.data;
+        } else {
+          // A range Google refused (no such tab, outside the grid) or not A1: the sizes alone say why.
+          areas = await notedAreas(input.spreadsheetId, input.notes, auth.userId, signal);
+          const { data } = await callGoogle(auth.userId, signal, (request) =>
+            sheets.spreadsheets.get(
+              {
+                spreadsheetId: input.spreadsheetId,
+                ranges: areas.map(({ area }) => areaRows(area, area.rowStart, area.rowEnd)),
+                includeGridData: true,
+                fields: 'sheets(properties(title),data(startRow,startColumn,rowData(values(note))))',
+              },
+              request,
+            ),
+          );
+          perTab = new Map(
+            (data.sheets ?? []).map((sheet) => [sheet.properties?.title ?? '', [...(sheet.data ?? [])]]),
+          );
+        }
         // Grid data comes back per tab, each range's in the order asked.
         const lost: string[] = [];
-        const perTab = new Map<string, sheets_v4.Schema$GridData[]>();
-        for (const sheet of data.sheets ?? [])
-          perTab.set(sheet.properties?.title ?? '', [...(sheet.data ?? [])]);
         for (const { area, note } of areas) {
           const grid = perTab.get(area.title)?.shift();
           for (const [rowIndex, rowData] of (grid?.rowData ?? []).entries()) {
@@ -288,7 +309,13 @@ export function cellTools(deps: ToolDeps) {
     userId: string,
     signal: AbortSignal,
   ): Promise<Array<{ area: TabArea; note: string | null }>> {
-    const tabs = await readTabGrids(deps, userId, signal, spreadsheet);
+    return notedAreasOf(await readTabGrids(deps, userId, signal, spreadsheet), notes);
+  }
+
+  function notedAreasOf(
+    tabs: readonly TabGrid[],
+    notes: ReadonlyArray<{ range: string; note: string | null }>,
+  ): Array<{ area: TabArea; note: string | null }> {
     return notes.map(({ range, note }) => {
       const area = tabAreaOf(range, tabs);
       if (area.rowEnd <= area.rowStart || area.columnEnd <= area.columnStart)
