@@ -14,9 +14,11 @@ import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 // failure; and the MCP service's own count per tool and method agrees.
 
 /**
- * What one call of each tool costs, by Google API method. Candidates for folding (issue 22):
- * read_cell_details reads the tab's size and then its cells (two spreadsheets.get);
- * find_in_spreadsheet, set_notes and format_range read the spreadsheet's tabs first.
+ * What one call of each tool costs, by Google API method (docs/design.md §11.4). Where a tool makes
+ * two or three requests the second is needed: a write's checks read before it (Sheets has no
+ * conditional write); set_notes and format_range need the tab's sheetId (batchUpdate takes no
+ * titles); find_in_spreadsheet needs the tabs' names and sizes; convert_file the file's type and
+ * name, and an export comes here before it is uploaded.
  */
 const PINNED: RequestsPerTool = {
   list_spreadsheets: { 'drive.files.list': 1 },

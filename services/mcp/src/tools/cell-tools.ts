@@ -173,6 +173,7 @@ export function cellTools(deps: ToolDeps) {
       }),
       outputSchema: z.object({ updatedRanges: z.array(z.string()) }),
       async run(input, { auth, signal }) {
+        // A second request is needed: batchUpdate names a tab by sheetId, which only the tabs' read gives.
         const areas = await notedAreas(input.spreadsheetId, input.notes, auth.userId, signal);
         const requests: sheets_v4.Schema$Request[] = areas.map(({ area, note }) => {
           const range = {

@@ -65,6 +65,7 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
         const spreadsheetId = data.spreadsheetId;
         if (!spreadsheetId) throw new ToolError('Google did not return the new spreadsheet’s id');
         const tabs = (data.sheets ?? []).map((sheet) => sheet.properties?.title ?? '');
+        // A second request only with values: create takes typed cells, not values parsed as typed.
         if (input.values?.length) {
           await callGoogle(auth.userId, signal, (request) =>
             sheets.spreadsheets.values.update(
@@ -118,6 +119,7 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
       async run(input, context) {
         const { auth, signal } = context;
         // Steps: read the file's type, then a copy Google converts, or an export and its upload.
+        // Each is needed: the type decides copy or export and names the new file; Drive cannot export into Drive.
         const steps = input.to === 'spreadsheet' ? 2 : 3;
         const { data: source } = await callGoogle(auth.userId, signal, (request) =>
           drive.files.get({ fileId: input.fileId, fields: 'id, name, mimeType' }, request),

@@ -309,6 +309,7 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
       }),
       async run(input, context) {
         const { auth, signal } = context;
+        // The tabs' names and sizes first: each values.batchGet names its tabs and is cut to their sizes.
         const { data } = await callGoogle(auth.userId, signal, (request) =>
           sheets.spreadsheets.get(
             {

@@ -250,6 +250,7 @@ export function sheetTools(deps: ToolDeps) {
         const { format, fields } = cellFormatFor(input);
         if (fields.length === 0)
           throw new ToolError('name at least one format to set (bold, backgroundColor, numberFormat, …)');
+        // A second request is needed: batchUpdate names a tab by sheetId, which only the tabs' read gives.
         const id = await sheetIdForTitle(auth.userId, signal, input.spreadsheetId, sheetTitle);
         if (input.dryRun)
           return {

@@ -82,6 +82,7 @@ export function writeTools(deps: ToolDeps) {
       outputSchema: updateOutput,
       async run(input, { auth, signal }) {
         const range = normalizeRange(input.range);
+        // A second request is needed: Sheets has no conditional write, so what it would replace is read first.
         await guardWrites(deps, {
           auth,
           signal,
@@ -138,6 +139,7 @@ export function writeTools(deps: ToolDeps) {
       }),
       async run(input, context) {
         const { auth, signal } = context;
+        // A second request is needed: Sheets has no conditional write, so what it would replace is read first.
         await guardWrites(deps, {
           auth,
           signal,
