@@ -118,25 +118,31 @@ describe.each(implementations)('%s Google quota scheduler', (name, create) => {
     expect(refused.granted === false && refused.retryAfterMs).toBeLessThanOrEqual(WINDOW_MS);
   });
 
-  it('lets a flood take only what others leave: a waiting person below their share goes first', async ({
+  it('lets a flood take only what others leave: a newcomer finds the reserve, a waiting person goes first', async ({
     skip,
   }) => {
     const { scheduler, advance } = await start(quotasOf({ perProject: 10, perUser: 10 }), skip);
-    // Alone, the flood may take the whole project minute (nobody else asked for any of it).
-    expect((await take(scheduler, 'flood', 10)).every(granted)).toBe(true);
-    // A person with a single call finds the minute full: refused, and now waiting.
+    // Alone, the flood may take the minute but its last tenth (the newcomers' reserve).
+    expect((await take(scheduler, 'flood', 9)).every(granted)).toBe(true);
+    expect(refusal(await scheduler.acquire('flood', 'sheets_read'))).toBe('fair_share');
+    // Someone arriving now gets the reserve at once.
+    expect(granted(await scheduler.acquire('single', 'sheets_read'))).toBe(true);
+    // The minute is full: the flood (past its share of 10 / 2 = 5) is refused; the single reader
+    // (below it) is refused too, and now waits.
+    expect(refusal(await scheduler.acquire('flood', 'sheets_read'))).toBe('project');
     expect(refusal(await scheduler.acquire('single', 'sheets_read'))).toBe('project');
     await advance(WINDOW_MS + 50);
-    // The flood's grants have left the minute. Two people share it now (the waiting one counts
-    // while waiting): the flood's share is 10 / 2 = 5.
+    // Every grant has left the minute. The flood takes up to its share (the waiting reader counts)…
     expect((await take(scheduler, 'flood', 5)).every(granted)).toBe(true);
-    // The sixth is past its share: granted only while nobody below theirs is waiting. Someone is.
-    const held = await scheduler.acquire('flood', 'sheets_read');
-    expect(refusal(held)).toBe('fair_share');
-    // The waiting person gets their turn at once.
+    // …and no further while someone below their share waits.
+    expect(refusal(await scheduler.acquire('flood', 'sheets_read'))).toBe('fair_share');
+    // The waiting reader gets their turn at once.
     expect(granted(await scheduler.acquire('single', 'sheets_read'))).toBe(true);
-    // With nobody waiting, the flood uses what is left: no quota idles.
-    expect((await take(scheduler, 'flood', 4)).every(granted)).toBe(true);
+    // With nobody waiting, the flood uses what is left up to the reserve: no quota idles.
+    expect((await take(scheduler, 'flood', 3)).every(granted)).toBe(true);
+    expect(refusal(await scheduler.acquire('flood', 'sheets_read'))).toBe('fair_share');
+    // The reserve is the single reader's (1 of 10 / 3 = 4 they would have if one more came).
+    expect(granted(await scheduler.acquire('single', 'sheets_read'))).toBe(true);
     expect(refusal(await scheduler.acquire('flood', 'sheets_read'))).toBe('project');
   });
 

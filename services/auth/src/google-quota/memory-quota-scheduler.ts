@@ -4,6 +4,7 @@ import {
   GOOGLE_HOLD_WITHOUT_RETRY_AFTER_MS,
   type GoogleQuotas,
   MAX_PROJECT_WAIT_HINT_MS,
+  newcomersReserve,
   QUOTA_BUCKETS,
   QUOTA_WINDOW_MS,
   type QuotaBucket,
@@ -93,11 +94,17 @@ export function createMemoryQuotaScheduler(
       state.active.set(person, Math.max(until, state.active.get(person)!));
       return { granted: false, retryAfterMs: hint, limitedBy: 'project' };
     }
-    if (!underShare) {
-      const othersWaiting = state.waiting.size - (state.waiting.has(person) ? 1 : 0);
-      if (othersWaiting > 0)
-        return { granted: false, retryAfterMs: fairSharePollMs(quota, windowMs), limitedBy: 'fair_share' };
-    }
+    if (!underShare && state.waiting.size - (state.waiting.has(person) ? 1 : 0) > 0)
+      return { granted: false, retryAfterMs: fairSharePollMs(quota, windowMs), limitedBy: 'fair_share' };
+    if (
+      state.project.times.length >= quota.perProject - newcomersReserve(quota) &&
+      own.times.length >= Math.ceil(quota.perProject / (state.active.size + 1))
+    )
+      return {
+        granted: false,
+        retryAfterMs: state.project.msUntilRoom(at, windowMs),
+        limitedBy: 'fair_share',
+      };
     state.project.times.push(at);
     own.times.push(at);
     state.people.set(person, own);

@@ -68,3 +68,13 @@ export const MAX_PROJECT_WAIT_HINT_MS = 1_000;
 export function fairSharePollMs(quota: BucketQuota, windowMs = QUOTA_WINDOW_MS): number {
   return Math.max(50, Math.ceil(windowMs / quota.perProject));
 }
+
+/**
+ * The last part of the project's minute (a tenth, at least one request), kept for people below the
+ * share they would have if one more person came: a person alone may use nearly the whole minute,
+ * yet someone who arrives after a flood took it still finds room at once instead of waiting for
+ * the flood's minute to pass.
+ */
+export function newcomersReserve(quota: BucketQuota): number {
+  return Math.max(1, Math.ceil(quota.perProject / 10));
+}

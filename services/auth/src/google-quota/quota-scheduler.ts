@@ -21,12 +21,15 @@ export type QuotaTurn =
  *   - Google has not answered 429 for the bucket within its Retry-After;
  *   - the person's own minute has room;
  *   - the project's minute has room, and either the person is below their fair share of it (the
- *     project's quota divided among the people who asked within the minute) or nobody below
- *     their share is waiting.
- * So one person's flood takes only what others leave: a person with a single call waits at most
- * for the next request to leave the project's minute, never behind the flood. A person below
- * their share who is refused because the project's minute is full is recorded as waiting (for
- * as long as they keep asking), which holds back everyone past their share. Nothing is counted
+ *     project's quota divided among the people who asked within the minute, or wait) or nobody
+ *     below their share is waiting;
+ *   - the last tenth of the project's minute (the newcomers' reserve) goes only to people below
+ *     the share they would have if one more person came.
+ * So one person's flood takes only what others leave: someone who arrives after it took the
+ * minute finds the reserve at once, and a person below their share waits at most for the next
+ * request to leave the project's minute, never behind the flood. A person below their share who
+ * is refused because the project's minute is full is recorded as waiting (for as long as they
+ * keep asking), which holds back everyone past their share. Nothing is counted
  * for a refused request.
  */
 export interface GoogleQuotaScheduler {

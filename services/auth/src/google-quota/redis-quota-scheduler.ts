@@ -6,6 +6,7 @@ import {
   GOOGLE_HOLD_WITHOUT_RETRY_AFTER_MS,
   type GoogleQuotas,
   MAX_PROJECT_WAIT_HINT_MS,
+  newcomersReserve,
   QUOTA_WINDOW_MS,
 } from './quota-rules.ts';
 import type { GoogleQuotaScheduler, QuotaLimitName, QuotaTurn, SchedulerTimings } from './quota-scheduler.ts';
@@ -17,7 +18,8 @@ import type { GoogleQuotaScheduler, QuotaLimitName, QuotaTurn, SchedulerTimings 
  * who is waiting below their share (score: until when); the holds Google asked for are keys that
  * expire.
  *   KEYS: project log, person's log, active people, waiting people, project hold, person's hold, sequence
- *   ARGV: person, per-project quota, per-user quota, window ms, fair-share poll ms, longest project wait hint ms
+ *   ARGV: person, per-project quota, per-user quota, window ms, fair-share poll ms, longest project
+ *         wait hint ms, newcomers' reserve
  * Returns {granted (0|1), retry after ms, limited by}.
  */
 const TURN = `
@@ -29,6 +31,7 @@ local perUser = tonumber(ARGV[3])
 local window = tonumber(ARGV[4])
 local poll = tonumber(ARGV[5])
 local maxHint = tonumber(ARGV[6])
+local reserve = tonumber(ARGV[7])
 local since = now - window
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', since)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', since)
@@ -43,8 +46,10 @@ if own >= perUser then
 end
 redis.call('ZADD', KEYS[3], 'GT', now + window, person)
 redis.call('PEXPIRE', KEYS[3], window + 2 * maxHint)
-local underShare = own < math.ceil(perProject / redis.call('ZCARD', KEYS[3]))
-if redis.call('ZCARD', KEYS[1]) >= perProject then
+local active = redis.call('ZCARD', KEYS[3])
+local underShare = own < math.ceil(perProject / active)
+local projectCount = redis.call('ZCARD', KEYS[1])
+if projectCount >= perProject then
   local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
   local wait = math.max(1, tonumber(oldest[2]) + window - now)
   if not underShare then return {0, wait, 'project'} end
@@ -58,6 +63,10 @@ if not underShare then
   local waiting = redis.call('ZCARD', KEYS[4])
   if redis.call('ZSCORE', KEYS[4], person) then waiting = waiting - 1 end
   if waiting > 0 then return {0, poll, 'fair_share'} end
+end
+if projectCount >= perProject - reserve and own >= math.ceil(perProject / (active + 1)) then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return {0, math.max(1, tonumber(oldest[2]) + window - now), 'fair_share'}
 end
 local grant = now .. ':' .. redis.call('INCR', KEYS[7])
 redis.call('ZADD', KEYS[1], now, grant)
@@ -133,6 +142,7 @@ export async function createRedisQuotaScheduler(
             String(windowMs),
             String(fairSharePollMs(quota, windowMs)),
             String(maxProjectWaitHintMs),
+            String(newcomersReserve(quota)),
           ],
         })) as [number, number, string];
         return granted === 1
