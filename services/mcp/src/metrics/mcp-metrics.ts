@@ -101,6 +101,7 @@ export function createMcpMetrics() {
   });
   for (const bucket of GOOGLE_QUOTA_BUCKET_NAMES) {
     quotaWaiting.set({ bucket }, 0);
+    quotaWait.zero({ bucket });
     for (const outcome of ['at_once', 'after_wait', 'gave_up', 'unscheduled'])
       quotaTurns.inc({ bucket, outcome }, 0);
   }
