@@ -2,7 +2,7 @@ import { readJson } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpUnderTest, postReadRange, startMcpUnderTest } from './support/stack.ts';
 
-// Google's per-minute quotas, scheduled by auth for every MCP replica (docs/design.md §10,
+// Google's per-minute quotas, scheduled by auth for every MCP replica (docs/design.md §11.6,
 // "Google's quota"), seen from outside: real mcp, auth and emulator processes.
 
 interface Person {

@@ -608,7 +608,7 @@ export const ReportGoogleQuotaExhaustedResponse: MessageFns<ReportGoogleQuotaExh
 };
 
 /**
- * Google's per-minute quotas as one fleet-wide, fairly shared resource (docs/design.md §10,
+ * Google's per-minute quotas as one fleet-wide, fairly shared resource (docs/design.md §11.6,
  * "Google's quota"). Google limits a project (every person Sheetgate serves) and each person
  * within it, for Sheets reads, Sheets writes and Drive apart; an MCP replica asks auth for a turn
  * before each HTTP request it sends Google, and auth answers from counters every replica shares

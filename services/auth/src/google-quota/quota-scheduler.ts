@@ -14,7 +14,7 @@ export type QuotaTurn =
     };
 
 /**
- * Turns at Google's per-minute quotas, shared by every MCP replica (docs/design.md §10, "Google's
+ * Turns at Google's per-minute quotas, shared by every MCP replica (docs/design.md §11.6, "Google's
  * quota"). Each bucket keeps, for the project and for each person, the requests granted within
  * the last minute (a sliding log: Google counts a rolling minute, and a fixed-window counter
  * would let twice the quota through across a window's edge). A request is granted when:

@@ -73,7 +73,7 @@ const BUCKET_WORDS: Record<GoogleQuotaBucketName, string> = {
 const UNSCHEDULED_LOG_INTERVAL_MS = 30_000;
 
 /**
- * Waits for a Google request's turn at Google's per-minute quotas (docs/design.md §10): asks auth,
+ * Waits for a Google request's turn at Google's per-minute quotas (docs/design.md §11.6): asks auth,
  * and while refused sleeps as long as auth says and asks again, up to `maxWaitMs`. Past that the
  * request is not sent and the tool answers when to try again. When auth cannot be asked (down,
  * Redis down) the request goes to Google unscheduled: Google stays the authority, and a tool call

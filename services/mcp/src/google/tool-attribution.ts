@@ -5,7 +5,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * googleapis HTTP adapter sees every attempt but neither of them; the tool call runs inside
  * `runAsTool` and each Google call inside `runForPerson`, and the adapter reads `googleRequestOwner`
  * — to count requests per tool (docs/design.md §11, "Google requests per tool") and to take the
- * person's turn at Google's quota (§10). AsyncLocalStorage is Node's own way of carrying a value
+ * person's turn at Google's quota (§11.6). AsyncLocalStorage is Node's own way of carrying a value
  * across awaits.
  */
 export interface GoogleRequestOwner {
