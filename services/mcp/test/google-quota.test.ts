@@ -1,6 +1,6 @@
 import { readJson } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type McpUnderTest, postReadRange, startMcpUnderTest } from './support/stack.ts';
+import { type McpUnderTest, postMcp, postReadRange, startMcpUnderTest } from './support/stack.ts';
 
 // Google's per-minute quotas, scheduled by auth for every MCP replica (docs/design.md §11.6,
 // "Google's quota"), seen from outside: real mcp, auth and emulator processes.
@@ -117,5 +117,64 @@ describe("Google's own 429", () => {
     expect(await sheetsReadsAtGoogle(stack)).toEqual({ attempts: 3, refused: 1 });
     // Google named alice's quota ("per user"), not the project's: bob still reads.
     expect((await readRange(stack, bob)).result?.structuredContent?.values).toEqual([['hello']]);
+  });
+});
+
+describe('a request waiting for its turn', () => {
+  let stack: McpUnderTest;
+  let alice: Person;
+  beforeAll(async () => {
+    stack = await startMcpUnderTest(
+      { GOOGLE_QUOTA_MAX_WAIT_SECONDS: '120' },
+      { GOOGLE_QUOTAS: JSON.stringify({ sheetsReadsPerMinutePerUser: 1 }) },
+    );
+    alice = await person(stack, 'alice@example.com');
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('tells a client that asked for progress why it waits, and sends Google nothing until its turn', async () => {
+    await fetch(`${stack.emulatorUrl}/__emulator/stats`, { method: 'DELETE' });
+    expect((await readRange(stack, alice)).result?.structuredContent?.values).toEqual([['hello']]);
+    // The second read waits for alice's minute (about a minute, within the 120 s allowed).
+    const leaving = new AbortController();
+    const response = await postMcp(
+      stack.mcpUrl,
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: {
+          name: 'read_range',
+          arguments: { spreadsheetId: alice.spreadsheetId, range: 'A1' },
+          _meta: { progressToken: 'wait-1' },
+        },
+      },
+      { headers: { authorization: `Bearer ${alice.token}` }, signal: leaving.signal },
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let received = '';
+    while (!received.includes('notifications/progress')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      received += decoder.decode(value, { stream: true });
+    }
+    const event = /data: (.*notifications\/progress.*)/.exec(received);
+    expect(event, received).not.toBeNull();
+    expect(JSON.parse(event![1]!).params).toEqual({
+      progressToken: 'wait-1',
+      progress: 0,
+      message: expect.stringMatching(
+        /^Waiting for a turn at Google's per-minute quota of Sheets reads \(up to \d+ s\)$/,
+      ),
+    });
+    // The client gives up waiting: nothing was sent to Google for it.
+    leaving.abort();
+    await reader.cancel().catch(() => {});
+    expect(await sheetsReadsAtGoogle(stack)).toEqual({ attempts: 1, refused: 0 });
   });
 });

@@ -2,7 +2,7 @@ import { classifyGoogleFailure, describeGoogleFailure } from './google-errors.ts
 import type { GoogleHttpAdapter } from './http-adapter.ts';
 import { quotaBucketOf } from './quota-buckets.ts';
 import type { QuotaGate } from './quota-gate.ts';
-import { personOfThisCall } from './tool-attribution.ts';
+import { googleRequestOwner } from './tool-attribution.ts';
 
 const NEVER = new AbortController().signal;
 
@@ -14,10 +14,11 @@ const NEVER = new AbortController().signal;
  */
 export function withQuotaTurns(gate: QuotaGate, inner: GoogleHttpAdapter): GoogleHttpAdapter {
   return async (options, defaultAdapter) => {
-    const userId = personOfThisCall();
+    const owner = googleRequestOwner();
+    const userId = owner?.userId;
     const bucket = quotaBucketOf(options.method ?? 'GET', options.url);
     if (!userId || !bucket) return inner(options, defaultAdapter);
-    await gate.waitForTurn(userId, bucket, options.signal ?? NEVER);
+    await gate.waitForTurn(userId, bucket, options.signal ?? NEVER, owner.note);
     const response = await inner(options, defaultAdapter);
     if (response.status === 429 || response.status === 403) {
       const failure = describeGoogleFailure({ response });

@@ -94,7 +94,13 @@ export function createQuotaGate(options: QuotaGateOptions) {
   }
 
   return {
-    async waitForTurn(userId: string, bucket: GoogleQuotaBucketName, signal: AbortSignal): Promise<void> {
+    /** `note` tells the client, once, that the request waits and about how long. */
+    async waitForTurn(
+      userId: string,
+      bucket: GoogleQuotaBucketName,
+      signal: AbortSignal,
+      note?: (message: string) => void,
+    ): Promise<void> {
       const started = now();
       let waiting = false;
       try {
@@ -120,6 +126,9 @@ export function createQuotaGate(options: QuotaGateOptions) {
           if (!waiting) {
             waiting = true;
             options.onWaiting?.(bucket, 1);
+            note?.(
+              `Waiting for a turn at Google's per-minute quota of ${BUCKET_WORDS[bucket]} (up to ${Math.ceil((options.maxWaitMs - waited) / 1000)} s)`,
+            );
           }
           await sleep(turn.retryAfterMs, signal);
         }

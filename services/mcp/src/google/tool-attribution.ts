@@ -11,17 +11,23 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export interface GoogleRequestOwner {
   tool: string;
   userId?: string;
+  /** Tells the client why the call waits (a progress notification, when it asked for them). */
+  note?: (message: string) => void;
 }
 
 const ownerScope = new AsyncLocalStorage<GoogleRequestOwner>();
 
-export function runAsTool<T>(tool: string, run: () => Promise<T>): Promise<T> {
-  return ownerScope.run({ tool }, run);
+export function runAsTool<T>(
+  tool: string,
+  note: (message: string) => void,
+  run: () => Promise<T>,
+): Promise<T> {
+  return ownerScope.run({ tool, note }, run);
 }
 
 /** Runs one Google call of `userId`'s (within the tool call, if any). */
 export function runForPerson<T>(userId: string, run: () => Promise<T>): Promise<T> {
-  return ownerScope.run({ tool: toolOfThisCall(), userId }, run);
+  return ownerScope.run({ ...ownerScope.getStore(), tool: toolOfThisCall(), userId }, run);
 }
 
 /** The tool whose call is running, or `none` outside one. */
@@ -29,7 +35,7 @@ export function toolOfThisCall(): string {
   return ownerScope.getStore()?.tool ?? 'none';
 }
 
-/** The person the running Google call is made for, if it runs inside `runForPerson`. */
-export function personOfThisCall(): string | undefined {
-  return ownerScope.getStore()?.userId;
+/** The person the running Google call is made for (if it runs inside `runForPerson`), and the call's `note`. */
+export function googleRequestOwner(): GoogleRequestOwner | undefined {
+  return ownerScope.getStore();
 }

@@ -162,10 +162,11 @@ export function createMcpServer(options: {
     const args = params.arguments ?? {};
     const parsed = tool.inputSchema.safeParse(args);
     if (!parsed.success) return toolError(`invalid arguments: ${z.prettifyError(parsed.error)}`);
-    const context: ToolContext = { auth: call.auth, signal, progress: progressReporter(params, call) };
+    const reporter = progressReporter(params, call);
+    const context: ToolContext = { auth: call.auth, signal, progress: reporter.progress };
     try {
       // Google requests made inside are counted against the tool (tool-attribution.ts).
-      return await runAsTool(tool.name, async () => {
+      return await runAsTool(tool.name, reporter.note, async () => {
         if (call.era === 'modern') {
           const confirmation = await confirmDestruction({
             tool,
@@ -341,24 +342,36 @@ function inFlightKey(auth: AuthInfo, id: JsonRpcId): string {
   return `${auth.userId}\n${auth.clientId ?? ''}\n${auth.apiKeyId ?? ''}\n${typeof id}:${id}`;
 }
 
-/** notifications/progress for the request's progressToken, growing only; nothing without a token. */
-function progressReporter(params: Record<string, unknown>, call: CallContext): ToolContext['progress'] {
+/**
+ * notifications/progress for the request's progressToken, growing only; nothing without a token.
+ * `progress` is the tool's own; `note` tells the client why the call is waiting (its turn at
+ * Google's quota) without a step of the tool's: a thousandth past the last value, so the tool's
+ * next whole step still grows.
+ */
+function progressReporter(
+  params: Record<string, unknown>,
+  call: CallContext,
+): { progress: ToolContext['progress']; note: (message: string) => void } {
   const token = (params._meta as Record<string, unknown> | undefined)?.progressToken;
-  if (typeof token !== 'string' && typeof token !== 'number') return () => {};
+  if (typeof token !== 'string' && typeof token !== 'number') return { progress: () => {}, note: () => {} };
   let last = Number.NEGATIVE_INFINITY;
-  return (progress, total, message) => {
-    if (!(progress > last)) return;
-    last = progress;
+  const progress: ToolContext['progress'] = (value, total, message) => {
+    if (!(value > last)) return;
+    last = value;
     call.notify({
       jsonrpc: '2.0',
       method: 'notifications/progress',
       params: {
         progressToken: token,
-        progress,
+        progress: value,
         ...(total === undefined ? {} : { total }),
         ...(message === undefined ? {} : { message }),
       },
     });
+  };
+  return {
+    progress,
+    note: (message) => progress(last === Number.NEGATIVE_INFINITY ? 0 : last + 0.001, undefined, message),
   };
 }
 
