@@ -1,5 +1,6 @@
 import {
   createAccountServiceClient,
+  createGoogleQuotaClient,
   createTokenBrokerClient,
   GrpcStatus,
   type TokenBrokerClient,
@@ -29,6 +30,7 @@ beforeAll(async () => {
       register: { points: 500, durationSeconds: 3600 },
       apiKey: { points: API_KEY_LIMIT, durationSeconds: 600 },
     }),
+    GOOGLE_QUOTAS: JSON.stringify({ sheetsReadsPerMinutePerUser: 2 }),
   });
   pool = createDatabasePool(subject.database.url, 2);
   const address = `127.0.0.1:${subject.env.AUTH_GRPC_PORT}`;
@@ -228,6 +230,86 @@ describe('TokenBroker over gRPC', () => {
     await expect(resolveOne(stranger, 'x')).rejects.toMatchObject({
       code: GrpcStatus.UNAUTHENTICATED,
     });
+    stranger.close();
+  });
+});
+
+describe('GoogleQuotaService over gRPC', () => {
+  const quotaClient = (serviceToken = subject.env.INTERNAL_SERVICE_TOKEN!) =>
+    createGoogleQuotaClient({ address: `127.0.0.1:${subject.env.AUTH_GRPC_PORT}`, serviceToken });
+
+  it("grants a person's turns within GOOGLE_QUOTAS, then says how long to wait and why", async () => {
+    const quota = quotaClient();
+    const ask = (user: string) =>
+      quota.acquireGoogleQuota({ userId: user, bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ' });
+    expect(await ask('quota-user-1')).toEqual({
+      granted: true,
+      retryAfterMs: 0,
+      limitedBy: 'GOOGLE_QUOTA_LIMIT_UNSPECIFIED',
+    });
+    expect((await ask('quota-user-1')).granted).toBe(true);
+    const refused = await ask('quota-user-1');
+    expect(refused).toMatchObject({ granted: false, limitedBy: 'GOOGLE_QUOTA_LIMIT_PERSON' });
+    expect(refused.retryAfterMs).toBeGreaterThan(0);
+    expect(refused.retryAfterMs).toBeLessThanOrEqual(61_000);
+    // Writes are a bucket of their own.
+    expect(
+      (await quota.acquireGoogleQuota({ userId: 'quota-user-1', bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_WRITE' }))
+        .granted,
+    ).toBe(true);
+    quota.close();
+  });
+
+  it("holds the bucket Google named for Google's Retry-After", async () => {
+    const quota = quotaClient();
+    await quota.reportGoogleQuotaExhausted({
+      userId: 'quota-user-2',
+      bucket: 'GOOGLE_QUOTA_BUCKET_DRIVE',
+      perUser: true,
+      retryAfterSeconds: 30,
+    });
+    const held = await quota.acquireGoogleQuota({
+      userId: 'quota-user-2',
+      bucket: 'GOOGLE_QUOTA_BUCKET_DRIVE',
+    });
+    expect(held).toMatchObject({ granted: false, limitedBy: 'GOOGLE_QUOTA_LIMIT_GOOGLE' });
+    expect(held.retryAfterMs).toBeGreaterThan(20_000);
+    expect(
+      (await quota.acquireGoogleQuota({ userId: 'quota-user-3', bucket: 'GOOGLE_QUOTA_BUCKET_DRIVE' }))
+        .granted,
+    ).toBe(true);
+    quota.close();
+  });
+
+  it('refuses malformed requests and callers without the service credential', async () => {
+    const quota = quotaClient();
+    for (const request of [
+      { userId: '', bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ' as const },
+      { userId: 'u'.repeat(65), bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ' as const },
+      { userId: 'quota-user-4', bucket: 'GOOGLE_QUOTA_BUCKET_UNSPECIFIED' as const },
+    ])
+      await expect(quota.acquireGoogleQuota(request)).rejects.toMatchObject({
+        code: GrpcStatus.INVALID_ARGUMENT,
+      });
+    for (const retryAfterSeconds of [-1, 3_601])
+      await expect(
+        quota.reportGoogleQuotaExhausted({
+          userId: 'quota-user-4',
+          bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ',
+          perUser: false,
+          retryAfterSeconds,
+        }),
+      ).rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
+    // Nothing was held by the refused reports: the project's reads are open.
+    expect(
+      (await quota.acquireGoogleQuota({ userId: 'quota-user-4', bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ' }))
+        .granted,
+    ).toBe(true);
+    quota.close();
+    const stranger = quotaClient('wrong');
+    await expect(
+      stranger.acquireGoogleQuota({ userId: 'quota-user-4', bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ' }),
+    ).rejects.toMatchObject({ code: GrpcStatus.UNAUTHENTICATED });
     stranger.close();
   });
 });
