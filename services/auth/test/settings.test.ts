@@ -29,6 +29,26 @@ describe('auth settings at start', () => {
     ]);
   });
 
+  it.each([
+    ['not JSON', '{sheetsReads'],
+    ['an unknown name', '{"sheetsReadsPerMinute":10}'],
+    ['zero', '{"sheetsReadsPerMinutePerUser":0}'],
+    ['a fraction', '{"driveRequestsPerMinutePerProject":1.5}'],
+  ])('stops on GOOGLE_QUOTAS with %s, naming the names it takes', (_, value) => {
+    const result = runAuth({
+      ...generateLocalSecrets(),
+      GOOGLE_CLIENT_ID: 'id',
+      GOOGLE_CLIENT_SECRET: 'secret',
+      DATABASE_URL: 'postgres://127.0.0.1:1/x',
+      INTERNAL_SERVICE_TOKEN: 'x'.repeat(40),
+      GOOGLE_QUOTAS: value,
+    });
+    expect(result.status).toBe(78);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      `auth: invalid setting GOOGLE_QUOTAS: expected JSON like {"sheetsReadsPerMinutePerProject":1200} (names: sheetsReadsPerMinutePerProject, sheetsReadsPerMinutePerUser, sheetsWritesPerMinutePerProject, sheetsWritesPerMinutePerUser, driveRequestsPerMinutePerProject, driveRequestsPerMinutePerUser; whole numbers from 1) (got ${JSON.stringify(value)})`,
+    ]);
+  });
+
   it('never prints a secret it refuses, nor a URL password (stderr reaches logs)', () => {
     const result = runAuth({
       GOOGLE_CLIENT_ID: 'id',
