@@ -6,6 +6,16 @@
 import type { sheets_v4 } from 'googleapis';
 import { GoogleApiError, googleErrors } from '../google-error.ts';
 import { formatRange, type GridBounds } from './a1-notation.ts';
+import {
+  autoFill,
+  autoResizeDimensions,
+  copyPaste,
+  cutPaste,
+  mergeCells,
+  sortRange,
+  unmergeCells,
+  updateDimensionProperties,
+} from './batch-update-editing.ts';
 import { applyMaskedUpdate } from './field-mask.ts';
 import {
   cellAt,
@@ -49,6 +59,14 @@ const HANDLERS: { [K in keyof Request]?: Handler<K> } = {
   appendCells,
   updateSpreadsheetProperties,
   setDataValidation,
+  copyPaste,
+  cutPaste,
+  autoFill,
+  sortRange,
+  mergeCells,
+  unmergeCells,
+  updateDimensionProperties,
+  autoResizeDimensions,
 };
 
 export const SUPPORTED_REQUEST_KINDS = Object.keys(HANDLERS);
@@ -91,7 +109,7 @@ export function applyBatchUpdate(
   return { updated, replies };
 }
 
-function sheetById(spreadsheet: SpreadsheetModel, sheetId: number | null | undefined): SheetModel {
+export function sheetById(spreadsheet: SpreadsheetModel, sheetId: number | null | undefined): SheetModel {
   const id = sheetId ?? 0;
   const sheet = spreadsheet.sheets.find((candidate) => candidate.properties.sheetId === id);
   if (!sheet) throw problem(`No grid with id: ${id}`);
@@ -294,7 +312,7 @@ function deleteDimension(
   return {};
 }
 
-function gridBounds(
+export function gridBounds(
   spreadsheet: SpreadsheetModel,
   range: sheets_v4.Schema$GridRange | undefined,
 ): { sheet: SheetModel; bounds: GridBounds } {

@@ -4,6 +4,7 @@
  * computed when read.
  */
 import type { sheets_v4 } from 'googleapis';
+import type { GridBounds } from './a1-notation.ts';
 
 export type CellData = sheets_v4.Schema$CellData;
 export type CellFormat = sheets_v4.Schema$CellFormat;
@@ -33,6 +34,16 @@ export interface SheetProperties {
 export interface SheetModel {
   properties: SheetProperties;
   rows: CellRows;
+  /** Merged areas (zero-based, end-exclusive), none overlapping. */
+  merges?: GridBounds[];
+  /** Sparse, by index: what a row or column has apart from the default size. */
+  rowMetadata?: DimensionMetadata[];
+  columnMetadata?: DimensionMetadata[];
+}
+
+export interface DimensionMetadata {
+  pixelSize?: number;
+  hiddenByUser?: boolean;
 }
 
 export interface SpreadsheetModel {

@@ -7,7 +7,7 @@ import { type GridBounds, resolveRange } from './a1-notation.ts';
 import { effectiveCell, formattedValue } from './cell-values.ts';
 import { evaluateSpreadsheet } from './formulas.ts';
 import { storedCellsIn } from './grid.ts';
-import type { CellData, CellFormat, SheetModel, SpreadsheetModel } from './model.ts';
+import type { CellData, CellFormat, DimensionMetadata, SheetModel, SpreadsheetModel } from './model.ts';
 
 /** Google's default cell format for a new spreadsheet (en_US). */
 export const DEFAULT_CELL_FORMAT: CellFormat = {
@@ -57,6 +57,16 @@ export function spreadsheetResource(
     properties: { ...spreadsheet.properties, defaultFormat: structuredClone(DEFAULT_CELL_FORMAT) },
     sheets: sheets.map((sheet) => {
       const resource: sheets_v4.Schema$Sheet = { properties: sheetPropertiesResource(sheet) };
+      if (sheet.merges?.length) {
+        const sheetId = sheet.properties.sheetId;
+        resource.merges = sheet.merges.map((merge) => ({
+          sheetId,
+          startRowIndex: merge.startRow,
+          endRowIndex: merge.endRow,
+          startColumnIndex: merge.startColumn,
+          endColumnIndex: merge.endColumn,
+        }));
+      }
       if (options.includeGridData) {
         const sheetRanges = ranges.filter((range) => range.sheet === sheet).map((range) => range.bounds);
         const bounds = sheetRanges.length > 0 ? sheetRanges : [wholeSheet(sheet)];
@@ -105,12 +115,16 @@ export function gridData(
       line?.values?.length ? { values: Array.from(line.values, (cell) => cell ?? {}) } : {},
     );
   }
-  data.rowMetadata = Array.from({ length: Math.max(0, endRow - bounds.startRow) }, () => ({
-    pixelSize: ROW_PIXELS,
-  }));
-  data.columnMetadata = Array.from({ length: Math.max(0, endColumn - bounds.startColumn) }, () => ({
-    pixelSize: COLUMN_PIXELS,
-  }));
+  const metadata = (stored: DimensionMetadata | undefined, pixels: number) => ({
+    ...(stored?.hiddenByUser ? { hiddenByUser: true } : {}),
+    pixelSize: stored?.pixelSize ?? pixels,
+  });
+  data.rowMetadata = Array.from({ length: Math.max(0, endRow - bounds.startRow) }, (_, index) =>
+    metadata(sheet.rowMetadata?.[bounds.startRow + index], ROW_PIXELS),
+  );
+  data.columnMetadata = Array.from({ length: Math.max(0, endColumn - bounds.startColumn) }, (_, index) =>
+    metadata(sheet.columnMetadata?.[bounds.startColumn + index], COLUMN_PIXELS),
+  );
   return data;
 }
 
