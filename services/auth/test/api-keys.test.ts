@@ -24,6 +24,7 @@ import {
   API_KEY_PATTERN,
   type ApiKeyLibrary,
   type ApiKeyLibraryOptions,
+  apiKeyLeaseSize,
   createApiKeyLibrary,
   createKeyRevocations,
   requestedExpiry,
@@ -514,6 +515,43 @@ describe('API keys: per-key rate limit', () => {
     const { secret } = await newKey(keys);
     const answers = await Promise.all(Array.from({ length: 20 }, () => keys.resolve(secret)));
     expect(answers.filter((answer) => answer.ok)).toHaveLength(5);
+  });
+});
+
+describe('API keys: leases (LeaseApiKeyAllowance)', () => {
+  it('are what the replica asks for, or a hundredth of a large limit (at most 10,000)', () => {
+    expect(apiKeyLeaseSize(50, { points: 600 })).toBe(50);
+    expect(apiKeyLeaseSize(10, { points: 100 })).toBe(10);
+    expect(apiKeyLeaseSize(50, { points: 200_000 })).toBe(2_000);
+    expect(apiKeyLeaseSize(1_000, { points: 60_000 })).toBe(1_000);
+    expect(apiKeyLeaseSize(50, { points: 100_000_000 })).toBe(10_000);
+  });
+
+  it('grant a key whose limit is large more than asked, counted at auth, and never past the limit', async () => {
+    const large = await createRateLimits({
+      redisUrl: redis.url,
+      pool,
+      keyPrefix: `sheetgate:test:${randomBytes(4).toString('hex')}`,
+      rules: { apiKey: { points: 25_000, durationSeconds: 60 } },
+    });
+    try {
+      const keys = await openLibrary({ rateLimiter: large.apiKey });
+      const { key } = await newKey(keys);
+      // 250 a lease (1% of 25,000): 100 leases spend the window, whatever each asked for.
+      expect(await keys.leaseAllowance(key.id, 50)).toMatchObject({ granted: 250 });
+      expect(await keys.leaseAllowance(key.id, 1_000)).toMatchObject({ granted: 1_000 });
+      let granted = 1_250;
+      for (let lease = 0; lease < 100 && granted < 25_000; lease++)
+        granted += (await keys.leaseAllowance(key.id, 50)).granted;
+      expect(granted).toBe(25_000);
+      expect(await keys.leaseAllowance(key.id, 50)).toMatchObject({ granted: 0 });
+      // The default limit's leases are what was asked.
+      const small = await openLibrary();
+      const other = await newKey(small);
+      expect(await small.leaseAllowance(other.key.id, 3)).toMatchObject({ granted: 3 });
+    } finally {
+      await large.close();
+    }
   });
 });
 

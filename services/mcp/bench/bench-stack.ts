@@ -39,7 +39,7 @@ export interface BenchStack {
 }
 
 export async function startBenchStack(
-  options: { mcpEnv?: Record<string, string> } = {},
+  options: { mcpEnv?: Record<string, string>; authEnv?: Record<string, string> } = {},
 ): Promise<BenchStack> {
   const placed: Array<{ name: string; pid: number }> = [];
   const notes: string[] = [];
@@ -61,6 +61,7 @@ export async function startBenchStack(
       {
         LOG_LEVEL: 'warn',
         RATE_LIMIT_OVERRIDES: JSON.stringify({ apiKey: { points: 100_000_000, durationSeconds: 60 } }),
+        ...options.authEnv,
       },
       { database },
     );

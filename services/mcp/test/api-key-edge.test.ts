@@ -98,6 +98,14 @@ describe('a key held at the edge', () => {
     expect(auth.calls).toMatchObject({ resolve: 1, lease: 3 });
   });
 
+  it('spends the whole of a grant larger than asked (auth leases a key with a large limit more)', async () => {
+    const auth = scriptedAuth({ grant: () => 1_000 });
+    const keys = edge(auth);
+    for (let i = 0; i < 1_002; i++) expect(await keys.resolve(KEY, '192.0.2.1')).toMatchObject({ ok: true });
+    // 1 resolved, 1,000 from the first lease, the 1,002nd from a second.
+    expect(auth.calls).toMatchObject({ resolve: 1, lease: 2 });
+  });
+
   it('shares one lease request among the concurrent requests that find the allowance spent', async () => {
     const auth = scriptedAuth();
     const keys = edge(auth);

@@ -63,6 +63,27 @@ export interface ApiKeyLibraryOptions {
   cache?: { maxEntries?: number; maxAgeMs?: number };
 }
 
+/**
+ * The share of a key's limit that one lease is at least (LeaseApiKeyAllowance): a replica asks
+ * for its API_KEY_LEASE_SIZE (50 by default), and a key whose limit is large is leased more at a
+ * time — a hundredth of its window, at most MAX_SCALED_API_KEY_LEASE — so that a replica serving
+ * thousands of requests a second with it asks auth a few times a second, not hundreds (each
+ * unary gRPC call costs auth ~0.5 ms of CPU; at 50 a lease that was 16 µs per request).
+ *
+ * What this costs the limit's precision is bounded by the same share: a replica overshoots a
+ * key's limit by at most one lease across a window boundary, and loses what it leased but did not
+ * spend before the window ended — at most max(API_KEY_LEASE_SIZE, 1% of the limit, capped at
+ * MAX_SCALED_API_KEY_LEASE) per replica. The default limit (600 a minute) has a scaled lease of 6,
+ * so its replicas' leases stay at what they ask for.
+ */
+export const API_KEY_LEASE_SHARE = 0.01;
+/** The most one scaled lease grants (the MCP edge accepts a grant up to this). */
+export const MAX_SCALED_API_KEY_LEASE = 10_000;
+
+/** How many requests a lease asked for `requested` takes of a key limited by `rule`. */
+export const apiKeyLeaseSize = (requested: number, rule: { points: number }): number =>
+  Math.max(requested, Math.min(MAX_SCALED_API_KEY_LEASE, Math.floor(rule.points * API_KEY_LEASE_SHARE)));
+
 // A revoked or expired key that a forgotten script keeps sending would otherwise add an audit row
 // per request; one row per key per replica in this interval tells the story.
 const REFUSAL_AUDIT_INTERVAL_MS = 10 * 60_000;
@@ -389,13 +410,17 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
     resolveMany,
 
     /**
-     * Takes up to `requested` requests of a key's rate-limit window for an MCP replica to spend
-     * itself (LeaseApiKeyAllowance): what is left of the window, at most `requested`. It counts; it
-     * does not judge the key (the replica asks only for keys ResolveApiKeys resolved, and forgets
-     * them when the revocation stream says so). A grant marks the key used, as a resolve does.
+     * Takes requests of a key's rate-limit window for an MCP replica to spend itself
+     * (LeaseApiKeyAllowance): what is left of the window, at most the lease's size — `requested`,
+     * or more for a key whose limit is large (`apiKeyLeaseSize`). It counts; it does not judge the
+     * key (the replica asks only for keys ResolveApiKeys resolved, and forgets them when the
+     * revocation stream says so). A grant marks the key used, as a resolve does.
      */
     async leaseAllowance(keyId: string, requested: number): Promise<RateLimitLease> {
-      const lease = await options.rateLimiter.lease(keyId, requested);
+      const lease = await options.rateLimiter.lease(
+        keyId,
+        apiKeyLeaseSize(requested, options.rateLimiter.rule),
+      );
       if (lease.granted > 0) lastUsed.mark(keyId);
       if (lease.firstRefusal) {
         inBackground(

@@ -48,6 +48,8 @@ export function tokenBrokerHandlers(deps: {
         if (!(request.requested >= 1 && request.requested <= MAX_API_KEY_LEASE)) {
           throw new SheetgateError('invalid_argument', `requested must be 1..${MAX_API_KEY_LEASE}`);
         }
+        // A key whose limit is large is granted more than asked (apiKeyLeaseSize): the replica
+        // spends what it is granted.
         const lease = await apiKeys.leaseAllowance(request.keyId, request.requested);
         return {
           granted: lease.granted,

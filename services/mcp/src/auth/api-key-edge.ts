@@ -5,6 +5,14 @@ import type { ApiKeyOutcome, ApiKeyResolver } from './broker-clients.ts';
 import { RevocationsUnknownError, type RevocationWatch } from './revocation-watch.ts';
 
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+/**
+ * The most one lease may grant. Auth grants what was asked (`leaseSize`), or more for a key whose
+ * limit is large: a hundredth of the limit, at most 10,000 (auth's `apiKeyLeaseSize`), so that a
+ * busy key costs auth a few calls a second rather than hundreds. A replica overshoots a key's
+ * limit across a window boundary by at most one lease: max(leaseSize, 1% of the limit, 10,000 at
+ * most).
+ */
+const MAX_GRANT = 10_000;
 const MIN_LEASE_VALIDITY_MS = 1_000;
 /** The most keys one replica holds; the oldest stored goes first. */
 const DEFAULT_MAX_ENTRIES = 10_000;
@@ -57,7 +65,8 @@ interface Entry {
  *
  * The per-key rate limit stays counted at auth: the request that resolved a key spent its own
  * point there, and later ones spend a lease (`LeaseApiKeyAllowance`, `leaseSize` requests at a
- * time) taken when the last is spent, by one call however many requests are waiting for it. A
+ * time, or what auth grants beyond for a key whose limit is large: a hundredth of it, at most
+ * MAX_GRANT) taken when the last is spent, by one call however many requests are waiting for it. A
  * lease is good until the window it came from ends; a window auth says is spent is answered 429
  * with Retry-After until it ends, without asking again.
  */
@@ -153,7 +162,7 @@ export function edgeApiKeyResolver(deps: {
         (answer) => {
           const at = now();
           entry.leaseFailure = undefined;
-          entry.allowance = Math.max(0, Math.min(answer.granted, deps.leaseSize));
+          entry.allowance = Math.max(0, Math.min(answer.granted, MAX_GRANT));
           // At least a second, so a grant at a window's very end (or from an auth that does not
           // say) cannot send the replica round a loop of leases it may not spend.
           entry.allowanceUntil = at + Math.max(MIN_LEASE_VALIDITY_MS, answer.validForMs);
