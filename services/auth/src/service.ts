@@ -93,6 +93,7 @@ export async function createAuthService(
         logger,
       })
     : createMemoryQuotaScheduler(quotas);
+  metrics.watchGoogleQuota(googleQuota);
 
   const edge = await startEdgeRevocations({
     pool,

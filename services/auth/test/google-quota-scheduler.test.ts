@@ -131,6 +131,8 @@ describe.each(implementations)('%s Google quota scheduler', (name, create) => {
     // (below it) is refused too, and now waits.
     expect(refusal(await scheduler.acquire('flood', 'sheets_read'))).toBe('project');
     expect(refusal(await scheduler.acquire('single', 'sheets_read'))).toBe('project');
+    expect((await scheduler.people()).sheets_read).toEqual({ active: 2, waiting: 1 });
+    expect((await scheduler.people()).sheets_write).toEqual({ active: 0, waiting: 0 });
     await advance(WINDOW_MS + 50);
     // Every grant has left the minute. The flood takes up to its share (the waiting reader counts)…
     expect((await take(scheduler, 'flood', 5)).every(granted)).toBe(true);

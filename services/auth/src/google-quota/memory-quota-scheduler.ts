@@ -123,6 +123,17 @@ export function createMemoryQuotaScheduler(
       if (perUser) state.personHeldUntil.set(userId, Math.max(until, state.personHeldUntil.get(userId) ?? 0));
       else state.projectHeldUntil = Math.max(until, state.projectHeldUntil);
     },
+    async people() {
+      const at = now();
+      const live = (entries: Map<string, number>) =>
+        [...entries.values()].filter((until) => until > at).length;
+      return Object.fromEntries(
+        QUOTA_BUCKETS.map((bucket) => {
+          const state = buckets.get(bucket)!;
+          return [bucket, { active: live(state.active), waiting: live(state.waiting) }];
+        }),
+      ) as Record<QuotaBucket, { active: number; waiting: number }>;
+    },
     async close() {},
   };
 }

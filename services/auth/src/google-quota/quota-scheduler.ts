@@ -40,6 +40,8 @@ export interface GoogleQuotaScheduler {
    * hold when it sent none).
    */
   exhausted(userId: string, bucket: QuotaBucket, perUser: boolean, retryAfterSeconds?: number): Promise<void>;
+  /** How many people share each bucket's minute now (asked within it, or wait) and how many wait below their share. */
+  people(): Promise<Record<QuotaBucket, { active: number; waiting: number }>>;
   close(): Promise<void>;
 }
 

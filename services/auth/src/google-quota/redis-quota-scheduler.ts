@@ -7,7 +7,9 @@ import {
   type GoogleQuotas,
   MAX_PROJECT_WAIT_HINT_MS,
   newcomersReserve,
+  QUOTA_BUCKETS,
   QUOTA_WINDOW_MS,
+  type QuotaBucket,
 } from './quota-rules.ts';
 import type { GoogleQuotaScheduler, QuotaLimitName, QuotaTurn, SchedulerTimings } from './quota-scheduler.ts';
 
@@ -161,6 +163,24 @@ export async function createRedisQuotaScheduler(
           keys: [perUser ? bucketKeys.personHold : bucketKeys.projectHold],
           arguments: [String(ms)],
         });
+      }),
+    people: () =>
+      attempt(async () => {
+        // Scores are until when someone counts; entries past it are pruned by the next turn.
+        const now = String(Date.now());
+        const counts = await Promise.all(
+          QUOTA_BUCKETS.map(async (bucket) => {
+            const [, , active, waiting] = keys(bucket, '').turn;
+            return [
+              bucket,
+              {
+                active: await client.zCount(active!, now, '+inf'),
+                waiting: await client.zCount(waiting!, now, '+inf'),
+              },
+            ] as const;
+          }),
+        );
+        return Object.fromEntries(counts) as Record<QuotaBucket, { active: number; waiting: number }>;
       }),
     async close() {
       await client.close();

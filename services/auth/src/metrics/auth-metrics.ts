@@ -1,7 +1,12 @@
 import { ServerInterceptingCall, type ServerInterceptor } from '@grpc/grpc-js';
 import { GrpcStatus } from '@sheetgate/proto';
 import { createServiceMetrics } from '@sheetgate/service-runtime';
-import { QUOTA_BUCKETS, type QuotaBucket, type QuotaTurn } from '../google-quota/index.ts';
+import {
+  type GoogleQuotaScheduler,
+  QUOTA_BUCKETS,
+  type QuotaBucket,
+  type QuotaTurn,
+} from '../google-quota/index.ts';
 import { SIGN_OUT_PATH } from '../interactions/sign-out-route.ts';
 import { AS_METADATA_PATH, OIDC_ROUTES, OPENID_DISCOVERY_PATH } from '../oidc/routes.ts';
 import type { RateLimiter, RateLimitName, RateLimits } from '../rate-limits/index.ts';
@@ -57,6 +62,24 @@ export function createAuthMetrics() {
     name: 'sheetgate_auth_google_quota_turns_total',
     help: "Turns at Google's per-minute quotas asked by MCP replicas (one per Google request, and one per retry while it waits), by bucket (sheets_read, sheets_write, drive) and outcome: granted, or what held it back (person, project, fair_share, google).",
     labelNames: ['bucket', 'outcome'] as const,
+  });
+  // Read when scraped (`watchGoogleQuota`).
+  let googleQuotaPeople: GoogleQuotaScheduler['people'] | undefined;
+  metrics.gauge({
+    name: 'sheetgate_auth_google_quota_people',
+    help: "People sharing each Google quota bucket's minute now, by state: active (asked within the minute, or wait), waiting (below their fair share, for the project's minute to have room).",
+    labelNames: ['bucket', 'state'] as const,
+    async collect() {
+      if (!googleQuotaPeople) return;
+      try {
+        for (const [bucket, counts] of Object.entries(await googleQuotaPeople())) {
+          this.set({ bucket, state: 'active' }, counts.active);
+          this.set({ bucket, state: 'waiting' }, counts.waiting);
+        }
+      } catch {
+        // The store is down: the series keep their last values (auth's readiness says why).
+      }
+    },
   });
   // Zero-valued series from the start, so alerts on rates see every label before its first event.
   for (const bucket of QUOTA_BUCKETS)
@@ -142,6 +165,11 @@ export function createAuthMetrics() {
     /** Keys refused without a lookup because their address is past `apiKeyFailures`. */
     apiKeysThrottledUnread(keys: number): void {
       rateLimitRefusals.inc({ limit: 'apiKeyFailures' }, keys);
+    },
+
+    /** Where the quota-people gauge reads from. */
+    watchGoogleQuota(scheduler: Pick<GoogleQuotaScheduler, 'people'>): void {
+      googleQuotaPeople = () => scheduler.people();
     },
 
     /** Counts one turn at Google's quota (google-quota-service.ts's `onTurn`). */
