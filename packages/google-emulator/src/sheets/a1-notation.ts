@@ -176,7 +176,33 @@ export function resolveRange(spreadsheet: SpreadsheetModel, text: string): Resol
       },
     };
   }
+  const named = namedRangeArea(spreadsheet, text.trim());
+  if (named) return named;
   throw googleErrors.badRequest(`Unable to parse range: ${text}`);
+}
+
+/** A named range's name stands for its range wherever A1 is accepted (after tab names, as Google). */
+function namedRangeArea(spreadsheet: SpreadsheetModel, name: string): ResolvedRange | undefined {
+  const named = spreadsheet.namedRanges?.find((each) => each.name?.toLowerCase() === name.toLowerCase());
+  const sheet = spreadsheet.sheets.find((each) => each.properties.sheetId === (named?.range?.sheetId ?? 0));
+  if (!named || !sheet) return undefined;
+  const grid = sheet.properties.gridProperties;
+  const range = named.range ?? {};
+  const area: Partial<GridBounds> = {};
+  if (range.startRowIndex != null) area.startRow = range.startRowIndex;
+  if (range.endRowIndex != null) area.endRow = range.endRowIndex;
+  if (range.startColumnIndex != null) area.startColumn = range.startColumnIndex;
+  if (range.endColumnIndex != null) area.endColumn = range.endColumnIndex;
+  return {
+    sheet,
+    area,
+    bounds: {
+      startRow: area.startRow ?? 0,
+      endRow: area.endRow ?? grid.rowCount,
+      startColumn: area.startColumn ?? 0,
+      endColumn: area.endColumn ?? grid.columnCount,
+    },
+  };
 }
 
 /** Quotes a sheet title for A1 when Google does: anything but a plain identifier that is not a cell. */

@@ -16,6 +16,17 @@ import {
   unmergeCells,
   updateDimensionProperties,
 } from './batch-update-editing.ts';
+import {
+  addConditionalFormatRule,
+  addNamedRange,
+  addProtectedRange,
+  deleteConditionalFormatRule,
+  deleteNamedRange,
+  deleteProtectedRange,
+  setDataValidation,
+  updateConditionalFormatRule,
+  updateNamedRange,
+} from './batch-update-rules.ts';
 import { applyMaskedUpdate } from './field-mask.ts';
 import {
   cellAt,
@@ -59,6 +70,14 @@ const HANDLERS: { [K in keyof Request]?: Handler<K> } = {
   appendCells,
   updateSpreadsheetProperties,
   setDataValidation,
+  addConditionalFormatRule,
+  updateConditionalFormatRule,
+  deleteConditionalFormatRule,
+  addNamedRange,
+  updateNamedRange,
+  deleteNamedRange,
+  addProtectedRange,
+  deleteProtectedRange,
   copyPaste,
   cutPaste,
   autoFill,
@@ -403,19 +422,6 @@ function updateCells(spreadsheet: SpreadsheetModel, request: sheets_v4.Schema$Up
     endColumn: startColumn + width,
   });
   writeRowData(sheet, startRow, startColumn, rows, request.fields);
-  return {};
-}
-
-/** Sets (or, without a rule, clears) the data-validation rule of every cell in the range. */
-function setDataValidation(
-  spreadsheet: SpreadsheetModel,
-  request: sheets_v4.Schema$SetDataValidationRequest,
-): Response {
-  const { sheet, bounds } = gridBounds(spreadsheet, request.range ?? undefined);
-  const rule = request.rule ? { dataValidation: request.rule } : {};
-  for (const [row, column] of positionsIn(bounds)) {
-    setCell(sheet, row, column, maskedCell(cellAt(sheet, row, column), rule, 'dataValidation'));
-  }
   return {};
 }
 

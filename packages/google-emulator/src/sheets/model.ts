@@ -34,6 +34,9 @@ export interface SheetProperties {
 export interface SheetModel {
   properties: SheetProperties;
   rows: CellRows;
+  /** In priority order, as `sheets[].conditionalFormats`; absent when there are none. */
+  conditionalFormats?: sheets_v4.Schema$ConditionalFormatRule[];
+  protectedRanges?: sheets_v4.Schema$ProtectedRange[];
   /** Merged areas (zero-based, end-exclusive), none overlapping. */
   merges?: GridBounds[];
   /** Sparse, by index: what a row or column has apart from the default size. */
@@ -56,6 +59,8 @@ export interface SpreadsheetModel {
   };
   /** In tab order: `sheets[i].properties.index === i`. */
   sheets: SheetModel[];
+  /** The spreadsheet's named ranges (`namedRanges`); absent when there are none. */
+  namedRanges?: sheets_v4.Schema$NamedRange[];
   /** Incremented on every write, so that formula results can be cached between writes. */
   revision: number;
 }

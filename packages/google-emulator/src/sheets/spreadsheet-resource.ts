@@ -72,8 +72,13 @@ export function spreadsheetResource(
         const bounds = sheetRanges.length > 0 ? sheetRanges : [wholeSheet(sheet)];
         resource.data = bounds.map((area) => gridData(spreadsheet, sheet, area));
       }
+      // Google leaves empty lists out of its JSON.
+      if (sheet.conditionalFormats?.length)
+        resource.conditionalFormats = structuredClone(sheet.conditionalFormats);
+      if (sheet.protectedRanges?.length) resource.protectedRanges = structuredClone(sheet.protectedRanges);
       return resource;
     }),
+    ...(spreadsheet.namedRanges?.length ? { namedRanges: structuredClone(spreadsheet.namedRanges) } : {}),
     spreadsheetUrl: spreadsheetUrl(spreadsheet.spreadsheetId, options.publicUrl),
   };
 }
