@@ -1,4 +1,5 @@
 import { cellTools } from './cell-tools.ts';
+import { editingTools } from './editing-tools.ts';
 import { fileTools } from './file-tools.ts';
 import { readTools } from './read-tools.ts';
 import { recordTools } from './record-tools.ts';
@@ -15,6 +16,7 @@ export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
     ...cellTools(deps),
     ...writeTools(deps),
     ...sheetTools(deps),
+    ...editingTools(deps),
     ...fileTools(deps),
   ];
 }

@@ -69,6 +69,17 @@ export function oneCallOfEachTool(
       'batch_update',
       { spreadsheetId, requests: [{ findReplace: { find: 'Rent', replacement: 'Lease', allSheets: true } }] },
     ],
+    ['copy_range', { spreadsheetId, source: 'Plan!A1:B2', destination: 'Notes!C1' }],
+    ['autofill', { spreadsheetId, source: 'Plan!B3:B4', direction: 'down', count: 2 }],
+    ['sort_range', { spreadsheetId, range: 'Plan!A1:B4', sortBy: [{ column: 'B' }], headerRow: true }],
+    ['find_replace', { spreadsheetId, find: 'Food', replacement: 'Groceries' }],
+    ['merge_cells', { spreadsheetId, range: 'Notes!C1:D1' }],
+    ['unmerge_cells', { spreadsheetId, range: 'Notes!C1:D1' }],
+    ['freeze', { spreadsheetId, sheetId: planId, rows: 1 }],
+    [
+      'set_dimension_properties',
+      { spreadsheetId, sheetId: planId, dimension: 'COLUMNS', startIndex: 0, endIndex: 2, fitToData: true },
+    ],
     ['create_spreadsheet', { title: 'New book' }],
     ['convert_file', { fileId: spreadsheetId, to: 'csv' }],
   ];
