@@ -250,3 +250,45 @@ describe('dimension properties', () => {
     expect(failure.response?.status).toBe(400);
   });
 });
+
+describe('sheets.copyTo', () => {
+  it('copies a tab with its cells and merges to the end of another spreadsheet', async () => {
+    const source = await book([['a', '=1+1']]);
+    await update(source, [{ mergeCells: { range: grid([2, 3], [0, 2]), mergeType: 'MERGE_ALL' } }]);
+    const target = await book([['x']]);
+    const first = await sheets.spreadsheets.sheets.copyTo({
+      spreadsheetId: source,
+      sheetId: 0,
+      requestBody: { destinationSpreadsheetId: target },
+    });
+    expect(first.data).toMatchObject({ title: 'Copy of Sheet1', index: 1, sheetType: 'GRID' });
+    const again = await sheets.spreadsheets.sheets.copyTo({
+      spreadsheetId: source,
+      sheetId: 0,
+      requestBody: { destinationSpreadsheetId: target },
+    });
+    expect(again.data.title).toBe('Copy of Sheet1 2');
+    expect(await read(target, "'Copy of Sheet1'!A1:B1")).toEqual([['a', '=1+1']]);
+    const { data } = await sheets.spreadsheets.get({
+      spreadsheetId: target,
+      fields: 'sheets(properties.title,merges)',
+    });
+    expect(data.sheets?.[1]?.merges).toEqual([{ ...grid([2, 3], [0, 2]), sheetId: first.data.sheetId }]);
+    const missing = await failureOf(
+      sheets.spreadsheets.sheets.copyTo({
+        spreadsheetId: source,
+        sheetId: 77,
+        requestBody: { destinationSpreadsheetId: target },
+      }),
+    );
+    expect(missing.response?.status).toBe(400);
+    const nowhere = await failureOf(
+      sheets.spreadsheets.sheets.copyTo({
+        spreadsheetId: source,
+        sheetId: 0,
+        requestBody: { destinationSpreadsheetId: 'nope' },
+      }),
+    );
+    expect(nowhere.response?.status).toBe(404);
+  });
+});

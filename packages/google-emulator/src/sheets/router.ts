@@ -19,6 +19,7 @@ import { formatRange, resolveRange } from './a1-notation.ts';
 import { applyBatchUpdate } from './batch-update.ts';
 import { parseFieldMask, selectFields } from './field-mask.ts';
 import type { SpreadsheetModel } from './model.ts';
+import { copySheetTo } from './sheet-copy.ts';
 import { spreadsheetContentsFromResource } from './spreadsheet-input.ts';
 import { spreadsheetResource } from './spreadsheet-resource.ts';
 import type { SpreadsheetStore } from './spreadsheet-store.ts';
@@ -121,6 +122,20 @@ export function createSheetsRouter(deps: SheetsRoutesDeps): Router {
       });
     }
     respond(ctx, response);
+  });
+
+  const COPY_TO = new RegExp(`^/v4/spreadsheets/${ID}/sheets/${ID}:copyTo$`);
+  router.post(COPY_TO, async (ctx) => {
+    const [id, sheetId] = pathParts(ctx, COPY_TO);
+    const { spreadsheet } = open(ctx, id, 'read');
+    const body = ((await jsonBody(ctx)) ?? {}) as sheets_v4.Schema$CopySheetToAnotherSpreadsheetRequest;
+    if (!body.destinationSpreadsheetId)
+      throw googleErrors.badRequest('destinationSpreadsheetId is required.');
+    const { spreadsheet: destination } = open(ctx, body.destinationSpreadsheetId, 'write');
+    const { updated, properties } = copySheetTo(spreadsheet, Number(sheetId), destination);
+    deps.spreadsheets.replace(updated);
+    written(updated);
+    respond(ctx, properties);
   });
 
   const BATCH_GET = new RegExp(`^/v4/spreadsheets/${ID}/values:batchGet$`);
