@@ -410,3 +410,56 @@ describe('freeze and set_dimension_properties', () => {
     ).toMatch(/not both/);
   });
 });
+
+describe('copy_sheet_to', () => {
+  it('copies a tab into another spreadsheet; a dry run copies nothing; bad ids are tool errors', async () => {
+    const { spreadsheetId, dataId } = await freshBook();
+    const target = await freshBook();
+    const copies = async () => {
+      const stats = (await (await fetch(`${stack.emulatorUrl}/__emulator/stats`)).json()) as {
+        methods: Record<string, { attempts: number }>;
+      };
+      return stats.methods['sheets.spreadsheets.sheets.copyTo']?.attempts ?? 0;
+    };
+    const before = await copies();
+    const dry = await call('copy_sheet_to', {
+      spreadsheetId,
+      sheetId: dataId,
+      destinationSpreadsheetId: target.spreadsheetId,
+      dryRun: true,
+    });
+    expect(dry.structured).toMatchObject({ dryRun: true, sheetId: null });
+    expect(dry.text).toBe('Dry run: would copy the tab "Data" to the end of "Editing". Nothing was changed.');
+    expect(await copies()).toBe(before);
+    const copied = await call('copy_sheet_to', {
+      spreadsheetId,
+      sheetId: dataId,
+      destinationSpreadsheetId: target.spreadsheetId,
+    });
+    expect(copied.structured).toMatchObject({
+      title: 'Copy of Data',
+      destinationSpreadsheetId: target.spreadsheetId,
+    });
+    expect(await formulas(target.spreadsheetId, "'Copy of Data'!A1:B2")).toEqual([
+      ['Item', 'Amount'],
+      ['Rent', 1200],
+    ]);
+    expect(
+      await refusal('copy_sheet_to', {
+        spreadsheetId,
+        sheetId: 4242,
+        destinationSpreadsheetId: target.spreadsheetId,
+      }),
+    ).toMatch(/4242/);
+    expect(
+      await refusal('copy_sheet_to', {
+        spreadsheetId,
+        sheetId: dataId,
+        destinationSpreadsheetId: 'no-such-spreadsheet',
+      }),
+    ).toMatch(/not found|no such|cannot/i);
+    expect(
+      await refusal('copy_sheet_to', { spreadsheetId, sheetId: -1, destinationSpreadsheetId: spreadsheetId }),
+    ).toMatch(/sheetId/);
+  });
+});

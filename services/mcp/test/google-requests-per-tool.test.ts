@@ -55,6 +55,7 @@ const PINNED: RequestsPerTool = {
   unmerge_cells: { 'sheets.spreadsheets.get': 1 },
   freeze: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
   set_dimension_properties: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
+  copy_sheet_to: { 'sheets.spreadsheets.sheets.copyTo': 1 },
   create_spreadsheet: { 'sheets.spreadsheets.create': 1 },
   convert_file: { 'drive.files.get': 1, 'drive.files.export': 1, 'drive.files.create': 1 },
 };

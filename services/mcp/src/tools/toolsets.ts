@@ -39,6 +39,7 @@ export const TOOL_TOOLSETS: Readonly<Record<string, ToolsetName>> = {
   unmerge_cells: 'structure',
   freeze: 'structure',
   set_dimension_properties: 'structure',
+  copy_sheet_to: 'structure',
   // Files: new spreadsheets and conversions in Drive.
   create_spreadsheet: 'files',
   convert_file: 'files',

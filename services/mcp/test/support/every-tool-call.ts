@@ -80,6 +80,7 @@ export function oneCallOfEachTool(
       'set_dimension_properties',
       { spreadsheetId, sheetId: planId, dimension: 'COLUMNS', startIndex: 0, endIndex: 2, fitToData: true },
     ],
+    ['copy_sheet_to', { spreadsheetId, sheetId: planId, destinationSpreadsheetId: spreadsheetId }],
     ['create_spreadsheet', { title: 'New book' }],
     ['convert_file', { fileId: spreadsheetId, to: 'csv' }],
   ];
