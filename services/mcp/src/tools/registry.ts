@@ -1,8 +1,10 @@
 import { cellTools } from './cell-tools.ts';
 import { editingTools } from './editing-tools.ts';
 import { fileTools } from './file-tools.ts';
+import { rangeObjectTools } from './range-object-tools.ts';
 import { readTools } from './read-tools.ts';
 import { recordTools } from './record-tools.ts';
+import { ruleTools } from './rule-tools.ts';
 import { sheetTools } from './sheet-tools.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
@@ -16,6 +18,8 @@ export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
     ...cellTools(deps),
     ...writeTools(deps),
     ...sheetTools(deps),
+    ...ruleTools(deps),
+    ...rangeObjectTools(deps),
     ...editingTools(deps),
     ...fileTools(deps),
   ];

@@ -20,6 +20,42 @@ export const TOOL_CALL_BOOK: SeedFile[] = [
   },
 ];
 
+/**
+ * What the change and delete calls of rules and range objects act on: put on the book through the
+ * emulator directly (no tool, so no count) for the tools in RULE_FIXTURE_TOOLS.
+ */
+export const RULE_FIXTURES = { namedRange: 'Items', protectedRangeId: 777 } as const;
+const RULE_FIXTURE_TOOLS = new Set([
+  'update_conditional_format',
+  'delete_conditional_format',
+  'update_named_range',
+  'delete_named_range',
+  'delete_protected_range',
+]);
+
+function ruleFixtureRequests(planId: number): unknown[] {
+  const items = { sheetId: planId, startRowIndex: 1, endRowIndex: 4, startColumnIndex: 0, endColumnIndex: 1 };
+  return [
+    {
+      addConditionalFormatRule: {
+        rule: {
+          ranges: [{ ...items, startColumnIndex: 1, endColumnIndex: 2 }],
+          booleanRule: {
+            condition: { type: 'NUMBER_GREATER', values: [{ userEnteredValue: '1000' }] },
+            format: { textFormat: { bold: true } },
+          },
+        },
+      },
+    },
+    { addNamedRange: { namedRange: { name: RULE_FIXTURES.namedRange, range: items } } },
+    {
+      addProtectedRange: {
+        protectedRange: { protectedRangeId: RULE_FIXTURES.protectedRangeId, range: items },
+      },
+    },
+  ];
+}
+
 export interface ToolCallTarget {
   spreadsheetId: string;
   /** The "Plan" tab's and the "Notes" tab's sheetId. */
@@ -69,6 +105,33 @@ export function oneCallOfEachTool(
       'batch_update',
       { spreadsheetId, requests: [{ findReplace: { find: 'Rent', replacement: 'Lease', allSheets: true } }] },
     ],
+    [
+      'set_data_validation',
+      { spreadsheetId, range: 'Plan!B2:B4', condition: 'NUMBER_GREATER_THAN_EQ', values: [0] },
+    ],
+    [
+      'add_conditional_format',
+      {
+        spreadsheetId,
+        ranges: ['Plan!B2:B4'],
+        condition: 'NUMBER_GREATER',
+        values: [1000],
+        format: { backgroundColor: '#f4cccc' },
+      },
+    ],
+    ['list_conditional_formats', { spreadsheetId }],
+    [
+      'update_conditional_format',
+      { spreadsheetId, sheetId: planId, index: 0, condition: 'NUMBER_LESS', values: [100] },
+    ],
+    ['delete_conditional_format', { spreadsheetId, sheetId: planId, index: 0 }],
+    ['add_named_range', { spreadsheetId, name: 'Amounts', range: 'Plan!B2:B4' }],
+    ['list_named_ranges', { spreadsheetId }],
+    ['update_named_range', { spreadsheetId, name: RULE_FIXTURES.namedRange, newName: 'Things' }],
+    ['delete_named_range', { spreadsheetId, name: RULE_FIXTURES.namedRange }],
+    ['add_protected_range', { spreadsheetId, range: 'Notes', warningOnly: true }],
+    ['list_protected_ranges', { spreadsheetId }],
+    ['delete_protected_range', { spreadsheetId, protectedRangeId: RULE_FIXTURES.protectedRangeId }],
     ['copy_range', { spreadsheetId, source: 'Plan!A1:B2', destination: 'Notes!C1' }],
     ['autofill', { spreadsheetId, source: 'Plan!B3:B4', direction: 'down', count: 2 }],
     ['sort_range', { spreadsheetId, range: 'Plan!A1:B4', sortBy: [{ column: 'B' }], headerRow: true }],
@@ -106,7 +169,7 @@ export async function measureGoogleRequestsPerTool(
     return Object.fromEntries(Object.entries(stats.methods).map(([method, each]) => [method, each.attempts]));
   };
   // A fresh book and its tabs' ids, read from the emulator directly (no tool, so no count).
-  const freshBook = async (): Promise<ToolCallTarget> => {
+  const freshBook = async (tool: string): Promise<ToolCallTarget> => {
     const [spreadsheetId] = await stack.seed('alice@example.com', TOOL_CALL_BOOK);
     const token = await stack.googleAccessToken(userId);
     const book = (await (
@@ -116,12 +179,20 @@ export async function measureGoogleRequestsPerTool(
     ).json()) as { sheets: Array<{ properties: { sheetId: number; title: string } }> };
     const idOf = (title: string) =>
       book.sheets.find((sheet) => sheet.properties.title === title)!.properties.sheetId;
+    if (RULE_FIXTURE_TOOLS.has(tool)) {
+      const response = await fetch(`${stack.emulatorUrl}/v4/spreadsheets/${spreadsheetId}:batchUpdate`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ requests: ruleFixtureRequests(idOf('Plan')) }),
+      });
+      if (!response.ok) throw new Error(`the rule fixtures were refused: ${await response.text()}`);
+    }
     return { spreadsheetId: spreadsheetId!, planId: idOf('Plan'), notesId: idOf('Notes') };
   };
   const measured: RequestsPerTool = {};
-  const count = oneCallOfEachTool({ spreadsheetId: 'x', planId: 0, notesId: 1 }).length;
-  for (let index = 0; index < count; index++) {
-    const [tool, args] = oneCallOfEachTool(await freshBook())[index]!;
+  const tools = oneCallOfEachTool({ spreadsheetId: 'x', planId: 0, notesId: 1 }).map(([tool]) => tool);
+  for (const [index, name] of tools.entries()) {
+    const [tool, args] = oneCallOfEachTool(await freshBook(name))[index]!;
     const before = await emulatorCounts();
     const result = await callTool(tool, args);
     if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(result.content)}`);
