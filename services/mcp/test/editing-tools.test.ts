@@ -138,6 +138,13 @@ describe('copy_range', () => {
     expect(await formulas(spreadsheetId, 'Other!A1:B2')).toEqual([]);
   });
 
+  it("pastes at a tab's top-left when given the tab alone, matching its name ignoring case", async () => {
+    const { spreadsheetId } = await freshBook();
+    const copied = await call('copy_range', { spreadsheetId, source: 'data!A1:B1', destination: 'OTHER' });
+    expect(copied.structured).toMatchObject({ source: 'Data!A1:B1', destination: 'Other!A1:B1', cells: 2 });
+    expect(await formulas(spreadsheetId, 'Other!A1:B2')).toEqual([['Item', 'Amount']]);
+  });
+
   it('refuses a cut to a range of another size, an unknown tab, and a paste past the grid', async () => {
     const { spreadsheetId } = await freshBook();
     expect(
@@ -380,6 +387,10 @@ describe('freeze and set_dimension_properties', () => {
     expect(grid.rowMetadata!.map((row) => row.pixelSize)).toEqual([40, 40, 21]);
     expect(grid.columnMetadata![1]).toEqual({ hiddenByUser: true, pixelSize: 100 });
 
+    await call('merge_cells', { spreadsheetId, range: 'Data!E2:E4' });
+    expect(await refusal('freeze', { spreadsheetId, sheetId: dataId, rows: 2 })).toMatch(
+      /would cut through the merged cells Data!E2:E4/,
+    );
     expect(await refusal('freeze', { spreadsheetId, sheetId: dataId })).toMatch(/name rows, columns or both/);
     expect(await refusal('freeze', { spreadsheetId, sheetId: dataId, rows: 1000 })).toMatch(
       /must stay unfrozen/,

@@ -112,7 +112,12 @@ export function editingTools(deps: ToolDeps) {
   /** The tab and the area an A1 range names, refused clearly when it is not on the grid. */
   function resolve(tabs: Tab[], range: string, what = 'range'): { tab: Tab; area: Area } {
     const { sheetTitle, cells } = splitRange(range);
-    const tab = sheetTitle === undefined ? tabs[0] : tabs.find((each) => each.title === sheetTitle);
+    // Sheets matches a range's tab name exactly first, then ignoring case.
+    const tab =
+      sheetTitle === undefined
+        ? tabs[0]
+        : (tabs.find((each) => each.title === sheetTitle) ??
+          tabs.find((each) => each.title.toLowerCase() === sheetTitle.toLowerCase()));
     if (!tab)
       throw new ToolError(
         `the ${what} ${JSON.stringify(range)} names no tab of this spreadsheet (${JSON.stringify(sheetTitle)}); get_spreadsheet lists the tabs`,
@@ -188,7 +193,12 @@ export function editingTools(deps: ToolDeps) {
       async run(input, { auth, signal }) {
         const tabs = await readTabs(auth.userId, signal, input.spreadsheetId);
         const source = resolve(tabs, input.source, 'source');
-        const destination = resolve(tabs, input.destination, 'destination');
+        // A tab's name alone is its top-left cell: the whole tab would repeat the source all over it.
+        const destination = resolve(
+          tabs,
+          splitRange(input.destination).cells === '' ? `${input.destination}!A1` : input.destination,
+          'destination',
+        );
         const rows = heightOf(source.area);
         const columns = widthOf(source.area);
         const singleCell = cellCount(destination.area) === 1;
@@ -577,6 +587,20 @@ export function editingTools(deps: ToolDeps) {
         if ((input.rows ?? 0) >= tab.rows || (input.columns ?? 0) >= tab.columns)
           throw new ToolError(
             `the tab ${JSON.stringify(tab.title)} has ${sizeOf(tab)}: at least one row and one column must stay unfrozen`,
+          );
+        // As Sheets refuses to: a frozen edge may not cut through merged cells.
+        const cut = tab.merges.find(
+          (merge) =>
+            (input.rows !== undefined &&
+              merge.startRowIndex < input.rows &&
+              input.rows < merge.endRowIndex) ||
+            (input.columns !== undefined &&
+              merge.startColumnIndex < input.columns &&
+              input.columns < merge.endColumnIndex),
+        );
+        if (cut)
+          throw new ToolError(
+            `freezing there would cut through the merged cells ${a1Of(tab, cut)}; unmerge_cells them first or freeze past them`,
           );
         const fields = [
           ...(input.rows === undefined ? [] : ['gridProperties.frozenRowCount']),
