@@ -1,5 +1,6 @@
 import { readJson } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REGISTERED_TOOL_COUNT } from './support/registered-tools.ts';
 import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
 
 // The endpoint in both eras (docs/design.md §14), over real HTTP against real auth, mcp and
@@ -98,7 +99,7 @@ describe('MCP 2026-07-28 requests', () => {
     const { result } = await readJson(await modern('tools/list'));
     expect(result).toMatchObject({ resultType: 'complete', ttlMs: 3_600_000, cacheScope: 'private' });
     expect(result._meta['io.modelcontextprotocol/serverInfo'].name).toBe('sheetgate');
-    expect(result.tools).toHaveLength(22);
+    expect(result.tools).toHaveLength(REGISTERED_TOOL_COUNT);
     for (const tool of result.tools) {
       expect(tool.title).toEqual(expect.any(String));
       expect(tool.icons).toEqual([
@@ -277,7 +278,7 @@ describe('legacy requests keep working as before', () => {
     );
     expect(initNewer.result.protocolVersion).toBe('2025-11-25');
     const list = await readJson(await legacy({ jsonrpc: '2.0', id: 2, method: 'tools/list' }));
-    expect(list.result.tools).toHaveLength(22);
+    expect(list.result.tools).toHaveLength(REGISTERED_TOOL_COUNT);
     expect(list.result).not.toHaveProperty('resultType');
     expect(list.result).not.toHaveProperty('ttlMs');
   });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REGISTERED_TOOL_COUNT } from './support/registered-tools.ts';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 
 // Property-based: the request headers an MCP client or a stranger may send besides the credential —
@@ -144,7 +145,7 @@ describe('request headers at /api/mcp (property-based)', () => {
         if (response.status === 200) {
           const reply = JSON.parse(body.startsWith('event:') ? body.split('data: ')[1]! : body);
           expect(reply.id).toBe(7);
-          expect(reply.result.tools).toHaveLength(22);
+          expect(reply.result.tools).toHaveLength(REGISTERED_TOOL_COUNT);
         } else if (response.status !== 431 && response.status !== 202) {
           // Node itself answers an oversized head (431) before any handler: no body of ours.
           expect(JSON.parse(body).error, body).toBeDefined();
