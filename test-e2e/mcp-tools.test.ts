@@ -35,6 +35,27 @@ const PINNED_TOOLS = [
   'duplicate_sheet',
   'format_range',
   'batch_update',
+  'set_data_validation',
+  'add_conditional_format',
+  'list_conditional_formats',
+  'update_conditional_format',
+  'delete_conditional_format',
+  'add_named_range',
+  'list_named_ranges',
+  'update_named_range',
+  'delete_named_range',
+  'add_protected_range',
+  'list_protected_ranges',
+  'delete_protected_range',
+  'copy_range',
+  'autofill',
+  'sort_range',
+  'find_replace',
+  'merge_cells',
+  'unmerge_cells',
+  'freeze',
+  'set_dimension_properties',
+  'copy_sheet_to',
   'create_spreadsheet',
   'convert_file',
 ];
@@ -393,7 +414,7 @@ describe('credentials and people', () => {
   it('a read-only key may read but a write is refused with 403 insufficient_scope', async () => {
     const { sessionCookie } = await signIn(stack, 'alice@example.com');
     const readOnly = await mcpClient((await createApiKey(stack, sessionCookie, ['sheets:read'])).secret);
-    expect((await readOnly.listTools()).tools).toHaveLength(22);
+    expect((await readOnly.listTools()).tools).toHaveLength(PINNED_TOOLS.length);
     await expect(call(readOnly, 'create_spreadsheet', { title: 'nope' })).rejects.toThrow(
       /403|insufficient_scope|Forbidden/i,
     );
@@ -404,7 +425,7 @@ describe('credentials and people', () => {
     const { sessionCookie } = await signIn(stack, 'alice@example.com');
     const created = await createApiKey(stack, sessionCookie);
     const client = await mcpClient(created.secret);
-    expect((await client.listTools()).tools).toHaveLength(22);
+    expect((await client.listTools()).tools).toHaveLength(PINNED_TOOLS.length);
     const accounts = accountService(stack);
     await accounts.revokeApiKey({ sessionCookie, keyId: created.key!.id });
     accounts.close();
@@ -418,7 +439,7 @@ describe('credentials and people', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(response.status).toBe(401);
-    expect((await alice.listTools()).tools).toHaveLength(22);
+    expect((await alice.listTools()).tools).toHaveLength(PINNED_TOOLS.length);
   });
 
   it('one person never sees another person’s spreadsheets', async () => {
