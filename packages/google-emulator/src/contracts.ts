@@ -45,6 +45,8 @@ export interface DriveFile {
   appClientIds: Set<string>;
   /** Bytes of a non-native file (xlsx, csv, pdf, …). Native spreadsheets live in the SpreadsheetStore. */
   content?: Buffer;
+  /** The shared drive holding the file (its owner is then a member); absent in My Drive. */
+  driveId?: string;
 }
 
 export const SPREADSHEET_MIME_TYPE = 'application/vnd.google-apps.spreadsheet';
@@ -56,7 +58,7 @@ export interface FileStore {
   /** Creates a file with a fresh id, owned by `ownerEmail`, visible to `clientId` under drive.file. */
   create(
     file: Pick<DriveFile, 'name' | 'mimeType' | 'ownerEmail'> &
-      Partial<Pick<DriveFile, 'parents' | 'content' | 'id'>>,
+      Partial<Pick<DriveFile, 'parents' | 'content' | 'id' | 'driveId'>>,
     clientId: string,
   ): DriveFile;
   /** Marks the file modified now. */
@@ -97,6 +99,8 @@ export interface NativeSpreadsheets {
   /** A copy of spreadsheet `fromId` as `toId` titled `title`. */
   copy(fromId: string, toId: string, title: string): void;
   rename(fileId: string, title: string): void;
+  /** The text a person typed into the spreadsheet's cells, every tab: what Drive's `fullText` searches. */
+  textOf(fileId: string): string;
   delete(fileId: string): void;
   /** Forgets every spreadsheet (admin reset). */
   reset(): void;

@@ -31,6 +31,19 @@ export function createNativeSpreadsheets(store: SpreadsheetStore): NativeSpreads
         revision: spreadsheet.revision + 1,
       });
     },
+    textOf(fileId) {
+      const parts: string[] = [];
+      for (const sheet of store.get(fileId)?.sheets ?? []) {
+        for (const row of sheet.rows) {
+          for (const cell of row ?? []) {
+            const value = cell?.userEnteredValue;
+            const text = value?.stringValue ?? value?.numberValue ?? value?.boolValue;
+            if (text !== undefined && text !== null) parts.push(String(text));
+          }
+        }
+      }
+      return parts.join('\n');
+    },
     delete(fileId) {
       store.delete(fileId);
     },

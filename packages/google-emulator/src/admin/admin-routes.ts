@@ -87,6 +87,11 @@ const seedFile = z
     modifiedTime: z.iso.datetime({ offset: true }).optional(),
     trashed: z.boolean().optional(),
     parents: z.array(z.string()).optional(),
+    /** The shared drive the file is in (the account is then one of its members). */
+    driveId: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,100}$/)
+      .optional(),
   })
   .superRefine((file, context) => {
     const native =
@@ -239,6 +244,7 @@ async function seedOne(deps: AdminDeps, owner: string, spec: z.infer<typeof seed
       mimeType,
       ownerEmail: owner,
       ...(spec.parents ? { parents: spec.parents } : {}),
+      ...(spec.driveId ? { driveId: spec.driveId } : {}),
       ...(!native ? { content: content ?? Buffer.alloc(0) } : {}),
     },
     '',

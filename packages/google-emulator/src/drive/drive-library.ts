@@ -78,20 +78,24 @@ export function createDriveLibrary({ files, access, spreadsheets }: DriveDeps) {
       const name = metadata.name ?? `Copy of ${source.name}`;
       const targetType = metadata.mimeType ?? source.mimeType;
       const parents = metadata.parents ?? source.parents;
+      // Without parents a copy stays beside its source, in its shared drive if it is in one.
+      const driveId = metadata.parents ? undefined : source.driveId;
       if (isNative(source)) {
         if (targetType !== source.mimeType) throw driveErrors.conversionNotSupported('mimeType');
         const copy = files.create(
-          { name, mimeType: source.mimeType, ownerEmail: caller.account.email, parents },
+          { name, mimeType: source.mimeType, ownerEmail: caller.account.email, parents, driveId },
           caller.clientId,
         );
         if (source.mimeType === SPREADSHEET_MIME_TYPE) spreadsheets.copy(source.id, copy.id, name);
         return copy;
       }
-      return create(
+      const copy = await create(
         caller,
         { name, parents, mimeType: targetType },
         { contentType: source.mimeType, body: source.content ?? Buffer.alloc(0) },
       );
+      if (driveId !== undefined && copy.driveId === undefined) copy.driveId = driveId;
+      return copy;
     },
 
     /** files.export of a native spreadsheet into one of the export types. */

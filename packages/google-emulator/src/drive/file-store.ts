@@ -15,10 +15,13 @@ export class MemoryFileStore implements FileStore {
 
   create(
     file: Pick<DriveFile, 'name' | 'mimeType' | 'ownerEmail'> &
-      Partial<Pick<DriveFile, 'parents' | 'content' | 'id'>>,
+      Partial<Pick<DriveFile, 'parents' | 'content' | 'id' | 'driveId'>>,
     clientId: string,
   ): DriveFile {
     const now = this.#now();
+    // A file made in a shared drive's folder is in that shared drive.
+    const driveId =
+      file.driveId ?? file.parents?.map((id) => this.#files.get(id)?.driveId).find((id) => id !== undefined);
     const created: DriveFile = {
       id: file.id ?? newFileId(file.mimeType),
       name: file.name,
@@ -30,6 +33,7 @@ export class MemoryFileStore implements FileStore {
       parents: file.parents ?? [],
       appClientIds: new Set(clientId ? [clientId] : []),
       ...(file.content ? { content: file.content } : {}),
+      ...(driveId ? { driveId } : {}),
     };
     this.#files.set(created.id, created);
     return created;

@@ -3,7 +3,7 @@ import type { drive_v3 } from 'googleapis';
 import type { Context } from 'koa';
 import { DRIVE_READ_SCOPES, DRIVE_WRITE_SCOPES } from '../access-control.ts';
 import { accountFor } from '../accounts.ts';
-import { GOOGLE_SCOPES } from '../contracts.ts';
+import { GOOGLE_SCOPES, SPREADSHEET_MIME_TYPE } from '../contracts.ts';
 import { googleErrors } from '../google-error.ts';
 import { readJsonBody } from '../http/request-body.ts';
 import { driveErrors } from './drive-errors.ts';
@@ -13,6 +13,7 @@ import { parseFileMetadata } from './file-metadata.ts';
 import { fileResource, isNative, selectFileFields, selectFileListFields } from './file-resource.ts';
 import { listPage, parseOrderBy, parsePageSize } from './list-files.ts';
 import { parseFileQuery } from './query.ts';
+import { allDrivesFlags, checkParents, listedWith, sharedDriveGate } from './shared-drives.ts';
 
 const DRIVE_CONTENT_SCOPES = [GOOGLE_SCOPES.drive, GOOGLE_SCOPES.driveReadonly, GOOGLE_SCOPES.driveFile];
 
@@ -39,8 +40,14 @@ export function filesRoutes(deps: DriveDeps, drive: DriveLibrary) {
     ctx.body = selectFileFields(fileResource(file, publicUrl), queryString(ctx, 'fields'));
   };
 
+  router.param('fileId', sharedDriveGate(files));
+  const visibleTo =
+    (caller: Parameters<typeof access.canAccess>[0]) => (file: Parameters<typeof access.canAccess>[1]) =>
+      access.canAccess(caller, file, 'read', 'drive');
+
   router.get('/files', (ctx) => {
     const caller = access.authenticate(ctx, DRIVE_READ_SCOPES);
+    const drives = allDrivesFlags(ctx);
     const q = queryString(ctx, 'q') ?? '';
     const orderBy = queryString(ctx, 'orderBy');
     const fields = queryString(ctx, 'fields');
@@ -49,13 +56,14 @@ export function filesRoutes(deps: DriveDeps, drive: DriveLibrary) {
     const page = listPage(
       files
         .listByOwner(caller.account.email)
-        .filter((file) => access.canAccess(caller, file, 'read', 'drive')),
+        .filter((file) => listedWith(drives, file) && access.canAccess(caller, file, 'read', 'drive')),
       {
         query: parseFileQuery(q),
         callerEmail: caller.account.email,
+        textOf: (file) => (file.mimeType === SPREADSHEET_MIME_TYPE ? deps.spreadsheets.textOf(file.id) : ''),
         order: parseOrderBy(orderBy),
         pageSize: parsePageSize(queryString(ctx, 'pageSize')),
-        queryKey: `${caller.account.email}\n${q}\n${orderBy ?? ''}`,
+        queryKey: `${caller.account.email}\n${q}\n${orderBy ?? ''}\n${drives.corpora}:${drives.driveId ?? ''}`,
         ...(queryString(ctx, 'pageToken') ? { pageToken: queryString(ctx, 'pageToken')! } : {}),
       },
     );
@@ -70,7 +78,9 @@ export function filesRoutes(deps: DriveDeps, drive: DriveLibrary) {
 
   router.post('/files', async (ctx) => {
     const caller = access.authenticate(ctx, DRIVE_WRITE_SCOPES);
-    const file = await drive.create(caller, await readMetadataBody(ctx), undefined);
+    const metadata = await readMetadataBody(ctx);
+    checkParents(ctx, files, metadata, visibleTo(caller));
+    const file = await drive.create(caller, metadata, undefined);
     respondWithFile(ctx, file);
   });
 
@@ -105,7 +115,9 @@ export function filesRoutes(deps: DriveDeps, drive: DriveLibrary) {
 
   router.post('/files/:fileId/copy', async (ctx) => {
     const caller = access.authenticate(ctx, DRIVE_WRITE_SCOPES);
-    const file = await drive.copy(caller, ctx.params.fileId!, await readMetadataBody(ctx));
+    const metadata = await readMetadataBody(ctx);
+    checkParents(ctx, files, metadata, visibleTo(caller));
+    const file = await drive.copy(caller, ctx.params.fileId!, metadata);
     respondWithFile(ctx, file);
   });
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DriveFile } from '../contracts.ts';
 import { driveErrors } from './drive-errors.ts';
-import type { FileQuery } from './query.ts';
+import type { FileQuery, QueryContext } from './query.ts';
 
 const DEFAULT_PAGE_SIZE = 100;
 const MAX_PAGE_SIZE = 1000;
@@ -67,6 +67,7 @@ export function listPage(
   options: {
     query: FileQuery;
     callerEmail: string;
+    textOf?: QueryContext['textOf'];
     order: Comparator;
     pageSize: number;
     pageToken?: string;
@@ -82,7 +83,12 @@ export function listPage(
     offset = decoded.offset;
   }
   const matching = files
-    .filter((file) => options.query(file, { callerEmail: options.callerEmail }))
+    .filter((file) =>
+      options.query(file, {
+        callerEmail: options.callerEmail,
+        ...(options.textOf ? { textOf: options.textOf } : {}),
+      }),
+    )
     .sort(options.order);
   const page = matching.slice(offset, offset + options.pageSize);
   const next = offset + options.pageSize;

@@ -2,7 +2,13 @@ import type { DriveFile } from '../contracts.ts';
 import { GoogleApiError } from '../google-error.ts';
 
 /** A compiled `q`: whether a file of the caller's Drive matches. */
-export type FileQuery = (file: DriveFile, context: { callerEmail: string }) => boolean;
+export type FileQuery = (file: DriveFile, context: QueryContext) => boolean;
+
+export interface QueryContext {
+  callerEmail: string;
+  /** A native file's searchable text (a spreadsheet's cells), for `fullText`. */
+  textOf?: (file: DriveFile) => string;
+}
 
 type Token =
   | { kind: 'string'; value: string; at: number }
@@ -134,11 +140,12 @@ function comparison(field: string, operator: string, value: Token): FileQuery {
     case 'fullText': {
       allowed(['contains']);
       const expected = stringValue().toLowerCase();
-      return (file) =>
+      return (file, context) =>
         file.name.toLowerCase().includes(expected) ||
         (file.content !== undefined &&
           file.mimeType.startsWith('text/') &&
-          file.content.toString('utf8').toLowerCase().includes(expected));
+          file.content.toString('utf8').toLowerCase().includes(expected)) ||
+        (context.textOf?.(file).toLowerCase().includes(expected) ?? false);
     }
     case 'trashed':
     case 'starred': {
@@ -186,7 +193,10 @@ function membership(value: string, collection: string, at: number): FileQuery {
     case 'parents':
       return (file, context) =>
         file.parents.includes(value) ||
-        (value === 'root' && file.parents.length === 0 && file.ownerEmail === context.callerEmail);
+        (file.parents.length === 0 &&
+          (file.driveId === undefined
+            ? value === 'root' && file.ownerEmail === context.callerEmail
+            : value === file.driveId));
     default:
       throw invalidQuery(`unknown collection "${collection}" at character ${at + 1}`);
   }

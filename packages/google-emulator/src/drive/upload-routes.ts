@@ -12,6 +12,7 @@ import { parseFileMetadata } from './file-metadata.ts';
 import { fileResource, selectFileFields } from './file-resource.ts';
 import { parentChanges, queryString, readMetadataBody } from './files-routes.ts';
 import { parseMultipartRelated } from './multipart.ts';
+import { checkParents, sharedDriveGate } from './shared-drives.ts';
 
 /** A resumable upload in progress: what the initiating request said, and the bytes so far. */
 interface UploadSession {
@@ -35,9 +36,10 @@ const SESSION_TTL_MS = 24 * 60 * 60 * 1000;
  * the bytes, whole or in `Content-Range` chunks answered 308 until the last).
  */
 export function uploadRoutes(deps: DriveDeps, drive: DriveLibrary) {
-  const { access, publicUrl } = deps;
+  const { access, publicUrl, files } = deps;
   const sessions = new Map<string, UploadSession>();
   const router = new Router({ prefix: '/upload/drive/v3' });
+  router.param('fileId', sharedDriveGate(files));
 
   const finish = async (
     ctx: Context,
@@ -65,11 +67,13 @@ export function uploadRoutes(deps: DriveDeps, drive: DriveLibrary) {
     }
     if (uploadType === 'multipart') {
       const { metadata, media } = parseMultipartRelated(ctx.get('content-type'), await readRawBody(ctx));
+      const parsed = parseFileMetadata(metadata);
+      checkParents(ctx, files, parsed, (file) => access.canAccess(caller, file, 'read', 'drive'));
       return finish(
         ctx,
         caller,
         fileId,
-        parseFileMetadata(metadata),
+        parsed,
         { contentType: media.contentType, body: media.body },
         fields,
       );
@@ -77,9 +81,11 @@ export function uploadRoutes(deps: DriveDeps, drive: DriveLibrary) {
     if (uploadType === 'resumable') {
       sweep(sessions);
       const uploadId = randomBytes(36).toString('base64url');
+      const metadata = await readMetadataBody(ctx);
+      checkParents(ctx, files, metadata, (file) => access.canAccess(caller, file, 'read', 'drive'));
       sessions.set(uploadId, {
         caller,
-        metadata: await readMetadataBody(ctx),
+        metadata,
         fileId,
         contentType: ctx.get('x-upload-content-type') || undefined,
         chunks: [],
