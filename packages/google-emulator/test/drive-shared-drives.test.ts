@@ -27,7 +27,8 @@ beforeAll(async () => {
     files: [
       { name: 'Mine', values: [['Rent', 1200]] },
       { name: 'Team budget', values: [['Quarterly "forecast"', 'c:\\temp']], driveId: '0ATeamDrive' },
-      { name: 'Team folder', mimeType: FOLDER, driveId: '0ATeamDrive' },
+      { name: 'Team folder', mimeType: FOLDER, driveId: '0ATeamDrive', openedBy: [started.clientA.clientId] },
+      { name: 'Not opened', mimeType: FOLDER },
     ],
   });
   expect(seeded.status).toBe(201);
@@ -39,9 +40,10 @@ afterAll(async () => {
 
 describe('shared drives', () => {
   it('lists a shared drive’s files only with includeItemsFromAllDrives and the allDrives corpus', async () => {
-    expect(names((await drive.files.list({})).data.files)).toEqual(['Mine']);
+    expect(names((await drive.files.list({})).data.files)).toEqual(['Mine', 'Not opened']);
     expect(names((await drive.files.list({ ...ALL, fields: 'files(name,driveId)' })).data.files)).toEqual([
       'Mine',
+      'Not opened',
       'Team budget',
       'Team folder',
     ]);
@@ -112,6 +114,14 @@ describe('parents of a new file', () => {
     );
     expect(failure.response?.status).toBe(404);
     expect(failure.response?.data.error.message).toBe('File not found: 1NoSuchFolder.');
+    const notOpened = await failureOf(
+      drive.files.create({
+        requestBody: { name: 'x', mimeType: SPREADSHEET, parents: [ids['Not opened']!] },
+      }),
+    );
+    expect(notOpened.response?.status, 'drive.file cannot write into a folder the app did not make').toBe(
+      404,
+    );
     const { data: folder } = await drive.files.create({ requestBody: { name: 'Reports', mimeType: FOLDER } });
     const { data } = await drive.files.create({
       requestBody: { name: 'In reports', mimeType: SPREADSHEET, parents: [folder.id!] },

@@ -3,7 +3,7 @@ import type { drive_v3 } from 'googleapis';
 import type { Context } from 'koa';
 import { DRIVE_READ_SCOPES, DRIVE_WRITE_SCOPES } from '../access-control.ts';
 import { accountFor } from '../accounts.ts';
-import { GOOGLE_SCOPES, SPREADSHEET_MIME_TYPE } from '../contracts.ts';
+import { type Caller, type DriveFile, GOOGLE_SCOPES, SPREADSHEET_MIME_TYPE } from '../contracts.ts';
 import { googleErrors } from '../google-error.ts';
 import { readJsonBody } from '../http/request-body.ts';
 import { driveErrors } from './drive-errors.ts';
@@ -41,9 +41,8 @@ export function filesRoutes(deps: DriveDeps, drive: DriveLibrary) {
   };
 
   router.param('fileId', sharedDriveGate(files));
-  const visibleTo =
-    (caller: Parameters<typeof access.canAccess>[0]) => (file: Parameters<typeof access.canAccess>[1]) =>
-      access.canAccess(caller, file, 'read', 'drive');
+  const writableBy = (caller: Caller) => (file: DriveFile) =>
+    access.canAccess(caller, file, 'write', 'drive');
 
   router.get('/files', (ctx) => {
     const caller = access.authenticate(ctx, DRIVE_READ_SCOPES);
@@ -79,7 +78,7 @@ export function filesRoutes(deps: DriveDeps, drive: DriveLibrary) {
   router.post('/files', async (ctx) => {
     const caller = access.authenticate(ctx, DRIVE_WRITE_SCOPES);
     const metadata = await readMetadataBody(ctx);
-    checkParents(ctx, files, metadata, visibleTo(caller));
+    checkParents(ctx, files, metadata, writableBy(caller));
     const file = await drive.create(caller, metadata, undefined);
     respondWithFile(ctx, file);
   });
@@ -116,7 +115,7 @@ export function filesRoutes(deps: DriveDeps, drive: DriveLibrary) {
   router.post('/files/:fileId/copy', async (ctx) => {
     const caller = access.authenticate(ctx, DRIVE_WRITE_SCOPES);
     const metadata = await readMetadataBody(ctx);
-    checkParents(ctx, files, metadata, visibleTo(caller));
+    checkParents(ctx, files, metadata, writableBy(caller));
     const file = await drive.copy(caller, ctx.params.fileId!, metadata);
     respondWithFile(ctx, file);
   });

@@ -89,20 +89,21 @@ export function sharedDriveGate(files: MemoryFileStore) {
 }
 
 /**
- * The parents a new file names (create, copy): each must exist and be visible to the request, as
- * Google answers 404 for a parent it cannot find; `root` is My Drive's root.
+ * The parents a new file names (create, copy): each must exist and be writable by the caller
+ * (under drive.file, a folder the app created or was opened with), as Google answers 404 for a
+ * parent it cannot find or write into; `root` is My Drive's root.
  */
 export function checkParents(
   ctx: Context,
   files: MemoryFileStore,
   metadata: FileMetadata,
-  visible: (file: DriveFile) => boolean,
+  writable: (file: DriveFile) => boolean,
 ): void {
   const supportsAllDrives = allDrivesFlags(ctx).supportsAllDrives;
   for (const parentId of metadata.parents ?? []) {
     if (parentId === 'root') continue;
     const parent = files.get(parentId);
-    if (!parent || !visible(parent) || (parent.driveId !== undefined && !supportsAllDrives)) {
+    if (!parent || !writable(parent) || (parent.driveId !== undefined && !supportsAllDrives)) {
       throw driveErrors.fileNotFound(parentId);
     }
   }

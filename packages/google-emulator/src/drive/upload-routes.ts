@@ -68,7 +68,7 @@ export function uploadRoutes(deps: DriveDeps, drive: DriveLibrary) {
     if (uploadType === 'multipart') {
       const { metadata, media } = parseMultipartRelated(ctx.get('content-type'), await readRawBody(ctx));
       const parsed = parseFileMetadata(metadata);
-      checkParents(ctx, files, parsed, (file) => access.canAccess(caller, file, 'read', 'drive'));
+      checkParents(ctx, files, parsed, (file) => access.canAccess(caller, file, 'write', 'drive'));
       return finish(
         ctx,
         caller,
@@ -82,7 +82,7 @@ export function uploadRoutes(deps: DriveDeps, drive: DriveLibrary) {
       sweep(sessions);
       const uploadId = randomBytes(36).toString('base64url');
       const metadata = await readMetadataBody(ctx);
-      checkParents(ctx, files, metadata, (file) => access.canAccess(caller, file, 'read', 'drive'));
+      checkParents(ctx, files, metadata, (file) => access.canAccess(caller, file, 'write', 'drive'));
       sessions.set(uploadId, {
         caller,
         metadata,
