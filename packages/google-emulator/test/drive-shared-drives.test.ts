@@ -130,11 +130,15 @@ describe('parents of a new file', () => {
     expect(data.parents).toEqual([folder.id]);
     const { data: inRoot } = await drive.files.create({
       requestBody: { name: 'In root', mimeType: SPREADSHEET, parents: ['root'] },
-      fields: 'name',
+      fields: 'id,name',
     });
     expect(inRoot.name).toBe('In root');
     const listed = await drive.files.list({ q: `'${folder.id}' in parents` });
     expect(names(listed.data.files)).toEqual(['In reports']);
+    const move = (into: string) =>
+      drive.files.update({ fileId: inRoot.id!, addParents: into, removeParents: 'root', fields: 'parents' });
+    expect((await failureOf(move(ids['Not opened']!))).response?.status).toBe(404);
+    expect((await move(folder.id!)).data.parents).toEqual([folder.id]);
   });
 });
 

@@ -102,7 +102,9 @@ export function filesRoutes(deps: DriveDeps, drive: DriveLibrary) {
   router.patch('/files/:fileId', async (ctx) => {
     const caller = access.authenticate(ctx, DRIVE_WRITE_SCOPES);
     const metadata = await readMetadataBody(ctx);
-    const file = await drive.update(caller, ctx.params.fileId!, metadata, parentChanges(ctx), undefined);
+    const changes = parentChanges(ctx);
+    checkParents(ctx, files, { parents: changes.add }, writableBy(caller));
+    const file = await drive.update(caller, ctx.params.fileId!, metadata, changes, undefined);
     respondWithFile(ctx, file);
   });
 
