@@ -7,7 +7,7 @@
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import { a1Range, dryRun, dryRunOutput, spreadsheetId } from './common-schemas.ts';
-import { amount } from './loss-phrases.ts';
+import { amount, quotedName } from './loss-phrases.ts';
 import { a1Of, gridRangeOf, TAB_FIELDS, tabsOf } from './rule-grid.ts';
 import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
 import { defineTool, ToolError } from './tool-definition.ts';
@@ -247,7 +247,7 @@ export function rangeObjectTools(deps: ToolDeps) {
       async describeLoss(input, { auth, signal }) {
         const { named } = await readNamedRanges(auth.userId, signal, input.spreadsheetId);
         const deleted = namedCalled(named, input.name);
-        return `the named range ${deleted.name} (${deleted.range})`;
+        return `the named range ${quotedName(deleted.name)} (${quotedName(deleted.range)})`;
       },
     }),
 
@@ -351,6 +351,13 @@ export function rangeObjectTools(deps: ToolDeps) {
           structuredContent: { deleted },
           text: `Removed the protection of ${describeProtection(deleted)}.`,
         };
+      },
+      async describeLoss(input, { auth, signal }) {
+        const { protectedRanges } = await readProtectedRanges(auth.userId, signal, input.spreadsheetId);
+        const deleted = protectedRanges.find((each) => each.protectedRangeId === input.protectedRangeId);
+        if (!deleted) throw new ToolError(`there is no protected range ${input.protectedRangeId}`);
+        // The description is written by anyone the file is shared with: quoted and escaped.
+        return `the protection of ${quotedName(deleted.range)}${deleted.description ? ` (${quotedName(deleted.description)})` : ''}`;
       },
     }),
   ];

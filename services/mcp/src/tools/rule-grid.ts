@@ -78,6 +78,8 @@ export function a1Of(range: sheets_v4.Schema$GridRange | undefined, tabs: readon
   if (columnsOnly)
     return rangeOnSheet(title, `${columnLetters(startColumn ?? 0)}:${columnLetters((endColumn ?? 1) - 1)}`);
   if (rowsOnly) return rangeOnSheet(title, `${(startRow ?? 0) + 1}:${endRow ?? (startRow ?? 0) + 1}`);
+  if (endRow === (startRow ?? 0) + 1 && endColumn === (startColumn ?? 0) + 1)
+    return rangeOnSheet(title, start);
   const endCells = `${endColumn === undefined ? '' : columnLetters(endColumn - 1)}${endRow ?? ''}`;
   return rangeOnSheet(title, `${start}:${endCells}`);
 }

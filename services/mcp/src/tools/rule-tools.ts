@@ -7,7 +7,7 @@
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from './common-schemas.ts';
-import { amount } from './loss-phrases.ts';
+import { amount, quotedName } from './loss-phrases.ts';
 import {
   conditionOf,
   conditionValues,
@@ -370,7 +370,12 @@ export function ruleTools(deps: ToolDeps) {
           input.index,
           read.tabs,
         );
-        return `the conditional format rule ${describeRule(rule)}`;
+        // Values, ranges and the tab's title are written by anyone the file is shared with: quoted and escaped.
+        const kind = rule.colorScale
+          ? 'a colour scale'
+          : `${rule.condition}${rule.values.map((value) => ` ${quotedName(value)}`).join(',')}`;
+        const title = tabById(read.tabs, input.sheetId).title;
+        return `the conditional format rule ${input.index} of the tab ${quotedName(title)} (${kind} on ${rule.ranges.map(quotedName).join(', ')})`;
       },
     }),
   ];
