@@ -264,6 +264,14 @@ describe('conditional formats', () => {
       ranges: ['Data!B2:B3'],
       previous: { condition: 'NUMBER_GREATER', values: ['100'] },
     });
+    // A colour scale given new ranges keeps its colours.
+    const moved = await call('update_conditional_format', {
+      sheetId: dataId,
+      index: 0,
+      ranges: ['Data!B2:B30'],
+    });
+    expect(moved.structured).toMatchObject({ ranges: ['Data!B2:B30'], colorScale: before[0]!.colorScale });
+    await call('update_conditional_format', { sheetId: dataId, index: 0, ranges: ['Data!B:B'] });
     await call('update_conditional_format', { sheetId: dataId, index: 2, newIndex: 0 });
     expect((await rules()).map((rule) => rule.condition)).toEqual(['CUSTOM_FORMULA', null, 'NUMBER_LESS']);
 

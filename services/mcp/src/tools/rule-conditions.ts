@@ -114,6 +114,8 @@ export function conditionOf(
   type: ConditionType,
   given: ReadonlyArray<string | number>,
 ): sheets_v4.Schema$BooleanCondition {
+  // A rule made elsewhere may hold a condition these tools do not take.
+  if (!Object.hasOwn(VALUE_COUNTS, type)) throw new ToolError(`the condition ${type} is not supported here`);
   const [fewest, most] = VALUE_COUNTS[type];
   const values = given.map(String);
   if (values.length < fewest || values.length > most) {

@@ -297,19 +297,19 @@ export function ruleTools(deps: ToolDeps) {
           if (!changesRule)
             throw new ToolError('give the new rule (condition and format, or colorScale), or newIndex');
           const ranges = input.ranges ?? previous.ranges;
-          const built = formatRuleOf(
-            {
-              ...input,
-              // A rule keeps what is not given: its format with a new condition, its condition with a new format.
-              condition:
-                input.condition ??
-                (input.colorScale || previous.condition === null ? undefined : (previous.condition as never)),
-              values: input.condition ? input.values : input.colorScale ? [] : previous.values,
-              format: input.format ?? (input.colorScale ? undefined : formatViewInput(previous.format)),
-            },
-            ranges,
-            read.tabs,
-          );
+          // A rule keeps what is not given: its format with a new condition, its condition with a
+          // new format, its condition and format or its colour scale with new ranges.
+          const keepsScale =
+            input.colorScale !== undefined ||
+            (previous.colorScale !== null && input.condition === undefined && input.format === undefined);
+          const wanted: RuleInput = keepsScale
+            ? { values: [], colorScale: input.colorScale ?? scaleInputOf(previous.colorScale) }
+            : {
+                condition: input.condition ?? (previous.condition as RuleInput['condition']),
+                values: input.condition ? input.values : previous.values,
+                format: input.format ?? formatViewInput(previous.format),
+              };
+          const built = formatRuleOf(wanted, ranges, read.tabs);
           if (built.tab.sheetId !== input.sheetId)
             throw new ToolError('a rule stays on its tab: give ranges on the tab with that sheetId');
           request = {
@@ -461,6 +461,16 @@ function formatView(format: sheets_v4.Schema$CellFormat | undefined): RuleView['
     if (typeof value === 'boolean') view[key] = value;
   }
   return view;
+}
+
+function scaleInputOf(view: RuleView['colorScale']): RuleInput['colorScale'] {
+  if (!view?.min || !view.max) return undefined;
+  const point = (given: NonNullable<RuleView['colorScale']>[string]) => ({
+    type: given.type as z.infer<typeof scalePoint>['type'],
+    ...(given.value === null ? {} : { value: given.value }),
+    color: given.color ?? '#000000',
+  });
+  return { min: point(view.min), ...(view.mid ? { mid: point(view.mid) } : {}), max: point(view.max) };
 }
 
 function formatViewInput(view: RuleView['format']): FormatInput | undefined {
