@@ -71,6 +71,10 @@ const PINNED: RequestsPerTool = {
   delete_protected_range: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
   create_spreadsheet: { 'sheets.spreadsheets.create': 1 },
   convert_file: { 'drive.files.get': 1, 'drive.files.export': 1, 'drive.files.create': 1 },
+  list_folders: { 'drive.files.list': 1 },
+  search_spreadsheets: { 'drive.files.list': 1 },
+  copy_spreadsheet: { 'drive.files.copy': 1 },
+  create_folder: { 'drive.files.create': 1 },
 };
 
 let stack: McpUnderTest;

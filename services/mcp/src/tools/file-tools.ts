@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { rangeOnSheet } from './a1.ts';
 import { dryRun, dryRunOutput, rows } from './common-schemas.ts';
+import { ALL_DRIVES, checkFolder, folderId, intoFolder } from './drive-tools.ts';
 import { EXPORT_TYPES, IMPORTABLE_TYPES, SPREADSHEET_MIME } from './google-file-types.ts';
 import { defineTool, ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
@@ -13,7 +14,8 @@ const fileId = z
   .regex(/^[A-Za-z0-9_-]+$/)
   .describe('A Drive file id.');
 
-export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
+export function fileTools(deps: ToolDeps) {
+  const { sheets, drive, callGoogle } = deps;
   return [
     defineTool({
       name: 'create_spreadsheet',
@@ -31,6 +33,7 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
         title: z.string().min(1).max(200),
         sheetTitles: z.array(z.string().min(1).max(100)).max(50).optional(),
         values: rows.optional().describe('Rows written to the first tab from A1 (parsed as typed).'),
+        folderId: folderId.optional().describe('The folder to create it in; the top of My Drive by default.'),
         dryRun,
       }),
       outputSchema: z.object({
@@ -38,15 +41,26 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
         spreadsheetId: z.string().nullable(),
         url: z.string().nullable(),
         sheets: z.array(z.string()),
+        folderId: z.string().nullable().optional(),
         dryRun: dryRunOutput,
       }),
-      async run(input, { auth, signal }) {
+      async run(input, context) {
+        const { auth, signal } = context;
+        // The folder is checked first, so that a wrong id creates nothing.
+        const folder = input.folderId ? await checkFolder(deps, context, input.folderId) : undefined;
+        const where = folder ? ` in the folder "${folder.name}"` : '';
         if (input.dryRun) {
           const tabs = input.sheetTitles?.length ? input.sheetTitles : ['Sheet1'];
           const cells = (input.values ?? []).reduce((sum, row) => sum + row.length, 0);
           return {
-            structuredContent: { spreadsheetId: null, url: null, sheets: tabs, dryRun: true },
-            text: `Dry run: would create ${input.title} with ${tabs.length} tabs${cells ? ` and ${cells} cells on the first` : ''}. Nothing was created.`,
+            structuredContent: {
+              spreadsheetId: null,
+              url: null,
+              sheets: tabs,
+              ...(folder ? { folderId: folder.folderId } : {}),
+              dryRun: true,
+            },
+            text: `Dry run: would create ${input.title}${where} with ${tabs.length} tabs${cells ? ` and ${cells} cells on the first` : ''}. Nothing was created.`,
           };
         }
         const { data } = await callGoogle(auth.userId, signal, (request) =>
@@ -65,6 +79,27 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
         const spreadsheetId = data.spreadsheetId;
         if (!spreadsheetId) throw new ToolError('Google did not return the new spreadsheet’s id');
         const tabs = (data.sheets ?? []).map((sheet) => sheet.properties?.title ?? '');
+        // Sheets creates in My Drive's root and takes no parent: Drive moves it (one files.update).
+        if (folder) {
+          const made = `Created ${input.title} (spreadsheetId ${spreadsheetId}) at the top of My Drive, but did not move it: `;
+          await intoFolder(
+            folder,
+            () =>
+              callGoogle(auth.userId, signal, (request) =>
+                drive.files.update(
+                  {
+                    fileId: spreadsheetId,
+                    addParents: folder.folderId,
+                    removeParents: 'root',
+                    fields: 'id',
+                    ...ALL_DRIVES,
+                  },
+                  request,
+                ),
+              ),
+            made,
+          );
+        }
         // A second request only with values: create takes typed cells, not values parsed as typed.
         if (input.values?.length) {
           await callGoogle(auth.userId, signal, (request) =>
@@ -80,8 +115,13 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
           );
         }
         return {
-          structuredContent: { spreadsheetId, url: data.spreadsheetUrl ?? null, sheets: tabs },
-          text: `Created ${input.title} (spreadsheetId ${spreadsheetId})${data.spreadsheetUrl ? `: ${data.spreadsheetUrl}` : ''}.`,
+          structuredContent: {
+            spreadsheetId,
+            url: data.spreadsheetUrl ?? null,
+            sheets: tabs,
+            ...(folder ? { folderId: folder.folderId } : {}),
+          },
+          text: `Created ${input.title}${where} (spreadsheetId ${spreadsheetId})${data.spreadsheetUrl ? `: ${data.spreadsheetUrl}` : ''}.`,
         };
       },
     }),
@@ -107,6 +147,9 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
           .max(200)
           .optional()
           .describe('Name of the new file; derived from the source by default.'),
+        folderId: folderId
+          .optional()
+          .describe('The folder to put the new file in; the top of My Drive by default.'),
         dryRun,
       }),
       // fileId is null in a dry run: the file is not made.
@@ -121,8 +164,10 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
         // Steps: read the file's type, then a copy Google converts, or an export and its upload.
         // Each is needed: the type decides copy or export and names the new file; Drive cannot export into Drive.
         const steps = input.to === 'spreadsheet' ? 2 : 3;
+        const folder = input.folderId ? await checkFolder(deps, context, input.folderId) : undefined;
+        const parents = folder ? { parents: [folder.folderId] } : {};
         const { data: source } = await callGoogle(auth.userId, signal, (request) =>
-          drive.files.get({ fileId: input.fileId, fields: 'id, name, mimeType' }, request),
+          drive.files.get({ fileId: input.fileId, fields: 'id, name, mimeType', ...ALL_DRIVES }, request),
         );
         const sourceName = (source.name ?? 'file').replace(/\.(xlsx|xls|csv|ods)$/i, '');
         if (input.to === 'spreadsheet') {
@@ -134,14 +179,17 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
           if (input.dryRun) return planned(input.name ?? sourceName, SPREADSHEET_MIME);
           context.progress(1, steps, 'Converting the file into a Google spreadsheet');
           signal.throwIfAborted();
-          const { data: copy } = await callGoogle(auth.userId, signal, (request) =>
-            drive.files.copy(
-              {
-                fileId: input.fileId,
-                fields: 'id, name, mimeType',
-                requestBody: { name: input.name ?? sourceName, mimeType: SPREADSHEET_MIME },
-              },
-              request,
+          const { data: copy } = await intoFolder(folder, () =>
+            callGoogle(auth.userId, signal, (request) =>
+              drive.files.copy(
+                {
+                  fileId: input.fileId,
+                  fields: 'id, name, mimeType',
+                  requestBody: { name: input.name ?? sourceName, mimeType: SPREADSHEET_MIME, ...parents },
+                  ...ALL_DRIVES,
+                },
+                request,
+              ),
             ),
           );
           context.progress(2, steps, 'Converted');
@@ -157,19 +205,25 @@ export function fileTools({ sheets, drive, callGoogle }: ToolDeps) {
         context.progress(1, steps, `Exporting the spreadsheet as ${input.to}`);
         signal.throwIfAborted();
         const { data: bytes } = await callGoogle(auth.userId, signal, (request) =>
-          drive.files.export({ fileId: input.fileId, mimeType }, { ...request, responseType: 'arraybuffer' }),
+          drive.files.export(
+            { fileId: input.fileId, mimeType, ...ALL_DRIVES },
+            { ...request, responseType: 'arraybuffer' },
+          ),
         );
         context.progress(2, steps, `Uploading the ${input.to} file to Drive`);
         // Cancelled after the export: the bytes are not uploaded.
         signal.throwIfAborted();
-        const { data: created } = await callGoogle(auth.userId, signal, (request) =>
-          drive.files.create(
-            {
-              fields: 'id, name, mimeType',
-              requestBody: { name: input.name ?? `${sourceName}.${input.to}`, mimeType },
-              media: { mimeType, body: Readable.from(Buffer.from(bytes as ArrayBuffer)) },
-            },
-            request,
+        const { data: created } = await intoFolder(folder, () =>
+          callGoogle(auth.userId, signal, (request) =>
+            drive.files.create(
+              {
+                fields: 'id, name, mimeType',
+                requestBody: { name: input.name ?? `${sourceName}.${input.to}`, mimeType, ...parents },
+                ...ALL_DRIVES,
+                media: { mimeType, body: Readable.from(Buffer.from(bytes as ArrayBuffer)) },
+              },
+              request,
+            ),
           ),
         );
         context.progress(3, steps, 'Converted');

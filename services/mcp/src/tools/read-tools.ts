@@ -8,6 +8,7 @@ import {
   valueRangeOutput,
   valueRender,
 } from './common-schemas.ts';
+import { LIST_ALL_DRIVES } from './drive-tools.ts';
 import { SPREADSHEET_MIME } from './google-file-types.ts';
 import { amount } from './loss-phrases.ts';
 import { isPastGridError, isUnknownRangeError, type PageWindow, pageWindow } from './page-window.ts';
@@ -65,6 +66,7 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
               pageSize: input.pageSize,
               pageToken: input.pageToken,
               fields: 'nextPageToken, files(id, name, modifiedTime)',
+              ...LIST_ALL_DRIVES,
             },
             request,
           ),

@@ -1,4 +1,5 @@
 import { cellTools } from './cell-tools.ts';
+import { driveTools } from './drive-tools.ts';
 import { editingTools } from './editing-tools.ts';
 import { fileTools } from './file-tools.ts';
 import { rangeObjectTools } from './range-object-tools.ts';
@@ -22,5 +23,6 @@ export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
     ...rangeObjectTools(deps),
     ...editingTools(deps),
     ...fileTools(deps),
+    ...driveTools(deps),
   ];
 }

@@ -16,6 +16,9 @@ export const TOOL_TOOLSETS: Readonly<Record<string, ToolsetName>> = {
   find_in_spreadsheet: 'core-read',
   read_records: 'core-read',
   read_cell_details: 'core-read',
+  // Finding a spreadsheet by name or content, and the folders to look in, is part of reading.
+  list_folders: 'core-read',
+  search_spreadsheets: 'core-read',
   // Writing: cell values and notes, inside the existing grid.
   write_range: 'core-write',
   write_ranges: 'core-write',
@@ -55,6 +58,8 @@ export const TOOL_TOOLSETS: Readonly<Record<string, ToolsetName>> = {
   // Files: new spreadsheets and conversions in Drive.
   create_spreadsheet: 'files',
   convert_file: 'files',
+  copy_spreadsheet: 'files',
+  create_folder: 'files',
 };
 
 /** The tools of each set and the set of each tool, for the registered tools; throws on a tool without one. */

@@ -146,6 +146,10 @@ export function oneCallOfEachTool(
     ['copy_sheet_to', { spreadsheetId, sheetId: planId, destinationSpreadsheetId: spreadsheetId }],
     ['create_spreadsheet', { title: 'New book' }],
     ['convert_file', { fileId: spreadsheetId, to: 'csv' }],
+    ['list_folders', {}],
+    ['search_spreadsheets', { query: 'Quota' }],
+    ['copy_spreadsheet', { spreadsheetId }],
+    ['create_folder', { name: 'Reports' }],
   ];
 }
 

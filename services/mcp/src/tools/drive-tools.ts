@@ -1,0 +1,414 @@
+import { z } from 'zod';
+import { dryRun, dryRunOutput, spreadsheetId } from './common-schemas.ts';
+import { SPREADSHEET_MIME } from './google-file-types.ts';
+import { defineTool, type ToolContext, ToolError } from './tool-definition.ts';
+import type { ToolDeps } from './tool-deps.ts';
+
+export const FOLDER_MIME = 'application/vnd.google-apps.folder';
+
+/**
+ * What every Drive call the tools make says (docs/design.md §11.4): the app understands shared
+ * drives. Without it Google answers 404 for a file in a shared drive, as if it were not there.
+ */
+export const ALL_DRIVES = { supportsAllDrives: true } as const;
+/** …and what every files.list says besides, so that shared drives' files are listed too. */
+export const LIST_ALL_DRIVES = {
+  supportsAllDrives: true,
+  includeItemsFromAllDrives: true,
+  corpora: 'allDrives',
+} as const;
+
+/**
+ * A string literal of Drive's `q` grammar: quotes around it, and the two characters that could end
+ * it early escaped (`\` as `\\`, `'` as `\'`), so that no text a model writes leaves the string.
+ */
+export function driveQueryString(text: string): string {
+  return `'${text.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+}
+
+export const folderId = z
+  .string()
+  .min(5)
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+$/, 'a folderId has only letters, digits, - and _')
+  .describe('A Drive folder id (from list_folders or the folder’s URL /folders/<id>).');
+
+/**
+ * The folder a file is to be put in, read first so that an id of something else, or of nothing,
+ * is refused in words rather than as whatever Google would make of it. One files.get.
+ */
+export async function checkFolder(
+  { drive, callGoogle }: Pick<ToolDeps, 'drive' | 'callGoogle'>,
+  { auth, signal }: Pick<ToolContext, 'auth' | 'signal'>,
+  id: string,
+): Promise<{ folderId: string; name: string }> {
+  let folder: { id?: string | null; name?: string | null; mimeType?: string | null };
+  try {
+    ({ data: folder } = await callGoogle(auth.userId, signal, (request) =>
+      drive.files.get({ fileId: id, fields: 'id, name, mimeType', ...ALL_DRIVES }, request),
+    ));
+  } catch (error) {
+    if (error instanceof ToolError && error.message.startsWith('Not found:')) {
+      throw new ToolError(
+        `the folder ${id} does not exist, or is not in your Drive (list_folders shows yours)`,
+      );
+    }
+    throw error;
+  }
+  if (folder.mimeType !== FOLDER_MIME) {
+    throw new ToolError(
+      `${id} ("${folder.name ?? ''}") is not a folder but a ${folder.mimeType}: give a folderId from list_folders`,
+    );
+  }
+  return { folderId: id, name: folder.name ?? '' };
+}
+
+/**
+ * Runs the Google call that puts a file into `folder`. Under drive.file Google finds only folders
+ * Sheetgate made or was opened with, and answers 404 for the others: said here in words.
+ */
+export async function intoFolder<T>(
+  folder: { folderId: string; name: string } | undefined,
+  call: () => Promise<T>,
+  madeAlready = '',
+): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (
+      folder &&
+      error instanceof ToolError &&
+      error.message.startsWith('Not found:') &&
+      error.message.includes(folder.folderId)
+    ) {
+      throw new ToolError(
+        `${madeAlready}Sheetgate can put files only in folders it created (create_folder) or that were opened with it, and "${folder.name}" (${folder.folderId}) is not one: use create_folder, or leave folderId out and move the file in Google Drive.`,
+      );
+    }
+    throw error;
+  }
+}
+
+const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+const pageSize = z.number().int().min(1).max(100).default(50);
+const pageToken = z.string().max(500).optional().describe('From a previous call, to get the next page.');
+
+function nextPage(token: string | null | undefined): string {
+  return token ? `\nMore: call again with pageToken=${JSON.stringify(token)}.` : '';
+}
+
+export function driveTools(deps: ToolDeps) {
+  const { drive, callGoogle } = deps;
+  return [
+    defineTool({
+      name: 'list_folders',
+      title: 'List folders',
+      description:
+        'Lists Drive folders (yours and those of shared drives) by name, with their ids and parent: a folderId for create_spreadsheet, copy_spreadsheet, convert_file or search_spreadsheets.',
+      scope: 'sheets:read',
+      annotations: READ,
+      inputSchema: z.object({
+        parentId: folderId
+          .or(z.literal('root'))
+          .optional()
+          .describe('Only folders directly in this folder ("root" for the top of My Drive).'),
+        nameContains: z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('Only folders whose name contains this.'),
+        pageSize,
+        pageToken,
+      }),
+      outputSchema: z.object({
+        folders: z.array(
+          z.object({
+            folderId: z.string(),
+            name: z.string(),
+            parentId: z.string().nullable(),
+            driveId: z.string().nullable(),
+          }),
+        ),
+        nextPageToken: z.string().nullable(),
+      }),
+      async run(input, { auth, signal }) {
+        const clauses = [`mimeType = '${FOLDER_MIME}'`, 'trashed = false'];
+        if (input.parentId) clauses.push(`${driveQueryString(input.parentId)} in parents`);
+        if (input.nameContains) clauses.push(`name contains ${driveQueryString(input.nameContains)}`);
+        const { data } = await callGoogle(auth.userId, signal, (request) =>
+          drive.files.list(
+            {
+              q: clauses.join(' and '),
+              orderBy: 'name',
+              pageSize: input.pageSize,
+              pageToken: input.pageToken,
+              fields: 'nextPageToken, files(id, name, parents, driveId)',
+              ...LIST_ALL_DRIVES,
+            },
+            request,
+          ),
+        );
+        const folders = (data.files ?? []).map((file) => ({
+          folderId: file.id ?? '',
+          name: file.name ?? '',
+          parentId: file.parents?.[0] ?? null,
+          driveId: file.driveId ?? null,
+        }));
+        const lines = folders.map(
+          (folder) =>
+            `${folder.name}  (folderId ${folder.folderId}${folder.parentId ? `, in ${folder.parentId}` : ''}${folder.driveId ? `, shared drive ${folder.driveId}` : ''})`,
+        );
+        return {
+          structuredContent: { folders, nextPageToken: data.nextPageToken ?? null },
+          text: (lines.length ? lines.join('\n') : 'No folders found.') + nextPage(data.nextPageToken),
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'search_spreadsheets',
+      title: 'Search spreadsheets',
+      description:
+        'Finds spreadsheets (in your Drive and shared drives) whose name or contents contain a text, newest first; optionally only in one folder.',
+      scope: 'sheets:read',
+      annotations: READ,
+      inputSchema: z.object({
+        query: z.string().trim().min(1).max(200).describe('The text to look for.'),
+        match: z
+          .enum(['any', 'name', 'content'])
+          .default('any')
+          .describe(
+            'name: the name has a word starting with the text; content: the cells or the name hold it; any: either.',
+          ),
+        folderId: folderId.optional().describe('Only spreadsheets directly in this folder.'),
+        pageSize,
+        pageToken,
+      }),
+      outputSchema: z.object({
+        spreadsheets: z.array(
+          z.object({
+            spreadsheetId: z.string(),
+            name: z.string(),
+            modifiedTime: z.string().nullable(),
+            driveId: z.string().nullable(),
+          }),
+        ),
+        nextPageToken: z.string().nullable(),
+      }),
+      async run(input, { auth, signal }) {
+        const text = driveQueryString(input.query);
+        const byName = `name contains ${text}`;
+        const byContent = `fullText contains ${text}`;
+        const clauses = [
+          `mimeType = '${SPREADSHEET_MIME}'`,
+          'trashed = false',
+          input.match === 'name'
+            ? byName
+            : input.match === 'content'
+              ? byContent
+              : `(${byName} or ${byContent})`,
+        ];
+        if (input.folderId) clauses.push(`${driveQueryString(input.folderId)} in parents`);
+        const { data } = await callGoogle(auth.userId, signal, (request) =>
+          drive.files.list(
+            {
+              q: clauses.join(' and '),
+              orderBy: 'modifiedTime desc',
+              pageSize: input.pageSize,
+              pageToken: input.pageToken,
+              fields: 'nextPageToken, files(id, name, modifiedTime, driveId)',
+              ...LIST_ALL_DRIVES,
+            },
+            request,
+          ),
+        );
+        const spreadsheets = (data.files ?? []).map((file) => ({
+          spreadsheetId: file.id ?? '',
+          name: file.name ?? '',
+          modifiedTime: file.modifiedTime ?? null,
+          driveId: file.driveId ?? null,
+        }));
+        const lines = spreadsheets.map((file) => `${file.name}  (spreadsheetId ${file.spreadsheetId})`);
+        return {
+          structuredContent: { spreadsheets, nextPageToken: data.nextPageToken ?? null },
+          text:
+            (lines.length ? lines.join('\n') : `No spreadsheets match ${JSON.stringify(input.query)}.`) +
+            nextPage(data.nextPageToken),
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'copy_spreadsheet',
+      title: 'Copy a spreadsheet',
+      description:
+        'Makes a copy of a spreadsheet (tabs, values, formulas and formats), optionally named and put in a folder. An xlsx, csv or ods file is copied as a Google spreadsheet.',
+      scope: 'sheets:write',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+      inputSchema: z.object({
+        spreadsheetId,
+        name: z
+          .string()
+          .trim()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('The copy’s name; "Copy of <name>" by default.'),
+        folderId: folderId
+          .optional()
+          .describe('The folder to put the copy in; beside the original by default.'),
+        dryRun,
+      }),
+      outputSchema: z.object({
+        // null in a dry run: Google assigns the id.
+        spreadsheetId: z.string().nullable(),
+        name: z.string(),
+        url: z.string().nullable(),
+        folderId: z.string().nullable(),
+        dryRun: dryRunOutput,
+      }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        const folder = input.folderId ? await checkFolder(deps, context, input.folderId) : undefined;
+        const where = folder ? ` in the folder "${folder.name}"` : '';
+        if (input.dryRun) {
+          const { data: source } = await callGoogle(auth.userId, signal, (request) =>
+            drive.files.get(
+              { fileId: input.spreadsheetId, fields: 'id, name, mimeType', ...ALL_DRIVES },
+              request,
+            ),
+          );
+          const name = input.name ?? `Copy of ${source.name ?? ''}`;
+          return {
+            structuredContent: {
+              spreadsheetId: null,
+              name,
+              url: null,
+              folderId: folder?.folderId ?? null,
+              dryRun: true,
+            },
+            text: `Dry run: would copy ${source.name} as ${name}${where}. Nothing was changed.`,
+          };
+        }
+        let copy: {
+          id?: string | null;
+          name?: string | null;
+          webViewLink?: string | null;
+          parents?: string[] | null;
+        };
+        try {
+          ({ data: copy } = await intoFolder(folder, () =>
+            callGoogle(auth.userId, signal, (request) =>
+              drive.files.copy(
+                {
+                  fileId: input.spreadsheetId,
+                  fields: 'id, name, webViewLink, parents',
+                  requestBody: {
+                    // The copy is a spreadsheet whatever the source: Google converts xlsx, csv and ods.
+                    mimeType: SPREADSHEET_MIME,
+                    ...(input.name ? { name: input.name } : {}),
+                    ...(folder ? { parents: [folder.folderId] } : {}),
+                  },
+                  ...ALL_DRIVES,
+                },
+                request,
+              ),
+            ),
+          ));
+        } catch (error) {
+          if (error instanceof ToolError && /conversion is not supported/i.test(error.message)) {
+            throw new ToolError(
+              `${input.spreadsheetId} is neither a spreadsheet nor an xlsx, csv or ods file, so it cannot be copied as a spreadsheet`,
+            );
+          }
+          throw error;
+        }
+        if (!copy.id) throw new ToolError('Google did not return the copy’s id');
+        const result = {
+          spreadsheetId: copy.id,
+          name: copy.name ?? '',
+          url: copy.webViewLink ?? null,
+          folderId: folder?.folderId ?? copy.parents?.[0] ?? null,
+        };
+        return {
+          structuredContent: result,
+          text: `Copied as ${result.name} (spreadsheetId ${result.spreadsheetId})${where}${result.url ? `: ${result.url}` : ''}.`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'create_folder',
+      title: 'Create a folder',
+      description:
+        'Creates a Drive folder, optionally inside another: Sheetgate can put files only in folders it created, so make one here for create_spreadsheet, copy_spreadsheet and convert_file.',
+      scope: 'sheets:write',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+      inputSchema: z.object({
+        name: z.string().trim().min(1).max(200),
+        parentId: folderId.optional().describe('The folder to create it in; the top of My Drive by default.'),
+        dryRun,
+      }),
+      outputSchema: z.object({
+        // null in a dry run: Google assigns the id.
+        folderId: z.string().nullable(),
+        name: z.string(),
+        parentId: z.string().nullable(),
+        dryRun: dryRunOutput,
+      }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        const parent = input.parentId ? await checkFolder(deps, context, input.parentId) : undefined;
+        const where = parent ? ` in the folder "${parent.name}"` : ' at the top of My Drive';
+        if (input.dryRun) {
+          return {
+            structuredContent: {
+              folderId: null,
+              name: input.name,
+              parentId: parent?.folderId ?? null,
+              dryRun: true,
+            },
+            text: `Dry run: would create the folder ${input.name}${where}. Nothing was changed.`,
+          };
+        }
+        const { data } = await intoFolder(parent, () =>
+          callGoogle(auth.userId, signal, (request) =>
+            drive.files.create(
+              {
+                fields: 'id, name, parents',
+                requestBody: {
+                  name: input.name,
+                  mimeType: FOLDER_MIME,
+                  ...(parent ? { parents: [parent.folderId] } : {}),
+                },
+                ...ALL_DRIVES,
+              },
+              request,
+            ),
+          ),
+        );
+        if (!data.id) throw new ToolError('Google did not return the new folder’s id');
+        const result = {
+          folderId: data.id,
+          name: data.name ?? input.name,
+          parentId: data.parents?.[0] ?? null,
+        };
+        return {
+          structuredContent: result,
+          text: `Created the folder ${result.name}${where} (folderId ${result.folderId}).`,
+        };
+      },
+    }),
+  ];
+}
