@@ -299,3 +299,79 @@ describe('protected ranges', () => {
     ).toContain(`No protected range with id: ${first!.protectedRangeId}`);
   });
 });
+
+describe('inserting and deleting rows and columns', () => {
+  it('moves, grows and shrinks conditional formats, named ranges and protected ranges, dropping emptied ones', async () => {
+    const { data: created } = await sheets.spreadsheets.create({
+      requestBody: { sheets: [{ properties: { title: 'Grid', sheetId: 3 } }] },
+    });
+    const id = created.spreadsheetId!;
+    const rows = (startRowIndex: number, endRowIndex: number) => ({
+      sheetId: 3,
+      startRowIndex,
+      endRowIndex,
+      startColumnIndex: 0,
+      endColumnIndex: 2,
+    });
+    const batch = (requests: sheets_v4.Schema$Request[]) =>
+      sheets.spreadsheets.batchUpdate({ spreadsheetId: id, requestBody: { requests } });
+    const format = { textFormat: { bold: true } };
+    await batch([
+      {
+        addConditionalFormatRule: {
+          rule: {
+            ranges: [rows(4, 8), rows(1, 2)],
+            booleanRule: { condition: { type: 'NOT_BLANK' }, format },
+          },
+        },
+      },
+      { addNamedRange: { namedRange: { name: 'Block', range: rows(4, 8) } } },
+      { addNamedRange: { namedRange: { name: 'Top', range: rows(0, 1) } } },
+      { addProtectedRange: { protectedRange: { protectedRangeId: 5, range: rows(6, 7) } } },
+      { addProtectedRange: { protectedRange: { protectedRangeId: 6, range: { sheetId: 3 } } } },
+    ]);
+    const state = async () => {
+      const { data } = await sheets.spreadsheets.get({
+        spreadsheetId: id,
+        fields:
+          'namedRanges(name,range),sheets(conditionalFormats(ranges),protectedRanges(protectedRangeId,range))',
+      });
+      return data;
+    };
+
+    // Two rows before row 6 (index 5): inside Block and the first rule range, above the protection.
+    await batch([
+      { insertDimension: { range: { sheetId: 3, dimension: 'ROWS', startIndex: 5, endIndex: 7 } } },
+    ]);
+    let now = await state();
+    expect(now.sheets?.[0]?.conditionalFormats?.[0]?.ranges).toEqual([rows(4, 10), rows(1, 2)]);
+    expect(now.namedRanges).toEqual([
+      { name: 'Block', range: rows(4, 10) },
+      { name: 'Top', range: rows(0, 1) },
+    ]);
+    expect(now.sheets?.[0]?.protectedRanges).toEqual([
+      { protectedRangeId: 5, range: rows(8, 9) },
+      { protectedRangeId: 6, range: { sheetId: 3 } },
+    ]);
+
+    // Rows 1–3 (indices 0–2) go: Top and the rule's second range are emptied, Block moves up.
+    await batch([
+      { deleteDimension: { range: { sheetId: 3, dimension: 'ROWS', startIndex: 0, endIndex: 3 } } },
+    ]);
+    now = await state();
+    expect(now.sheets?.[0]?.conditionalFormats?.[0]?.ranges).toEqual([rows(1, 7)]);
+    expect(now.namedRanges).toEqual([{ name: 'Block', range: rows(1, 7) }]);
+    expect(now.sheets?.[0]?.protectedRanges).toEqual([
+      { protectedRangeId: 5, range: rows(5, 6) },
+      { protectedRangeId: 6, range: { sheetId: 3 } },
+    ]);
+
+    // A column inserted at A moves every column bound; the whole-sheet protection stays whole.
+    await batch([
+      { insertDimension: { range: { sheetId: 3, dimension: 'COLUMNS', startIndex: 0, endIndex: 1 } } },
+    ]);
+    now = await state();
+    expect(now.namedRanges?.[0]?.range).toEqual({ ...rows(1, 7), startColumnIndex: 1, endColumnIndex: 3 });
+    expect(now.sheets?.[0]?.protectedRanges?.[1]).toEqual({ protectedRangeId: 6, range: { sheetId: 3 } });
+  });
+});

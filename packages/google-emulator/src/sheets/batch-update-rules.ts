@@ -384,3 +384,52 @@ export function deleteProtectedRange(
   if (sheet.protectedRanges?.length === 0) delete sheet.protectedRanges;
   return {};
 }
+
+/**
+ * Rows or columns inserted (`count` > 0 at `start`) or deleted (`count` < 0: [start, start −
+ * count)) on `sheet` move the rules and objects on it, as in Google: a range below or right of the
+ * change moves, one across it grows or shrinks; a conditional-format range, a protected range or a
+ * named range left with no cells is dropped (with its rule, when it was the rule's last range).
+ */
+export function shiftRangesForDimension(
+  spreadsheet: SpreadsheetModel,
+  sheet: SheetModel,
+  rows: boolean,
+  start: number,
+  count: number,
+): void {
+  const [low, high] = rows
+    ? (['startRowIndex', 'endRowIndex'] as const)
+    : (['startColumnIndex', 'endColumnIndex'] as const);
+  const end = start - count;
+  const moved = (index: number | null | undefined, isEnd: boolean): number | null | undefined => {
+    if (index == null) return index;
+    if (count > 0) return index > start || (!isEnd && index === start) ? index + count : index;
+    if (index >= end) return index + count;
+    return index > start ? start : index;
+  };
+  /** Moves a range in place; false when it no longer holds a cell. */
+  const shift = (range: GridRange | null | undefined): boolean => {
+    if (!range || (range.sheetId ?? 0) !== sheet.properties.sheetId) return true;
+    const from = moved(range[low], false);
+    const to = moved(range[high], true);
+    if (from != null) range[low] = from;
+    if (to != null) range[high] = to;
+    return from == null || to == null || from < to;
+  };
+  if (sheet.conditionalFormats) {
+    sheet.conditionalFormats = sheet.conditionalFormats.filter((rule) => {
+      rule.ranges = (rule.ranges ?? []).filter(shift);
+      return rule.ranges.length > 0;
+    });
+    if (sheet.conditionalFormats.length === 0) delete sheet.conditionalFormats;
+  }
+  if (sheet.protectedRanges) {
+    sheet.protectedRanges = sheet.protectedRanges.filter((each) => each.range == null || shift(each.range));
+    if (sheet.protectedRanges.length === 0) delete sheet.protectedRanges;
+  }
+  if (spreadsheet.namedRanges) {
+    spreadsheet.namedRanges = spreadsheet.namedRanges.filter((each) => shift(each.range));
+    if (spreadsheet.namedRanges.length === 0) delete spreadsheet.namedRanges;
+  }
+}

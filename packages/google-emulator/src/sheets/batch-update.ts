@@ -24,6 +24,7 @@ import {
   deleteNamedRange,
   deleteProtectedRange,
   setDataValidation,
+  shiftRangesForDimension,
   updateConditionalFormatRule,
   updateNamedRange,
 } from './batch-update-rules.ts';
@@ -296,6 +297,7 @@ function insertDimension(
     throw problem('Cannot inherit properties from before the first row or column.');
   if (rows) insertRows(sheet, start, end - start);
   else insertColumns(sheet, start, end - start);
+  shiftRangesForDimension(spreadsheet, sheet, rows, start, end - start);
   inheritFormats(sheet, rows, start, end, request.inheritFromBefore ? start - 1 : end);
   return {};
 }
@@ -328,6 +330,7 @@ function deleteDimension(
     throw problem(`You can't delete all the ${rows ? 'rows' : 'columns'} on the sheet.`);
   if (rows) deleteRows(sheet, start, last);
   else deleteColumns(sheet, start, last);
+  shiftRangesForDimension(spreadsheet, sheet, rows, start, start - last);
   return {};
 }
 
