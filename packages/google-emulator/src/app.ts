@@ -9,6 +9,7 @@ import type { AccessControl } from './contracts.ts';
 import { createDriveLibrary } from './drive/drive-library.ts';
 import { MemoryFileStore } from './drive/file-store.ts';
 import { filesRoutes } from './drive/files-routes.ts';
+import { MemoryPermissionStore, permissionsRoutes } from './drive/permissions-routes.ts';
 import { uploadRoutes } from './drive/upload-routes.ts';
 import { emulatorErrors } from './http/error-middleware.ts';
 import { authorizeRoutes } from './oauth/authorize-routes.ts';
@@ -47,6 +48,7 @@ export function createEmulatorApp(options: EmulatorAppOptions) {
   const sheets = options.sheets({ files, access, publicUrl });
   const driveDeps = { files, access, spreadsheets: sheets.spreadsheets, publicUrl };
   const drive = createDriveLibrary(driveDeps);
+  const permissions = new MemoryPermissionStore();
 
   const routers = [
     authorizeRoutes({
@@ -71,6 +73,7 @@ export function createEmulatorApp(options: EmulatorAppOptions) {
     }),
     filesRoutes(driveDeps, drive),
     uploadRoutes(driveDeps, drive),
+    permissionsRoutes(driveDeps, drive, permissions),
     sheets.router,
   ];
 
@@ -82,5 +85,5 @@ export function createEmulatorApp(options: EmulatorAppOptions) {
   app.use(faults.middleware());
   app.use(quotas.middleware());
   for (const router of routers) app.use(router.routes());
-  return { app, files, grants, access };
+  return { app, files, grants, access, permissions };
 }
