@@ -368,6 +368,15 @@ describe('named ranges', () => {
 
   it('refuses a duplicate name, a name like a cell, an unknown name and a range outside the tab', async () => {
     await call('add_named_range', { name: 'People', range: 'Data!A2:A3' });
+    // The rule tools take a name too.
+    const named = await call('set_data_validation', {
+      range: 'people',
+      condition: 'TEXT_CONTAINS',
+      values: ['a'],
+    });
+    expect(named.structured).toMatchObject({ range: 'Data!A2:A3', cells: 2 });
+    expect(await validationOf('Data!A2:A3')).toHaveLength(2);
+    expect((await dryRun('add_protected_range', { range: 'People' })).structured.range).toBe('Data!A2:A3');
     expect(await refused('add_named_range', { name: 'PEOPLE', range: 'Data!A1' })).toContain(
       'a named range "People" already exists (Data!A2:A3)',
     );

@@ -57,14 +57,14 @@ export function rangeObjectTools(deps: ToolDeps) {
   }
 
   async function readNamedRanges(userId: string, signal: AbortSignal, id: string) {
-    const data = await readSpreadsheet(userId, signal, id, `${TAB_FIELDS},namedRanges`);
+    const data = await readSpreadsheet(userId, signal, id, TAB_FIELDS);
     const tabs = tabsOf(data);
     const named = (data.namedRanges ?? []).map((each) => ({
       namedRangeId: each.namedRangeId ?? null,
       name: each.name ?? '',
       range: a1Of(each.range ?? undefined, tabs),
     }));
-    return { tabs, named };
+    return { tabs, named, namedRanges: data.namedRanges ?? [] };
   }
 
   function namedCalled(named: Array<z.infer<typeof namedRangeOutput>>, name: string) {
@@ -120,11 +120,11 @@ export function rangeObjectTools(deps: ToolDeps) {
       inputSchema: z.object({ spreadsheetId, name: rangeName, range: a1Range, dryRun }),
       outputSchema: namedRangeOutput.extend({ dryRun: dryRunOutput }),
       async run(input, { auth, signal }) {
-        const { tabs, named } = await readNamedRanges(auth.userId, signal, input.spreadsheetId);
+        const { tabs, named, namedRanges } = await readNamedRanges(auth.userId, signal, input.spreadsheetId);
         const clash = named.find((each) => each.name.toLowerCase() === input.name.toLowerCase());
         if (clash)
           throw new ToolError(`a named range ${JSON.stringify(clash.name)} already exists (${clash.range})`);
-        const { range } = gridRangeOf(input.range, tabs);
+        const { range } = gridRangeOf(input.range, tabs, namedRanges);
         const view = { namedRangeId: null, name: input.name, range: a1Of(range, tabs) };
         if (input.dryRun)
           return {
@@ -177,7 +177,7 @@ export function rangeObjectTools(deps: ToolDeps) {
       async run(input, { auth, signal }) {
         if (input.newName === undefined && input.range === undefined)
           throw new ToolError('give newName, range, or both');
-        const { tabs, named } = await readNamedRanges(auth.userId, signal, input.spreadsheetId);
+        const { tabs, named, namedRanges } = await readNamedRanges(auth.userId, signal, input.spreadsheetId);
         const previous = namedCalled(named, input.name);
         if (input.newName !== undefined) {
           const clash = named.find(
@@ -188,7 +188,8 @@ export function rangeObjectTools(deps: ToolDeps) {
               `a named range ${JSON.stringify(clash.name)} already exists (${clash.range})`,
             );
         }
-        const grid = input.range === undefined ? undefined : gridRangeOf(input.range, tabs).range;
+        const grid =
+          input.range === undefined ? undefined : gridRangeOf(input.range, tabs, namedRanges).range;
         const view = {
           namedRangeId: previous.namedRangeId,
           name: input.newName ?? previous.name,
@@ -267,8 +268,9 @@ export function rangeObjectTools(deps: ToolDeps) {
       }),
       outputSchema: protectedRangeOutput.extend({ dryRun: dryRunOutput }),
       async run(input, { auth, signal }) {
-        const tabs = tabsOf(await readSpreadsheet(auth.userId, signal, input.spreadsheetId, TAB_FIELDS));
-        const { range } = gridRangeOf(input.range, tabs);
+        const read = await readSpreadsheet(auth.userId, signal, input.spreadsheetId, TAB_FIELDS);
+        const tabs = tabsOf(read);
+        const { range } = gridRangeOf(input.range, tabs, read.namedRanges ?? []);
         const view = {
           protectedRangeId: null,
           range: a1Of(range, tabs),

@@ -14,8 +14,9 @@ export interface Tab {
   columnCount: number;
 }
 
-/** The mask that reads what `tabsOf` needs; tools add what they list beside it. */
-export const TAB_FIELDS = 'sheets.properties(sheetId,title,gridProperties(rowCount,columnCount))';
+/** The mask that reads what `tabsOf` and `gridRangeOf` need; tools add what they list beside it. */
+export const TAB_FIELDS =
+  'sheets.properties(sheetId,title,gridProperties(rowCount,columnCount)),namedRanges(namedRangeId,name,range)';
 
 export function tabsOf(spreadsheet: sheets_v4.Schema$Spreadsheet): Tab[] {
   return (spreadsheet.sheets ?? []).map((sheet) => ({
@@ -34,14 +35,22 @@ export function tabById(tabs: readonly Tab[], sheetId: number): Tab {
 
 /**
  * The GridRange of an A1 range (`'My tab'!B2:C9`, `Sheet1!A:A`, a tab name alone for the whole tab,
- * bare cells on the first tab), checked against the tab's grid before Google sees it.
+ * bare cells on the first tab, or a named range's name — after the tabs', as Google reads it),
+ * checked against the tab's grid before Google sees it.
  */
 export function gridRangeOf(
   range: string,
   tabs: readonly Tab[],
+  namedRanges: readonly sheets_v4.Schema$NamedRange[] = [],
 ): { range: sheets_v4.Schema$GridRange; tab: Tab } {
   const { sheetTitle, cells } = splitRange(range);
   const tab = sheetTitle === undefined ? tabs[0] : tabs.find((each) => each.title === sheetTitle);
+  const named =
+    tab || cells !== '' || range.includes('!')
+      ? undefined
+      : namedRanges.find((each) => each.name?.toLowerCase() === range.trim().toLowerCase());
+  if (named?.range)
+    return { range: structuredClone(named.range), tab: tabById(tabs, named.range.sheetId ?? 0) };
   if (!tab) {
     throw new ToolError(
       `there is no tab named ${JSON.stringify(sheetTitle)}; get_spreadsheet lists the tabs (${tabs.map((each) => JSON.stringify(each.title)).join(', ')})`,

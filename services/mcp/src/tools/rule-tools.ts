@@ -97,9 +97,9 @@ export function ruleTools(deps: ToolDeps) {
       userId,
       signal,
       id,
-      `sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)),conditionalFormats)`,
+      'sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)),conditionalFormats),namedRanges(name,range)',
     );
-    return { tabs: tabsOf(data), sheets: data.sheets ?? [] };
+    return { tabs: tabsOf(data), sheets: data.sheets ?? [], namedRanges: data.namedRanges ?? [] };
   }
 
   function ruleAt(read: Awaited<ReturnType<typeof readRules>>, sheetIdAsked: number, index: number) {
@@ -145,8 +145,9 @@ export function ruleTools(deps: ToolDeps) {
             'give a condition to set a rule, or clear: true (and no condition) to remove one',
           );
         const condition = input.condition ? conditionOf(input.condition, input.values) : undefined;
-        const tabs = tabsOf(await readSpreadsheet(auth.userId, signal, input.spreadsheetId, TAB_FIELDS));
-        const { range, tab } = gridRangeOf(input.range, tabs);
+        const read = await readSpreadsheet(auth.userId, signal, input.spreadsheetId, TAB_FIELDS);
+        const tabs = tabsOf(read);
+        const { range, tab } = gridRangeOf(input.range, tabs, read.namedRanges ?? []);
         const cells =
           ((range.endRowIndex ?? tab.rowCount) - (range.startRowIndex ?? 0)) *
           ((range.endColumnIndex ?? tab.columnCount) - (range.startColumnIndex ?? 0));
@@ -198,7 +199,7 @@ export function ruleTools(deps: ToolDeps) {
       outputSchema: ruleOutput.extend({ dryRun: dryRunOutput }),
       async run(input, { auth, signal }) {
         const read = await readRules(auth.userId, signal, input.spreadsheetId);
-        const { rule, tab } = formatRuleOf(input, input.ranges, read.tabs);
+        const { rule, tab } = formatRuleOf(input, input.ranges, read.tabs, read.namedRanges);
         const count = read.sheets.find((sheet) => sheet.properties?.sheetId === tab.sheetId)
           ?.conditionalFormats?.length;
         const index = Math.min(input.index, count ?? 0);
@@ -309,7 +310,7 @@ export function ruleTools(deps: ToolDeps) {
                 values: input.condition ? input.values : previous.values,
                 format: input.format ?? formatViewInput(previous.format),
               };
-          const built = formatRuleOf(wanted, ranges, read.tabs);
+          const built = formatRuleOf(wanted, ranges, read.tabs, read.namedRanges);
           if (built.tab.sheetId !== input.sheetId)
             throw new ToolError('a rule stays on its tab: give ranges on the tab with that sheetId');
           request = {
@@ -390,8 +391,13 @@ type RuleInput = {
 };
 
 /** A ConditionalFormatRule from the tool's arguments, on ranges of one tab; refused when incomplete. */
-function formatRuleOf(input: RuleInput, ranges: readonly string[], tabs: readonly Tab[]) {
-  const grids = ranges.map((range) => gridRangeOf(range, tabs));
+function formatRuleOf(
+  input: RuleInput,
+  ranges: readonly string[],
+  tabs: readonly Tab[],
+  namedRanges: readonly sheets_v4.Schema$NamedRange[],
+) {
+  const grids = ranges.map((range) => gridRangeOf(range, tabs, namedRanges));
   const tab = grids[0]!.tab;
   if (grids.some((grid) => grid.tab.sheetId !== tab.sheetId))
     throw new ToolError('all ranges of a conditional format must be on one tab');
