@@ -170,6 +170,21 @@ describe('conditional format rules', () => {
     expect(await rulesOf()).toEqual([formula, over('9')]);
   });
 
+  it('a duplicated sheet takes the conditional formats, on its own ranges', async () => {
+    const rules = await rulesOf();
+    const { data } = await update([{ duplicateSheet: { sourceSheetId: DATA, newSheetId: 70 } }]);
+    expect(data.replies?.[0]?.duplicateSheet?.properties?.sheetId).toBe(70);
+    const copied = await sheets.spreadsheets.get({
+      spreadsheetId,
+      fields: 'sheets(properties(sheetId),conditionalFormats)',
+    });
+    const copy = copied.data.sheets?.find((sheet) => sheet.properties?.sheetId === 70);
+    expect(copy?.conditionalFormats).toEqual(
+      rules.map((rule) => ({ ...rule, ranges: rule.ranges?.map((range) => ({ ...range, sheetId: 70 })) })),
+    );
+    await update([{ deleteSheet: { sheetId: 70 } }]);
+  });
+
   it('refuses an index that does not exist and a rule without a kind, changing nothing', async () => {
     const before = await rulesOf();
     expect(await refusal([{ deleteConditionalFormatRule: { index: 99, sheetId: DATA } }])).toContain(

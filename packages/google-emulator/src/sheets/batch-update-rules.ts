@@ -433,3 +433,15 @@ export function shiftRangesForDimension(
     if (spreadsheet.namedRanges.length === 0) delete spreadsheet.namedRanges;
   }
 }
+
+/** A duplicated sheet takes its source's conditional formats, on its own ranges, as in Google. */
+export function copyConditionalFormats(source: SheetModel, copy: SheetModel): void {
+  if (!source.conditionalFormats?.length) return;
+  copy.conditionalFormats = source.conditionalFormats.map((rule) => ({
+    ...structuredClone(rule),
+    ranges: (rule.ranges ?? []).map((range) => ({
+      ...structuredClone(range),
+      sheetId: copy.properties.sheetId,
+    })),
+  }));
+}

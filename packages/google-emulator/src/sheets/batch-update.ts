@@ -20,6 +20,7 @@ import {
   addConditionalFormatRule,
   addNamedRange,
   addProtectedRange,
+  copyConditionalFormats,
   deleteConditionalFormatRule,
   deleteNamedRange,
   deleteProtectedRange,
@@ -253,6 +254,7 @@ function duplicateSheet(
   const copy = newSheet(spreadsheet, { sheetId: request.newSheetId ?? undefined, title, index: 0 });
   copy.properties = { ...structuredClone(source.properties), sheetId: copy.properties.sheetId, title };
   copy.rows = structuredClone(source.rows);
+  copyConditionalFormats(source, copy);
   placeSheet(spreadsheet, copy, request.insertSheetIndex ?? source.properties.index + 1);
   return { duplicateSheet: { properties: sheetPropertiesResource(copy) } };
 }
