@@ -24,9 +24,11 @@ export const mcpSettingsSchema = z.object({
    */
   TRUSTED_PROXIES: setting.trustedProxies(),
   /**
-   * How many requests of an API key's rate limit this replica takes from auth at a time
-   * (LeaseApiKeyAllowance) and serves without asking again. A key's limit across the fleet
-   * overshoots by at most one lease per replica; a larger lease asks auth less often.
+   * The fewest requests of an API key's rate limit this replica asks auth for at a time
+   * (LeaseApiKeyAllowance) and serves without asking again; for a key with a large limit auth
+   * grants 1% of the limit (at most 10,000) when that is more. A key's limit across the fleet
+   * overshoots by at most one lease per replica (max(API_KEY_LEASE_SIZE, 1% of the limit, capped
+   * at 10,000)); a larger lease asks auth less often.
    */
   API_KEY_LEASE_SIZE: z.coerce.number().int().min(1).max(1_000).default(50),
   /** How often auth's JWKS is fetched again, so a removed signing key stops its tokens. */

@@ -275,8 +275,8 @@ export interface LeaseApiKeyAllowanceRequest {
 /** What a replica may serve of the key's rate limit. */
 export interface LeaseApiKeyAllowanceResponse {
   /**
-   * Requests the replica may serve, 0..requested: fewer than asked when the window is nearly
-   * spent, 0 when it is spent.
+   * Requests the replica may serve: the lease size (`requested`, or 1% of a large limit, at most
+   * 10,000), fewer when the window is nearly spent, 0 when it is spent.
    */
   granted: number;
   /** Seconds until the window resets; set (> 0) when `granted` is less than `requested`, else 0. */
@@ -1336,11 +1336,12 @@ export const TokenBrokerServiceService = {
    * Takes up to `requested` requests of a key's rate-limit window for one MCP replica to spend
    * locally (a lease), so the per-key limit stays counted at auth (Redis, or PostgreSQL without
    * it) while a replica asks once per lease instead of once per request. Auth grants what is
-   * left of the window, at most `requested`; a window that is spent grants 0 with
+   * left of the window, at most the lease size: `requested`, or for a key with a large limit 1%
+   * of it (at most 10,000) when that is more; a window that is spent grants 0 with
    * `retry_after_seconds` (a refusal is an answer: the replica answers 429 with Retry-After). A
    * lease is good until the window it was taken from ends (`valid_for_ms`); the replica drops
    * what it did not spend by then, so within one window the fleet serves at most the limit, and
-   * over any span as long as a window at most the limit plus one lease per replica. The lease
+   * over any span as long as a window at most the limit plus one lease (that size) per replica. The lease
    * counts; it does not judge the key: revocation reaches the replica through the revocation
    * stream, and the replica leases only for keys ResolveApiKeys resolved. A failure is a status:
    * INVALID_ARGUMENT (no key id, or `requested` outside 1..1000), UNAVAILABLE (the counters'
@@ -1387,11 +1388,12 @@ export interface TokenBrokerServiceServer extends UntypedServiceImplementation {
    * Takes up to `requested` requests of a key's rate-limit window for one MCP replica to spend
    * locally (a lease), so the per-key limit stays counted at auth (Redis, or PostgreSQL without
    * it) while a replica asks once per lease instead of once per request. Auth grants what is
-   * left of the window, at most `requested`; a window that is spent grants 0 with
+   * left of the window, at most the lease size: `requested`, or for a key with a large limit 1%
+   * of it (at most 10,000) when that is more; a window that is spent grants 0 with
    * `retry_after_seconds` (a refusal is an answer: the replica answers 429 with Retry-After). A
    * lease is good until the window it was taken from ends (`valid_for_ms`); the replica drops
    * what it did not spend by then, so within one window the fleet serves at most the limit, and
-   * over any span as long as a window at most the limit plus one lease per replica. The lease
+   * over any span as long as a window at most the limit plus one lease (that size) per replica. The lease
    * counts; it does not judge the key: revocation reaches the replica through the revocation
    * stream, and the replica leases only for keys ResolveApiKeys resolved. A failure is a status:
    * INVALID_ARGUMENT (no key id, or `requested` outside 1..1000), UNAVAILABLE (the counters'
@@ -1432,11 +1434,12 @@ export interface TokenBrokerServiceClient extends Client {
    * Takes up to `requested` requests of a key's rate-limit window for one MCP replica to spend
    * locally (a lease), so the per-key limit stays counted at auth (Redis, or PostgreSQL without
    * it) while a replica asks once per lease instead of once per request. Auth grants what is
-   * left of the window, at most `requested`; a window that is spent grants 0 with
+   * left of the window, at most the lease size: `requested`, or for a key with a large limit 1%
+   * of it (at most 10,000) when that is more; a window that is spent grants 0 with
    * `retry_after_seconds` (a refusal is an answer: the replica answers 429 with Retry-After). A
    * lease is good until the window it was taken from ends (`valid_for_ms`); the replica drops
    * what it did not spend by then, so within one window the fleet serves at most the limit, and
-   * over any span as long as a window at most the limit plus one lease per replica. The lease
+   * over any span as long as a window at most the limit plus one lease (that size) per replica. The lease
    * counts; it does not judge the key: revocation reaches the replica through the revocation
    * stream, and the replica leases only for keys ResolveApiKeys resolved. A failure is a status:
    * INVALID_ARGUMENT (no key id, or `requested` outside 1..1000), UNAVAILABLE (the counters'
