@@ -6,6 +6,7 @@ import { FaultInjector } from './admin/faults.ts';
 import { QuotaEnforcer } from './admin/quotas.ts';
 import { RequestStats } from './admin/request-stats.ts';
 import type { AccessControl } from './contracts.ts';
+import { commentsRoutes, MemoryCommentStore } from './drive/comments-routes.ts';
 import { createDriveLibrary } from './drive/drive-library.ts';
 import { MemoryFileStore } from './drive/file-store.ts';
 import { filesRoutes } from './drive/files-routes.ts';
@@ -49,6 +50,7 @@ export function createEmulatorApp(options: EmulatorAppOptions) {
   const driveDeps = { files, access, spreadsheets: sheets.spreadsheets, publicUrl };
   const drive = createDriveLibrary(driveDeps);
   const permissions = new MemoryPermissionStore();
+  const comments = new MemoryCommentStore();
 
   const routers = [
     authorizeRoutes({
@@ -74,6 +76,7 @@ export function createEmulatorApp(options: EmulatorAppOptions) {
     filesRoutes(driveDeps, drive),
     uploadRoutes(driveDeps, drive),
     permissionsRoutes(driveDeps, drive, permissions),
+    commentsRoutes(driveDeps, drive, comments),
     sheets.router,
   ];
 
