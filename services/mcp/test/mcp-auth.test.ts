@@ -376,6 +376,8 @@ describe('every tool needs the scope docs/design.md §11 gives it', () => {
     'list_conditional_formats',
     'list_named_ranges',
     'list_protected_ranges',
+    'list_folders',
+    'search_spreadsheets',
   ];
   const WRITE_TOOLS = [
     'set_notes',
@@ -411,6 +413,8 @@ describe('every tool needs the scope docs/design.md §11 gives it', () => {
     'copy_sheet_to',
     'create_spreadsheet',
     'convert_file',
+    'copy_spreadsheet',
+    'create_folder',
   ];
 
   it.each(['a read-only access token', 'a read-only API key'])(
