@@ -10,7 +10,6 @@ import { driveErrors } from './drive-errors.ts';
 import type { DriveDeps, DriveLibrary } from './drive-library.ts';
 import { applyFieldMask, type KnownFields, parseFieldMask } from './fields.ts';
 import { queryString } from './files-routes.ts';
-import { sharedDriveGate } from './shared-drives.ts';
 
 interface StoredReply {
   id: string;
@@ -234,9 +233,9 @@ const newId = () => `AAAA${randomBytes(9).toString('base64url')}`;
  * with is not found (404), as Google answers. Every method requires `fields`, as at Google.
  */
 export function commentsRoutes(deps: DriveDeps, drive: DriveLibrary, comments: MemoryCommentStore) {
-  const { access, files } = deps;
+  // Comments take no supportsAllDrives: a shared drive's file is commented on like any other.
+  const { access } = deps;
   const router = new Router({ prefix: '/drive/v3/files/:fileId/comments' });
-  router.param('fileId', sharedDriveGate(files));
 
   const readable = (ctx: Context) => {
     const caller = access.authenticate(ctx, DRIVE_READ_SCOPES);
