@@ -231,6 +231,7 @@ describe.skipIf(Boolean(missing))(
         ['copy_sheet_to', { spreadsheetId, sheetId, destinationSpreadsheetId: spreadsheetId }],
         ['convert_file', { fileId: spreadsheetId, to: 'csv' }],
         ['convert_file', { fileId: csvId, to: 'spreadsheet' }],
+        ['copy_spreadsheet', { spreadsheetId }],
       ];
       // Every tool that names a file is attempted: a new one must be added here.
       const { tools } = await alice.withKey.listTools();

@@ -58,6 +58,10 @@ const PINNED_TOOLS = [
   'copy_sheet_to',
   'create_spreadsheet',
   'convert_file',
+  'list_folders',
+  'search_spreadsheets',
+  'copy_spreadsheet',
+  'create_folder',
 ];
 
 let stack: Stack;
