@@ -13,6 +13,11 @@ export const TOOLSETS = [
     title: 'Structure and formatting',
     description: 'add, rename, copy and delete tabs, rows and columns; formats; batch updates',
   },
+  {
+    name: 'rules',
+    title: 'Rules and ranges',
+    description: 'data validation, conditional formatting, named and protected ranges',
+  },
   { name: 'files', title: 'Files', description: 'create spreadsheets and convert files' },
 ] as const;
 
