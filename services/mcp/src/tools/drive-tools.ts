@@ -97,6 +97,13 @@ function nextPage(token: string | null | undefined): string {
   return token ? `\nMore: call again with pageToken=${JSON.stringify(token)}.` : '';
 }
 
+/** Google may search only part of every drive (corpora allDrives) and says so. */
+function incomplete(data: { incompleteSearch?: boolean | null }): string {
+  return data.incompleteSearch
+    ? '\nGoogle searched only part of the shared drives: narrow the search (a folderId, a longer text) to be sure.'
+    : '';
+}
+
 export function driveTools(deps: ToolDeps) {
   const { drive, callGoogle } = deps;
   return [
@@ -143,7 +150,7 @@ export function driveTools(deps: ToolDeps) {
               orderBy: 'name',
               pageSize: input.pageSize,
               pageToken: input.pageToken,
-              fields: 'nextPageToken, files(id, name, parents, driveId)',
+              fields: 'nextPageToken, incompleteSearch, files(id, name, parents, driveId)',
               ...LIST_ALL_DRIVES,
             },
             request,
@@ -161,7 +168,10 @@ export function driveTools(deps: ToolDeps) {
         );
         return {
           structuredContent: { folders, nextPageToken: data.nextPageToken ?? null },
-          text: (lines.length ? lines.join('\n') : 'No folders found.') + nextPage(data.nextPageToken),
+          text:
+            (lines.length ? lines.join('\n') : 'No folders found.') +
+            nextPage(data.nextPageToken) +
+            incomplete(data),
         };
       },
     }),
@@ -217,7 +227,7 @@ export function driveTools(deps: ToolDeps) {
               orderBy: 'modifiedTime desc',
               pageSize: input.pageSize,
               pageToken: input.pageToken,
-              fields: 'nextPageToken, files(id, name, modifiedTime, driveId)',
+              fields: 'nextPageToken, incompleteSearch, files(id, name, modifiedTime, driveId)',
               ...LIST_ALL_DRIVES,
             },
             request,
@@ -234,7 +244,8 @@ export function driveTools(deps: ToolDeps) {
           structuredContent: { spreadsheets, nextPageToken: data.nextPageToken ?? null },
           text:
             (lines.length ? lines.join('\n') : `No spreadsheets match ${JSON.stringify(input.query)}.`) +
-            nextPage(data.nextPageToken),
+            nextPage(data.nextPageToken) +
+            incomplete(data),
         };
       },
     }),
