@@ -232,6 +232,17 @@ describe.skipIf(Boolean(missing))(
         ['convert_file', { fileId: spreadsheetId, to: 'csv' }],
         ['convert_file', { fileId: csvId, to: 'spreadsheet' }],
         ['copy_spreadsheet', { spreadsheetId }],
+        [
+          'share_file',
+          { fileId: spreadsheetId, type: 'user', role: 'writer', emailAddress: 'mallory@example.com' },
+        ],
+        ['list_permissions', { fileId: spreadsheetId }],
+        ['update_permission', { fileId: spreadsheetId, permissionId: 'anyoneWithLink', role: 'writer' }],
+        ['remove_permission', { fileId: spreadsheetId, permissionId: 'anyoneWithLink' }],
+        ['list_comments', { fileId: spreadsheetId }],
+        ['add_comment', { fileId: spreadsheetId, content: 'Mallory was here' }],
+        ['reply_to_comment', { fileId: spreadsheetId, commentId: 'c1', content: 'Mallory was here' }],
+        ['resolve_comment', { fileId: spreadsheetId, commentId: 'c1' }],
       ];
       // Every tool that names a file is attempted: a new one must be added here.
       const { tools } = await alice.withKey.listTools();

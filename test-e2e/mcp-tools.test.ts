@@ -62,6 +62,14 @@ const PINNED_TOOLS = [
   'search_spreadsheets',
   'copy_spreadsheet',
   'create_folder',
+  'share_file',
+  'list_permissions',
+  'update_permission',
+  'remove_permission',
+  'list_comments',
+  'add_comment',
+  'reply_to_comment',
+  'resolve_comment',
 ];
 
 let stack: Stack;
@@ -740,10 +748,11 @@ describe("reads stay within a model's context", () => {
   });
 
   it('find_in_spreadsheet stops at maxResults without reading further, and says where it stopped', async () => {
-    const values: string[][] = Array.from({ length: 3_000 }, (_, index) => [`plain ${index}`]);
+    // 5,000 rows of the default 26 columns: more than one read of 100,000 cells.
+    const values: string[][] = Array.from({ length: 5_000 }, (_, index) => [`plain ${index}`]);
     values[0] = ['needle one'];
     values[1] = ['needle two'];
-    values[2_999] = ['needle three'];
+    values[4_999] = ['needle three'];
     const created = structured<{ spreadsheetId: string }>(
       await call(alice, 'create_spreadsheet', { title: 'Haystack', values }),
     );
@@ -769,7 +778,7 @@ describe("reads stay within a model's context", () => {
     const whole = structured<{ matches: Array<{ range: string }>; truncated: boolean; scannedCells: number }>(
       await call(alice, 'find_in_spreadsheet', { spreadsheetId: created.spreadsheetId, query: 'needle' }),
     );
-    expect(whole.matches.map((match) => match.range)).toEqual(['Sheet1!A1', 'Sheet1!A2', 'Sheet1!A3000']);
+    expect(whole.matches.map((match) => match.range)).toEqual(['Sheet1!A1', 'Sheet1!A2', 'Sheet1!A5000']);
     expect(whole.truncated).toBe(false);
     const wholeReads = (await reads()) - before - cappedReads;
     // The capped search read less of the sheet than the whole search had to.

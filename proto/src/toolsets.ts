@@ -18,7 +18,12 @@ export const TOOLSETS = [
     title: 'Rules and ranges',
     description: 'data validation, conditional formatting, named and protected ranges',
   },
-  { name: 'files', title: 'Files', description: 'create spreadsheets and convert files' },
+  { name: 'files', title: 'Files', description: 'create, copy and convert spreadsheets; folders' },
+  {
+    name: 'sharing',
+    title: 'Sharing and comments',
+    description: 'share the files Sheetgate created and work with their comments',
+  },
 ] as const;
 
 export type ToolsetName = (typeof TOOLSETS)[number]['name'];

@@ -1,7 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sheetgateTools } from '../src/tools/registry.ts';
-import type { ToolDeps } from '../src/tools/tool-deps.ts';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 
 // Comments (list_comments, add_comment, reply_to_comment, resolve_comment) through the MCP SDK
@@ -9,12 +7,11 @@ import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 // The comment tools (drive-tools.ts `commentTools`) are registered once the MCP metrics name
 // Drive's comments and replies methods (metrics/google-api-methods.ts), so that
 // google-requests-per-tool.test.ts's agreement holds; until then this file skips itself.
-const COMMENTS_REGISTERED = sheetgateTools({} as ToolDeps).some((tool) => tool.name === 'add_comment');
 
 // biome-ignore lint/suspicious/noExplicitAny: results are checked by toEqual, not by the compiler
 type Structured = Record<string, any>;
 
-describe.skipIf(!COMMENTS_REGISTERED)('comment tools', () => {
+describe('comment tools', () => {
   let stack: McpUnderTest;
   let alice: Client;
   let bob: Client;

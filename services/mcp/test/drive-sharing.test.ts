@@ -1,7 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sheetgateTools } from '../src/tools/registry.ts';
-import type { ToolDeps } from '../src/tools/tool-deps.ts';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 
 // Sharing (share_file, list_permissions, update_permission, remove_permission) through the MCP SDK
@@ -11,7 +9,6 @@ import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 // The sharing tools (drive-tools.ts `sharingTools`) are registered once the MCP metrics name Drive's
 // permissions methods (metrics/google-api-methods.ts), so that google-requests-per-tool.test.ts's
 // agreement holds; until then this file skips itself.
-const SHARING_REGISTERED = sheetgateTools({} as ToolDeps).some((tool) => tool.name === 'share_file');
 
 let stack: McpUnderTest;
 let alice: Client;
@@ -50,9 +47,9 @@ async function refused(client: Client, name: string, args: Record<string, unknow
 }
 
 const DRIVE_FILE_REFUSAL = (fileId: string) =>
-  `Sheetgate can change the sharing only of files it created or that were opened with it, and ${fileId} is not one (or is not in your Drive). Share it in Google Drive instead, or copy it with copy_spreadsheet — the copy is Sheetgate's — and share the copy.`;
+  `Not found among the files Sheetgate may change: Sheetgate can change the sharing only of files it created or that were opened with it, and ${fileId} is not one (or is not in your Drive). Share it in Google Drive instead, or copy it with copy_spreadsheet — the copy is Sheetgate's — and share the copy.`;
 
-describe.skipIf(!SHARING_REGISTERED)('sharing tools', () => {
+describe('sharing tools', () => {
   beforeAll(async () => {
     stack = await startMcpUnderTest();
     const aliceId = (await stack.signIn('alice@example.com')).userId;

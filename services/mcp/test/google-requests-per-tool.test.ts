@@ -75,6 +75,14 @@ const PINNED: RequestsPerTool = {
   search_spreadsheets: { 'drive.files.list': 1 },
   copy_spreadsheet: { 'drive.files.copy': 1 },
   create_folder: { 'drive.files.create': 1 },
+  share_file: { 'drive.permissions.create': 1 },
+  list_permissions: { 'drive.permissions.list': 1 },
+  update_permission: { 'drive.permissions.update': 1 },
+  remove_permission: { 'drive.permissions.delete': 1 },
+  list_comments: { 'drive.comments.list': 1 },
+  add_comment: { 'drive.comments.create': 1 },
+  reply_to_comment: { 'drive.replies.create': 1 },
+  resolve_comment: { 'drive.replies.create': 1 },
 };
 
 let stack: McpUnderTest;

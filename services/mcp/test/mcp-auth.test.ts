@@ -378,6 +378,8 @@ describe('every tool needs the scope docs/design.md §11 gives it', () => {
     'list_protected_ranges',
     'list_folders',
     'search_spreadsheets',
+    'list_permissions',
+    'list_comments',
   ];
   const WRITE_TOOLS = [
     'set_notes',
@@ -415,6 +417,12 @@ describe('every tool needs the scope docs/design.md §11 gives it', () => {
     'convert_file',
     'copy_spreadsheet',
     'create_folder',
+    'share_file',
+    'update_permission',
+    'remove_permission',
+    'add_comment',
+    'reply_to_comment',
+    'resolve_comment',
   ];
 
   it.each(['a read-only access token', 'a read-only API key'])(

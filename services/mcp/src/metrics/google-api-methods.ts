@@ -22,6 +22,15 @@ const METHODS: Array<[httpMethod: string, path: RegExp, name: string]> = [
   ['DELETE', /^\/drive\/v3\/files\/[^/]+$/, 'drive.files.delete'],
   ['POST', /^\/drive\/v3\/files\/[^/]+\/copy$/, 'drive.files.copy'],
   ['GET', /^\/drive\/v3\/files\/[^/]+\/export$/, 'drive.files.export'],
+  ['POST', /^\/drive\/v3\/files\/[^/]+\/permissions$/, 'drive.permissions.create'],
+  ['GET', /^\/drive\/v3\/files\/[^/]+\/permissions$/, 'drive.permissions.list'],
+  ['GET', /^\/drive\/v3\/files\/[^/]+\/permissions\/[^/]+$/, 'drive.permissions.get'],
+  ['PATCH', /^\/drive\/v3\/files\/[^/]+\/permissions\/[^/]+$/, 'drive.permissions.update'],
+  ['DELETE', /^\/drive\/v3\/files\/[^/]+\/permissions\/[^/]+$/, 'drive.permissions.delete'],
+  ['POST', /^\/drive\/v3\/files\/[^/]+\/comments$/, 'drive.comments.create'],
+  ['GET', /^\/drive\/v3\/files\/[^/]+\/comments$/, 'drive.comments.list'],
+  ['GET', /^\/drive\/v3\/files\/[^/]+\/comments\/[^/]+$/, 'drive.comments.get'],
+  ['POST', /^\/drive\/v3\/files\/[^/]+\/comments\/[^/]+\/replies$/, 'drive.replies.create'],
 ];
 
 export function googleApiMethod(httpMethod: string, url: string | URL): string {

@@ -487,7 +487,7 @@ async function sharingChange<T>(fileId: string, call: () => Promise<T>): Promise
         error.message.startsWith('Google refused access to this file'))
     ) {
       throw new ToolError(
-        `Sheetgate can change the sharing only of files it created or that were opened with it, and ${fileId} is not one (or is not in your Drive). Share it in Google Drive instead, or copy it with copy_spreadsheet — the copy is Sheetgate's — and share the copy.`,
+        `Not found among the files Sheetgate may change: Sheetgate can change the sharing only of files it created or that were opened with it, and ${fileId} is not one (or is not in your Drive). Share it in Google Drive instead, or copy it with copy_spreadsheet — the copy is Sheetgate's — and share the copy.`,
       );
     }
     throw error;
@@ -755,7 +755,7 @@ async function commentChange<T>(fileId: string, call: () => Promise<T>): Promise
         error.message.startsWith('Google refused access to this file'))
     ) {
       throw new ToolError(
-        `Sheetgate can comment only on files it created or that were opened with it, and ${fileId} is not one (or is not in your Drive). Comment in Google Sheets instead, or work on a copy (copy_spreadsheet).`,
+        `Not found among the files Sheetgate may change: Sheetgate can comment only on files it created or that were opened with it, and ${fileId} is not one (or is not in your Drive). Comment in Google Sheets instead, or work on a copy (copy_spreadsheet).`,
       );
     }
     throw error;

@@ -1,5 +1,5 @@
 import { cellTools } from './cell-tools.ts';
-import { driveTools } from './drive-tools.ts';
+import { commentTools, driveTools, sharingTools } from './drive-tools.ts';
 import { editingTools } from './editing-tools.ts';
 import { fileTools } from './file-tools.ts';
 import { rangeObjectTools } from './range-object-tools.ts';
@@ -24,5 +24,7 @@ export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
     ...editingTools(deps),
     ...fileTools(deps),
     ...driveTools(deps),
+    ...sharingTools(deps),
+    ...commentTools(deps),
   ];
 }

@@ -61,6 +61,15 @@ export const TOOL_TOOLSETS: Readonly<Record<string, ToolsetName>> = {
   convert_file: 'files',
   copy_spreadsheet: 'files',
   create_folder: 'files',
+  // Sharing and comments on the files Sheetgate created or was given.
+  share_file: 'sharing',
+  list_permissions: 'sharing',
+  update_permission: 'sharing',
+  remove_permission: 'sharing',
+  list_comments: 'sharing',
+  add_comment: 'sharing',
+  reply_to_comment: 'sharing',
+  resolve_comment: 'sharing',
 };
 
 /** The tools of each set and the set of each tool, for the registered tools; throws on a tool without one. */

@@ -58,6 +58,9 @@ function ruleFixtureRequests(planId: number): unknown[] {
 
 export interface ToolCallTarget {
   spreadsheetId: string;
+  /** For the sharing and comment tools: a permission and a comment on the (Sheetgate-made) book. */
+  permissionId?: string;
+  commentId?: string;
   /** The "Plan" tab's and the "Notes" tab's sheetId. */
   planId: number;
   notesId: number;
@@ -71,7 +74,7 @@ export interface ToolCallTarget {
 export function oneCallOfEachTool(
   target: ToolCallTarget,
 ): Array<[tool: string, args: Record<string, unknown>]> {
-  const { spreadsheetId, planId, notesId } = target;
+  const { spreadsheetId, planId, notesId, permissionId = 'x', commentId = 'x' } = target;
   return [
     ['list_spreadsheets', {}],
     ['get_spreadsheet', { spreadsheetId }],
@@ -150,7 +153,54 @@ export function oneCallOfEachTool(
     ['search_spreadsheets', { query: 'Quota' }],
     ['copy_spreadsheet', { spreadsheetId }],
     ['create_folder', { name: 'Reports' }],
+    ['share_file', { fileId: spreadsheetId, emailAddress: 'carol@example.com', role: 'reader' }],
+    ['list_permissions', { fileId: spreadsheetId }],
+    ['update_permission', { fileId: spreadsheetId, permissionId, role: 'writer' }],
+    ['remove_permission', { fileId: spreadsheetId, permissionId }],
+    ['list_comments', { fileId: spreadsheetId }],
+    ['add_comment', { fileId: spreadsheetId, content: 'Check the rent' }],
+    ['reply_to_comment', { fileId: spreadsheetId, commentId, content: 'Checked' }],
+    ['resolve_comment', { fileId: spreadsheetId, commentId }],
   ];
+}
+
+/**
+ * What sharing and commenting act on: under drive.file only a file Sheetgate made, so the book is
+ * copied with the person's own token (no tool, so no count), and given a permission and a comment.
+ */
+const SHEETGATE_FILE_TOOLS = new Set([
+  'share_file',
+  'list_permissions',
+  'update_permission',
+  'remove_permission',
+  'list_comments',
+  'add_comment',
+  'reply_to_comment',
+  'resolve_comment',
+]);
+
+async function sheetgateMadeCopy(
+  emulatorUrl: string,
+  target: ToolCallTarget,
+  token: string,
+): Promise<ToolCallTarget> {
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${emulatorUrl}/drive/v3/files/${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`the sharing fixtures were refused: ${await response.text()}`);
+    return (await response.json()) as { id: string };
+  };
+  const copy = await post(`${target.spreadsheetId}/copy`, {});
+  const permission = await post(`${copy.id}/permissions?sendNotificationEmail=false&fields=id`, {
+    type: 'user',
+    role: 'reader',
+    emailAddress: 'dave@example.com',
+  });
+  const comment = await post(`${copy.id}/comments?fields=id`, { content: 'Rent?' });
+  return { ...target, spreadsheetId: copy.id, permissionId: permission.id, commentId: comment.id };
 }
 
 /** Google requests by API method, per tool. */
@@ -191,7 +241,8 @@ export async function measureGoogleRequestsPerTool(
       });
       if (!response.ok) throw new Error(`the rule fixtures were refused: ${await response.text()}`);
     }
-    return { spreadsheetId: spreadsheetId!, planId: idOf('Plan'), notesId: idOf('Notes') };
+    const target = { spreadsheetId: spreadsheetId!, planId: idOf('Plan'), notesId: idOf('Notes') };
+    return SHEETGATE_FILE_TOOLS.has(tool) ? sheetgateMadeCopy(stack.emulatorUrl, target, token!) : target;
   };
   const measured: RequestsPerTool = {};
   const tools = oneCallOfEachTool({ spreadsheetId: 'x', planId: 0, notesId: 1 }).map(([tool]) => tool);
