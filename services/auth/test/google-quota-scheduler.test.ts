@@ -161,6 +161,23 @@ describe.each(implementations)('%s Google quota scheduler', (name, create) => {
     expect(refusal(await scheduler.acquire('two', 'sheets_read'))).toBe('project');
   });
 
+  it('grants a lease of turns only while the person and the project use under half their minute; given-back turns count for nobody', async ({
+    skip,
+  }) => {
+    const { scheduler } = await start(quotasOf({ perProject: 40, perUser: 20 }), skip);
+    // Half the person's minute is 10, half the project's (less its reserve of 4) is 18.
+    expect(await scheduler.acquire('ada', 'sheets_read', 5)).toEqual({ granted: true, turns: 5 });
+    expect(await scheduler.acquire('ada', 'sheets_read', 5)).toEqual({ granted: true, turns: 5 });
+    // A third lease would pass half the person's minute: one turn.
+    expect(await scheduler.acquire('ada', 'sheets_read', 5)).toEqual({ granted: true, turns: 1 });
+    // Giving back 10 leaves the person with 1 of 20: the whole minute but that one is theirs again.
+    await scheduler.giveBack('ada', 'sheets_read', 10);
+    expect((await take(scheduler, 'ada', 19)).every(granted)).toBe(true);
+    expect(refusal(await scheduler.acquire('ada', 'sheets_read'))).toBe('person');
+    // The project's count fell with the person's: bob finds 20 of its 40 turns.
+    expect((await take(scheduler, 'bob', 20)).filter(granted)).toHaveLength(16);
+  });
+
   it("closes a bucket for as long as Google's Retry-After says, for the project or one person", async ({
     skip,
   }) => {

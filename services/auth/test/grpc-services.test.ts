@@ -241,21 +241,45 @@ describe('GoogleQuotaService over gRPC', () => {
   it("grants a person's turns within GOOGLE_QUOTAS, then says how long to wait and why", async () => {
     const quota = quotaClient();
     const ask = (user: string) =>
-      quota.acquireGoogleQuota({ userId: user, bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ' });
+      quota.acquireGoogleQuota({ userId: user, bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ', requested: 1 });
     expect(await ask('quota-user-1')).toEqual({
       granted: true,
       retryAfterMs: 0,
       limitedBy: 'GOOGLE_QUOTA_LIMIT_UNSPECIFIED',
+      turns: 1,
+      validForMs: 0,
     });
     expect((await ask('quota-user-1')).granted).toBe(true);
     const refused = await ask('quota-user-1');
     expect(refused).toMatchObject({ granted: false, limitedBy: 'GOOGLE_QUOTA_LIMIT_PERSON' });
     expect(refused.retryAfterMs).toBeGreaterThan(0);
     expect(refused.retryAfterMs).toBeLessThanOrEqual(61_000);
+    // Plenty of room (the project's writes are unused): five turns at once, and what a replica
+    // gives back counts against nobody.
+    const leased = await quota.acquireGoogleQuota({
+      userId: 'quota-user-5',
+      bucket: 'GOOGLE_QUOTA_BUCKET_DRIVE',
+      requested: 5,
+    });
+    expect(leased).toMatchObject({ granted: true, turns: 5, validForMs: 1_000 });
+    await quota.returnGoogleQuota({ userId: 'quota-user-5', bucket: 'GOOGLE_QUOTA_BUCKET_DRIVE', count: 4 });
+    // Near a small quota (2 a minute for a person's reads), one turn at a time.
+    expect(
+      await quota.acquireGoogleQuota({
+        userId: 'quota-user-6',
+        bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ',
+        requested: 5,
+      }),
+    ).toMatchObject({ granted: true, turns: 1 });
     // Writes are a bucket of their own.
     expect(
-      (await quota.acquireGoogleQuota({ userId: 'quota-user-1', bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_WRITE' }))
-        .granted,
+      (
+        await quota.acquireGoogleQuota({
+          userId: 'quota-user-1',
+          bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_WRITE',
+          requested: 1,
+        })
+      ).granted,
     ).toBe(true);
     quota.close();
   });
@@ -271,12 +295,18 @@ describe('GoogleQuotaService over gRPC', () => {
     const held = await quota.acquireGoogleQuota({
       userId: 'quota-user-2',
       bucket: 'GOOGLE_QUOTA_BUCKET_DRIVE',
+      requested: 1,
     });
     expect(held).toMatchObject({ granted: false, limitedBy: 'GOOGLE_QUOTA_LIMIT_GOOGLE' });
     expect(held.retryAfterMs).toBeGreaterThan(20_000);
     expect(
-      (await quota.acquireGoogleQuota({ userId: 'quota-user-3', bucket: 'GOOGLE_QUOTA_BUCKET_DRIVE' }))
-        .granted,
+      (
+        await quota.acquireGoogleQuota({
+          userId: 'quota-user-3',
+          bucket: 'GOOGLE_QUOTA_BUCKET_DRIVE',
+          requested: 1,
+        })
+      ).granted,
     ).toBe(true);
     quota.close();
   });
@@ -284,13 +314,19 @@ describe('GoogleQuotaService over gRPC', () => {
   it('refuses malformed requests and callers without the service credential', async () => {
     const quota = quotaClient();
     for (const request of [
-      { userId: '', bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ' as const },
-      { userId: 'u'.repeat(65), bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ' as const },
-      { userId: 'quota-user-4', bucket: 'GOOGLE_QUOTA_BUCKET_UNSPECIFIED' as const },
+      { userId: '', bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ' as const, requested: 1 },
+      { userId: 'u'.repeat(65), bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ' as const, requested: 1 },
+      { userId: 'quota-user-4', bucket: 'GOOGLE_QUOTA_BUCKET_UNSPECIFIED' as const, requested: 1 },
+      { userId: 'quota-user-4', bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ' as const, requested: -1 },
+      { userId: 'quota-user-4', bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ' as const, requested: 21 },
     ])
       await expect(quota.acquireGoogleQuota(request)).rejects.toMatchObject({
         code: GrpcStatus.INVALID_ARGUMENT,
       });
+    for (const count of [0, 21])
+      await expect(
+        quota.returnGoogleQuota({ userId: 'quota-user-4', bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ', count }),
+      ).rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
     for (const retryAfterSeconds of [-1, 3_601])
       await expect(
         quota.reportGoogleQuotaExhausted({
@@ -302,13 +338,22 @@ describe('GoogleQuotaService over gRPC', () => {
       ).rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
     // Nothing was held by the refused reports: the project's reads are open.
     expect(
-      (await quota.acquireGoogleQuota({ userId: 'quota-user-4', bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ' }))
-        .granted,
+      (
+        await quota.acquireGoogleQuota({
+          userId: 'quota-user-4',
+          bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ',
+          requested: 1,
+        })
+      ).granted,
     ).toBe(true);
     quota.close();
     const stranger = quotaClient('wrong');
     await expect(
-      stranger.acquireGoogleQuota({ userId: 'quota-user-4', bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ' }),
+      stranger.acquireGoogleQuota({
+        userId: 'quota-user-4',
+        bucket: 'GOOGLE_QUOTA_BUCKET_SHEETS_READ',
+        requested: 1,
+      }),
     ).rejects.toMatchObject({ code: GrpcStatus.UNAUTHENTICATED });
     stranger.close();
   });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { quotaBucketOf } from '../src/google/quota-buckets.ts';
 import { createQuotaGate, type GoogleQuotaAuthority, type QuotaTurn } from '../src/google/quota-gate.ts';
 import { ToolError } from '../src/tools/tool-definition.ts';
@@ -11,13 +11,18 @@ import { ToolError } from '../src/tools/tool-definition.ts';
 function scripted(turns: Array<QuotaTurn | Error>) {
   let now = 0;
   const asked: number[] = [];
+  const givenBack: number[] = [];
   const authority: GoogleQuotaAuthority = {
-    async acquire() {
+    async acquire(_user, _bucket, requested) {
+      expect(requested).toBe(5);
       asked.push(now);
       const next = turns.shift();
       if (!next) throw new Error('asked once too often');
       if (next instanceof Error) throw next;
       return next;
+    },
+    async giveBack(_user, _bucket, count) {
+      givenBack.push(count);
     },
     async exhausted() {},
   };
@@ -33,7 +38,7 @@ function scripted(turns: Array<QuotaTurn | Error>) {
     onTurn: (bucket, outcome, waited) => events.push(`${bucket} ${outcome} ${waited}`),
     onWaiting: (bucket, change) => events.push(`${bucket} waiting ${change > 0 ? '+1' : '-1'}`),
   });
-  return { gate, asked, events };
+  return { gate, asked, events, givenBack, advance: (ms: number) => void (now += ms) };
 }
 
 const refused = (
@@ -41,15 +46,11 @@ const refused = (
   limitedBy: 'person' | 'project' | 'fair_share' | 'google' = 'project',
 ) => ({ granted: false, retryAfterMs, limitedBy }) as const;
 const NOT_CANCELLED = new AbortController().signal;
+const ONE = { granted: true, turns: 1, validForMs: 0 } as const;
 
 describe('waiting for a turn', () => {
   it('goes at once when granted, and after the waits auth names otherwise', async () => {
-    const { gate, asked, events } = scripted([
-      { granted: true },
-      refused(300),
-      refused(700),
-      { granted: true },
-    ]);
+    const { gate, asked, events } = scripted([ONE, refused(300), refused(700), ONE]);
     await gate.waitForTurn('ada', 'sheets_read', NOT_CANCELLED);
     await gate.waitForTurn('ada', 'sheets_read', NOT_CANCELLED);
     expect(asked).toEqual([0, 0, 300, 1_000]);
@@ -61,8 +62,57 @@ describe('waiting for a turn', () => {
     ]);
   });
 
+  it("spends a lease's turns without asking, and gives back what is left when its time is up", async () => {
+    vi.useFakeTimers();
+    try {
+      const { gate, asked, events, givenBack, advance } = scripted([
+        { granted: true, turns: 5, validForMs: 1_000 },
+        { granted: true, turns: 3, validForMs: 1_000 },
+        ONE,
+      ]);
+      for (let i = 0; i < 3; i++) await gate.waitForTurn('ada', 'sheets_read', NOT_CANCELLED);
+      expect(asked).toEqual([0]);
+      expect(events).toEqual(['sheets_read at_once 0', 'sheets_read at_once 0', 'sheets_read at_once 0']);
+      // Another person, and another bucket, have leases of their own.
+      await gate.waitForTurn('ada', 'sheets_write', NOT_CANCELLED);
+      expect(asked).toHaveLength(2);
+      // Two turns are left of the first lease; when its time is up they go back to auth.
+      advance(1_000);
+      vi.advanceTimersByTime(1_000);
+      expect(givenBack).toEqual([2, 2]);
+      // A lease that has run out is never spent: the next request asks auth again.
+      await gate.waitForTurn('ada', 'sheets_read', NOT_CANCELLED);
+      expect(asked).toHaveLength(3);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('ends the leases of the bucket Google refused, so none of their turns go to Google', async () => {
+    const { gate, asked, givenBack } = scripted([
+      { granted: true, turns: 5, validForMs: 60_000 },
+      { granted: true, turns: 5, validForMs: 60_000 },
+      ONE,
+      ONE,
+    ]);
+    await gate.waitForTurn('ada', 'sheets_read', NOT_CANCELLED);
+    await gate.waitForTurn('bob', 'sheets_read', NOT_CANCELLED);
+    // Google says ada's minute is spent: ada's lease ends, bob's stays.
+    gate.googleRefused('ada', 'sheets_read', true, 30);
+    expect(givenBack).toEqual([4]);
+    await gate.waitForTurn('bob', 'sheets_read', NOT_CANCELLED);
+    expect(asked).toHaveLength(2);
+    await gate.waitForTurn('ada', 'sheets_read', NOT_CANCELLED);
+    expect(asked).toHaveLength(3);
+    // The project's minute: every lease of the bucket ends.
+    gate.googleRefused('ada', 'sheets_read', false, 30);
+    expect(givenBack).toEqual([4, 3]);
+    await gate.waitForTurn('bob', 'sheets_read', NOT_CANCELLED);
+    expect(asked).toHaveLength(4);
+  });
+
   it('tells the client once that it waits, and why', async () => {
-    const { gate } = scripted([refused(500, 'fair_share'), refused(500, 'fair_share'), { granted: true }]);
+    const { gate } = scripted([refused(500, 'fair_share'), refused(500, 'fair_share'), ONE]);
     const notes: string[] = [];
     await gate.waitForTurn('ada', 'sheets_write', NOT_CANCELLED, (message) => notes.push(message));
     expect(notes).toEqual(["Waiting for a turn at Google's per-minute quota of Sheets writes (up to 10 s)"]);
@@ -107,7 +157,7 @@ describe('waiting for a turn', () => {
   });
 
   it('stops waiting when the call is cancelled', async () => {
-    const { gate, events } = scripted([refused(500), { granted: true }]);
+    const { gate, events } = scripted([refused(500), ONE]);
     const cancelled = new AbortController();
     cancelled.abort();
     await expect(gate.waitForTurn('ada', 'sheets_read', cancelled.signal)).rejects.toThrow(

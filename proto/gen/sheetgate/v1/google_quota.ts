@@ -185,6 +185,12 @@ export interface AcquireGoogleQuotaRequest {
   /** The Sheetgate user the request is made for (the person whose Google token it carries). */
   userId: string;
   bucket: GoogleQuotaBucket;
+  /**
+   * Turns the replica would take at once (0 means 1; at most 20): one for this request, the rest
+   * a lease for the person's next requests on this replica. Auth grants more than one only while
+   * the person and the project use less than half their minute and nobody waits.
+   */
+  requested: number;
 }
 
 export interface AcquireGoogleQuotaResponse {
@@ -194,6 +200,23 @@ export interface AcquireGoogleQuotaResponse {
   retryAfterMs: number;
   /** When not granted: what held the request back. */
   limitedBy: GoogleQuotaLimit;
+  /** When granted: the turns granted (and counted), 1..requested. */
+  turns: number;
+  /**
+   * When more than one turn was granted: how long the replica may spend the others before it
+   * gives back what is left (ReturnGoogleQuota).
+   */
+  validForMs: number;
+}
+
+export interface ReturnGoogleQuotaRequest {
+  userId: string;
+  bucket: GoogleQuotaBucket;
+  /** Turns not spent, 1..20. */
+  count: number;
+}
+
+export interface ReturnGoogleQuotaResponse {
 }
 
 export interface ReportGoogleQuotaExhaustedRequest {
@@ -212,7 +235,7 @@ export interface ReportGoogleQuotaExhaustedResponse {
 }
 
 function createBaseAcquireGoogleQuotaRequest(): AcquireGoogleQuotaRequest {
-  return { userId: "", bucket: GoogleQuotaBucket.GOOGLE_QUOTA_BUCKET_UNSPECIFIED };
+  return { userId: "", bucket: GoogleQuotaBucket.GOOGLE_QUOTA_BUCKET_UNSPECIFIED, requested: 0 };
 }
 
 export const AcquireGoogleQuotaRequest: MessageFns<AcquireGoogleQuotaRequest> = {
@@ -222,6 +245,9 @@ export const AcquireGoogleQuotaRequest: MessageFns<AcquireGoogleQuotaRequest> = 
     }
     if (message.bucket !== GoogleQuotaBucket.GOOGLE_QUOTA_BUCKET_UNSPECIFIED) {
       writer.uint32(16).int32(googleQuotaBucketToNumber(message.bucket));
+    }
+    if (message.requested !== 0) {
+      writer.uint32(24).int32(message.requested);
     }
     return writer;
   },
@@ -255,6 +281,14 @@ export const AcquireGoogleQuotaRequest: MessageFns<AcquireGoogleQuotaRequest> = 
             message.bucket = googleQuotaBucketFromJSON(reader.int32());
             continue;
           }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.requested = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -277,6 +311,7 @@ export const AcquireGoogleQuotaRequest: MessageFns<AcquireGoogleQuotaRequest> = 
       bucket: isSet(object.bucket)
         ? googleQuotaBucketFromJSON(object.bucket)
         : GoogleQuotaBucket.GOOGLE_QUOTA_BUCKET_UNSPECIFIED,
+      requested: isSet(object.requested) ? globalThis.Number(object.requested) : 0,
     };
   },
 
@@ -288,6 +323,9 @@ export const AcquireGoogleQuotaRequest: MessageFns<AcquireGoogleQuotaRequest> = 
     if (message.bucket !== GoogleQuotaBucket.GOOGLE_QUOTA_BUCKET_UNSPECIFIED) {
       obj.bucket = googleQuotaBucketToJSON(message.bucket);
     }
+    if (message.requested !== 0) {
+      obj.requested = Math.round(message.requested);
+    }
     return obj;
   },
 
@@ -298,12 +336,19 @@ export const AcquireGoogleQuotaRequest: MessageFns<AcquireGoogleQuotaRequest> = 
     const message = createBaseAcquireGoogleQuotaRequest();
     message.userId = object.userId ?? "";
     message.bucket = object.bucket ?? GoogleQuotaBucket.GOOGLE_QUOTA_BUCKET_UNSPECIFIED;
+    message.requested = object.requested ?? 0;
     return message;
   },
 };
 
 function createBaseAcquireGoogleQuotaResponse(): AcquireGoogleQuotaResponse {
-  return { granted: false, retryAfterMs: 0, limitedBy: GoogleQuotaLimit.GOOGLE_QUOTA_LIMIT_UNSPECIFIED };
+  return {
+    granted: false,
+    retryAfterMs: 0,
+    limitedBy: GoogleQuotaLimit.GOOGLE_QUOTA_LIMIT_UNSPECIFIED,
+    turns: 0,
+    validForMs: 0,
+  };
 }
 
 export const AcquireGoogleQuotaResponse: MessageFns<AcquireGoogleQuotaResponse> = {
@@ -316,6 +361,12 @@ export const AcquireGoogleQuotaResponse: MessageFns<AcquireGoogleQuotaResponse> 
     }
     if (message.limitedBy !== GoogleQuotaLimit.GOOGLE_QUOTA_LIMIT_UNSPECIFIED) {
       writer.uint32(24).int32(googleQuotaLimitToNumber(message.limitedBy));
+    }
+    if (message.turns !== 0) {
+      writer.uint32(32).int32(message.turns);
+    }
+    if (message.validForMs !== 0) {
+      writer.uint32(40).int32(message.validForMs);
     }
     return writer;
   },
@@ -357,6 +408,22 @@ export const AcquireGoogleQuotaResponse: MessageFns<AcquireGoogleQuotaResponse> 
             message.limitedBy = googleQuotaLimitFromJSON(reader.int32());
             continue;
           }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.turns = reader.int32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.validForMs = reader.int32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -382,6 +449,12 @@ export const AcquireGoogleQuotaResponse: MessageFns<AcquireGoogleQuotaResponse> 
         : isSet(object.limited_by)
         ? googleQuotaLimitFromJSON(object.limited_by)
         : GoogleQuotaLimit.GOOGLE_QUOTA_LIMIT_UNSPECIFIED,
+      turns: isSet(object.turns) ? globalThis.Number(object.turns) : 0,
+      validForMs: isSet(object.validForMs)
+        ? globalThis.Number(object.validForMs)
+        : isSet(object.valid_for_ms)
+        ? globalThis.Number(object.valid_for_ms)
+        : 0,
     };
   },
 
@@ -396,6 +469,12 @@ export const AcquireGoogleQuotaResponse: MessageFns<AcquireGoogleQuotaResponse> 
     if (message.limitedBy !== GoogleQuotaLimit.GOOGLE_QUOTA_LIMIT_UNSPECIFIED) {
       obj.limitedBy = googleQuotaLimitToJSON(message.limitedBy);
     }
+    if (message.turns !== 0) {
+      obj.turns = Math.round(message.turns);
+    }
+    if (message.validForMs !== 0) {
+      obj.validForMs = Math.round(message.validForMs);
+    }
     return obj;
   },
 
@@ -407,6 +486,167 @@ export const AcquireGoogleQuotaResponse: MessageFns<AcquireGoogleQuotaResponse> 
     message.granted = object.granted ?? false;
     message.retryAfterMs = object.retryAfterMs ?? 0;
     message.limitedBy = object.limitedBy ?? GoogleQuotaLimit.GOOGLE_QUOTA_LIMIT_UNSPECIFIED;
+    message.turns = object.turns ?? 0;
+    message.validForMs = object.validForMs ?? 0;
+    return message;
+  },
+};
+
+function createBaseReturnGoogleQuotaRequest(): ReturnGoogleQuotaRequest {
+  return { userId: "", bucket: GoogleQuotaBucket.GOOGLE_QUOTA_BUCKET_UNSPECIFIED, count: 0 };
+}
+
+export const ReturnGoogleQuotaRequest: MessageFns<ReturnGoogleQuotaRequest> = {
+  encode(message: ReturnGoogleQuotaRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.userId !== "") {
+      writer.uint32(10).string(message.userId);
+    }
+    if (message.bucket !== GoogleQuotaBucket.GOOGLE_QUOTA_BUCKET_UNSPECIFIED) {
+      writer.uint32(16).int32(googleQuotaBucketToNumber(message.bucket));
+    }
+    if (message.count !== 0) {
+      writer.uint32(24).int32(message.count);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReturnGoogleQuotaRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReturnGoogleQuotaRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.bucket = googleQuotaBucketFromJSON(reader.int32());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.count = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ReturnGoogleQuotaRequest {
+    return {
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      bucket: isSet(object.bucket)
+        ? googleQuotaBucketFromJSON(object.bucket)
+        : GoogleQuotaBucket.GOOGLE_QUOTA_BUCKET_UNSPECIFIED,
+      count: isSet(object.count) ? globalThis.Number(object.count) : 0,
+    };
+  },
+
+  toJSON(message: ReturnGoogleQuotaRequest): unknown {
+    const obj: any = {};
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.bucket !== GoogleQuotaBucket.GOOGLE_QUOTA_BUCKET_UNSPECIFIED) {
+      obj.bucket = googleQuotaBucketToJSON(message.bucket);
+    }
+    if (message.count !== 0) {
+      obj.count = Math.round(message.count);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReturnGoogleQuotaRequest>, I>>(base?: I): ReturnGoogleQuotaRequest {
+    return ReturnGoogleQuotaRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReturnGoogleQuotaRequest>, I>>(object: I): ReturnGoogleQuotaRequest {
+    const message = createBaseReturnGoogleQuotaRequest();
+    message.userId = object.userId ?? "";
+    message.bucket = object.bucket ?? GoogleQuotaBucket.GOOGLE_QUOTA_BUCKET_UNSPECIFIED;
+    message.count = object.count ?? 0;
+    return message;
+  },
+};
+
+function createBaseReturnGoogleQuotaResponse(): ReturnGoogleQuotaResponse {
+  return {};
+}
+
+export const ReturnGoogleQuotaResponse: MessageFns<ReturnGoogleQuotaResponse> = {
+  encode(_: ReturnGoogleQuotaResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ReturnGoogleQuotaResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseReturnGoogleQuotaResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ReturnGoogleQuotaResponse {
+    return {};
+  },
+
+  toJSON(_: ReturnGoogleQuotaResponse): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ReturnGoogleQuotaResponse>, I>>(base?: I): ReturnGoogleQuotaResponse {
+    return ReturnGoogleQuotaResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ReturnGoogleQuotaResponse>, I>>(_: I): ReturnGoogleQuotaResponse {
+    const message = createBaseReturnGoogleQuotaResponse();
     return message;
   },
 };
@@ -636,6 +876,21 @@ export const GoogleQuotaServiceService = {
     responseDeserialize: (value: Buffer): AcquireGoogleQuotaResponse => AcquireGoogleQuotaResponse.decode(value),
   },
   /**
+   * Gives back turns of a lease the replica did not spend before it expired, so they count
+   * against nobody's minute. At most `count` of the person's newest grants are removed.
+   */
+  returnGoogleQuota: {
+    path: "/sheetgate.v1.GoogleQuotaService/ReturnGoogleQuota" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ReturnGoogleQuotaRequest): Buffer =>
+      Buffer.from(ReturnGoogleQuotaRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReturnGoogleQuotaRequest => ReturnGoogleQuotaRequest.decode(value),
+    responseSerialize: (value: ReturnGoogleQuotaResponse): Buffer =>
+      Buffer.from(ReturnGoogleQuotaResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReturnGoogleQuotaResponse => ReturnGoogleQuotaResponse.decode(value),
+  },
+  /**
    * Google answered a request 429 (or a rate-limit 403): the bucket it named is spent until
    * Google's Retry-After, so nobody is sent to Google into a refusal meanwhile. Google stays the
    * authority over what Sheetgate counted itself.
@@ -663,6 +918,11 @@ export interface GoogleQuotaServiceServer extends UntypedServiceImplementation {
    * UNAVAILABLE when the counters' store is unreachable (the caller then lets Google decide).
    */
   acquireGoogleQuota: handleUnaryCall<AcquireGoogleQuotaRequest, AcquireGoogleQuotaResponse>;
+  /**
+   * Gives back turns of a lease the replica did not spend before it expired, so they count
+   * against nobody's minute. At most `count` of the person's newest grants are removed.
+   */
+  returnGoogleQuota: handleUnaryCall<ReturnGoogleQuotaRequest, ReturnGoogleQuotaResponse>;
   /**
    * Google answered a request 429 (or a rate-limit 403): the bucket it named is spent until
    * Google's Retry-After, so nobody is sent to Google into a refusal meanwhile. Google stays the
@@ -692,6 +952,25 @@ export interface GoogleQuotaServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AcquireGoogleQuotaResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Gives back turns of a lease the replica did not spend before it expired, so they count
+   * against nobody's minute. At most `count` of the person's newest grants are removed.
+   */
+  returnGoogleQuota(
+    request: ReturnGoogleQuotaRequest,
+    callback: (error: ServiceError | null, response: ReturnGoogleQuotaResponse) => void,
+  ): ClientUnaryCall;
+  returnGoogleQuota(
+    request: ReturnGoogleQuotaRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ReturnGoogleQuotaResponse) => void,
+  ): ClientUnaryCall;
+  returnGoogleQuota(
+    request: ReturnGoogleQuotaRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ReturnGoogleQuotaResponse) => void,
   ): ClientUnaryCall;
   /**
    * Google answered a request 429 (or a rate-limit 403): the bucket it named is spent until

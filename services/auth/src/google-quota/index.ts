@@ -3,6 +3,8 @@ export {
   GOOGLE_DEFAULT_QUOTAS,
   type GoogleQuotas,
   googleQuotas,
+  LEASE_VALID_MS,
+  MAX_LEASE_TURNS,
   QUOTA_BUCKETS,
   QUOTA_SETTING_NAMES,
   type QuotaBucket,

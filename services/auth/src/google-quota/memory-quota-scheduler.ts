@@ -4,6 +4,7 @@ import {
   GOOGLE_HOLD_WITHOUT_RETRY_AFTER_MS,
   type GoogleQuotas,
   MAX_PROJECT_WAIT_HINT_MS,
+  mayLease,
   newcomersReserve,
   QUOTA_BUCKETS,
   QUOTA_WINDOW_MS,
@@ -73,7 +74,13 @@ export function createMemoryQuotaScheduler(
     for (const [someone, until] of state.waiting) if (until <= at) state.waiting.delete(someone);
   }
 
-  function turn(state: BucketState, quota: BucketQuota, person: string, at: number): QuotaTurn {
+  function turn(
+    state: BucketState,
+    quota: BucketQuota,
+    person: string,
+    at: number,
+    requested: number,
+  ): QuotaTurn {
     forgetOld(state, person, at);
     const personHeldUntil = state.personHeldUntil.get(person) ?? 0;
     if (personHeldUntil !== 0 && personHeldUntil <= at) state.personHeldUntil.delete(person);
@@ -105,16 +112,36 @@ export function createMemoryQuotaScheduler(
         retryAfterMs: state.project.msUntilRoom(at, windowMs),
         limitedBy: 'fair_share',
       };
-    state.project.times.push(at);
-    own.times.push(at);
+    const turns = mayLease(
+      quota,
+      requested,
+      own.times.length,
+      state.project.times.length,
+      state.waiting.size > 0,
+    )
+      ? requested
+      : 1;
+    for (let i = 0; i < turns; i++) {
+      state.project.times.push(at);
+      own.times.push(at);
+    }
     state.people.set(person, own);
     state.waiting.delete(person);
-    return { granted: true };
+    return { granted: true, turns };
   }
 
   return {
-    async acquire(userId, bucket) {
-      return turn(buckets.get(bucket)!, quotas[bucket], userId, now());
+    async acquire(userId, bucket, requested = 1) {
+      return turn(buckets.get(bucket)!, quotas[bucket], userId, now(), requested);
+    },
+    async giveBack(userId, bucket, count) {
+      const state = buckets.get(bucket)!;
+      const own = state.people.get(userId);
+      if (!own) return;
+      for (const time of own.times.splice(Math.max(0, own.times.length - count))) {
+        const index = state.project.times.lastIndexOf(time);
+        if (index !== -1) state.project.times.splice(index, 1);
+      }
     },
     async exhausted(userId, bucket, perUser, retryAfterSeconds) {
       const state = buckets.get(bucket)!;

@@ -78,3 +78,30 @@ export function fairSharePollMs(quota: BucketQuota, windowMs = QUOTA_WINDOW_MS):
 export function newcomersReserve(quota: BucketQuota): number {
   return Math.max(1, Math.ceil(quota.perProject / 10));
 }
+
+/** The most turns one AcquireGoogleQuota may take (and one ReturnGoogleQuota give back). */
+export const MAX_LEASE_TURNS = 20;
+
+/** How long the turns of a lease beyond the first may be spent before they are given back. */
+export const LEASE_VALID_MS = 1_000;
+
+/**
+ * Whether `requested` turns may go at once: while the person and the project would still use at
+ * most half their minute (the project's less its reserve) and nobody waits, a replica may keep a
+ * few turns for the person's next requests and skip asking for each; near the limits every turn
+ * is asked for, so leases never cost anyone fairness.
+ */
+export function mayLease(
+  quota: BucketQuota,
+  requested: number,
+  own: number,
+  project: number,
+  anyoneWaiting: boolean,
+): boolean {
+  return (
+    requested > 1 &&
+    !anyoneWaiting &&
+    own + requested <= Math.floor(quota.perUser / 2) &&
+    project + requested <= Math.floor((quota.perProject - newcomersReserve(quota)) / 2)
+  );
+}

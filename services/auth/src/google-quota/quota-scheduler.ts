@@ -5,7 +5,11 @@ import type { QuotaBucket } from './quota-rules.ts';
 export type QuotaLimitName = GoogleQuotaLimitName;
 
 export type QuotaTurn =
-  | { granted: true }
+  | {
+      granted: true;
+      /** Turns granted and counted: 1, or a lease of `requested` (`mayLease`). */
+      turns: number;
+    }
   | {
       granted: false;
       /** Milliseconds until asking again may succeed (at least 1). */
@@ -33,7 +37,9 @@ export type QuotaTurn =
  * for a refused request.
  */
 export interface GoogleQuotaScheduler {
-  acquire(userId: string, bucket: QuotaBucket): Promise<QuotaTurn>;
+  acquire(userId: string, bucket: QuotaBucket, requested?: number): Promise<QuotaTurn>;
+  /** Removes up to `count` of the person's newest grants: turns of a lease nobody spent. */
+  giveBack(userId: string, bucket: QuotaBucket, count: number): Promise<void>;
   /**
    * Google answered 429 (or a rate-limit 403) for `bucket`: the project's minute, or the person's
    * when `perUser`. Nobody is granted that bucket until Google's Retry-After has passed (a short

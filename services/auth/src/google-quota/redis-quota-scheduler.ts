@@ -21,8 +21,9 @@ import type { GoogleQuotaScheduler, QuotaLimitName, QuotaTurn, SchedulerTimings 
  * expire.
  *   KEYS: project log, person's log, active people, waiting people, project hold, person's hold, sequence
  *   ARGV: person, per-project quota, per-user quota, window ms, fair-share poll ms, longest project
- *         wait hint ms, newcomers' reserve
- * Returns {granted (0|1), retry after ms, limited by}.
+ *         wait hint ms, newcomers' reserve, turns requested (a lease: see `mayLease`, which this
+ *         mirrors)
+ * Returns {granted (0|1), retry after ms or (granted) the turns granted, limited by}.
  */
 const TURN = `
 local clock = redis.call('TIME')
@@ -34,6 +35,7 @@ local window = tonumber(ARGV[4])
 local poll = tonumber(ARGV[5])
 local maxHint = tonumber(ARGV[6])
 local reserve = tonumber(ARGV[7])
+local requested = tonumber(ARGV[8])
 local since = now - window
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', since)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', since)
@@ -70,13 +72,32 @@ if projectCount >= perProject - reserve and own >= math.ceil(perProject / (activ
   local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
   return {0, math.max(1, tonumber(oldest[2]) + window - now), 'fair_share'}
 end
-local grant = now .. ':' .. redis.call('INCR', KEYS[7])
-redis.call('ZADD', KEYS[1], now, grant)
-redis.call('ZADD', KEYS[2], now, grant)
+local turns = 1
+if requested > 1 and redis.call('ZCARD', KEYS[4]) == 0
+  and own + requested <= math.floor(perUser / 2)
+  and projectCount + requested <= math.floor((perProject - reserve) / 2) then
+  turns = requested
+end
+local last = redis.call('INCRBY', KEYS[7], turns)
+for i = 1, turns do
+  local grant = now .. ':' .. (last - turns + i)
+  redis.call('ZADD', KEYS[1], now, grant)
+  redis.call('ZADD', KEYS[2], now, grant)
+end
 redis.call('PEXPIRE', KEYS[1], window)
 redis.call('PEXPIRE', KEYS[2], window)
 redis.call('ZREM', KEYS[4], person)
-return {1, 0, ''}
+return {1, turns, ''}
+`;
+
+/**
+ * Gives back up to ARGV[1] of the person's newest grants (KEYS: person's log, project log): the
+ * person's log names them, and the same members leave the project's.
+ */
+const GIVE_BACK = `
+local popped = redis.call('ZPOPMAX', KEYS[1], tonumber(ARGV[1]))
+for i = 1, #popped, 2 do redis.call('ZREM', KEYS[2], popped[i]) end
+return #popped / 2
 `;
 
 /** Holds a bucket closed for `ARGV[1]` ms unless a longer hold is already set. */
@@ -132,7 +153,7 @@ export async function createRedisQuotaScheduler(
     }
   };
   return {
-    acquire: (userId, bucket) =>
+    acquire: (userId, bucket, requested = 1) =>
       attempt(async (): Promise<QuotaTurn> => {
         const quota = options.quotas[bucket];
         const [granted, retryAfterMs, limitedBy] = (await client.eval(TURN, {
@@ -145,15 +166,21 @@ export async function createRedisQuotaScheduler(
             String(fairSharePollMs(quota, windowMs)),
             String(maxProjectWaitHintMs),
             String(newcomersReserve(quota)),
+            String(requested),
           ],
         })) as [number, number, string];
         return granted === 1
-          ? { granted: true }
+          ? { granted: true, turns: retryAfterMs }
           : {
               granted: false,
               retryAfterMs: Math.max(1, retryAfterMs),
               limitedBy: limitedBy as QuotaLimitName,
             };
+      }),
+    giveBack: (userId, bucket, count) =>
+      attempt(async () => {
+        const [project, person] = keys(bucket, userId).turn;
+        await client.eval(GIVE_BACK, { keys: [person!, project!], arguments: [String(count)] });
       }),
     exhausted: (userId, bucket, perUser, retryAfterSeconds) =>
       attempt(async () => {

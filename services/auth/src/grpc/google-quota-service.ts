@@ -5,10 +5,18 @@ import {
   type GoogleQuotaServiceServer,
   type ReportGoogleQuotaExhaustedRequest,
   type ReportGoogleQuotaExhaustedResponse,
+  type ReturnGoogleQuotaRequest,
+  type ReturnGoogleQuotaResponse,
   toGoogleQuotaLimit,
 } from '@sheetgate/proto';
 import { type Logger, SheetgateError } from '@sheetgate/service-runtime';
-import type { GoogleQuotaScheduler, QuotaBucket, QuotaTurn } from '../google-quota/index.ts';
+import {
+  type GoogleQuotaScheduler,
+  LEASE_VALID_MS,
+  MAX_LEASE_TURNS,
+  type QuotaBucket,
+  type QuotaTurn,
+} from '../google-quota/index.ts';
 import { unaryHandler } from './unary-handler.ts';
 
 /** User ids are UUIDs; anything longer than this is not one and never becomes a store key. */
@@ -40,15 +48,37 @@ export function googleQuotaHandlers(deps: {
       'AcquireGoogleQuota',
       async (request) => {
         const { userId, bucket } = checked(request);
-        const turn = await scheduler.acquire(userId, bucket);
+        const requested = request.requested || 1;
+        if (!(requested >= 1 && requested <= MAX_LEASE_TURNS))
+          throw new SheetgateError('invalid_argument', `requested must be 0..${MAX_LEASE_TURNS}`);
+        const turn = await scheduler.acquire(userId, bucket, requested);
         deps.onTurn?.(bucket, turn);
         return turn.granted
-          ? { granted: true, retryAfterMs: 0, limitedBy: 'GOOGLE_QUOTA_LIMIT_UNSPECIFIED' }
+          ? {
+              granted: true,
+              retryAfterMs: 0,
+              limitedBy: 'GOOGLE_QUOTA_LIMIT_UNSPECIFIED',
+              turns: turn.turns,
+              validForMs: turn.turns > 1 ? LEASE_VALID_MS : 0,
+            }
           : {
               granted: false,
               retryAfterMs: Math.min(Math.max(1, Math.ceil(turn.retryAfterMs)), 2 ** 31 - 1),
               limitedBy: toGoogleQuotaLimit(turn.limitedBy),
+              turns: 0,
+              validForMs: 0,
             };
+      },
+    ),
+    returnGoogleQuota: unaryHandler<ReturnGoogleQuotaRequest, ReturnGoogleQuotaResponse>(
+      logger,
+      'ReturnGoogleQuota',
+      async (request) => {
+        const { userId, bucket } = checked(request);
+        if (!(request.count >= 1 && request.count <= MAX_LEASE_TURNS))
+          throw new SheetgateError('invalid_argument', `count must be 1..${MAX_LEASE_TURNS}`);
+        await scheduler.giveBack(userId, bucket, request.count);
+        return {};
       },
     ),
     reportGoogleQuotaExhausted: unaryHandler<

@@ -10,12 +10,20 @@ import { ToolError } from '../tools/tool-definition.ts';
 import { abortableSleep } from './abortable-sleep.ts';
 
 export type QuotaTurn =
-  | { granted: true }
+  | {
+      granted: true;
+      /** Turns granted: this request's, and any more a lease for the person's next ones. */
+      turns: number;
+      /** How long the lease's other turns may be spent. */
+      validForMs: number;
+    }
   | { granted: false; retryAfterMs: number; limitedBy: GoogleQuotaLimitName };
 
 /** Auth's GoogleQuotaService, seen from the MCP service. */
 export interface GoogleQuotaAuthority {
-  acquire(userId: string, bucket: GoogleQuotaBucketName): Promise<QuotaTurn>;
+  acquire(userId: string, bucket: GoogleQuotaBucketName, requested: number): Promise<QuotaTurn>;
+  /** Gives back turns of a lease nobody spent in time. */
+  giveBack(userId: string, bucket: GoogleQuotaBucketName, count: number): Promise<void>;
   exhausted(
     userId: string,
     bucket: GoogleQuotaBucketName,
@@ -26,15 +34,22 @@ export interface GoogleQuotaAuthority {
 
 export function grpcGoogleQuota(client: GoogleQuotaClient): GoogleQuotaAuthority {
   return {
-    async acquire(userId, bucket) {
-      const answer = await client.acquireGoogleQuota({ userId, bucket: toGoogleQuotaBucket(bucket) });
+    async acquire(userId, bucket, requested) {
+      const answer = await client.acquireGoogleQuota({
+        userId,
+        bucket: toGoogleQuotaBucket(bucket),
+        requested,
+      });
       return answer.granted
-        ? { granted: true }
+        ? { granted: true, turns: Math.max(1, answer.turns), validForMs: answer.validForMs }
         : {
             granted: false,
             retryAfterMs: Math.max(1, answer.retryAfterMs),
             limitedBy: fromGoogleQuotaLimit(answer.limitedBy),
           };
+    },
+    async giveBack(userId, bucket, count) {
+      await client.returnGoogleQuota({ userId, bucket: toGoogleQuotaBucket(bucket), count });
     },
     async exhausted(userId, bucket, perUser, retryAfterSeconds) {
       await client.reportGoogleQuotaExhausted({
@@ -69,6 +84,19 @@ const BUCKET_WORDS: Record<GoogleQuotaBucketName, string> = {
   drive: 'Drive requests',
 };
 
+/**
+ * Turns asked for at once: auth grants them only while the person and the project use under half
+ * their minute (else one), so a burst of one person's requests on this replica asks auth about
+ * once in this many, not for each — the round trip is most of what a turn costs a request.
+ */
+const LEASE_TURNS = 5;
+
+interface Lease {
+  left: number;
+  until: number;
+  timer: ReturnType<typeof setTimeout>;
+}
+
 /** While auth cannot be asked, one line per this interval says so. */
 const UNSCHEDULED_LOG_INTERVAL_MS = 30_000;
 
@@ -83,6 +111,42 @@ export function createQuotaGate(options: QuotaGateOptions) {
   const sleep = options.sleep ?? abortableSleep;
   const now = options.now ?? Date.now;
   let lastUnscheduledLog = -Infinity;
+  const leases = new Map<string, Lease>();
+
+  /** Gives back what is left of a lease (its time is up, or it is replaced). */
+  function endLease(key: string, userId: string, bucket: GoogleQuotaBucketName): void {
+    const lease = leases.get(key);
+    if (!lease) return;
+    leases.delete(key);
+    clearTimeout(lease.timer);
+    if (lease.left > 0) options.authority.giveBack(userId, bucket, lease.left).catch(unscheduled);
+  }
+
+  /** A turn from this replica's lease for the person, if one is left and still good. */
+  function fromLease(key: string, userId: string, bucket: GoogleQuotaBucketName): boolean {
+    const lease = leases.get(key);
+    if (!lease) return false;
+    if (lease.left > 0 && now() < lease.until) {
+      lease.left--;
+      if (lease.left === 0) endLease(key, userId, bucket);
+      return true;
+    }
+    endLease(key, userId, bucket);
+    return false;
+  }
+
+  function keepLease(
+    key: string,
+    userId: string,
+    bucket: GoogleQuotaBucketName,
+    turns: number,
+    validForMs: number,
+  ) {
+    endLease(key, userId, bucket);
+    const timer = setTimeout(() => endLease(key, userId, bucket), validForMs);
+    timer.unref();
+    leases.set(key, { left: turns, until: now() + validForMs, timer });
+  }
 
   function unscheduled(error: unknown) {
     if (now() - lastUnscheduledLog < UNSCHEDULED_LOG_INTERVAL_MS) return;
@@ -101,13 +165,18 @@ export function createQuotaGate(options: QuotaGateOptions) {
       signal: AbortSignal,
       note?: (message: string) => void,
     ): Promise<void> {
+      const key = `${userId}\n${bucket}`;
+      if (fromLease(key, userId, bucket)) {
+        options.onTurn?.(bucket, 'at_once', 0);
+        return;
+      }
       const started = now();
       let waiting = false;
       try {
         for (;;) {
           let turn: QuotaTurn;
           try {
-            turn = await options.authority.acquire(userId, bucket);
+            turn = await options.authority.acquire(userId, bucket, LEASE_TURNS);
           } catch (error) {
             if (signal.aborted) throw new ToolError('the request was cancelled');
             unscheduled(error);
@@ -116,6 +185,7 @@ export function createQuotaGate(options: QuotaGateOptions) {
           }
           const waited = now() - started;
           if (turn.granted) {
+            if (turn.turns > 1) keepLease(key, userId, bucket, turn.turns - 1, turn.validForMs);
             options.onTurn?.(bucket, waited === 0 && !waiting ? 'at_once' : 'after_wait', waited);
             return;
           }
@@ -137,13 +207,21 @@ export function createQuotaGate(options: QuotaGateOptions) {
       }
     },
 
-    /** Google refused a request for quota: auth holds the bucket it named (nobody waits on the answer). */
+    /**
+     * Google refused a request for quota: this replica's leases of the bucket Google named end, and
+     * auth holds it (nobody waits on the answer).
+     */
     googleRefused(
       userId: string,
       bucket: GoogleQuotaBucketName,
       perUser: boolean,
       retryAfterSeconds: number | undefined,
     ): void {
+      // Turns this replica holds for that bucket would go to Google into the same refusal.
+      for (const key of [...leases.keys()]) {
+        const [holder, held] = key.split('\n') as [string, GoogleQuotaBucketName];
+        if (held === bucket && (!perUser || holder === userId)) endLease(key, holder, held);
+      }
       options.authority.exhausted(userId, bucket, perUser, retryAfterSeconds).catch(unscheduled);
     },
   };
