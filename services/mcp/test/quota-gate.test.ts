@@ -38,7 +38,15 @@ function scripted(turns: Array<QuotaTurn | Error>) {
     onTurn: (bucket, outcome, waited) => events.push(`${bucket} ${outcome} ${waited}`),
     onWaiting: (bucket, change) => events.push(`${bucket} waiting ${change > 0 ? '+1' : '-1'}`),
   });
-  return { gate, asked, events, givenBack, advance: (ms: number) => void (now += ms) };
+  return {
+    gate,
+    asked,
+    events,
+    givenBack,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 const refused = (
