@@ -87,7 +87,10 @@ export async function createMcpService(
   const googleQuota = createGoogleQuotaClient({
     address: settings.AUTH_GRPC_ADDRESS,
     serviceToken: settings.INTERNAL_SERVICE_TOKEN,
-    channelOptions: BROKER_CHANNEL_OPTIONS,
+    // A connection of its own: grpc-js shares one per address otherwise, and a quota call (a
+    // lease given back on a timer) that fails while auth restarts would leave the broker's in
+    // reconnect back-off, failing the next tool call's token request at once.
+    channelOptions: { ...BROKER_CHANNEL_OPTIONS, 'grpc.use_local_subchannel_pool': 1 },
   });
   const quotaGate = createQuotaGate({
     authority: grpcGoogleQuota(googleQuota),

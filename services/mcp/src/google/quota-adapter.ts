@@ -9,8 +9,9 @@ const NEVER = new AbortController().signal;
 /**
  * Every Google request waits for its person's turn at Google's per-minute quota before it is sent
  * (`inner` — the metrics — times only Google's part), and a quota refusal from Google is reported
- * so auth holds the bucket Google named: the person's when Google says "per user"
- * (`userRateLimitExceeded`, or a message naming a per-user limit), else the project's.
+ * so auth holds the bucket Google named (for its Retry-After; a short hold without one): the
+ * person's when Google says "per user" (`userRateLimitExceeded`, or a message naming a per-user
+ * limit), else the project's.
  */
 export function withQuotaTurns(gate: QuotaGate, inner: GoogleHttpAdapter): GoogleHttpAdapter {
   return async (options, defaultAdapter) => {
@@ -22,7 +23,8 @@ export function withQuotaTurns(gate: QuotaGate, inner: GoogleHttpAdapter): Googl
     const response = await inner(options, defaultAdapter);
     if (response.status === 429 || response.status === 403) {
       const failure = describeGoogleFailure({ response });
-      if (failure && classifyGoogleFailure(failure) === 'quota') {
+      // `Retry-After: 0` is Google saying "again now": nothing to hold.
+      if (failure && classifyGoogleFailure(failure) === 'quota' && failure.retryAfterSeconds !== 0) {
         const perUser = failure.reason === 'userRateLimitExceeded' || /per user/i.test(failure.message);
         gate.googleRefused(userId, bucket, perUser, failure.retryAfterSeconds);
       }
