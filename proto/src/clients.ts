@@ -8,6 +8,7 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import { AccountServiceService } from '../gen/sheetgate/v1/account_service.ts';
+import { ChangeJournalServiceService } from '../gen/sheetgate/v1/change_journal.ts';
 import { GoogleQuotaServiceService } from '../gen/sheetgate/v1/google_quota.ts';
 import { TokenBrokerServiceService } from '../gen/sheetgate/v1/token_broker.ts';
 import { serviceCredentialInterceptor } from './service-credential.ts';
@@ -135,6 +136,12 @@ export function createGoogleQuotaClient(options: ClientOptions): GoogleQuotaClie
   return createPromiseClient(GoogleQuotaServiceService, options);
 }
 
+/** The MCP service's view of auth's change journal: record, list, get and mark undone. */
+export function createChangeJournalClient(options: ClientOptions): ChangeJournalClient {
+  return createPromiseClient(ChangeJournalServiceService, options);
+}
+
+export type ChangeJournalClient = PromiseClient<typeof ChangeJournalServiceService>;
 export type TokenBrokerClient = PromiseClient<typeof TokenBrokerServiceService>;
 export type GoogleQuotaClient = PromiseClient<typeof GoogleQuotaServiceService>;
 export type AccountServiceClientApi = PromiseClient<typeof AccountServiceService>;

@@ -8,6 +8,10 @@ import {
 } from '@grpc/grpc-js';
 import { type AccountServiceServer, AccountServiceService } from '../gen/sheetgate/v1/account_service.ts';
 import {
+  type ChangeJournalServiceServer,
+  ChangeJournalServiceService,
+} from '../gen/sheetgate/v1/change_journal.ts';
+import {
   type GoogleQuotaServiceServer,
   GoogleQuotaServiceService,
 } from '../gen/sheetgate/v1/google_quota.ts';
@@ -42,6 +46,11 @@ export function revocationService(handlers: Partial<RevocationServiceServer>): G
 /** Typed binding of GoogleQuotaService (a turn at Google's quota per Google request). */
 export function googleQuotaService(handlers: Partial<GoogleQuotaServiceServer>): GrpcServiceBinding {
   return { definition: GoogleQuotaServiceService, handlers: handlers as UntypedServiceImplementation };
+}
+
+/** Typed binding of ChangeJournalService (what each write changed, and its undo). */
+export function changeJournalService(handlers: Partial<ChangeJournalServiceServer>): GrpcServiceBinding {
+  return { definition: ChangeJournalServiceService, handlers: handlers as UntypedServiceImplementation };
 }
 
 export interface GrpcServerOptions {

@@ -4,6 +4,7 @@
  */
 export { status as GrpcStatus } from '@grpc/grpc-js';
 export * from '../gen/sheetgate/v1/account_service.ts';
+export * from '../gen/sheetgate/v1/change_journal.ts';
 export * from '../gen/sheetgate/v1/google_quota.ts';
 export * from '../gen/sheetgate/v1/revocations.ts';
 export * from '../gen/sheetgate/v1/token_broker.ts';
@@ -21,8 +22,10 @@ export {
 export {
   type AccountServiceClientApi,
   type CallSettings,
+  type ChangeJournalClient,
   type ClientOptions,
   createAccountServiceClient,
+  createChangeJournalClient,
   createGoogleQuotaClient,
   createPromiseClient,
   createTokenBrokerClient,
@@ -51,6 +54,7 @@ export {
 } from './google-quota.ts';
 export {
   accountService,
+  changeJournalService,
   type GrpcServerOptions,
   type GrpcServiceBinding,
   googleQuotaService,
