@@ -16,7 +16,7 @@ type BooleanCondition = sheets_v4.Schema$BooleanCondition;
 
 const problem = (message: string) => googleErrors.badRequest(message);
 
-function sheetById(spreadsheet: SpreadsheetModel, sheetId: number | null | undefined): SheetModel {
+export function sheetById(spreadsheet: SpreadsheetModel, sheetId: number | null | undefined): SheetModel {
   const id = sheetId ?? 0;
   const sheet = spreadsheet.sheets.find((candidate) => candidate.properties.sheetId === id);
   if (!sheet) throw problem(`No grid with id: ${id}`);
@@ -24,7 +24,7 @@ function sheetById(spreadsheet: SpreadsheetModel, sheetId: number | null | undef
 }
 
 /** The sheet and bounds of a GridRange, refused as Google does when it leaves the grid. */
-function onGrid(spreadsheet: SpreadsheetModel, range: GridRange | null | undefined) {
+export function onGrid(spreadsheet: SpreadsheetModel, range: GridRange | null | undefined) {
   if (!range) throw problem('range is required.');
   const sheet = sheetById(spreadsheet, range.sheetId);
   const grid = sheet.properties.gridProperties;
@@ -88,7 +88,7 @@ const CONDITIONS: Record<string, { values: [min: number, max: number]; use: 'vf'
   BOOLEAN: { values: [0, 2], use: 'v' },
 };
 
-function checkCondition(condition: BooleanCondition | null | undefined, use: 'v' | 'f'): void {
+export function checkCondition(condition: BooleanCondition | null | undefined, use: 'v' | 'f'): void {
   if (!condition?.type) throw problem('A condition type is required.');
   const kind = CONDITIONS[condition.type];
   if (!kind?.use.includes(use)) {
@@ -431,6 +431,16 @@ export function shiftRangesForDimension(
   if (spreadsheet.namedRanges) {
     spreadsheet.namedRanges = spreadsheet.namedRanges.filter((each) => shift(each.range));
     if (spreadsheet.namedRanges.length === 0) delete spreadsheet.namedRanges;
+  }
+  // Filters and tables move with their cells too; one left with no cells goes.
+  if (sheet.basicFilter?.range && !shift(sheet.basicFilter.range)) delete sheet.basicFilter;
+  if (sheet.filterViews) {
+    sheet.filterViews = sheet.filterViews.filter((view) => view.range == null || shift(view.range));
+    if (sheet.filterViews.length === 0) delete sheet.filterViews;
+  }
+  if (sheet.tables) {
+    sheet.tables = sheet.tables.filter((table) => shift(table.range));
+    if (sheet.tables.length === 0) delete sheet.tables;
   }
 }
 

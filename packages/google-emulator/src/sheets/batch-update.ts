@@ -17,6 +17,14 @@ import {
   updateDimensionProperties,
 } from './batch-update-editing.ts';
 import {
+  addFilterView,
+  clearBasicFilter,
+  deleteFilterView,
+  duplicateFilterView,
+  setBasicFilter,
+  updateFilterView,
+} from './batch-update-filters.ts';
+import {
   addConditionalFormatRule,
   addNamedRange,
   addProtectedRange,
@@ -29,6 +37,7 @@ import {
   updateConditionalFormatRule,
   updateNamedRange,
 } from './batch-update-rules.ts';
+import { addTable, deleteTable, updateTable } from './batch-update-tables.ts';
 import { applyMaskedUpdate } from './field-mask.ts';
 import {
   cellAt,
@@ -88,6 +97,15 @@ const HANDLERS: { [K in keyof Request]?: Handler<K> } = {
   unmergeCells,
   updateDimensionProperties,
   autoResizeDimensions,
+  setBasicFilter,
+  clearBasicFilter,
+  addFilterView,
+  updateFilterView,
+  deleteFilterView,
+  duplicateFilterView,
+  addTable,
+  updateTable,
+  deleteTable,
 };
 
 export const SUPPORTED_REQUEST_KINDS = Object.keys(HANDLERS);

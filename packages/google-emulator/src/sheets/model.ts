@@ -23,7 +23,8 @@ export interface SheetProperties {
   sheetId: number;
   title: string;
   index: number;
-  sheetType: 'GRID';
+  /** OBJECT: a sheet that holds one chart and no cells (its grid is 0 × 0 and not returned). */
+  sheetType: 'GRID' | 'OBJECT';
   gridProperties: GridSize & { frozenRowCount?: number; frozenColumnCount?: number; hideGridlines?: boolean };
   hidden?: boolean;
   rightToLeft?: boolean;
@@ -37,6 +38,13 @@ export interface SheetModel {
   /** In priority order, as `sheets[].conditionalFormats`; absent when there are none. */
   conditionalFormats?: sheets_v4.Schema$ConditionalFormatRule[];
   protectedRanges?: sheets_v4.Schema$ProtectedRange[];
+  /** The charts shown on this sheet (over its grid, or the one chart of an OBJECT sheet). */
+  charts?: sheets_v4.Schema$EmbeddedChart[];
+  /** The sheet's one basic filter, and its filter views; absent when there are none. */
+  basicFilter?: sheets_v4.Schema$BasicFilter;
+  filterViews?: sheets_v4.Schema$FilterView[];
+  /** Structured tables, none overlapping another. */
+  tables?: sheets_v4.Schema$Table[];
   /** Merged areas (zero-based, end-exclusive), none overlapping. */
   merges?: GridBounds[];
   /** Sparse, by index: what a row or column has apart from the default size. */

@@ -76,6 +76,10 @@ export function spreadsheetResource(
       if (sheet.conditionalFormats?.length)
         resource.conditionalFormats = structuredClone(sheet.conditionalFormats);
       if (sheet.protectedRanges?.length) resource.protectedRanges = structuredClone(sheet.protectedRanges);
+      if (sheet.charts?.length) resource.charts = structuredClone(sheet.charts);
+      if (sheet.basicFilter) resource.basicFilter = structuredClone(sheet.basicFilter);
+      if (sheet.filterViews?.length) resource.filterViews = structuredClone(sheet.filterViews);
+      if (sheet.tables?.length) resource.tables = structuredClone(sheet.tables);
       return resource;
     }),
     ...(spreadsheet.namedRanges?.length ? { namedRanges: structuredClone(spreadsheet.namedRanges) } : {}),
@@ -84,7 +88,10 @@ export function spreadsheetResource(
 }
 
 export function sheetPropertiesResource(sheet: SheetModel): sheets_v4.Schema$SheetProperties {
-  return structuredClone(sheet.properties);
+  const properties: sheets_v4.Schema$SheetProperties = structuredClone(sheet.properties);
+  // A sheet of type OBJECT has no grid, and Google returns none.
+  if (sheet.properties.sheetType === 'OBJECT') delete properties.gridProperties;
+  return properties;
 }
 
 function wholeSheet(sheet: SheetModel): GridBounds {
