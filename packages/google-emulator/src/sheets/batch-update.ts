@@ -7,6 +7,14 @@ import type { sheets_v4 } from 'googleapis';
 import { GoogleApiError, googleErrors } from '../google-error.ts';
 import { formatRange, type GridBounds } from './a1-notation.ts';
 import {
+  addChart,
+  copyCharts,
+  deleteEmbeddedObject,
+  shiftChartsForDimension,
+  updateChartSpec,
+  updateEmbeddedObjectPosition,
+} from './batch-update-charts.ts';
+import {
   autoFill,
   autoResizeDimensions,
   copyPaste,
@@ -97,6 +105,10 @@ const HANDLERS: { [K in keyof Request]?: Handler<K> } = {
   unmergeCells,
   updateDimensionProperties,
   autoResizeDimensions,
+  addChart,
+  updateChartSpec,
+  updateEmbeddedObjectPosition,
+  deleteEmbeddedObject,
   setBasicFilter,
   clearBasicFilter,
   addFilterView,
@@ -237,7 +249,10 @@ function updateSheetProperties(
   const grid = updated.gridProperties;
   grid.rowCount ??= 0;
   grid.columnCount ??= 0;
-  if (grid.rowCount < 1 || grid.columnCount < 1)
+  // A sheet of type OBJECT (a chart's own) has no grid to keep or resize.
+  const isObject = sheet.properties.sheetType === 'OBJECT';
+  if (isObject) updated.gridProperties = structuredClone(sheet.properties.gridProperties);
+  else if (grid.rowCount < 1 || grid.columnCount < 1)
     throw problem('Sheets must have at least one row and one column.');
   if (grid.rowCount < sheet.properties.gridProperties.rowCount)
     sheet.rows.length = Math.min(sheet.rows.length, grid.rowCount);
@@ -247,7 +262,7 @@ function updateSheetProperties(
   }
   const newIndex = updated.index;
   updated.index = sheet.properties.index;
-  updated.sheetType = 'GRID';
+  updated.sheetType = sheet.properties.sheetType;
   sheet.properties = updated;
   if (newIndex !== undefined && newIndex !== sheet.properties.index) {
     spreadsheet.sheets.splice(spreadsheet.sheets.indexOf(sheet), 1);
@@ -273,6 +288,7 @@ function duplicateSheet(
   copy.properties = { ...structuredClone(source.properties), sheetId: copy.properties.sheetId, title };
   copy.rows = structuredClone(source.rows);
   copyConditionalFormats(source, copy);
+  copyCharts(spreadsheet, source, copy);
   placeSheet(spreadsheet, copy, request.insertSheetIndex ?? source.properties.index + 1);
   return { duplicateSheet: { properties: sheetPropertiesResource(copy) } };
 }
@@ -318,6 +334,7 @@ function insertDimension(
   if (rows) insertRows(sheet, start, end - start);
   else insertColumns(sheet, start, end - start);
   shiftRangesForDimension(spreadsheet, sheet, rows, start, end - start);
+  shiftChartsForDimension(spreadsheet, sheet, rows, start, end - start);
   inheritFormats(sheet, rows, start, end, request.inheritFromBefore ? start - 1 : end);
   return {};
 }
@@ -351,6 +368,7 @@ function deleteDimension(
   if (rows) deleteRows(sheet, start, last);
   else deleteColumns(sheet, start, last);
   shiftRangesForDimension(spreadsheet, sheet, rows, start, start - last);
+  shiftChartsForDimension(spreadsheet, sheet, rows, start, start - last);
   return {};
 }
 
