@@ -1,5 +1,7 @@
 import {
   AccountServiceService,
+  ChangeJournalServiceService,
+  changeJournalService,
   GoogleQuotaServiceService,
   googleQuotaService,
   RevocationServiceService,
@@ -12,6 +14,7 @@ import { createAuthApp } from './app.ts';
 import { createAuditLog } from './audit/index.ts';
 import type { Cache } from './cache/cache.ts';
 import { createMemoryCache } from './cache/memory-cache.ts';
+import { createChangeJournal } from './change-journal/change-journal.ts';
 import { createRedisCache } from './cache/redis-cache.ts';
 import { createAppToolsets } from './connected-apps/app-toolsets.ts';
 import { createConnectedApps } from './connected-apps/connected-apps.ts';
@@ -26,6 +29,7 @@ import {
 } from './google/index.ts';
 import { createMemoryQuotaScheduler, createRedisQuotaScheduler, googleQuotas } from './google-quota/index.ts';
 import { accountServiceHandlers } from './grpc/account-service.ts';
+import { changeJournalHandlers } from './grpc/change-journal-service.ts';
 import { googleQuotaHandlers } from './grpc/google-quota-service.ts';
 import { tokenBrokerHandlers } from './grpc/token-broker-service.ts';
 import { createCsrfTokens } from './interactions/csrf.ts';
@@ -155,6 +159,13 @@ export async function createAuthService(
     onLookup: metrics.apiKeyLookedUp,
     onThrottledUnread: metrics.apiKeysThrottledUnread,
   });
+  // What each write through Sheetgate changed, for undo (docs/design.md §11.8).
+  const changeJournal = createChangeJournal({
+    pool,
+    keyring,
+    retentionDays: settings.CHANGE_JOURNAL_RETENTION_DAYS,
+    maxBytesPerPerson: settings.CHANGE_JOURNAL_MAX_MB_PER_PERSON * 1024 * 1024,
+  });
   const legacySessions = createLegacySessionExchange({ pool, sessions, audit });
   const connectedApps = createConnectedApps({ pool, provider, audit, edgeRevocations, appToolsets });
   const signedInUser: SignedInUser = async (ctx) => {
@@ -207,6 +218,7 @@ export async function createAuthService(
           AccountServiceService,
           RevocationServiceService,
           GoogleQuotaServiceService,
+          ChangeJournalServiceService,
         ].flatMap((service) => Object.values(service).map((method) => method.path)),
       ),
     ],
@@ -235,7 +247,13 @@ export async function createAuthService(
       googleQuotaService(
         googleQuotaHandlers({ logger, scheduler: googleQuota, onTurn: metrics.googleQuotaTurn }),
       ),
+      changeJournalService(
+        changeJournalHandlers({ logger, journal: changeJournal, onRecorded: metrics.changesRecorded }),
+      ),
     ],
+    // A RecordChanges batch carries up to 50 entries of at most 512 KiB of before-images each; the
+    // MCP service keeps a call under 4 MiB.
+    maxReceiveMessageBytes: 4 * 1024 * 1024,
   });
   logger.info({ port: grpc.port }, 'auth gRPC listening');
 
@@ -248,6 +266,8 @@ export async function createAuthService(
       sessions.sweepEnded(),
       legacySessions.sweep(),
       edgeRevocations.sweep(),
+      // Change journal entries past CHANGE_JOURNAL_RETENTION_DAYS.
+      changeJournal.purgeExpired(),
     ]).catch((error: unknown) => logger.warn({ err: error }, 'sweep failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();

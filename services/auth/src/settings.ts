@@ -127,6 +127,16 @@ export const authSettingsSchema = z.object({
         return z.NEVER;
       }
     }),
+  /**
+   * Days the change journal keeps each entry (what a write changed, with the contents it
+   * replaced, for undo_change and the dashboard's Activity): older ones are purged by the sweep.
+   */
+  CHANGE_JOURNAL_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
+  /**
+   * Megabytes of replaced contents one person's change journal holds at most; a write past it is
+   * still journaled, but without its before-images (its entry says undo is not available).
+   */
+  CHANGE_JOURNAL_MAX_MB_PER_PERSON: z.coerce.number().int().min(1).max(10_000).default(50),
   LOG_LEVEL: setting.logLevel(),
 });
 

@@ -182,6 +182,8 @@ export interface GetChangeRequest {
   userId: string;
   /** Empty means the person's newest change that stands (not undone, not itself an undo). */
   changeId: string;
+  /** With an empty change_id: the newest such change made with this credential (its kind's id). */
+  credentialId: string;
 }
 
 export interface GetChangeResponse {
@@ -1316,7 +1318,7 @@ export const ListChangesResponse: MessageFns<ListChangesResponse> = {
 };
 
 function createBaseGetChangeRequest(): GetChangeRequest {
-  return { userId: "", changeId: "" };
+  return { userId: "", changeId: "", credentialId: "" };
 }
 
 export const GetChangeRequest: MessageFns<GetChangeRequest> = {
@@ -1326,6 +1328,9 @@ export const GetChangeRequest: MessageFns<GetChangeRequest> = {
     }
     if (message.changeId !== "") {
       writer.uint32(18).string(message.changeId);
+    }
+    if (message.credentialId !== "") {
+      writer.uint32(26).string(message.credentialId);
     }
     return writer;
   },
@@ -1359,6 +1364,14 @@ export const GetChangeRequest: MessageFns<GetChangeRequest> = {
             message.changeId = reader.string();
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.credentialId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1383,6 +1396,11 @@ export const GetChangeRequest: MessageFns<GetChangeRequest> = {
         : isSet(object.change_id)
         ? globalThis.String(object.change_id)
         : "",
+      credentialId: isSet(object.credentialId)
+        ? globalThis.String(object.credentialId)
+        : isSet(object.credential_id)
+        ? globalThis.String(object.credential_id)
+        : "",
     };
   },
 
@@ -1394,6 +1412,9 @@ export const GetChangeRequest: MessageFns<GetChangeRequest> = {
     if (message.changeId !== "") {
       obj.changeId = message.changeId;
     }
+    if (message.credentialId !== "") {
+      obj.credentialId = message.credentialId;
+    }
     return obj;
   },
 
@@ -1404,6 +1425,7 @@ export const GetChangeRequest: MessageFns<GetChangeRequest> = {
     const message = createBaseGetChangeRequest();
     message.userId = object.userId ?? "";
     message.changeId = object.changeId ?? "";
+    message.credentialId = object.credentialId ?? "";
     return message;
   },
 };
@@ -1715,7 +1737,7 @@ export const ChangeJournalServiceService = {
     responseDeserialize: (value: Buffer): GetChangeResponse => GetChangeResponse.decode(value),
   },
   /**
-   * Marks an entry undone by another entry (the undo's own). FAILED_PRECONDITION when it is undone
+   * Marks an entry undone by another entry (the undo's own). ALREADY_EXISTS when it is undone
    * already; NOT_FOUND for an unknown id or another person's.
    */
   markChangeUndone: {
@@ -1749,7 +1771,7 @@ export interface ChangeJournalServiceServer extends UntypedServiceImplementation
    */
   getChange: handleUnaryCall<GetChangeRequest, GetChangeResponse>;
   /**
-   * Marks an entry undone by another entry (the undo's own). FAILED_PRECONDITION when it is undone
+   * Marks an entry undone by another entry (the undo's own). ALREADY_EXISTS when it is undone
    * already; NOT_FOUND for an unknown id or another person's.
    */
   markChangeUndone: handleUnaryCall<MarkChangeUndoneRequest, MarkChangeUndoneResponse>;
@@ -1815,7 +1837,7 @@ export interface ChangeJournalServiceClient extends Client {
     callback: (error: ServiceError | null, response: GetChangeResponse) => void,
   ): ClientUnaryCall;
   /**
-   * Marks an entry undone by another entry (the undo's own). FAILED_PRECONDITION when it is undone
+   * Marks an entry undone by another entry (the undo's own). ALREADY_EXISTS when it is undone
    * already; NOT_FOUND for an unknown id or another person's.
    */
   markChangeUndone(

@@ -37,6 +37,7 @@ try {
   process.stdout.write(line('Google refresh tokens', report.googleRefreshTokens));
   process.stdout.write(line('signing keys', report.signingKeys));
   process.stdout.write(line('OAuth client secrets', report.oauthClientSecrets));
+  process.stdout.write(line('change journal before-images', report.changeJournalPayloads));
   process.stdout.write(
     report.cachedGoogleAccessTokens
       ? line('cached Google access tokens', report.cachedGoogleAccessTokens)
@@ -47,12 +48,13 @@ try {
   const unreadable =
     report.googleRefreshTokens.unreadable +
     report.signingKeys.unreadable +
-    report.oauthClientSecrets.unreadable;
+    report.oauthClientSecrets.unreadable +
+    report.changeJournalPayloads.unreadable;
   if (unreadable > 0) {
     process.stderr.write(
       `reseal: ${unreadable} secret(s) could not be read with any key in AUTH_ENCRYPTION_KEYS; ` +
         'people with an unreadable Google token must reconnect Google, an unreadable signing key must be replaced (keys stage/promote/prune), ' +
-        'an OAuth client with an unreadable secret must register again\n',
+        'an OAuth client with an unreadable secret must register again, an unreadable change journal entry cannot be undone\n',
     );
     process.exitCode = 1;
   }

@@ -1,4 +1,5 @@
 import { REDIS_CACHE_NAMESPACE } from '../cache/redis-cache.ts';
+import { createChangeJournal } from '../change-journal/change-journal.ts';
 import { type AuthRedisClient, createAuthRedisClient } from '../cache/redis-client.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { ACCESS_TOKEN_KEY_PREFIX } from '../google/access-token-cache.ts';
@@ -14,6 +15,8 @@ export interface ResealReport {
   signingKeys: ResealCount;
   /** Secrets of confidential OAuth clients (registered dynamically). */
   oauthClientSecrets: ResealCount;
+  /** The change journal's before-images (docs/design.md §11.8). */
+  changeJournalPayloads: ResealCount;
   /** Undefined without Redis: the in-process cache lives and dies with each auth process. */
   cachedGoogleAccessTokens?: ResealCount;
 }
@@ -69,7 +72,8 @@ async function resealOAuthClientSecrets(pool: DatabasePool, keyring: Keyring): P
 
 /**
  * After a new key was put first in AUTH_ENCRYPTION_KEYS: re-encrypts every secret auth keeps
- * under an older key — Google refresh tokens, stored signing keys, OAuth client secrets, and (with
+ * under an older key — Google refresh tokens, stored signing keys, OAuth client secrets, the change
+ * journal's before-images, and (with
  * Redis) cached Google
  * access tokens — so the older keys can then leave the ring. Idempotent, and safe while auth runs:
  * every write is a compare-and-swap on the value read.
@@ -84,6 +88,13 @@ export async function resealStoredSecrets(options: {
     googleRefreshTokens: await createGoogleConnectionLibrary({ pool, keyring }).resealWithCurrentKey(),
     signingKeys: await createSigningKeyStore(pool, keyring).resealWithCurrentKey(),
     oauthClientSecrets: await resealOAuthClientSecrets(pool, keyring),
+    // Retention and the per-person bound play no part in resealing.
+    changeJournalPayloads: await createChangeJournal({
+      pool,
+      keyring,
+      retentionDays: 30,
+      maxBytesPerPerson: 0,
+    }).resealWithCurrentKey(),
     ...(options.redisUrl
       ? { cachedGoogleAccessTokens: await resealCachedGoogleAccessTokens(options.redisUrl, keyring) }
       : {}),

@@ -63,6 +63,12 @@ export function createAuthMetrics() {
     help: "Turns at Google's per-minute quotas asked by MCP replicas (one per Google request, and one per retry while it waits), by bucket (sheets_read, sheets_write, drive) and outcome: granted, or what held it back (person, project, fair_share, google).",
     labelNames: ['bucket', 'outcome'] as const,
   });
+  const journalEntries = metrics.counter({
+    name: 'sheetgate_auth_change_journal_entries_total',
+    help: "Change journal entries the MCP service sent, by outcome: recorded, without_undo (stored without before-images: the person's journal was full), refused (a malformed batch).",
+    labelNames: ['outcome'] as const,
+  });
+  for (const outcome of ['recorded', 'without_undo', 'refused'] as const) journalEntries.inc({ outcome }, 0);
   // Read when scraped (`watchGoogleQuota`).
   let googleQuotaPeople: GoogleQuotaScheduler['people'] | undefined;
   metrics.gauge({
@@ -175,6 +181,11 @@ export function createAuthMetrics() {
     /** Counts one turn at Google's quota (google-quota-service.ts's `onTurn`). */
     googleQuotaTurn(bucket: QuotaBucket, turn: QuotaTurn): void {
       googleQuotaTurns.inc({ bucket, outcome: turn.granted ? 'granted' : turn.limitedBy });
+    },
+
+    /** Counts change journal entries (change-journal-service.ts's `onRecorded`). */
+    changesRecorded(outcome: 'recorded' | 'without_undo' | 'refused', count: number): void {
+      if (count > 0) journalEntries.inc({ outcome }, count);
     },
 
     googleTokenRefreshed(outcome: GoogleRefreshOutcome): void {
