@@ -415,7 +415,10 @@ export function shiftChartsForDimension(
   }
 }
 
-/** A duplicated sheet takes copies of the charts over it, with new ids and its own anchors. */
+/**
+ * A duplicated sheet takes copies of the charts over it, with new ids, its own anchors, and its own
+ * data where they read the sheet they were on.
+ */
 export function copyCharts(spreadsheet: SpreadsheetModel, source: SheetModel, copy: SheetModel): void {
   if (!source.charts?.length) return;
   copy.charts = source.charts.map((chart) => {
@@ -424,6 +427,9 @@ export function copyCharts(spreadsheet: SpreadsheetModel, source: SheetModel, co
     const anchor = copied.position?.overlayPosition?.anchorCell;
     if (anchor) anchor.sheetId = copy.properties.sheetId;
     if (copied.position?.sheetId != null) copied.position.sheetId = copy.properties.sheetId;
+    // Data on the tab itself is the copy's data, as formulas on it are.
+    for (const range of chartSources(copied.spec))
+      if ((range.sheetId ?? 0) === source.properties.sheetId) range.sheetId = copy.properties.sheetId;
     return copied;
   });
 }
