@@ -16,7 +16,8 @@ export const TOOLSETS = [
   {
     name: 'rules',
     title: 'Rules and ranges',
-    description: 'data validation, conditional formatting, named and protected ranges',
+    description:
+      'data validation, conditional formatting, named and protected ranges, filters and filter views, tables',
   },
   { name: 'files', title: 'Files', description: 'create, copy and convert spreadsheets; folders' },
   {

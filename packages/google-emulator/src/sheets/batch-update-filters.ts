@@ -20,6 +20,13 @@ const problem = (message: string) => googleErrors.badRequest(message);
 
 const SORT_ORDERS = ['ASCENDING', 'DESCENDING'];
 
+/** When writing, a filter names its cells one way only. */
+function checkOneSource(filter: BasicFilter | FilterView): void {
+  const sources = [filter.range, (filter as FilterView).namedRangeId, filter.tableId];
+  if (sources.filter((source) => source != null).length > 1)
+    throw problem('Only one of range, namedRangeId or tableId may be set.');
+}
+
 /**
  * The filter's range (given, or its named range's or table's), checked against the grid, and its
  * sort and criteria checked against that range. Answers the filter as Google stores it: criteria
@@ -30,15 +37,12 @@ function normalizedFilter<F extends BasicFilter | FilterView>(
   filter: F,
 ): { sheet: SheetModel; filter: F; bounds: GridBounds } {
   const view = filter as FilterView;
-  const sources = [filter.range != null, view.namedRangeId != null, filter.tableId != null];
-  if (sources.filter(Boolean).length > 1)
-    throw problem('Only one of range, namedRangeId or tableId may be set.');
+  // A filter on a named range or a table follows it: its range is read from there.
   let range = filter.range;
   if (view.namedRangeId != null) {
     range = spreadsheet.namedRanges?.find((each) => each.namedRangeId === view.namedRangeId)?.range;
     if (!range) throw problem(`No named range with id: ${view.namedRangeId}`);
-  }
-  if (filter.tableId != null) {
+  } else if (filter.tableId != null) {
     range = spreadsheet.sheets
       .flatMap((sheet) => sheet.tables ?? [])
       .find((table) => table.tableId === filter.tableId)?.range;
@@ -76,8 +80,7 @@ function normalizedFilter<F extends BasicFilter | FilterView>(
       throw problem(`Invalid sortSpecs: sort order ${sort.sortOrder} is not ASCENDING or DESCENDING.`);
   }
   const stored = structuredClone(filter);
-  if (!filter.tableId && view.namedRangeId == null)
-    stored.range = { ...structuredClone(range), sheetId: sheet.properties.sheetId };
+  stored.range = { ...structuredClone(range), sheetId: sheet.properties.sheetId };
   if (specs.length > 0) {
     stored.filterSpecs = specs;
     stored.criteria = Object.fromEntries(
@@ -97,6 +100,7 @@ export function setBasicFilter(
   request: sheets_v4.Schema$SetBasicFilterRequest,
 ): Response {
   if (!request.filter) throw problem('filter is required.');
+  checkOneSource(request.filter);
   const { sheet, filter } = normalizedFilter(spreadsheet, request.filter);
   sheet.basicFilter = filter;
   return {};
@@ -143,6 +147,7 @@ export function addFilterView(
   request: sheets_v4.Schema$AddFilterViewRequest,
 ): Response {
   if (!request.filter) throw problem('filter is required.');
+  checkOneSource(request.filter);
   const requestedId = request.filter.filterViewId;
   if (
     requestedId != null &&

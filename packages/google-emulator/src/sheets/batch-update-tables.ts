@@ -191,6 +191,15 @@ export function updateTable(
   const next = structuredClone(table) as Record<string, unknown>;
   applyMaskedUpdate(next, update as Record<string, unknown>, request.fields);
   if (next.tableId !== table.tableId) throw problem('tableId cannot be changed.');
+  // A table resized without new column properties keeps those of the columns it still has.
+  const masked = request.fields.split(',').map((field) => field.trim());
+  if (!masked.some((field) => field === '*' || field.startsWith('columnProperties')) && next.range) {
+    const { bounds } = onGrid(spreadsheet, next.range as sheets_v4.Schema$GridRange);
+    const width = bounds.endColumn - bounds.startColumn;
+    next.columnProperties = (table.columnProperties ?? []).filter(
+      (column) => (column.columnIndex ?? 0) < width,
+    );
+  }
   const placed = placedTable(spreadsheet, next as Table, table);
   sheet.tables = (sheet.tables ?? []).filter((each) => each !== table);
   if (sheet.tables.length === 0) delete sheet.tables;

@@ -78,6 +78,11 @@ function changesOf(request: sheets_v4.Schema$Request): Change[] {
     request.updateDimensionProperties ||
     request.setBasicFilter ||
     request.clearBasicFilter ||
+    request.addFilterView ||
+    request.updateFilterView ||
+    request.deleteFilterView ||
+    request.duplicateFilterView ||
+    request.deleteTable ||
     request.updateBorders
   )
     return [];

@@ -2,11 +2,13 @@ import { cellTools } from './cell-tools.ts';
 import { commentTools, driveTools, sharingTools } from './drive-tools.ts';
 import { editingTools } from './editing-tools.ts';
 import { fileTools } from './file-tools.ts';
+import { filterTools } from './filter-tools.ts';
 import { rangeObjectTools } from './range-object-tools.ts';
 import { readTools } from './read-tools.ts';
 import { recordTools } from './record-tools.ts';
 import { ruleTools } from './rule-tools.ts';
 import { sheetTools } from './sheet-tools.ts';
+import { tableTools } from './table-tools.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
 import { writeTools } from './write-tools.ts';
@@ -21,6 +23,8 @@ export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
     ...sheetTools(deps),
     ...ruleTools(deps),
     ...rangeObjectTools(deps),
+    ...filterTools(deps),
+    ...tableTools(deps),
     ...editingTools(deps),
     ...fileTools(deps),
     ...driveTools(deps),

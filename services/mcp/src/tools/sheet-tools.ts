@@ -29,6 +29,13 @@ export const ALLOWED_BATCH_REQUESTS = [
   'sortRange',
   'setBasicFilter',
   'clearBasicFilter',
+  'addFilterView',
+  'updateFilterView',
+  'deleteFilterView',
+  'duplicateFilterView',
+  'addTable',
+  'updateTable',
+  'deleteTable',
   'updateBorders',
 ] as const;
 

@@ -56,6 +56,17 @@ export const TOOL_TOOLSETS: Readonly<Record<string, ToolsetName>> = {
   add_protected_range: 'rules',
   list_protected_ranges: 'rules',
   delete_protected_range: 'rules',
+  // Filters and structured tables: what shows or structures the rows of a range.
+  set_basic_filter: 'rules',
+  clear_basic_filter: 'rules',
+  list_filters: 'rules',
+  add_filter_view: 'rules',
+  update_filter_view: 'rules',
+  delete_filter_view: 'rules',
+  add_table: 'rules',
+  list_tables: 'rules',
+  update_table: 'rules',
+  delete_table: 'rules',
   // Files: new spreadsheets and conversions in Drive.
   create_spreadsheet: 'files',
   convert_file: 'files',
