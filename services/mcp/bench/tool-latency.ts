@@ -1,0 +1,164 @@
+/**
+ * `pnpm --filter @sheetgate/mcp bench:latency`: what the MCP service adds to one `tools/call
+ * read_range` over Google's own latency, one call at a time (no queueing: only the path), with
+ * the emulator answering values.get after GOOGLE_LATENCY_MS. Taken in turn, one of each then the
+ * next: values.get straight at the emulator over raw HTTP, the same through googleapis in this
+ * process (what the Google client library alone costs), and read_range through the MCP service
+ * in each era. LATENCY_PROFILE=1 runs the MCP service under V8's CPU profiler and prints its
+ * heaviest functions by self time per call (the .cpuprofile is kept in a printed folder).
+ */
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { google } from 'googleapis';
+import { startBenchStack } from './bench-stack.ts';
+import { ERA_VERSIONS, readRange } from './eras.ts';
+import type { Profile } from './profile-summary.ts';
+
+const SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 500);
+const GOOGLE_LATENCY_MS = Number(process.env.BENCH_GOOGLE_LATENCY_MS ?? 20);
+const PROFILE = process.env.LATENCY_PROFILE === '1';
+const RANGE = 'Sheet1!A1:C20';
+
+const out = (line = '') => process.stdout.write(`${line}\n`);
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+function send(
+  agent: http.Agent,
+  url: string,
+  options: { method: string; headers: Record<string, string>; body?: string },
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const outgoing = http.request(
+      url,
+      { agent, method: options.method, headers: options.headers },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () =>
+          response.statusCode === 200 && !body.includes('"isError":true')
+            ? resolve()
+            : reject(new Error(`${url} answered ${response.statusCode}: ${body.slice(0, 200)}`)),
+        );
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(options.body);
+  });
+}
+
+const profileDir = PROFILE ? mkdtempSync(path.join(tmpdir(), 'sheetgate-latency-')) : undefined;
+const bench = await startBenchStack({
+  mcpEnv: {
+    ...(process.env.BENCH_MCP_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_MCP_LOG_LEVEL } : {}),
+    ...(profileDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profileDir}` } : {}),
+  },
+});
+try {
+  const { stack, jwt, userId } = bench;
+  const seeded = await fetch(`${stack.emulatorUrl}/__emulator/seed`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      email: 'alice@example.com',
+      files: [{ name: 'Bench', values: Array.from({ length: 20 }, (_, row) => [`r${row}`, row, row * 2]) }],
+    }),
+  });
+  const spreadsheetId = ((await seeded.json()) as { files: Array<{ id: string }> }).files[0]!.id;
+  const googleToken = await stack.googleAccessToken(userId);
+  const sheets = google.sheets({ version: 'v4', rootUrl: `${stack.emulatorUrl}/` });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const sides: Array<{ name: string; call: () => Promise<unknown> }> = [
+    {
+      name: 'emulator values.get, raw HTTP',
+      call: () =>
+        send(
+          agent,
+          `${stack.emulatorUrl}/v4/spreadsheets/${spreadsheetId}/values/${encodeURIComponent(RANGE)}`,
+          {
+            method: 'GET',
+            headers: { authorization: `Bearer ${googleToken}` },
+          },
+        ),
+    },
+    {
+      name: 'emulator values.get, googleapis',
+      call: () =>
+        sheets.spreadsheets.values.get({
+          spreadsheetId,
+          range: RANGE,
+          headers: { authorization: `Bearer ${googleToken}` },
+        }),
+    },
+    ...(['legacy', 'modern'] as const).map((era) => {
+      const request = readRange(era, spreadsheetId, 'Sheet1');
+      return {
+        name: `read_range via MCP, ${era} (${ERA_VERSIONS[era]})`,
+        call: () =>
+          send(agent, stack.mcpUrl, {
+            method: 'POST',
+            headers: { ...request.headers, ...jwt },
+            body: request.body,
+          }),
+      };
+    }),
+  ];
+  const warmUp = 30;
+  await stack.fault({
+    match: 'sheets.spreadsheets.values.get',
+    latencyMs: GOOGLE_LATENCY_MS,
+    count: (SAMPLES + warmUp) * sides.length,
+  });
+  for (let i = 0; i < warmUp; i++) for (const side of sides) await side.call();
+  const times = sides.map((): number[] => []);
+  for (let i = 0; i < SAMPLES; i++) {
+    for (const [index, side] of sides.entries()) {
+      const started = performance.now();
+      await side.call();
+      times[index]!.push(performance.now() - started);
+    }
+  }
+  await stack.clearFaults();
+  agent.destroy();
+  out(`read_range of ${RANGE}, ${SAMPLES} calls of each in turn, emulator latencyMs ${GOOGLE_LATENCY_MS}:`);
+  const base = times[0]!.sort((a, b) => a - b);
+  for (const [index, side] of sides.entries()) {
+    const sorted = times[index]!.sort((a, b) => a - b);
+    const extra = index
+      ? `   over raw: p50 +${ms(percentile(sorted, 50) - percentile(base, 50))}  p99 +${ms(percentile(sorted, 99) - percentile(base, 99))}`
+      : '';
+    out(
+      `  ${side.name.padEnd(42)} p50 ${ms(percentile(sorted, 50))}  p99 ${ms(percentile(sorted, 99))}${extra}`,
+    );
+  }
+} finally {
+  await bench.stop();
+}
+
+if (profileDir) {
+  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+  if (file) {
+    const profile = JSON.parse(readFileSync(path.join(profileDir, file), 'utf8')) as Profile;
+    const selfMicros = new Map<number, number>();
+    const deltas = profile.timeDeltas;
+    for (let i = 1; i < profile.samples.length; i++)
+      selfMicros.set(profile.samples[i]!, (selfMicros.get(profile.samples[i]!) ?? 0) + deltas[i]!);
+    const byFunction = new Map<string, number>();
+    for (const node of profile.nodes) {
+      const { functionName, url, lineNumber } = node.callFrame;
+      const key = `${functionName || '(anonymous)'} ${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/services\//, '')}:${lineNumber + 1}`;
+      byFunction.set(key, (byFunction.get(key) ?? 0) + (selfMicros.get(node.id) ?? 0));
+    }
+    const calls = (SAMPLES + 30) * 2;
+    out(`\nMCP service main thread, self time per read_range call (${calls} calls), heaviest 40:`);
+    for (const [name, micros] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 40))
+      out(`  ${(micros / calls).toFixed(1).padStart(7)} µs  ${name}`);
+    out(`(profile kept in ${profileDir})`);
+  }
+}
