@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { columnLetters } from './a1.ts';
 
 /**
@@ -24,8 +24,9 @@ const RENDER_LETTER = { FORMULA: 'F', UNFORMATTED_VALUE: 'U', FORMATTED_VALUE: '
 export type ValueRender = keyof typeof RENDER_LETTER;
 const TOKEN = /^1\.([FUV])([A-Za-z0-9_-]{6})\.([0-9a-z]{1,7})([eo])\.((?:[A-Za-z0-9_-]{4}){0,32})$/;
 
+/** `crypto.hash` is the one-shot form: a read hashes up to 33 short texts, and a Hash object each costs more than its digest. */
 function digest(text: string, length: number): string {
-  return createHash('sha256').update(text).digest('base64url').slice(0, length);
+  return hash('sha256', text, 'base64url').slice(0, length);
 }
 
 function scopeOf(render: ValueRender, range: string, offset: number): string {
