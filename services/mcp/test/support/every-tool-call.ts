@@ -24,13 +24,23 @@ export const TOOL_CALL_BOOK: SeedFile[] = [
  * What the change and delete calls of rules and range objects act on: put on the book through the
  * emulator directly (no tool, so no count) for the tools in RULE_FIXTURE_TOOLS.
  */
-export const RULE_FIXTURES = { namedRange: 'Items', protectedRangeId: 777 } as const;
+export const RULE_FIXTURES = {
+  namedRange: 'Items',
+  protectedRangeId: 777,
+  filterViewId: 555,
+  table: 'Fixture',
+} as const;
 const RULE_FIXTURE_TOOLS = new Set([
   'update_conditional_format',
   'delete_conditional_format',
   'update_named_range',
   'delete_named_range',
   'delete_protected_range',
+  'clear_basic_filter',
+  'update_filter_view',
+  'delete_filter_view',
+  'update_table',
+  'delete_table',
 ]);
 
 function ruleFixtureRequests(planId: number): unknown[] {
@@ -51,6 +61,21 @@ function ruleFixtureRequests(planId: number): unknown[] {
     {
       addProtectedRange: {
         protectedRange: { protectedRangeId: RULE_FIXTURES.protectedRangeId, range: items },
+      },
+    },
+    { setBasicFilter: { filter: { range: { ...items, startRowIndex: 0, endColumnIndex: 2 } } } },
+    {
+      addFilterView: {
+        filter: {
+          filterViewId: RULE_FIXTURES.filterViewId,
+          title: 'Big',
+          range: { ...items, endColumnIndex: 2 },
+        },
+      },
+    },
+    {
+      addTable: {
+        table: { name: RULE_FIXTURES.table, range: { ...items, startRowIndex: 0, endColumnIndex: 2 } },
       },
     },
   ];
@@ -135,6 +160,26 @@ export function oneCallOfEachTool(
     ['add_protected_range', { spreadsheetId, range: 'Notes', warningOnly: true }],
     ['list_protected_ranges', { spreadsheetId }],
     ['delete_protected_range', { spreadsheetId, protectedRangeId: RULE_FIXTURES.protectedRangeId }],
+    [
+      'set_basic_filter',
+      {
+        spreadsheetId,
+        range: 'Plan!A1:B4',
+        criteria: [{ column: 'B', condition: 'NUMBER_GREATER', values: [200] }],
+      },
+    ],
+    ['clear_basic_filter', { spreadsheetId, sheetId: planId }],
+    ['list_filters', { spreadsheetId }],
+    ['add_filter_view', { spreadsheetId, title: 'Cheap', range: 'Plan!A1:B4', sort: [{ column: 'B' }] }],
+    ['update_filter_view', { spreadsheetId, filterViewId: RULE_FIXTURES.filterViewId, title: 'Costly' }],
+    ['delete_filter_view', { spreadsheetId, filterViewId: RULE_FIXTURES.filterViewId }],
+    [
+      'add_table',
+      { spreadsheetId, name: 'Budget', range: 'Plan!A1:B4', columns: [{}, { type: 'CURRENCY' }] },
+    ],
+    ['list_tables', { spreadsheetId }],
+    ['update_table', { spreadsheetId, table: RULE_FIXTURES.table, newName: 'Spending' }],
+    ['delete_table', { spreadsheetId, table: RULE_FIXTURES.table }],
     ['copy_range', { spreadsheetId, source: 'Plan!A1:B2', destination: 'Notes!C1' }],
     ['autofill', { spreadsheetId, source: 'Plan!B3:B4', direction: 'down', count: 2 }],
     ['sort_range', { spreadsheetId, range: 'Plan!A1:B4', sortBy: [{ column: 'B' }], headerRow: true }],
