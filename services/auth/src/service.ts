@@ -14,8 +14,8 @@ import { createAuthApp } from './app.ts';
 import { createAuditLog } from './audit/index.ts';
 import type { Cache } from './cache/cache.ts';
 import { createMemoryCache } from './cache/memory-cache.ts';
-import { createChangeJournal } from './change-journal/change-journal.ts';
 import { createRedisCache } from './cache/redis-cache.ts';
+import { createChangeJournal } from './change-journal/change-journal.ts';
 import { createAppToolsets } from './connected-apps/app-toolsets.ts';
 import { createConnectedApps } from './connected-apps/connected-apps.ts';
 import { parseKeyring } from './crypto/keyring.ts';
@@ -136,7 +136,11 @@ export async function createAuthService(
   const csrf = createCsrfTokens(cookieKeys[0]!);
   const users = createUserLibrary(pool);
   const sessions = createSessionStore(pool);
-  const googleConnections = createGoogleConnectionLibrary({ pool, keyring });
+  const googleConnections = createGoogleConnectionLibrary({
+    pool,
+    keyring,
+    scopeMode: settings.GOOGLE_SCOPE_MODE,
+  });
   const googleTokens = createGoogleTokenBroker({
     cache,
     settings,

@@ -59,6 +59,14 @@ export const authSettingsSchema = z.object({
   AUTH_SIGNING_KEYS: z.string().optional(),
   GOOGLE_CLIENT_ID: z.string().min(1),
   GOOGLE_CLIENT_SECRET: z.string().min(1),
+  /**
+   * Which Google scopes Sheetgate asks for (docs/design.md §7.8): `standard`, the specification's
+   * list (`spreadsheets`, `drive.readonly`, `drive.file`; `drive.readonly` is a restricted scope:
+   * Google's verification plus a yearly security assessment), or `picked-files` (`drive.file`
+   * only, non-sensitive: Sheetgate reaches the files it created and those the person chooses on
+   * the dashboard with the Google Picker).
+   */
+  GOOGLE_SCOPE_MODE: z.enum(['standard', 'picked-files']).default('standard'),
   /** Where Google's OAuth and APIs are reached; the emulator's URL in development and tests. */
   GOOGLE_EMULATOR_URL: setting.url(['http', 'https']).optional(),
   /** Access-token lifetime in seconds (at most 15 minutes; tests shorten it). */

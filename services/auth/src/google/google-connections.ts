@@ -2,7 +2,7 @@ import type { Keyring } from '../crypto/keyring.ts';
 import { type ResealCount, resealEach } from '../crypto/reseal-each.ts';
 import type { Queryable } from '../db/pool.ts';
 import { type ConnectionRow, type ConnectionStatus, createConnectionQueries } from './connection-queries.ts';
-import { isPartialGrant } from './google-scopes.ts';
+import { type GoogleScopeMode, isPartialGrant } from './google-scopes.ts';
 
 /** A Google connection as the rest of auth sees it: never the refresh token itself. */
 export interface GoogleConnection {
@@ -23,14 +23,23 @@ export interface SealedConnection extends GoogleConnection {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const publicView = ({ refreshTokenEncrypted: _, ...connection }: ConnectionRow): GoogleConnection =>
-  connection;
+/** `partial` is judged against the scopes the deployment's mode asks for now (a mode switch re-judges). */
+const publicView = (
+  { refreshTokenEncrypted: _, ...connection }: ConnectionRow,
+  mode: GoogleScopeMode,
+): GoogleConnection => ({ ...connection, partial: isPartialGrant(connection.grantedScopes, mode) });
 
 /**
  * Users' Google connections. Refresh tokens are sealed with the auth key ring, with the user id
  * as associated data: a ciphertext moved onto another user's row does not decrypt.
  */
-export function createGoogleConnectionLibrary(deps: { pool: Queryable; keyring: Keyring }) {
+export function createGoogleConnectionLibrary(deps: {
+  pool: Queryable;
+  keyring: Keyring;
+  /** GOOGLE_SCOPE_MODE; absent: `standard`. */
+  scopeMode?: GoogleScopeMode;
+}) {
+  const mode = deps.scopeMode ?? 'standard';
   const queries = createConnectionQueries(deps.pool);
   const seal = (userId: string, refreshToken: string) => deps.keyring.encrypt(refreshToken, userId);
   return {
@@ -48,15 +57,15 @@ export function createGoogleConnectionLibrary(deps: { pool: Queryable; keyring: 
         email: grant.email,
         refreshTokenEncrypted: grant.refreshToken ? seal(grant.userId, grant.refreshToken) : null,
         grantedScopes: grant.grantedScopes,
-        partial: isPartialGrant(grant.grantedScopes),
+        partial: isPartialGrant(grant.grantedScopes, mode),
       });
-      return publicView(row);
+      return publicView(row, mode);
     },
 
     async find(userId: string): Promise<GoogleConnection | undefined> {
       if (!UUID.test(userId)) return undefined;
       const row = await queries.findByUserId(userId);
-      return row && publicView(row);
+      return row && publicView(row, mode);
     },
 
     /** The connection with its sealed refresh token (the broker unseals it only to call Google). */

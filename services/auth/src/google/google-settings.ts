@@ -4,7 +4,9 @@ import type { AuthSettings } from '../settings.ts';
 export type GoogleSettings = Pick<
   AuthSettings,
   'BASE_URL' | 'GOOGLE_CLIENT_ID' | 'GOOGLE_CLIENT_SECRET' | 'GOOGLE_EMULATOR_URL'
->;
+> &
+  /** Absent: `standard`. */
+  Partial<Pick<AuthSettings, 'GOOGLE_SCOPE_MODE'>>;
 
 /** Google redirects back here after sign-in; registered with Google as the client's redirect URI. */
 export const googleRedirectUri = (settings: Pick<GoogleSettings, 'BASE_URL'>) =>

@@ -6,7 +6,12 @@ export {
 } from './google-connections.ts';
 export { type GoogleEndpoints, googleEndpoints } from './google-endpoints.ts';
 export { GoogleUnavailableError } from './google-errors.ts';
-export { GOOGLE_API_SCOPES, GOOGLE_REQUESTED_SCOPES } from './google-scopes.ts';
+export {
+  GOOGLE_API_SCOPES,
+  GOOGLE_REQUESTED_SCOPES,
+  type GoogleScopeMode,
+  googleRequestedScopes,
+} from './google-scopes.ts';
 export { type GoogleSettings, googleRedirectUri } from './google-settings.ts';
 export { createGoogleSignIn } from './sign-in-routes.ts';
 export {

@@ -23,7 +23,7 @@ import type { ConnectionChangeAnnouncer } from './connection-changes.ts';
 import type { GoogleConnectionLibrary } from './google-connections.ts';
 import { googleEndpoints } from './google-endpoints.ts';
 import { GoogleOAuthClient } from './google-oauth-client.ts';
-import { GOOGLE_REQUESTED_SCOPES } from './google-scopes.ts';
+import { googleRequestedScopes } from './google-scopes.ts';
 import type { GoogleSettings } from './google-settings.ts';
 import { createIdTokenVerifier } from './id-token.ts';
 import { loginPageWithError } from './return-to.ts';
@@ -92,7 +92,7 @@ export function createGoogleSignIn(deps: {
       redirect(
         ctx,
         client.generateAuthUrl({
-          scope: [...GOOGLE_REQUESTED_SCOPES],
+          scope: googleRequestedScopes(settings.GOOGLE_SCOPE_MODE),
           access_type: 'offline',
           // Google issues a refresh token only with consent; asking every time means a reconnect
           // always yields a working one.

@@ -1,4 +1,5 @@
 import { cellTools } from './cell-tools.ts';
+import { chartTools } from './chart-tools.ts';
 import { commentTools, driveTools, sharingTools } from './drive-tools.ts';
 import { editingTools } from './editing-tools.ts';
 import { fileTools } from './file-tools.ts';
@@ -23,6 +24,7 @@ export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
     ...sheetTools(deps),
     ...ruleTools(deps),
     ...rangeObjectTools(deps),
+    ...chartTools(deps),
     ...filterTools(deps),
     ...tableTools(deps),
     ...editingTools(deps),

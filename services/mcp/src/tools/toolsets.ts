@@ -56,6 +56,11 @@ export const TOOL_TOOLSETS: Readonly<Record<string, ToolsetName>> = {
   add_protected_range: 'rules',
   list_protected_ranges: 'rules',
   delete_protected_range: 'rules',
+  // Charts: drawn from ranges, over a tab or on a sheet of their own.
+  add_chart: 'charts',
+  list_charts: 'charts',
+  update_chart: 'charts',
+  delete_chart: 'charts',
   // Filters and structured tables: what shows or structures the rows of a range.
   set_basic_filter: 'rules',
   clear_basic_filter: 'rules',
