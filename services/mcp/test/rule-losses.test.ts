@@ -68,4 +68,27 @@ describe('what a delete of a rule or range object would lose', () => {
       'the protection of "\'Data \\u{202e}Q3\'!A1" ("keep\\u{2028}out")',
     );
   });
+
+  it('a basic filter, a filter view and a table, their names escaped', async () => {
+    await run('set_basic_filter', {
+      range: "'Data \u202eQ3'!A1:B1",
+      criteria: [{ column: 'A', hiddenValues: ['a'] }],
+    });
+    expect(await describeLoss('clear_basic_filter', { sheetId: dataId })).toBe(
+      'the basic filter of the tab "Data \\u{202e}Q3" (on "\'Data \\u{202e}Q3\'!A1:B1", 1 column criterion)',
+    );
+    const view = await run('add_filter_view', { title: 'mine\u2028yours', range: "'Data \u202eQ3'!A1:B1" });
+    expect(
+      await describeLoss('delete_filter_view', {
+        filterViewId: view.structuredContent.filterViewId as number,
+      }),
+    ).toBe('the filter view "mine\\u{2028}yours" (on "\'Data \\u{202e}Q3\'!A1:B1")');
+    // add_table refuses such a name; one made elsewhere may have it.
+    const row = { sheetId: dataId, startRowIndex: 0, endRowIndex: 1, startColumnIndex: 0, endColumnIndex: 2 };
+    await run('batch_update', { requests: [{ addTable: { table: { name: 'Sales\u200b', range: row } } }] });
+    expect(await describeLoss('delete_table', { table: 'Sales\u200b' })).toBe(
+      'the table "Sales\\u{200b}" (on "\'Data \\u{202e}Q3\'!A1:B1", 2 columns; its cells keep their values)',
+    );
+    await expect(describeLoss('delete_table', { table: 'Nope' })).rejects.toThrow('there is no table "Nope"');
+  });
 });
