@@ -19,6 +19,7 @@ import { discoveryRoutes } from './oauth/discovery-routes.ts';
 import { GrantStore } from './oauth/grant-store.ts';
 import type { SigningKey } from './oauth/signing-key.ts';
 import { tokenRoutes } from './oauth/token-routes.ts';
+import { pickerRoutes } from './picker/picker-routes.ts';
 import type { SheetsPart } from './sheets-part.ts';
 
 export interface EmulatorAppOptions {
@@ -77,6 +78,7 @@ export function createEmulatorApp(options: EmulatorAppOptions) {
     uploadRoutes(driveDeps, drive),
     permissionsRoutes(driveDeps, drive, permissions),
     commentsRoutes(driveDeps, drive, comments),
+    pickerRoutes(driveDeps),
     sheets.router,
   ];
 
