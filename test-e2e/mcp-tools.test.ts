@@ -47,6 +47,16 @@ const PINNED_TOOLS = [
   'add_protected_range',
   'list_protected_ranges',
   'delete_protected_range',
+  'set_basic_filter',
+  'clear_basic_filter',
+  'list_filters',
+  'add_filter_view',
+  'update_filter_view',
+  'delete_filter_view',
+  'add_table',
+  'list_tables',
+  'update_table',
+  'delete_table',
   'copy_range',
   'autofill',
   'sort_range',
@@ -317,6 +327,84 @@ describe('tools over MCP with an API key', () => {
       requests: [{ deleteSpreadsheet: {} }],
     });
     expect(refused.isError).toBe(true);
+  });
+
+  it('filters and tables: a basic filter and a filter view shown by list_filters, a typed table, hostile arguments refused', async () => {
+    const filter = structured<{ range: string; criteria: unknown[] }>(
+      await call(alice, 'set_basic_filter', {
+        spreadsheetId,
+        range: 'My tab!A1:D3',
+        sort: [{ column: 'A' }],
+        criteria: [{ column: 'A', condition: 'TEXT_CONTAINS', values: ['Pen'] }],
+      }),
+    );
+    expect(filter.range).toBe("'My tab'!A1:D3");
+    const view = structured<{ filterViewId: number }>(
+      await call(alice, 'add_filter_view', {
+        spreadsheetId,
+        title: 'No cards',
+        range: 'My tab!A1:D3',
+        criteria: [{ column: 'A', hiddenValues: ['Card'] }],
+      }),
+    );
+    const listed = structured<{
+      basicFilters: Array<{ range: string }>;
+      filterViews: Array<{ title: string }>;
+    }>(await call(alice, 'list_filters', { spreadsheetId }));
+    expect(listed.basicFilters.map((each) => each.range)).toEqual(["'My tab'!A1:D3"]);
+    expect(listed.filterViews.map((each) => each.title)).toEqual(['No cards']);
+    await call(alice, 'update_filter_view', {
+      spreadsheetId,
+      filterViewId: view.filterViewId,
+      title: 'Pens only',
+    });
+    const missing = await call(alice, 'delete_filter_view', {
+      spreadsheetId,
+      filterViewId: view.filterViewId + 1,
+    });
+    expect(missing.isError).toBe(true);
+    expect(JSON.stringify(missing.content)).toContain(`there is no filter view ${view.filterViewId + 1}`);
+    expect(
+      (await call(alice, 'delete_filter_view', { spreadsheetId, filterViewId: view.filterViewId })).isError,
+    ).toBeFalsy();
+    expect((await call(alice, 'clear_basic_filter', { spreadsheetId, sheetId })).isError).toBeFalsy();
+
+    const table = structured<{ tableId: string; columns: Array<{ name: string; type: string | null }> }>(
+      await call(alice, 'add_table', {
+        spreadsheetId,
+        name: 'Stock',
+        range: 'My tab!A1:D2',
+        columns: [{}, { type: 'DOUBLE' }, { type: 'CURRENCY' }],
+      }),
+    );
+    expect(table.columns.map((column) => [column.name, column.type])).toEqual([
+      ['Item', null],
+      ['Qty', 'DOUBLE'],
+      ['Price', 'CURRENCY'],
+      ['Total', null],
+    ]);
+    const overlap = await call(alice, 'add_table', { spreadsheetId, name: 'Other', range: 'My tab!B2:C3' });
+    expect(overlap.isError).toBe(true);
+    expect(JSON.stringify(overlap.content)).toContain('overlaps the table \\"Stock\\"');
+    for (const hostile of [
+      { name: 'x'.repeat(100_000), range: 'My tab!F1:G2' },
+      { name: 'T', range: "My tab!A1:B2:C3'; DROP" },
+      { name: 'T', range: 'My tab!A1:ZZZ2' },
+      { name: '\u0000', range: 'My tab!F1:G2' },
+    ]) {
+      const result = await call(alice, 'add_table', { spreadsheetId, ...hostile });
+      expect(result.isError, JSON.stringify(result.content).slice(0, 200)).toBe(true);
+    }
+    const tables = structured<{ tables: Array<{ name: string }> }>(
+      await call(alice, 'list_tables', { spreadsheetId }),
+    );
+    expect(tables.tables.map((each) => each.name)).toEqual(['Stock']);
+    await call(alice, 'update_table', { spreadsheetId, table: 'Stock', newName: 'Inventory' });
+    expect((await call(alice, 'delete_table', { spreadsheetId, table: table.tableId })).isError).toBeFalsy();
+    const header = structured<{ values: unknown[][] }>(
+      await call(alice, 'read_range', { spreadsheetId, range: 'My tab!A1:D1' }),
+    );
+    expect(header.values).toEqual([['Item', 'Qty', 'Price', 'Total']]);
   });
 
   it('writes never silently replace formulas, check ifRevision, and a dry run changes nothing', async () => {
