@@ -3,8 +3,10 @@ import {
   classifyGoogleFailure,
   describeGoogleFailure,
   type GoogleFailure,
+  isFileNotPicked,
   isRetryable,
   parseRetryAfter,
+  reachesPickedFilesOnly,
   toToolError,
 } from '../src/google/google-errors.ts';
 
@@ -51,6 +53,26 @@ describe('Google errors are classified by status and reason', () => {
     expect(toToolError(failure(403, 'insufficientPermissions'), DASHBOARD).message).toContain(DASHBOARD);
     expect(toToolError(failure(401), DASHBOARD).message).toMatch(/^Authentication required.*dashboard/);
     expect(toToolError(failure(404), DASHBOARD).message).toMatch(/^Not found/);
+  });
+});
+
+describe('a file outside a drive.file-only grant (GOOGLE_SCOPE_MODE=picked-files)', () => {
+  const G = 'https://www.googleapis.com/auth/';
+  const pickedFiles = ['openid', `${G}userinfo.email`, `${G}drive.file`];
+  const standard = [...pickedFiles, `${G}spreadsheets`, `${G}drive.readonly`];
+
+  it('is what a 404, or Drive’s appNotAuthorizedToFile, means under drive.file alone', () => {
+    expect(reachesPickedFilesOnly(pickedFiles)).toBe(true);
+    expect(isFileNotPicked(failure(404, 'notFound'), pickedFiles)).toBe(true);
+    expect(isFileNotPicked(failure(403, 'appNotAuthorizedToFile'), pickedFiles)).toBe(true);
+    expect(isFileNotPicked(failure(403, 'insufficientPermissions'), pickedFiles)).toBe(false);
+    expect(isFileNotPicked(failure(400), pickedFiles)).toBe(false);
+  });
+
+  it('is never said under a broader grant: a 404 there is a plain not found', () => {
+    expect(reachesPickedFilesOnly(standard)).toBe(false);
+    expect(reachesPickedFilesOnly([`${G}drive.file`, `${G}spreadsheets`])).toBe(false);
+    expect(isFileNotPicked(failure(404, 'notFound'), standard)).toBe(false);
   });
 });
 

@@ -5,7 +5,9 @@ import {
   authenticationRequired,
   classifyGoogleFailure,
   describeGoogleFailure,
+  fileNotPicked,
   type GoogleFailureKind,
+  isFileNotPicked,
   isRetryable,
   toToolError,
 } from './google-errors.ts';
@@ -72,6 +74,7 @@ export function createGoogleCaller(options: GoogleCallOptions) {
             options.onRetry?.('unauthenticated');
             continue;
           }
+          if (isFileNotPicked(failure, token.scopes)) throw fileNotPicked(options.dashboardUrl);
           if (!isRetryable(failure) || attempt >= maxAttempts)
             throw toToolError(failure, options.dashboardUrl);
           // A wait longer than a tool call should take is reported, with the wait, to the model.

@@ -131,6 +131,40 @@ export function toToolError(failure: GoogleFailure, dashboardUrl: string): ToolE
   }
 }
 
+const DRIVE_FILE = 'https://www.googleapis.com/auth/drive.file';
+/** Scopes that reach a person's files beyond those the app created or was given (drive.file). */
+const BROAD_FILE_SCOPES = [
+  'https://www.googleapis.com/auth/drive',
+  'https://www.googleapis.com/auth/drive.readonly',
+  'https://www.googleapis.com/auth/spreadsheets',
+  'https://www.googleapis.com/auth/spreadsheets.readonly',
+];
+
+/**
+ * The person's grant reaches only the files Sheetgate created or the person chose for it in the
+ * Google Picker (GOOGLE_SCOPE_MODE=picked-files): `drive.file` without any broader file scope.
+ */
+export function reachesPickedFilesOnly(grantedScopes: readonly string[]): boolean {
+  return (
+    grantedScopes.includes(DRIVE_FILE) && !BROAD_FILE_SCOPES.some((scope) => grantedScopes.includes(scope))
+  );
+}
+
+/**
+ * Under a drive.file-only grant Google answers 404 for a file the app was never given (Drive's
+ * `appNotAuthorizedToFile` 403 says so outright): the person can fix that on the dashboard.
+ */
+export function isFileNotPicked(failure: GoogleFailure, grantedScopes: readonly string[]): boolean {
+  if (!reachesPickedFilesOnly(grantedScopes)) return false;
+  return classifyGoogleFailure(failure) === 'not_found' || failure.reason === 'appNotAuthorizedToFile';
+}
+
+export function fileNotPicked(dashboardUrl: string): ToolError {
+  return new ToolError(
+    `Sheetgate cannot reach this spreadsheet: in this deployment it only reaches files you created with it or chose for it. Choose it on the dashboard (Choose spreadsheets) at ${dashboardUrl}. If you did, check the spreadsheetId or fileId (list_spreadsheets shows the files Sheetgate can reach).`,
+  );
+}
+
 export function authenticationRequired(dashboardUrl: string): ToolError {
   return new ToolError(
     `Authentication required: Sheetgate can no longer reach your Google account. Reconnect Google at ${dashboardUrl}, then try again.`,
