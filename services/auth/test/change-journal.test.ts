@@ -256,7 +256,10 @@ describe('ChangeJournalService over gRPC', () => {
       [[good, record(alice, { id: 'nope' })], /changes\[1\]: id must be a UUID/],
       [[record(alice, { userId: 'x' })], /user_id/],
       [[record(alice, { tool: 'DROP TABLE' })], /tool/],
-      [[record(alice, { credentialKind: ChangeCredentialKind.CHANGE_CREDENTIAL_KIND_UNSPECIFIED })], /credential_kind/],
+      [
+        [record(alice, { credentialKind: ChangeCredentialKind.CHANGE_CREDENTIAL_KIND_UNSPECIFIED })],
+        /credential_kind/,
+      ],
       [[record(alice, { occurredAtMs: Date.now() + 3_600_000 })], /occurred_at_ms/],
       [[record(alice, { ranges: Array.from({ length: 101 }, () => 'A1') })], /at most 100 ranges/],
       [[record(alice, { payload: Buffer.alloc(512 * 1024 + 1) })], /payload is larger/],
@@ -267,7 +270,9 @@ describe('ChangeJournalService over gRPC', () => {
       expect(error).toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
       expect((error as { details: string }).details).toMatch(message);
     }
-    await expect(journal.getChange({ userId: alice, changeId: good.id, credentialId: '' })).rejects.toMatchObject({
+    await expect(
+      journal.getChange({ userId: alice, changeId: good.id, credentialId: '' }),
+    ).rejects.toMatchObject({
       code: GrpcStatus.NOT_FOUND,
     });
     await expect(
@@ -291,7 +296,9 @@ describe('ChangeJournalService over gRPC', () => {
     expect(await journal.recordChanges({ changes: entries })).toEqual({ recorded: 3, storedWithoutUndo: 1 });
     const third = await journal.getChange({ userId: carol, changeId: entries[2]!.id, credentialId: '' });
     expect(third.change).toMatchObject({ undoable: false });
-    expect(third.change!.undoUnavailableReason).toMatch(/holds the most Sheetgate keeps for one person \(1 MB/);
+    expect(third.change!.undoUnavailableReason).toMatch(
+      /holds the most Sheetgate keeps for one person \(1 MB/,
+    );
   });
 
   it('refuses a caller without the service credential', async () => {

@@ -1,4 +1,8 @@
-import { createGoogleQuotaClient, createTokenBrokerClient } from '@sheetgate/proto';
+import {
+  createChangeJournalClient,
+  createGoogleQuotaClient,
+  createTokenBrokerClient,
+} from '@sheetgate/proto';
 import { clientAddressResolver, type Logger } from '@sheetgate/service-runtime';
 // The two APIs the tools use, from their own modules: googleapis' entry point loads all of its
 // ~300 APIs, about 100 MB more resident memory in every replica.
@@ -15,11 +19,13 @@ import { createGoogleCaller } from './google/call-google.ts';
 import { edgeGoogleAccessTokens } from './google/edge-google-tokens.ts';
 import { withQuotaTurns } from './google/quota-adapter.ts';
 import { createQuotaGate, grpcGoogleQuota } from './google/quota-gate.ts';
+import { createChangeJournal } from './journal/change-journal.ts';
 import { createMcpMetrics, type McpMetrics } from './metrics/mcp-metrics.ts';
 import { mcpResource, RESOURCE_SCOPES } from './protected-resource.ts';
 import { createMcpServer } from './protocol/mcp-server.ts';
 import { createRequestStateCodec } from './protocol/request-state.ts';
 import type { McpSettings } from './settings.ts';
+import { journalOtherWrites } from './tools/change-tools.ts';
 import { sheetgateTools } from './tools/registry.ts';
 
 /**
@@ -109,11 +115,30 @@ export async function createMcpService(
     fetchImplementation: fetch,
     ...(rootUrl ? { rootUrl } : {}),
   };
-  const tools = sheetgateTools({
-    sheets: sheets({ version: 'v4', ...google }),
-    drive: drive({ version: 'v3', ...google }),
-    callGoogle,
-  });
+  // What each write changed goes to auth's change journal, batched a few milliseconds at a time
+  // on a connection of its own; a lost entry is counted, never the write's failure.
+  const journal =
+    settings.CHANGE_JOURNAL === 'on'
+      ? createChangeJournal({
+          client: createChangeJournalClient({
+            address: settings.AUTH_GRPC_ADDRESS,
+            serviceToken: settings.INTERNAL_SERVICE_TOKEN,
+            channelOptions: { ...BROKER_CHANNEL_OPTIONS, 'grpc.use_local_subchannel_pool': 1 },
+          }),
+          logger,
+          onLost: metrics.changesLost,
+          onRecorded: metrics.changesRecorded,
+        })
+      : undefined;
+  const tools = journalOtherWrites(
+    sheetgateTools({
+      sheets: sheets({ version: 'v4', ...google }),
+      drive: drive({ version: 'v3', ...google }),
+      callGoogle,
+      journal,
+    }),
+    journal,
+  );
   const mcp = createMcpServer({
     tools,
     logger,
@@ -140,6 +165,7 @@ export async function createMcpService(
     handler: createMcpApp({ logger, baseUrl: settings.BASE_URL, mcp, authenticate }),
     mcp,
     async close() {
+      await journal?.close();
       broker.close();
       googleQuota.close();
       jwks.close();

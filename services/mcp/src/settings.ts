@@ -44,6 +44,12 @@ export const mcpSettingsSchema = z.object({
   GOOGLE_QUOTA_MAX_WAIT_SECONDS: z.coerce.number().int().min(0).max(300).default(20),
   /** Where Google's APIs are reached: unset for Google itself, the emulator's URL otherwise. */
   GOOGLE_EMULATOR_URL: setting.url(['http', 'https']).optional(),
+  /**
+   * The change journal (docs/design.md §11.8): every write is recorded in auth with what it
+   * replaced, for list_changes, undo_change and the dashboard's Activity. `off` records nothing
+   * (and writes read nothing more for it); the two tools then say the journal is off.
+   */
+  CHANGE_JOURNAL: z.enum(['on', 'off']).default('on'),
   LOG_LEVEL: setting.logLevel(),
 });
 

@@ -144,7 +144,9 @@ export function createChangeJournal(options: ChangeJournalOptions) {
               change.rows,
               undoable && payload !== null,
               undoUnavailableReason,
-              payload ? keyring.encrypt(payload.toString('base64'), payloadContext(change.userId, change.id)) : null,
+              payload
+                ? keyring.encrypt(payload.toString('base64'), payloadContext(change.userId, change.id))
+                : null,
               payload?.length ?? 0,
               change.undoesChangeId,
             ],

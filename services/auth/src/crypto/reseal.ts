@@ -1,6 +1,6 @@
 import { REDIS_CACHE_NAMESPACE } from '../cache/redis-cache.ts';
-import { createChangeJournal } from '../change-journal/change-journal.ts';
 import { type AuthRedisClient, createAuthRedisClient } from '../cache/redis-client.ts';
+import { createChangeJournal } from '../change-journal/change-journal.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { ACCESS_TOKEN_KEY_PREFIX } from '../google/access-token-cache.ts';
 import { createGoogleConnectionLibrary } from '../google/google-connections.ts';

@@ -15,10 +15,10 @@ import {
 import { type Logger, SheetgateError } from '@sheetgate/service-runtime';
 import { UUID } from '../api-keys/api-key-input.ts';
 import {
-  type ChangeCredentialKind as CredentialKindName,
   type ChangeInput,
   type ChangeJournal,
   type ChangeSummary,
+  type ChangeCredentialKind as CredentialKindName,
   decodeCursor,
 } from '../change-journal/change-journal.ts';
 import { unaryHandler } from './unary-handler.ts';
@@ -67,11 +67,13 @@ function checkedRecord(record: ChangeRecord, index: number, now: number): Change
   if (record.ranges.some((range) => range.length > MAX_RANGE_LENGTH)) throw fault('a range is too long');
   if (!(Number.isSafeInteger(record.cells) && record.cells >= 0)) throw fault('cells must be 0 or more');
   if (!(Number.isSafeInteger(record.rows) && record.rows >= 0)) throw fault('rows must be 0 or more');
-  if (record.undoUnavailableReason.length > MAX_REASON_LENGTH) throw fault('undo_unavailable_reason is too long');
+  if (record.undoUnavailableReason.length > MAX_REASON_LENGTH)
+    throw fault('undo_unavailable_reason is too long');
   if (record.payload.length > MAX_CHANGE_PAYLOAD_BYTES)
     throw fault(`payload is larger than ${MAX_CHANGE_PAYLOAD_BYTES} bytes`);
   if (record.undoable && record.payload.length === 0) throw fault('an undoable entry needs its payload');
-  if (record.undoesChangeId && !UUID.test(record.undoesChangeId)) throw fault('undoes_change_id must be a UUID');
+  if (record.undoesChangeId && !UUID.test(record.undoesChangeId))
+    throw fault('undoes_change_id must be a UUID');
   return {
     id: record.id.toLowerCase(),
     userId: record.userId,
@@ -179,7 +181,11 @@ export function changeJournalHandlers(deps: {
       const user = userId(request.userId);
       if (request.changeId && !UUID.test(request.changeId)) throw notFound();
       if (request.credentialId.length > MAX_ID_LENGTH) throw invalid('credential_id is too long');
-      const found = await journal.get(user, request.changeId.toLowerCase() || undefined, request.credentialId);
+      const found = await journal.get(
+        user,
+        request.changeId.toLowerCase() || undefined,
+        request.credentialId,
+      );
       if (!found) throw notFound();
       return { change: toMessage(found.change), payload: found.payload };
     }),

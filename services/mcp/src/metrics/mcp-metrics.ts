@@ -105,6 +105,16 @@ export function createMcpMetrics() {
     for (const outcome of ['at_once', 'after_wait', 'gave_up', 'unscheduled'])
       quotaTurns.inc({ bucket, outcome }, 0);
   }
+  const journalEntries = metrics.counter({
+    name: 'sheetgate_mcp_change_journal_recorded_total',
+    help: 'Change journal entries auth took (what each write changed, for undo).',
+  });
+  const journalLost = metrics.counter({
+    name: 'sheetgate_mcp_change_journal_lost_total',
+    help: 'Change journal entries lost: auth could not be reached or refused the batch (the writes themselves succeeded; they cannot be listed or undone).',
+  });
+  journalEntries.inc(0);
+  journalLost.inc(0);
   // What the revocation stream says, read when scraped (`watchRevocationStream`).
   let revocationStream = { current: () => false, entries: () => 0 };
   metrics.gauge({
@@ -180,6 +190,16 @@ export function createMcpMetrics() {
     /** Where the revocation gauges read from. */
     watchRevocationStream(source: { current: () => boolean; entries: () => number }): void {
       revocationStream = source;
+    },
+
+    /** Change journal entries auth took (change-journal.ts's `onRecorded`). */
+    changesRecorded(entries: number): void {
+      journalEntries.inc(entries);
+    },
+
+    /** Change journal entries lost (change-journal.ts's `onLost`). */
+    changesLost(entries: number): void {
+      journalLost.inc(entries);
     },
 
     googleRetried(kind: GoogleFailureKind): void {

@@ -1,4 +1,5 @@
 import { cellTools } from './cell-tools.ts';
+import { changeTools } from './change-tools.ts';
 import { chartTools } from './chart-tools.ts';
 import { commentTools, driveTools, sharingTools } from './drive-tools.ts';
 import { editingTools } from './editing-tools.ts';
@@ -21,6 +22,7 @@ export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
     ...recordTools(deps),
     ...cellTools(deps),
     ...writeTools(deps),
+    ...changeTools(deps),
     ...sheetTools(deps),
     ...ruleTools(deps),
     ...rangeObjectTools(deps),

@@ -1,5 +1,7 @@
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
+import { changeNote } from '../journal/record-change.ts';
+import { captureSheet } from '../journal/sheet-image.ts';
 import { gridBounds, splitRange } from './a1.ts';
 import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from './common-schemas.ts';
 import { lossDescriptions } from './loss-descriptions.ts';
@@ -151,6 +153,7 @@ export function sheetTools(deps: ToolDeps) {
         deletedSheetId: z.number(),
         dryRun: dryRunOutput,
         wouldLose: z.string().nullable().optional(),
+        changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
       }),
       async run(input, context) {
         const { auth, signal } = context;
@@ -161,12 +164,29 @@ export function sheetTools(deps: ToolDeps) {
             text: `Dry run, nothing was changed. ${wouldLose}`,
           };
         }
+        // The change journal keeps enough of the tab to recreate it (two reads first).
+        const captured = deps.journal
+          ? await captureSheet(deps, auth, signal, input.spreadsheetId, input.sheetId)
+          : undefined;
         await batchUpdate(auth.userId, signal, input.spreadsheetId, [
           { deleteSheet: { sheetId: input.sheetId } },
         ]);
+        const changeId =
+          deps.journal && captured
+            ? deps.journal.record(auth, {
+                tool: 'delete_sheet',
+                spreadsheetId: input.spreadsheetId,
+                ranges: [captured.title],
+                cells: captured.cells,
+                rows: captured.rows,
+                ...(captured.image
+                  ? { payload: { v: 1, kind: 'sheet', sheet: captured.image } }
+                  : { undoUnavailableReason: captured.undoUnavailableReason ?? '' }),
+              })
+            : undefined;
         return {
-          structuredContent: { deletedSheetId: input.sheetId },
-          text: `Deleted the tab with sheetId ${input.sheetId}.`,
+          structuredContent: { deletedSheetId: input.sheetId, ...(changeId ? { changeId } : {}) },
+          text: `Deleted the tab with sheetId ${input.sheetId}.${changeNote(changeId)}`,
         };
       },
       describeLoss: (input, context) => losses.sheetDeletion(input, context),

@@ -19,12 +19,15 @@ export const TOOL_TOOLSETS: Readonly<Record<string, ToolsetName>> = {
   // Finding a spreadsheet by name or content, and the folders to look in, is part of reading.
   list_folders: 'core-read',
   search_spreadsheets: 'core-read',
+  // The change journal: what was changed through Sheetgate is part of reading, undoing it of writing.
+  list_changes: 'core-read',
   // Writing: cell values and notes, inside the existing grid.
   write_range: 'core-write',
   write_ranges: 'core-write',
   append_rows: 'core-write',
   clear_range: 'core-write',
   set_notes: 'core-write',
+  undo_change: 'core-write',
   // Structure: the grid itself, its tabs and formats, and raw batch updates.
   insert_dimension: 'structure',
   delete_dimension: 'structure',

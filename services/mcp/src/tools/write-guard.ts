@@ -37,8 +37,14 @@ export async function guardWrites(
     spreadsheetId: string;
     writes: readonly GuardedWrite[];
     overwriteFormulas: boolean;
+    /**
+     * The change journal's before-images: the FORMULA read is made for every write (when no check
+     * needs it, that is one read more) and answered, per write, as the range Google answered with
+     * and the values it held.
+     */
+    captureBefore?: boolean;
   },
-): Promise<void> {
+): Promise<BeforeImage[] | undefined> {
   const { writes } = options;
   const revisions = writes.map((write) => {
     if (write.ifRevision === undefined) return undefined;
@@ -55,12 +61,13 @@ export async function guardWrites(
     reads.set(render, (reads.get(render) ?? new Set()).add(index));
   };
   for (const [index, revision] of revisions.entries()) {
-    if (!options.overwriteFormulas) need('FORMULA', index);
+    if (!options.overwriteFormulas || options.captureBefore) need('FORMULA', index);
     if (revision) need(revision.render, index);
   }
 
   const problems: string[] = [];
   const formulaCells: string[] = [];
+  const before: BeforeImage[] = [];
   for (const [render, indexes] of reads) {
     const asked = [...indexes];
     const { data } = await callGoogle(options.auth.userId, options.signal, (request) =>
@@ -77,6 +84,7 @@ export async function guardWrites(
       const write = writes[index]!;
       const read = data.valueRanges?.[position];
       const current = (read?.values ?? []) as unknown[][];
+      if (render === 'FORMULA') before[index] = { range: read?.range ?? write.range, values: current };
       if (render === 'FORMULA' && !options.overwriteFormulas)
         formulaCells.push(...replacedFormulas(read?.range ?? write.range, write.values, current));
       const revision = revisions[index];
@@ -94,6 +102,14 @@ export async function guardWrites(
     );
   }
   if (problems.length) throw new ToolError(`Nothing was written. ${problems.join(' ')}`);
+  return options.captureBefore ? before : undefined;
+}
+
+/** What a write's range held before it, as a FORMULA read answered it. */
+export interface BeforeImage {
+  /** The range Google answered with (its tab named, its values start at its top-left). */
+  range: string;
+  values: unknown[][];
 }
 
 /** The zero-based top-left cell of the range Google answered with (its values start there). */

@@ -1,5 +1,7 @@
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
+import { valueArea } from '../journal/change-payloads.ts';
+import { changeNote, recordValueChange } from '../journal/record-change.ts';
 import { normalizeRange } from './a1.ts';
 import {
   a1Range,
@@ -32,6 +34,7 @@ const updateOutput = z.object({
   updatedColumns: z.number(),
   updatedCells: z.number(),
   dryRun: dryRunOutput,
+  changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
 });
 
 function summary(update: sheets_v4.Schema$UpdateValuesResponse | undefined, fallbackRange: string) {
@@ -59,7 +62,11 @@ function planned(range: string, values: readonly (readonly unknown[])[]) {
 }
 
 export function writeTools(deps: ToolDeps) {
-  const { sheets, callGoogle } = deps;
+  const { sheets, callGoogle, journal } = deps;
+  // With the journal on, Google answers each write with what the cells hold after it (FORMULA).
+  const afterImages = journal
+    ? { includeValuesInResponse: true, responseValueRenderOption: 'FORMULA' as const }
+    : {};
   const batchUpdate = spreadsheetBatchUpdate(deps);
   const losses = lossDescriptions(deps);
   return [
@@ -82,13 +89,15 @@ export function writeTools(deps: ToolDeps) {
       outputSchema: updateOutput,
       async run(input, { auth, signal }) {
         const range = normalizeRange(input.range);
-        // A second request is needed: Sheets has no conditional write, so what it would replace is read first.
-        await guardWrites(deps, {
+        // A second request is needed: Sheets has no conditional write, so what it would replace is read
+        // first; the same read is the change journal's before-image.
+        const before = await guardWrites(deps, {
           auth,
           signal,
           spreadsheetId: input.spreadsheetId,
           writes: [{ range, values: input.values, ifRevision: input.ifRevision }],
           overwriteFormulas: input.overwriteFormulas,
+          captureBefore: journal !== undefined && !input.dryRun,
         });
         if (input.dryRun) {
           const plan = planned(range, input.values);
@@ -103,15 +112,31 @@ export function writeTools(deps: ToolDeps) {
               spreadsheetId: input.spreadsheetId,
               range,
               valueInputOption: input.valueInputOption,
+              ...afterImages,
               requestBody: { range, majorDimension: 'ROWS', values: input.values },
             },
             request,
           ),
         );
         const result = summary(data, range);
+        const changeId =
+          journal && before?.[0]
+            ? recordValueChange(journal, auth, {
+                tool: 'write_range',
+                spreadsheetId: input.spreadsheetId,
+                areas: [
+                  valueArea(
+                    before[0].range,
+                    input.values,
+                    before[0].values,
+                    data.updatedData?.values ?? undefined,
+                  ),
+                ],
+              })
+            : undefined;
         return {
-          structuredContent: result,
-          text: `Updated ${result.updatedCells} cells in ${result.updatedRange}.`,
+          structuredContent: { ...result, ...(changeId ? { changeId } : {}) },
+          text: `Updated ${result.updatedCells} cells in ${result.updatedRange}.${changeNote(changeId)}`,
         };
       },
     }),
@@ -136,14 +161,17 @@ export function writeTools(deps: ToolDeps) {
         totalUpdatedCells: z.number(),
         responses: z.array(updateOutput),
         dryRun: dryRunOutput,
+        changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
       }),
       async run(input, context) {
         const { auth, signal } = context;
-        // A second request is needed: Sheets has no conditional write, so what it would replace is read first.
-        await guardWrites(deps, {
+        // A second request is needed: Sheets has no conditional write, so what it would replace is read
+        // first; the same read is the change journal's before-image.
+        const before = await guardWrites(deps, {
           auth,
           signal,
           spreadsheetId: input.spreadsheetId,
+          captureBefore: journal !== undefined && !input.dryRun,
           writes: input.data.map((entry) => ({
             range: normalizeRange(entry.range),
             values: entry.values,
@@ -172,7 +200,7 @@ export function writeTools(deps: ToolDeps) {
           sheets.spreadsheets.values.batchUpdate(
             {
               spreadsheetId: input.spreadsheetId,
-              requestBody: { valueInputOption: input.valueInputOption, data },
+              requestBody: { valueInputOption: input.valueInputOption, ...afterImages, data },
             },
             request,
           ),
@@ -183,9 +211,24 @@ export function writeTools(deps: ToolDeps) {
         );
         const total =
           response.totalUpdatedCells ?? responses.reduce((sum, update) => sum + update.updatedCells, 0);
+        const changeId =
+          journal && before
+            ? recordValueChange(journal, auth, {
+                tool: 'write_ranges',
+                spreadsheetId: input.spreadsheetId,
+                areas: input.data.map((entry, index) =>
+                  valueArea(
+                    before[index]?.range ?? data[index]!.range,
+                    entry.values,
+                    before[index]?.values ?? [],
+                    response.responses?.[index]?.updatedData?.values ?? undefined,
+                  ),
+                ),
+              })
+            : undefined;
         return {
-          structuredContent: { totalUpdatedCells: total, responses },
-          text: `Updated ${total} cells in ${responses.length} ranges.`,
+          structuredContent: { totalUpdatedCells: total, responses, ...(changeId ? { changeId } : {}) },
+          text: `Updated ${total} cells in ${responses.length} ranges.${changeNote(changeId)}`,
         };
       },
     }),
@@ -229,6 +272,7 @@ export function writeTools(deps: ToolDeps) {
               range,
               valueInputOption: input.valueInputOption,
               insertDataOption: input.insertDataOption,
+              ...afterImages,
               requestBody: { majorDimension: 'ROWS', values: input.values },
             },
             request,
@@ -236,9 +280,30 @@ export function writeTools(deps: ToolDeps) {
         );
         if (large) context.progress(1, 1, 'Appended');
         const result = { ...summary(data.updates, range), tableRange: data.tableRange ?? null };
+        // What an append replaced is empty by definition: rows it inserted, or empty cells after the table.
+        const area = journal
+          ? valueArea(result.updatedRange, input.values, [], data.updates?.updatedData?.values ?? undefined)
+          : undefined;
+        const changeId =
+          journal && area
+            ? recordValueChange(journal, auth, {
+                tool: 'append_rows',
+                spreadsheetId: input.spreadsheetId,
+                areas: [area],
+                ...(input.insertDataOption === 'INSERT_ROWS'
+                  ? {
+                      insertedRows: {
+                        sheet: area.sheet,
+                        start: area.top,
+                        end: area.top + input.values.length,
+                      },
+                    }
+                  : {}),
+              })
+            : undefined;
         return {
-          structuredContent: result,
-          text: `Appended ${result.updatedRows} rows at ${result.updatedRange}.`,
+          structuredContent: { ...result, ...(changeId ? { changeId } : {}) },
+          text: `Appended ${result.updatedRows} rows at ${result.updatedRange}.${changeNote(changeId)}`,
         };
       },
     }),
@@ -254,6 +319,7 @@ export function writeTools(deps: ToolDeps) {
         clearedRange: z.string(),
         dryRun: dryRunOutput,
         wouldLose: z.string().nullable().optional(),
+        changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
       }),
       async run(input, context) {
         const { auth, signal } = context;
@@ -265,6 +331,17 @@ export function writeTools(deps: ToolDeps) {
             text: `Dry run, nothing was cleared. ${wouldLose ?? `${range} holds no values: clearing it loses nothing.`}`,
           };
         }
+        // The change journal's before-image: one FORMULA read of the range before it is cleared.
+        const before = journal
+          ? (
+              await callGoogle(auth.userId, signal, (request) =>
+                sheets.spreadsheets.values.get(
+                  { spreadsheetId: input.spreadsheetId, range, valueRenderOption: 'FORMULA' },
+                  request,
+                ),
+              )
+            ).data
+          : undefined;
         const { data } = await callGoogle(auth.userId, signal, (request) =>
           sheets.spreadsheets.values.clear(
             { spreadsheetId: input.spreadsheetId, range, requestBody: {} },
@@ -272,7 +349,22 @@ export function writeTools(deps: ToolDeps) {
           ),
         );
         const clearedRange = data.clearedRange ?? range;
-        return { structuredContent: { clearedRange }, text: `Cleared ${clearedRange}.` };
+        let changeId: string | undefined;
+        if (journal && before) {
+          const values = (before.values ?? []) as unknown[][];
+          // Only the cells that held something changed: each becomes empty.
+          const cleared = values.map((row) => row.map(() => ''));
+          changeId = recordValueChange(journal, auth, {
+            tool: 'clear_range',
+            spreadsheetId: input.spreadsheetId,
+            areas: [valueArea(before.range ?? clearedRange, cleared, values, cleared)],
+            ranges: [clearedRange],
+          });
+        }
+        return {
+          structuredContent: { clearedRange, ...(changeId ? { changeId } : {}) },
+          text: `Cleared ${clearedRange}.${changeNote(changeId)}`,
+        };
       },
       describeLoss: (input, context) => losses.clear(input, context),
     }),

@@ -1,0 +1,129 @@
+import type { sheets_v4 } from 'googleapis';
+import { columnLetters, gridBounds, rangeOnSheet, splitRange } from '../tools/a1.ts';
+
+/**
+ * What undo needs of a change (docs/design.md §11.8), JSON the MCP service writes and reads back;
+ * auth seals it and never reads it. Cells are as a FORMULA-rendered read gives them: numbers,
+ * booleans, text, and formulas as their text (`=SUM(A1:A3)`); `''` is an empty cell.
+ */
+export type Cell = string | number | boolean;
+
+/** A rectangle of one tab a value write changed. */
+export interface ValueArea {
+  /** The tab's title. */
+  sheet: string;
+  /** Zero-based top-left cell of the written values. */
+  top: number;
+  left: number;
+  /** What the change left in each cell, by row; null where the write left a cell as it was. */
+  after: Array<Array<Cell | null>>;
+  /** What each cell held before, the same shape (null where `after` is). */
+  before: Array<Array<Cell | null>>;
+}
+
+/** Rows an append inserted (INSERT_ROWS): undo deletes them again. */
+export interface InsertedRows {
+  sheet: string;
+  /** Zero-based, end-exclusive. */
+  start: number;
+  end: number;
+}
+
+/** Enough of a deleted tab to recreate it: its properties and every cell's value, format and note. */
+export interface SheetImage {
+  properties: sheets_v4.Schema$SheetProperties;
+  rows: sheets_v4.Schema$RowData[];
+  merges: sheets_v4.Schema$GridRange[];
+}
+
+export type ChangePayload =
+  | { v: 1; kind: 'values'; areas: ValueArea[]; insertedRows?: InsertedRows }
+  | { v: 1; kind: 'sheet'; sheet: SheetImage };
+
+/** Cells one change may replace and still be undoable. */
+export const MAX_UNDO_CELLS = 50_000;
+/** Bytes of one change's payload at most (auth takes 512 KiB). */
+export const MAX_PAYLOAD_BYTES = 480 * 1024;
+
+/** The reason an entry too large to keep says. */
+export function tooLargeReason(cells: number): string {
+  return `Undo is not available: the change replaced ${cells.toLocaleString('en-US')} cells; Sheetgate keeps the replaced contents of at most ${MAX_UNDO_CELLS.toLocaleString('en-US')} cells (${MAX_PAYLOAD_BYTES / 1024} KB) per change.`;
+}
+
+/** The payload, or the reason it cannot be kept (too many cells or bytes). */
+export function bounded(
+  payload: ChangePayload,
+  cells: number,
+): { payload?: ChangePayload; undoUnavailableReason?: string } {
+  if (cells > MAX_UNDO_CELLS) return { undoUnavailableReason: tooLargeReason(cells) };
+  if (JSON.stringify(payload).length > MAX_PAYLOAD_BYTES)
+    return { undoUnavailableReason: tooLargeReason(cells) };
+  return { payload };
+}
+
+const cellOf = (value: unknown): Cell =>
+  typeof value === 'number' || typeof value === 'boolean' || typeof value === 'string' ? value : '';
+
+/** Where a range Google answered with starts: its tab and zero-based top-left cell. */
+export function cornerOf(answeredRange: string): { sheet: string; top: number; left: number } {
+  const { sheetTitle, cells } = splitRange(answeredRange);
+  const bounds = gridBounds(cells) ?? {};
+  return { sheet: sheetTitle ?? '', top: bounds.startRowIndex ?? 0, left: bounds.startColumnIndex ?? 0 };
+}
+
+/**
+ * The area a write of `written` changed: `beforeRead` is what a FORMULA read of the range held
+ * before, `afterRead` what Google answered it holds after (includeValuesInResponse, FORMULA); a
+ * null in `written` leaves its cell alone.
+ */
+export function valueArea(
+  answeredRange: string,
+  written: readonly (readonly unknown[])[],
+  beforeRead: readonly (readonly unknown[])[],
+  afterRead: readonly (readonly unknown[])[] | undefined,
+): ValueArea {
+  const corner = cornerOf(answeredRange);
+  return {
+    ...corner,
+    after: written.map((row, r) =>
+      row.map((value, c) => (value === null ? null : afterRead ? cellOf(afterRead[r]?.[c]) : cellOf(value))),
+    ),
+    before: written.map((row, r) =>
+      row.map((value, c) => (value === null ? null : cellOf(beforeRead[r]?.[c]))),
+    ),
+  };
+}
+
+/** Cells an area covers that the change set (not null). */
+export function areaCells(area: ValueArea): number {
+  return area.after.reduce((sum, row) => sum + row.filter((cell) => cell !== null).length, 0);
+}
+
+/** The A1 range an area covers. */
+export function areaRange(area: ValueArea): string {
+  const width = Math.max(1, ...area.after.map((row) => row.length));
+  const height = Math.max(1, area.after.length);
+  return rangeOnSheet(
+    area.sheet,
+    `${columnLetters(area.left)}${area.top + 1}:${columnLetters(area.left + width - 1)}${area.top + height}`,
+  );
+}
+
+/** Whether a cell read now still holds what the change left. */
+export function sameCell(now: unknown, expected: Cell): boolean {
+  const current = cellOf(now);
+  if (current === expected) return true;
+  if (typeof current === 'number' || typeof expected === 'number')
+    return Number(current) === Number(expected) && current !== '' && expected !== '';
+  return false;
+}
+
+/**
+ * A cell's earlier content as a USER_ENTERED write restores it exactly: numbers, booleans and
+ * formulas as they are, other text behind an apostrophe (so `001` stays text), empty as ''.
+ */
+export function restoredValue(cell: Cell | null): unknown {
+  if (cell === null) return null;
+  if (typeof cell !== 'string' || cell === '' || cell.startsWith('=')) return cell;
+  return `'${cell}`;
+}

@@ -1,0 +1,62 @@
+import type { sheets_v4 } from 'googleapis';
+import type { AuthInfo } from '../auth/auth-info.ts';
+import { rangeOnSheet } from '../tools/a1.ts';
+import { ToolError } from '../tools/tool-definition.ts';
+import type { ToolDeps } from '../tools/tool-deps.ts';
+import { MAX_PAYLOAD_BYTES, MAX_UNDO_CELLS, type SheetImage, tooLargeReason } from './change-payloads.ts';
+
+/** The cell fields a deleted tab is recreated with. */
+export const SHEET_IMAGE_CELL_FIELDS = 'userEnteredValue,userEnteredFormat,note';
+
+/**
+ * Enough of a tab to recreate it after delete_sheet: its properties, merges and every cell's
+ * value, format and note. Two reads: the tabs' sizes (to find the tab and bound the read), then the
+ * tab's grid, unless it is larger than undo keeps (then only the reason).
+ */
+export async function captureSheet(
+  { sheets, callGoogle }: ToolDeps,
+  auth: AuthInfo,
+  signal: AbortSignal,
+  spreadsheetId: string,
+  sheetId: number,
+): Promise<{
+  title: string;
+  cells: number;
+  rows: number;
+  image?: SheetImage;
+  undoUnavailableReason?: string;
+}> {
+  const { data: outline } = await callGoogle(auth.userId, signal, (request) =>
+    sheets.spreadsheets.get(
+      { spreadsheetId, fields: 'sheets.properties(sheetId,title,gridProperties(rowCount,columnCount))' },
+      request,
+    ),
+  );
+  const tab = outline.sheets?.find((sheet) => sheet.properties?.sheetId === sheetId)?.properties;
+  if (!tab) throw new ToolError(`there is no tab with sheetId ${sheetId}; get_spreadsheet lists the tabs`);
+  const title = tab.title ?? '';
+  const rows = tab.gridProperties?.rowCount ?? 0;
+  const cells = rows * (tab.gridProperties?.columnCount ?? 0);
+  const { data } = await callGoogle(auth.userId, signal, (request) =>
+    sheets.spreadsheets.get(
+      {
+        spreadsheetId,
+        ranges: [rangeOnSheet(title)],
+        fields: `sheets(properties,merges,data(rowData(values(${SHEET_IMAGE_CELL_FIELDS}))))`,
+      },
+      request,
+    ),
+  );
+  const sheet = data.sheets?.[0];
+  const rowData: sheets_v4.Schema$RowData[] = sheet?.data?.[0]?.rowData ?? [];
+  const filled = rowData.reduce((sum, row) => sum + (row.values?.length ?? 0), 0);
+  if (filled > MAX_UNDO_CELLS) return { title, cells, rows, undoUnavailableReason: tooLargeReason(filled) };
+  const image: SheetImage = {
+    properties: sheet?.properties ?? tab,
+    rows: rowData,
+    merges: sheet?.merges ?? [],
+  };
+  if (JSON.stringify(image).length > MAX_PAYLOAD_BYTES)
+    return { title, cells, rows, undoUnavailableReason: tooLargeReason(filled) };
+  return { title, cells, rows, image };
+}
