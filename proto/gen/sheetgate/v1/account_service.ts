@@ -305,6 +305,11 @@ export interface GetGoogleConnectionResponse {
    * dashboard shows the connection as partial, with what is missing.
    */
   partial: boolean;
+  /**
+   * The deployment's GOOGLE_SCOPE_MODE: "standard" or "picked-files" (the dashboard then offers
+   * the Google Picker, "Choose spreadsheets").
+   */
+  scopeMode: string;
 }
 
 /** An OAuth client the person has granted access to. */
@@ -421,6 +426,56 @@ export interface ExchangeLegacySessionResponse {
   sessionCookie: string;
   /** RFC 3339 UTC: when the new session ends (never later than the imported one would have). */
   expiresAt: string;
+}
+
+export interface GetPickerTokenRequest {
+  sessionCookie: string;
+}
+
+export interface GetPickerTokenResponse {
+  /** Empty when there is none to give (standard mode, Google not connected or to reconnect). */
+  accessToken: string;
+  /** Unix seconds; 0 with no token. */
+  expiresAt: number;
+}
+
+/** A file chosen with the Google Picker. */
+export interface PickedFile {
+  /** The Drive file id. */
+  fileId: string;
+  /** Its name when it was picked (as the Picker gave it). */
+  name: string;
+  mimeType: string;
+  /** RFC 3339 UTC; empty in a request. */
+  pickedAt: string;
+}
+
+export interface ListPickedFilesRequest {
+  sessionCookie: string;
+}
+
+export interface ListPickedFilesResponse {
+  files: PickedFile[];
+}
+
+export interface RecordPickedFilesRequest {
+  sessionCookie: string;
+  files: PickedFile[];
+}
+
+export interface RecordPickedFilesResponse {
+  /** How many distinct files were recorded. */
+  recorded: number;
+}
+
+export interface ForgetPickedFileRequest {
+  sessionCookie: string;
+  fileId: string;
+}
+
+export interface ForgetPickedFileResponse {
+  /** False when the person had not chosen that file. */
+  forgotten: boolean;
 }
 
 function createBaseUser(): User {
@@ -1767,6 +1822,7 @@ function createBaseGetGoogleConnectionResponse(): GetGoogleConnectionResponse {
     email: "",
     grantedScopes: [],
     partial: false,
+    scopeMode: "",
   };
 }
 
@@ -1783,6 +1839,9 @@ export const GetGoogleConnectionResponse: MessageFns<GetGoogleConnectionResponse
     }
     if (message.partial !== false) {
       writer.uint32(32).bool(message.partial);
+    }
+    if (message.scopeMode !== "") {
+      writer.uint32(42).string(message.scopeMode);
     }
     return writer;
   },
@@ -1832,6 +1891,14 @@ export const GetGoogleConnectionResponse: MessageFns<GetGoogleConnectionResponse
             message.partial = reader.bool();
             continue;
           }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.scopeMode = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1856,6 +1923,11 @@ export const GetGoogleConnectionResponse: MessageFns<GetGoogleConnectionResponse
         ? object.granted_scopes.map((e: any) => globalThis.String(e))
         : [],
       partial: isSet(object.partial) ? globalThis.Boolean(object.partial) : false,
+      scopeMode: isSet(object.scopeMode)
+        ? globalThis.String(object.scopeMode)
+        : isSet(object.scope_mode)
+        ? globalThis.String(object.scope_mode)
+        : "",
     };
   },
 
@@ -1873,6 +1945,9 @@ export const GetGoogleConnectionResponse: MessageFns<GetGoogleConnectionResponse
     if (message.partial !== false) {
       obj.partial = message.partial;
     }
+    if (message.scopeMode !== "") {
+      obj.scopeMode = message.scopeMode;
+    }
     return obj;
   },
 
@@ -1885,6 +1960,7 @@ export const GetGoogleConnectionResponse: MessageFns<GetGoogleConnectionResponse
     message.email = object.email ?? "";
     message.grantedScopes = object.grantedScopes?.map((e) => e) || [];
     message.partial = object.partial ?? false;
+    message.scopeMode = object.scopeMode ?? "";
     return message;
   },
 };
@@ -2991,6 +3067,759 @@ export const ExchangeLegacySessionResponse: MessageFns<ExchangeLegacySessionResp
   },
 };
 
+function createBaseGetPickerTokenRequest(): GetPickerTokenRequest {
+  return { sessionCookie: "" };
+}
+
+export const GetPickerTokenRequest: MessageFns<GetPickerTokenRequest> = {
+  encode(message: GetPickerTokenRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionCookie !== "") {
+      writer.uint32(10).string(message.sessionCookie);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPickerTokenRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPickerTokenRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionCookie = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPickerTokenRequest {
+    return {
+      sessionCookie: isSet(object.sessionCookie)
+        ? globalThis.String(object.sessionCookie)
+        : isSet(object.session_cookie)
+        ? globalThis.String(object.session_cookie)
+        : "",
+    };
+  },
+
+  toJSON(message: GetPickerTokenRequest): unknown {
+    const obj: any = {};
+    if (message.sessionCookie !== "") {
+      obj.sessionCookie = message.sessionCookie;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPickerTokenRequest>, I>>(base?: I): GetPickerTokenRequest {
+    return GetPickerTokenRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPickerTokenRequest>, I>>(object: I): GetPickerTokenRequest {
+    const message = createBaseGetPickerTokenRequest();
+    message.sessionCookie = object.sessionCookie ?? "";
+    return message;
+  },
+};
+
+function createBaseGetPickerTokenResponse(): GetPickerTokenResponse {
+  return { accessToken: "", expiresAt: 0 };
+}
+
+export const GetPickerTokenResponse: MessageFns<GetPickerTokenResponse> = {
+  encode(message: GetPickerTokenResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accessToken !== "") {
+      writer.uint32(10).string(message.accessToken);
+    }
+    if (message.expiresAt !== 0) {
+      writer.uint32(16).int64(message.expiresAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetPickerTokenResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetPickerTokenResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.accessToken = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.expiresAt = longToNumber(reader.int64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetPickerTokenResponse {
+    return {
+      accessToken: isSet(object.accessToken)
+        ? globalThis.String(object.accessToken)
+        : isSet(object.access_token)
+        ? globalThis.String(object.access_token)
+        : "",
+      expiresAt: isSet(object.expiresAt)
+        ? globalThis.Number(object.expiresAt)
+        : isSet(object.expires_at)
+        ? globalThis.Number(object.expires_at)
+        : 0,
+    };
+  },
+
+  toJSON(message: GetPickerTokenResponse): unknown {
+    const obj: any = {};
+    if (message.accessToken !== "") {
+      obj.accessToken = message.accessToken;
+    }
+    if (message.expiresAt !== 0) {
+      obj.expiresAt = Math.round(message.expiresAt);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetPickerTokenResponse>, I>>(base?: I): GetPickerTokenResponse {
+    return GetPickerTokenResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetPickerTokenResponse>, I>>(object: I): GetPickerTokenResponse {
+    const message = createBaseGetPickerTokenResponse();
+    message.accessToken = object.accessToken ?? "";
+    message.expiresAt = object.expiresAt ?? 0;
+    return message;
+  },
+};
+
+function createBasePickedFile(): PickedFile {
+  return { fileId: "", name: "", mimeType: "", pickedAt: "" };
+}
+
+export const PickedFile: MessageFns<PickedFile> = {
+  encode(message: PickedFile, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fileId !== "") {
+      writer.uint32(10).string(message.fileId);
+    }
+    if (message.name !== "") {
+      writer.uint32(18).string(message.name);
+    }
+    if (message.mimeType !== "") {
+      writer.uint32(26).string(message.mimeType);
+    }
+    if (message.pickedAt !== "") {
+      writer.uint32(34).string(message.pickedAt);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PickedFile {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePickedFile();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.fileId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.name = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.mimeType = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pickedAt = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PickedFile {
+    return {
+      fileId: isSet(object.fileId)
+        ? globalThis.String(object.fileId)
+        : isSet(object.file_id)
+        ? globalThis.String(object.file_id)
+        : "",
+      name: isSet(object.name) ? globalThis.String(object.name) : "",
+      mimeType: isSet(object.mimeType)
+        ? globalThis.String(object.mimeType)
+        : isSet(object.mime_type)
+        ? globalThis.String(object.mime_type)
+        : "",
+      pickedAt: isSet(object.pickedAt)
+        ? globalThis.String(object.pickedAt)
+        : isSet(object.picked_at)
+        ? globalThis.String(object.picked_at)
+        : "",
+    };
+  },
+
+  toJSON(message: PickedFile): unknown {
+    const obj: any = {};
+    if (message.fileId !== "") {
+      obj.fileId = message.fileId;
+    }
+    if (message.name !== "") {
+      obj.name = message.name;
+    }
+    if (message.mimeType !== "") {
+      obj.mimeType = message.mimeType;
+    }
+    if (message.pickedAt !== "") {
+      obj.pickedAt = message.pickedAt;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<PickedFile>, I>>(base?: I): PickedFile {
+    return PickedFile.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<PickedFile>, I>>(object: I): PickedFile {
+    const message = createBasePickedFile();
+    message.fileId = object.fileId ?? "";
+    message.name = object.name ?? "";
+    message.mimeType = object.mimeType ?? "";
+    message.pickedAt = object.pickedAt ?? "";
+    return message;
+  },
+};
+
+function createBaseListPickedFilesRequest(): ListPickedFilesRequest {
+  return { sessionCookie: "" };
+}
+
+export const ListPickedFilesRequest: MessageFns<ListPickedFilesRequest> = {
+  encode(message: ListPickedFilesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionCookie !== "") {
+      writer.uint32(10).string(message.sessionCookie);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPickedFilesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPickedFilesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionCookie = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPickedFilesRequest {
+    return {
+      sessionCookie: isSet(object.sessionCookie)
+        ? globalThis.String(object.sessionCookie)
+        : isSet(object.session_cookie)
+        ? globalThis.String(object.session_cookie)
+        : "",
+    };
+  },
+
+  toJSON(message: ListPickedFilesRequest): unknown {
+    const obj: any = {};
+    if (message.sessionCookie !== "") {
+      obj.sessionCookie = message.sessionCookie;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPickedFilesRequest>, I>>(base?: I): ListPickedFilesRequest {
+    return ListPickedFilesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPickedFilesRequest>, I>>(object: I): ListPickedFilesRequest {
+    const message = createBaseListPickedFilesRequest();
+    message.sessionCookie = object.sessionCookie ?? "";
+    return message;
+  },
+};
+
+function createBaseListPickedFilesResponse(): ListPickedFilesResponse {
+  return { files: [] };
+}
+
+export const ListPickedFilesResponse: MessageFns<ListPickedFilesResponse> = {
+  encode(message: ListPickedFilesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.files) {
+      PickedFile.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListPickedFilesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListPickedFilesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.files.push(PickedFile.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListPickedFilesResponse {
+    return {
+      files: globalThis.Array.isArray(object?.files) ? object.files.map((e: any) => PickedFile.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListPickedFilesResponse): unknown {
+    const obj: any = {};
+    if (message.files?.length) {
+      obj.files = message.files.map((e) => PickedFile.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListPickedFilesResponse>, I>>(base?: I): ListPickedFilesResponse {
+    return ListPickedFilesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListPickedFilesResponse>, I>>(object: I): ListPickedFilesResponse {
+    const message = createBaseListPickedFilesResponse();
+    message.files = object.files?.map((e) => PickedFile.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRecordPickedFilesRequest(): RecordPickedFilesRequest {
+  return { sessionCookie: "", files: [] };
+}
+
+export const RecordPickedFilesRequest: MessageFns<RecordPickedFilesRequest> = {
+  encode(message: RecordPickedFilesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionCookie !== "") {
+      writer.uint32(10).string(message.sessionCookie);
+    }
+    for (const v of message.files) {
+      PickedFile.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordPickedFilesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordPickedFilesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionCookie = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.files.push(PickedFile.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordPickedFilesRequest {
+    return {
+      sessionCookie: isSet(object.sessionCookie)
+        ? globalThis.String(object.sessionCookie)
+        : isSet(object.session_cookie)
+        ? globalThis.String(object.session_cookie)
+        : "",
+      files: globalThis.Array.isArray(object?.files) ? object.files.map((e: any) => PickedFile.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: RecordPickedFilesRequest): unknown {
+    const obj: any = {};
+    if (message.sessionCookie !== "") {
+      obj.sessionCookie = message.sessionCookie;
+    }
+    if (message.files?.length) {
+      obj.files = message.files.map((e) => PickedFile.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordPickedFilesRequest>, I>>(base?: I): RecordPickedFilesRequest {
+    return RecordPickedFilesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordPickedFilesRequest>, I>>(object: I): RecordPickedFilesRequest {
+    const message = createBaseRecordPickedFilesRequest();
+    message.sessionCookie = object.sessionCookie ?? "";
+    message.files = object.files?.map((e) => PickedFile.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseRecordPickedFilesResponse(): RecordPickedFilesResponse {
+  return { recorded: 0 };
+}
+
+export const RecordPickedFilesResponse: MessageFns<RecordPickedFilesResponse> = {
+  encode(message: RecordPickedFilesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.recorded !== 0) {
+      writer.uint32(8).int32(message.recorded);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordPickedFilesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordPickedFilesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.recorded = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordPickedFilesResponse {
+    return { recorded: isSet(object.recorded) ? globalThis.Number(object.recorded) : 0 };
+  },
+
+  toJSON(message: RecordPickedFilesResponse): unknown {
+    const obj: any = {};
+    if (message.recorded !== 0) {
+      obj.recorded = Math.round(message.recorded);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordPickedFilesResponse>, I>>(base?: I): RecordPickedFilesResponse {
+    return RecordPickedFilesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordPickedFilesResponse>, I>>(object: I): RecordPickedFilesResponse {
+    const message = createBaseRecordPickedFilesResponse();
+    message.recorded = object.recorded ?? 0;
+    return message;
+  },
+};
+
+function createBaseForgetPickedFileRequest(): ForgetPickedFileRequest {
+  return { sessionCookie: "", fileId: "" };
+}
+
+export const ForgetPickedFileRequest: MessageFns<ForgetPickedFileRequest> = {
+  encode(message: ForgetPickedFileRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionCookie !== "") {
+      writer.uint32(10).string(message.sessionCookie);
+    }
+    if (message.fileId !== "") {
+      writer.uint32(18).string(message.fileId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ForgetPickedFileRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseForgetPickedFileRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionCookie = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.fileId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ForgetPickedFileRequest {
+    return {
+      sessionCookie: isSet(object.sessionCookie)
+        ? globalThis.String(object.sessionCookie)
+        : isSet(object.session_cookie)
+        ? globalThis.String(object.session_cookie)
+        : "",
+      fileId: isSet(object.fileId)
+        ? globalThis.String(object.fileId)
+        : isSet(object.file_id)
+        ? globalThis.String(object.file_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ForgetPickedFileRequest): unknown {
+    const obj: any = {};
+    if (message.sessionCookie !== "") {
+      obj.sessionCookie = message.sessionCookie;
+    }
+    if (message.fileId !== "") {
+      obj.fileId = message.fileId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ForgetPickedFileRequest>, I>>(base?: I): ForgetPickedFileRequest {
+    return ForgetPickedFileRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ForgetPickedFileRequest>, I>>(object: I): ForgetPickedFileRequest {
+    const message = createBaseForgetPickedFileRequest();
+    message.sessionCookie = object.sessionCookie ?? "";
+    message.fileId = object.fileId ?? "";
+    return message;
+  },
+};
+
+function createBaseForgetPickedFileResponse(): ForgetPickedFileResponse {
+  return { forgotten: false };
+}
+
+export const ForgetPickedFileResponse: MessageFns<ForgetPickedFileResponse> = {
+  encode(message: ForgetPickedFileResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.forgotten !== false) {
+      writer.uint32(8).bool(message.forgotten);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ForgetPickedFileResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseForgetPickedFileResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.forgotten = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ForgetPickedFileResponse {
+    return { forgotten: isSet(object.forgotten) ? globalThis.Boolean(object.forgotten) : false };
+  },
+
+  toJSON(message: ForgetPickedFileResponse): unknown {
+    const obj: any = {};
+    if (message.forgotten !== false) {
+      obj.forgotten = message.forgotten;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ForgetPickedFileResponse>, I>>(base?: I): ForgetPickedFileResponse {
+    return ForgetPickedFileResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ForgetPickedFileResponse>, I>>(object: I): ForgetPickedFileResponse {
+    const message = createBaseForgetPickedFileResponse();
+    message.forgotten = object.forgotten ?? false;
+    return message;
+  },
+};
+
 /**
  * What the web service needs from auth to render the pages a person sees (/login, /authorize,
  * /dashboard). Only auth serves it; every call carries the internal service credential
@@ -3136,6 +3965,66 @@ export const AccountServiceService = {
       Buffer.from(ExchangeLegacySessionResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExchangeLegacySessionResponse => ExchangeLegacySessionResponse.decode(value),
   },
+  /**
+   * The person's Google access token for the Google Picker on the dashboard, which needs it in the
+   * browser (`setOAuthToken`). Given only in GOOGLE_SCOPE_MODE=picked-files, where the token carries
+   * drive.file and sign-in scopes alone; empty otherwise, and when Google is not connected. A
+   * secret: never logged by either side.
+   */
+  getPickerToken: {
+    path: "/sheetgate.v1.AccountService/GetPickerToken" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetPickerTokenRequest): Buffer =>
+      Buffer.from(GetPickerTokenRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetPickerTokenRequest => GetPickerTokenRequest.decode(value),
+    responseSerialize: (value: GetPickerTokenResponse): Buffer =>
+      Buffer.from(GetPickerTokenResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetPickerTokenResponse => GetPickerTokenResponse.decode(value),
+  },
+  /** The files the person chose with the Google Picker, newest first (at most 1,000). */
+  listPickedFiles: {
+    path: "/sheetgate.v1.AccountService/ListPickedFiles" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListPickedFilesRequest): Buffer =>
+      Buffer.from(ListPickedFilesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListPickedFilesRequest => ListPickedFilesRequest.decode(value),
+    responseSerialize: (value: ListPickedFilesResponse): Buffer =>
+      Buffer.from(ListPickedFilesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListPickedFilesResponse => ListPickedFilesResponse.decode(value),
+  },
+  /**
+   * Remembers a Picker selection, as the Picker's callback gave it (id, name, mime type). At most
+   * 100 files at once and 1,000 kept; an id that is not a Drive id is INVALID_ARGUMENT. Google
+   * enforces the access (its Picker recorded the drive.file grant): this is what the dashboard lists.
+   */
+  recordPickedFiles: {
+    path: "/sheetgate.v1.AccountService/RecordPickedFiles" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: RecordPickedFilesRequest): Buffer =>
+      Buffer.from(RecordPickedFilesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordPickedFilesRequest => RecordPickedFilesRequest.decode(value),
+    responseSerialize: (value: RecordPickedFilesResponse): Buffer =>
+      Buffer.from(RecordPickedFilesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordPickedFilesResponse => RecordPickedFilesResponse.decode(value),
+  },
+  /**
+   * Forgets one chosen file (the dashboard's "Remove"). The drive.file grant at Google stays until
+   * the person removes Sheetgate's access in their Google Account. Idempotent.
+   */
+  forgetPickedFile: {
+    path: "/sheetgate.v1.AccountService/ForgetPickedFile" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ForgetPickedFileRequest): Buffer =>
+      Buffer.from(ForgetPickedFileRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ForgetPickedFileRequest => ForgetPickedFileRequest.decode(value),
+    responseSerialize: (value: ForgetPickedFileResponse): Buffer =>
+      Buffer.from(ForgetPickedFileResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ForgetPickedFileResponse => ForgetPickedFileResponse.decode(value),
+  },
 } as const;
 
 export interface AccountServiceServer extends UntypedServiceImplementation {
@@ -3175,6 +4064,26 @@ export interface AccountServiceServer extends UntypedServiceImplementation {
    * same legacy cookie never works again, whether the exchange succeeded or not.
    */
   exchangeLegacySession: handleUnaryCall<ExchangeLegacySessionRequest, ExchangeLegacySessionResponse>;
+  /**
+   * The person's Google access token for the Google Picker on the dashboard, which needs it in the
+   * browser (`setOAuthToken`). Given only in GOOGLE_SCOPE_MODE=picked-files, where the token carries
+   * drive.file and sign-in scopes alone; empty otherwise, and when Google is not connected. A
+   * secret: never logged by either side.
+   */
+  getPickerToken: handleUnaryCall<GetPickerTokenRequest, GetPickerTokenResponse>;
+  /** The files the person chose with the Google Picker, newest first (at most 1,000). */
+  listPickedFiles: handleUnaryCall<ListPickedFilesRequest, ListPickedFilesResponse>;
+  /**
+   * Remembers a Picker selection, as the Picker's callback gave it (id, name, mime type). At most
+   * 100 files at once and 1,000 kept; an id that is not a Drive id is INVALID_ARGUMENT. Google
+   * enforces the access (its Picker recorded the drive.file grant): this is what the dashboard lists.
+   */
+  recordPickedFiles: handleUnaryCall<RecordPickedFilesRequest, RecordPickedFilesResponse>;
+  /**
+   * Forgets one chosen file (the dashboard's "Remove"). The drive.file grant at Google stays until
+   * the person removes Sheetgate's access in their Google Account. Idempotent.
+   */
+  forgetPickedFile: handleUnaryCall<ForgetPickedFileRequest, ForgetPickedFileResponse>;
 }
 
 export interface AccountServiceClient extends Client {
@@ -3354,6 +4263,82 @@ export interface AccountServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ExchangeLegacySessionResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * The person's Google access token for the Google Picker on the dashboard, which needs it in the
+   * browser (`setOAuthToken`). Given only in GOOGLE_SCOPE_MODE=picked-files, where the token carries
+   * drive.file and sign-in scopes alone; empty otherwise, and when Google is not connected. A
+   * secret: never logged by either side.
+   */
+  getPickerToken(
+    request: GetPickerTokenRequest,
+    callback: (error: ServiceError | null, response: GetPickerTokenResponse) => void,
+  ): ClientUnaryCall;
+  getPickerToken(
+    request: GetPickerTokenRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetPickerTokenResponse) => void,
+  ): ClientUnaryCall;
+  getPickerToken(
+    request: GetPickerTokenRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetPickerTokenResponse) => void,
+  ): ClientUnaryCall;
+  /** The files the person chose with the Google Picker, newest first (at most 1,000). */
+  listPickedFiles(
+    request: ListPickedFilesRequest,
+    callback: (error: ServiceError | null, response: ListPickedFilesResponse) => void,
+  ): ClientUnaryCall;
+  listPickedFiles(
+    request: ListPickedFilesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListPickedFilesResponse) => void,
+  ): ClientUnaryCall;
+  listPickedFiles(
+    request: ListPickedFilesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListPickedFilesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Remembers a Picker selection, as the Picker's callback gave it (id, name, mime type). At most
+   * 100 files at once and 1,000 kept; an id that is not a Drive id is INVALID_ARGUMENT. Google
+   * enforces the access (its Picker recorded the drive.file grant): this is what the dashboard lists.
+   */
+  recordPickedFiles(
+    request: RecordPickedFilesRequest,
+    callback: (error: ServiceError | null, response: RecordPickedFilesResponse) => void,
+  ): ClientUnaryCall;
+  recordPickedFiles(
+    request: RecordPickedFilesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: RecordPickedFilesResponse) => void,
+  ): ClientUnaryCall;
+  recordPickedFiles(
+    request: RecordPickedFilesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: RecordPickedFilesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Forgets one chosen file (the dashboard's "Remove"). The drive.file grant at Google stays until
+   * the person removes Sheetgate's access in their Google Account. Idempotent.
+   */
+  forgetPickedFile(
+    request: ForgetPickedFileRequest,
+    callback: (error: ServiceError | null, response: ForgetPickedFileResponse) => void,
+  ): ClientUnaryCall;
+  forgetPickedFile(
+    request: ForgetPickedFileRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ForgetPickedFileResponse) => void,
+  ): ClientUnaryCall;
+  forgetPickedFile(
+    request: ForgetPickedFileRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ForgetPickedFileResponse) => void,
+  ): ClientUnaryCall;
 }
 
 export const AccountServiceClient = makeGenericClientConstructor(
@@ -3376,6 +4361,17 @@ type DeepPartial<T> = T extends Builtin ? T
 type KeysOfUnion<T> = T extends T ? keyof T : never;
 type Exact<P, I extends P> = P extends Builtin ? P
   : P & { [K in keyof P]: Exact<P[K], I[K]> } & { [K in Exclude<keyof I, KeysOfUnion<P>>]: never };
+
+function longToNumber(int64: { toString(): string }): number {
+  const num = globalThis.Number(int64.toString());
+  if (num > globalThis.Number.MAX_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is larger than Number.MAX_SAFE_INTEGER");
+  }
+  if (num < globalThis.Number.MIN_SAFE_INTEGER) {
+    throw new globalThis.Error("Value is smaller than Number.MIN_SAFE_INTEGER");
+  }
+  return num;
+}
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;
