@@ -138,12 +138,13 @@ export function chartTools(deps: ToolDeps) {
 
   /** A range on a tab with cells, as a GridRange; a chart's own sheet has none. */
   function cellsOf(read: ChartsRead, range: string, what: string) {
-    const grid = gridRangeOf(range, read.tabs, read.namedRanges);
-    if (read.objectSheets.has(grid.tab.sheetId))
+    const { sheetTitle } = splitRange(range);
+    const tab = sheetTitle === undefined ? read.tabs[0] : read.tabs.find((each) => each.title === sheetTitle);
+    if (tab && read.objectSheets.has(tab.sheetId))
       throw new ToolError(
-        `${what} ${JSON.stringify(range)} is on ${quotedName(grid.tab.title)}, a sheet holding a chart, which has no cells`,
+        `${what} ${JSON.stringify(range)} is on ${quotedName(tab.title)}, a sheet holding a chart, which has no cells`,
       );
-    return grid;
+    return gridRangeOf(range, read.tabs, read.namedRanges);
   }
 
   /**
