@@ -69,6 +69,15 @@ const PINNED: RequestsPerTool = {
   add_protected_range: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
   list_protected_ranges: { 'sheets.spreadsheets.get': 1 },
   delete_protected_range: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
+  // A new chart's range is read (values.get) so that an empty one, or one without numbers, is refused.
+  add_chart: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.values.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+  },
+  list_charts: { 'sheets.spreadsheets.get': 1 },
+  update_chart: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
+  delete_chart: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
   set_basic_filter: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
   clear_basic_filter: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
   list_filters: { 'sheets.spreadsheets.get': 1 },

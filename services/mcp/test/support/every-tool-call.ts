@@ -29,6 +29,7 @@ export const RULE_FIXTURES = {
   protectedRangeId: 777,
   filterViewId: 555,
   table: 'Fixture',
+  chartId: 888,
 } as const;
 const RULE_FIXTURE_TOOLS = new Set([
   'update_conditional_format',
@@ -41,6 +42,8 @@ const RULE_FIXTURE_TOOLS = new Set([
   'delete_filter_view',
   'update_table',
   'delete_table',
+  'update_chart',
+  'delete_chart',
 ]);
 
 function ruleFixtureRequests(planId: number): unknown[] {
@@ -76,6 +79,30 @@ function ruleFixtureRequests(planId: number): unknown[] {
     {
       addTable: {
         table: { name: RULE_FIXTURES.table, range: { ...items, startRowIndex: 0, endColumnIndex: 2 } },
+      },
+    },
+    {
+      addChart: {
+        chart: {
+          chartId: RULE_FIXTURES.chartId,
+          spec: {
+            basicChart: {
+              chartType: 'COLUMN',
+              headerCount: 1,
+              domains: [{ domain: { sourceRange: { sources: [{ ...items, startRowIndex: 0 }] } } }],
+              series: [
+                {
+                  series: {
+                    sourceRange: {
+                      sources: [{ ...items, startRowIndex: 0, startColumnIndex: 1, endColumnIndex: 2 }],
+                    },
+                  },
+                },
+              ],
+            },
+          },
+          position: { overlayPosition: { anchorCell: { sheetId: planId, columnIndex: 3 } } },
+        },
       },
     },
   ];
@@ -160,6 +187,10 @@ export function oneCallOfEachTool(
     ['add_protected_range', { spreadsheetId, range: 'Notes', warningOnly: true }],
     ['list_protected_ranges', { spreadsheetId }],
     ['delete_protected_range', { spreadsheetId, protectedRangeId: RULE_FIXTURES.protectedRangeId }],
+    ['add_chart', { spreadsheetId, type: 'column', range: 'Plan!A1:B4', title: 'Spending' }],
+    ['list_charts', { spreadsheetId }],
+    ['update_chart', { spreadsheetId, chartId: RULE_FIXTURES.chartId, type: 'bar', title: 'Spending' }],
+    ['delete_chart', { spreadsheetId, chartId: RULE_FIXTURES.chartId }],
     [
       'set_basic_filter',
       {
