@@ -256,11 +256,19 @@ describe.skipIf(Boolean(missing))(
       ];
       // Every tool that names a file is attempted: a new one must be added here.
       const { tools } = await alice.withKey.listTools();
+      // list_changes takes a spreadsheetId only to filter the caller's own journal: on bob's
+      // file it finds none of alice's changes and says nothing of bob's (asserted below).
       const namingAFile = tools
         .filter((tool) =>
           ['spreadsheetId', 'fileId'].some((field) => field in (tool.inputSchema.properties ?? {})),
         )
-        .map((tool) => tool.name);
+        .map((tool) => tool.name)
+        .filter((name) => name !== 'list_changes');
+      for (const client of [alice.withKey, alice.withToken]) {
+        const listed = await call(client, 'list_changes', { spreadsheetId });
+        expect(listed.isError).not.toBe(true);
+        expect(listed.structuredContent).toEqual({ changes: [], nextPageToken: null });
+      }
       expect([...new Set(attempts.map(([name]) => name))].sort()).toEqual(namingAFile.sort());
 
       for (const [credential, client] of [

@@ -29,6 +29,8 @@ const PINNED_TOOLS = [
   'clear_range',
   'insert_dimension',
   'delete_dimension',
+  'list_changes',
+  'undo_change',
   'add_sheet',
   'rename_sheet',
   'delete_sheet',

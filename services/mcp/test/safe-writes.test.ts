@@ -143,11 +143,14 @@ describe('overwriteFormulas', () => {
     ]);
   });
 
-  it('with overwriteFormulas: true the formula is replaced, without reading first', async () => {
+  it("with overwriteFormulas: true the formula is replaced; the one read first is the change journal's before-image", async () => {
     const calls = await callsOf(() =>
       ok('write_range', { range: 'Orders!D2', values: [[6]], overwriteFormulas: true }),
     );
-    expect(calls).toEqual({ 'sheets.spreadsheets.values.update': 1 });
+    expect(calls).toEqual({
+      'sheets.spreadsheets.values.batchGet': 1,
+      'sheets.spreadsheets.values.update': 1,
+    });
     expect(await valuesOf('Orders!D2')).toEqual([[6]]);
   });
 

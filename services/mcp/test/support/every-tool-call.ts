@@ -148,6 +148,10 @@ export function oneCallOfEachTool(
     ],
     ['append_rows', { spreadsheetId, range: 'Plan!A:B', values: [['Books', 40]] }],
     ['clear_range', { spreadsheetId, range: 'Notes!A1' }],
+    // The change journal: no Google request to list; undo of the clear just above (the
+    // credential's last change) reads the cells it cleared and writes them back.
+    ['list_changes', {}],
+    ['undo_change', {}],
     ['set_notes', { spreadsheetId, notes: [{ range: 'Plan!A1', note: 'the items' }] }],
     ['insert_dimension', { spreadsheetId, sheetId: planId, dimension: 'ROWS', startIndex: 1, count: 1 }],
     ['delete_dimension', { spreadsheetId, sheetId: notesId, dimension: 'ROWS', startIndex: 0, endIndex: 1 }],
