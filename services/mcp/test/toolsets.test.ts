@@ -79,6 +79,7 @@ describe('tools/list by toolset', () => {
     [['core-write']],
     [['structure']],
     [['files']],
+    [['charts']],
     [['core-read', 'core-write']],
     [['files', 'core-read']],
   ] as ToolsetName[][][])('lists only the tools of %j, in registry order', async (sets) => {
