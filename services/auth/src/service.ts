@@ -41,6 +41,7 @@ import { sweepExpiredOidcModels } from './oidc/postgres-adapter.ts';
 import { createOidcProvider } from './oidc/provider.ts';
 import { createRedisModelStore } from './oidc/redis-adapter.ts';
 import { convertModelsStoredInClear } from './oidc/stored-in-clear.ts';
+import { createPickedFiles } from './picked-files/picked-files.ts';
 import { createImportedApiKeys } from './provider-migration/imported-api-keys.ts';
 import { createLegacySessionExchange } from './provider-migration/legacy-sessions.ts';
 import { createRateLimits, rateLimitAuthRoutes } from './rate-limits/index.ts';
@@ -245,6 +246,9 @@ export async function createAuthService(
           legacySessions,
           edgeRevocations,
           appToolsets,
+          scopeMode: settings.GOOGLE_SCOPE_MODE,
+          googleTokens,
+          pickedFiles: createPickedFiles(pool),
         }),
       },
       { definition: RevocationServiceService, handlers: { watchRevocations: edge.watchRevocations } },

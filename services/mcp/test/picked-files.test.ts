@@ -14,8 +14,8 @@ let client: Awaited<ReturnType<McpUnderTest['connectClient']>>;
 let budget: string;
 let plans: string;
 
-const text = (result: { content?: unknown }) =>
-  ((result.content ?? []) as Array<{ type: string; text?: string }>)
+const text = (result: unknown) =>
+  (((result as { content?: unknown }).content ?? []) as Array<{ type: string; text?: string }>)
     .map((part) => part.text ?? '')
     .join('\n');
 

@@ -667,6 +667,7 @@ describe('answers only a stub can give', () => {
       email: 'alice@example.com',
       grantedScopes: [],
       partial: false,
+      scopeMode: 'standard',
     })),
     listApiKeys: answer(() => ({ keys: [] })),
     listConnectedApps: answer(() => ({ apps: [], appsResetAt: '' })),

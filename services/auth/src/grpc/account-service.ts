@@ -6,16 +6,24 @@ import type {
   DisconnectAppResponse,
   ExchangeLegacySessionRequest,
   ExchangeLegacySessionResponse,
+  ForgetPickedFileRequest,
+  ForgetPickedFileResponse,
   GetGoogleConnectionRequest,
   GetGoogleConnectionResponse,
   GetInteractionRequest,
   GetInteractionResponse,
+  GetPickerTokenRequest,
+  GetPickerTokenResponse,
   GetSessionRequest,
   GetSessionResponse,
   ListApiKeysRequest,
   ListApiKeysResponse,
   ListConnectedAppsRequest,
   ListConnectedAppsResponse,
+  ListPickedFilesRequest,
+  ListPickedFilesResponse,
+  RecordPickedFilesRequest,
+  RecordPickedFilesResponse,
   RevokeApiKeyRequest,
   RevokeApiKeyResponse,
 } from '@sheetgate/proto';
@@ -26,9 +34,10 @@ import { type ApiKeyLibrary, type ApiKeyRecord, requestedExpiry } from '../api-k
 import type { AppToolsets } from '../connected-apps/app-toolsets.ts';
 import type { ConnectedAppsLibrary } from '../connected-apps/connected-apps.ts';
 import type { EdgeRevocations } from '../edge-revocations/edge-revocations.ts';
-import type { GoogleConnectionLibrary } from '../google/index.ts';
+import type { GoogleConnectionLibrary, GoogleScopeMode, GoogleTokenBroker } from '../google/index.ts';
 import type { CsrfTokens } from '../interactions/csrf.ts';
 import { isLoopbackHttp } from '../oidc/redirect-policy.ts';
+import type { PickedFiles } from '../picked-files/picked-files.ts';
 import type { LegacySessionExchange } from '../provider-migration/legacy-sessions.ts';
 import type { SessionStore } from '../sessions/index.ts';
 import type { UserLibrary } from '../users/index.ts';
@@ -56,7 +65,18 @@ export function accountServiceHandlers(deps: {
   edgeRevocations: Pick<EdgeRevocations, 'apiKeyRevoked'>;
   /** What the consent screen checks for an app the person chose toolsets for before. */
   appToolsets: Pick<AppToolsets, 'chosen'>;
+  /** GOOGLE_SCOPE_MODE; absent: `standard` (no Picker, no picker token). */
+  scopeMode?: GoogleScopeMode;
+  /** The person's Google access token for the dashboard's Picker (picked-files mode only). */
+  googleTokens?: Pick<GoogleTokenBroker, 'getAccessToken'>;
+  /** The files the person chose with the Picker. */
+  pickedFiles?: PickedFiles;
 }) {
+  const scopeMode = deps.scopeMode ?? 'standard';
+  const pickedFiles = () => {
+    if (!deps.pickedFiles) throw new SheetgateError('internal', 'picked files are not configured');
+    return deps.pickedFiles;
+  };
   const { logger, sessions, users, csrf } = deps;
 
   async function signedIn(cookie: string) {
@@ -135,7 +155,13 @@ export function accountServiceHandlers(deps: {
         const { user } = await signedIn(request.sessionCookie);
         const connection = await deps.googleConnections.find(user.id);
         if (!connection)
-          return { status: 'GOOGLE_CONNECTION_STATUS_NONE', email: '', grantedScopes: [], partial: false };
+          return {
+            status: 'GOOGLE_CONNECTION_STATUS_NONE',
+            email: '',
+            grantedScopes: [],
+            partial: false,
+            scopeMode,
+          };
         return {
           status:
             connection.status === 'connected'
@@ -144,7 +170,58 @@ export function accountServiceHandlers(deps: {
           email: connection.email,
           grantedScopes: connection.grantedScopes,
           partial: connection.partial,
+          scopeMode,
         };
+      },
+    ),
+
+    getPickerToken: unaryHandler<GetPickerTokenRequest, GetPickerTokenResponse>(
+      logger,
+      'GetPickerToken',
+      async (request) => {
+        const { user } = await signedIn(request.sessionCookie);
+        const none = { accessToken: '', expiresAt: 0 };
+        // In standard mode the token would reach every file in Drive: it never leaves auth.
+        if (scopeMode !== 'picked-files' || !deps.googleTokens) return none;
+        const result = await deps.googleTokens.getAccessToken(user.id);
+        if (!result.ok) return none;
+        return { accessToken: result.accessToken, expiresAt: result.expiresAt };
+      },
+    ),
+
+    listPickedFiles: unaryHandler<ListPickedFilesRequest, ListPickedFilesResponse>(
+      logger,
+      'ListPickedFiles',
+      async (request) => {
+        const { user } = await signedIn(request.sessionCookie);
+        const files = await pickedFiles().list(user.id);
+        return {
+          files: files.map((file) => ({
+            fileId: file.fileId,
+            name: file.name,
+            mimeType: file.mimeType,
+            pickedAt: file.pickedAt.toISOString(),
+          })),
+        };
+      },
+    ),
+
+    recordPickedFiles: unaryHandler<RecordPickedFilesRequest, RecordPickedFilesResponse>(
+      logger,
+      'RecordPickedFiles',
+      async (request) => {
+        const { user } = await signedIn(request.sessionCookie);
+        const recorded = await pickedFiles().record(user.id, request.files);
+        return { recorded };
+      },
+    ),
+
+    forgetPickedFile: unaryHandler<ForgetPickedFileRequest, ForgetPickedFileResponse>(
+      logger,
+      'ForgetPickedFile',
+      async (request) => {
+        const { user } = await signedIn(request.sessionCookie);
+        return { forgotten: await pickedFiles().forget(user.id, request.fileId) };
       },
     ),
 
