@@ -259,6 +259,7 @@ describe('tables', () => {
       columns: [{}, { type: 'DOUBLE' }, { type: 'DROPDOWN', dropdownValues: ['Open', 'Done'] }],
     });
     expect(dry.structured.columns[3]).toEqual({ index: 3, name: null, type: null, dropdownValues: [] });
+    expect(dry.structured.replacedHeaders).toEqual([]);
     expect(await tables()).toEqual([]);
 
     const added = await call('add_table', {
@@ -283,7 +284,9 @@ describe('tables', () => {
         { index: 3, name: 'Due date', type: 'DATE', dropdownValues: [] },
       ],
     };
-    expect(added.structured).toEqual(expected);
+    // The given name replaces the header's text, and says so.
+    expect(added.structured).toEqual({ ...expected, replacedHeaders: ['D1: "Due" → "Due date"'] });
+    expect(added.text).toContain(', replacing the header D1: "Due" → "Due date".');
     expect(await tables()).toEqual([expected]);
     // A given column name is the header cell's text.
     const header = await call('read_range', { range: 'Data!A1:D1' });
@@ -352,6 +355,10 @@ describe('tables', () => {
     expect(await refused('add_table', { name: 'T', range: 'Lists!A1:AA2' })).toContain(
       'reaches outside the tab',
     );
+    await call('write_range', { range: 'Lists!C1', values: [['=1+1']] });
+    expect(
+      await refused('add_table', { name: 'Sums', range: 'Lists!C1:C2', columns: [{ name: 'Sum' }] }),
+    ).toContain('the header cell C1 holds a formula (=1+1); give no name for column 1 to keep it');
     expect(await refused('update_table', { table: 'Nope', newName: 'x' })).toContain(
       'there is no table "Nope"; the tables are "Base"',
     );

@@ -6,6 +6,7 @@
  */
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
+import { columnLetters } from './a1.ts';
 import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from './common-schemas.ts';
 import { amount, quotedName } from './loss-phrases.ts';
 import { a1Of, gridRangeOf, type Tab, tabById, tabsOf } from './rule-grid.ts';
@@ -186,6 +187,53 @@ export function tableTools(deps: ToolDeps) {
     return end - start;
   }
 
+  /**
+   * The header cells a given column name would replace (`B1: "Qty" → "Amount"`), read in FORMULA
+   * rendering only when a name is given; a header cell holding a formula is refused, as writes
+   * refuse to replace formulas silently.
+   */
+  async function replacedHeaders(
+    userId: string,
+    signal: AbortSignal,
+    id: string,
+    range: sheets_v4.Schema$GridRange,
+    tab: Tab,
+    columns: readonly ColumnView[],
+  ): Promise<string[]> {
+    if (!columns.some((column) => column.name !== null)) return [];
+    const row = range.startRowIndex ?? 0;
+    const first = range.startColumnIndex ?? 0;
+    const header = a1Of(
+      {
+        sheetId: tab.sheetId,
+        startRowIndex: row,
+        endRowIndex: row + 1,
+        startColumnIndex: first,
+        endColumnIndex: first + columns.length,
+      },
+      [tab],
+    );
+    const { data } = await callGoogle(userId, signal, (request) =>
+      sheets.spreadsheets.values.get(
+        { spreadsheetId: id, range: header, valueRenderOption: 'FORMULA' },
+        request,
+      ),
+    );
+    const cells = data.values?.[0] ?? [];
+    const replaced: string[] = [];
+    for (const column of columns) {
+      const now = cells[column.index];
+      if (column.name === null || now === undefined || now === '' || String(now) === column.name) continue;
+      const cell = `${columnLetters(first + column.index)}${row + 1}`;
+      if (typeof now === 'string' && now.startsWith('='))
+        throw new ToolError(
+          `the header cell ${cell} holds a formula (${now}); give no name for column ${column.index + 1} to keep it`,
+        );
+      replaced.push(`${cell}: ${JSON.stringify(String(now))} → ${JSON.stringify(column.name)}`);
+    }
+    return replaced;
+  }
+
   /** Column views from the tool's column arguments, checked: unique names, dropdown values where they belong. */
   function checkColumns(columns: readonly ColumnView[]): void {
     const names = new Set<string>();
@@ -223,7 +271,7 @@ export function tableTools(deps: ToolDeps) {
           .describe('The first columns, left to right: a name and a type each (both optional).'),
         dryRun,
       }),
-      outputSchema: tableOutput.extend({ dryRun: dryRunOutput }),
+      outputSchema: tableOutput.extend({ replacedHeaders: z.array(z.string()), dryRun: dryRunOutput }),
       async run(input, { auth, signal }) {
         const read = await readTables(auth.userId, signal, input.spreadsheetId);
         const { range, tab } = gridRangeOf(input.range, read.tabs, read.namedRanges);
@@ -240,6 +288,8 @@ export function tableTools(deps: ToolDeps) {
           dropdownValues: given[index]?.dropdownValues ?? [],
         }));
         checkColumns(columns);
+        const replaced = await replacedHeaders(auth.userId, signal, input.spreadsheetId, range, tab, columns);
+        const replacing = replaced.length ? `, replacing the header ${replaced.join(', ')}` : '';
         const view: TableView = {
           tableId: null,
           name: input.name,
@@ -249,8 +299,8 @@ export function tableTools(deps: ToolDeps) {
         };
         if (input.dryRun)
           return {
-            structuredContent: { ...view, dryRun: true },
-            text: `Dry run: would add the table ${describeTable(view)}. Nothing was changed.`,
+            structuredContent: { ...view, replacedHeaders: replaced, dryRun: true },
+            text: `Dry run: would add the table ${describeTable(view)}${replacing}. Nothing was changed.`,
           };
         const reply = await batchUpdate(auth.userId, signal, input.spreadsheetId, [
           {
@@ -266,8 +316,8 @@ export function tableTools(deps: ToolDeps) {
         const table = reply.replies?.[0]?.addTable?.table;
         const added = table ? tableView(table, read.tabs) : view;
         return {
-          structuredContent: added,
-          text: `Added the table ${describeTable(added)} (tableId ${added.tableId}).`,
+          structuredContent: { ...added, replacedHeaders: replaced },
+          text: `Added the table ${describeTable(added)} (tableId ${added.tableId})${replacing}.`,
         };
       },
     }),
