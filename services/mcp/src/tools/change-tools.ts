@@ -449,12 +449,12 @@ export function journalOtherWrites(
         const output = await tool.run(input, context);
         const args = input as { dryRun?: boolean; spreadsheetId?: unknown; fileId?: unknown };
         if (args.dryRun !== true && output.structuredContent.dryRun !== true) {
+          // The file named in the call, else the one it made (create_spreadsheet, copy_spreadsheet).
+          const made = output.structuredContent;
           const target =
-            typeof args.spreadsheetId === 'string'
-              ? args.spreadsheetId
-              : typeof args.fileId === 'string'
-                ? args.fileId
-                : '';
+            [args.spreadsheetId, args.fileId, made.spreadsheetId, made.fileId, made.id].find(
+              (value): value is string => typeof value === 'string',
+            ) ?? '';
           journal.record(context.auth, {
             tool: tool.name,
             spreadsheetId: target.slice(0, 200),
