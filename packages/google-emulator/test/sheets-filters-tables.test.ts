@@ -324,6 +324,38 @@ describe('tables', () => {
     expect(await refusal([{ deleteTable: { tableId: 'nope' } }])).toContain('No table with id: nope');
   });
 
+  it('a filter view on a table or a named range takes its range, and goes when the table goes', async () => {
+    const { data } = await update([
+      { addTable: { table: { name: 'Small', range: { ...area(0, 2, 0, 3), sheetId: OTHER } } } },
+      { addNamedRange: { namedRange: { namedRangeId: 'n1', name: 'Corner', range: area(0, 1, 0, 2) } } },
+    ]);
+    const tableId = data.replies?.[0]?.addTable?.table?.tableId;
+    const { data: views } = await update([
+      { addFilterView: { filter: { title: 'On table', tableId } } },
+      { addFilterView: { filter: { title: 'On name', namedRangeId: 'n1' } } },
+      { setBasicFilter: { filter: { tableId } } },
+    ]);
+    expect(views.replies?.[0]?.addFilterView?.filter).toMatchObject({
+      tableId,
+      range: { ...area(0, 2, 0, 3), sheetId: OTHER },
+    });
+    expect(views.replies?.[1]?.addFilterView?.filter).toMatchObject({
+      namedRangeId: 'n1',
+      range: area(0, 1, 0, 2),
+    });
+    expect(await refusal([{ addFilterView: { filter: { tableId, namedRangeId: 'n1' } } }])).toContain(
+      'Only one of range, namedRangeId or tableId may be set.',
+    );
+    await update([{ deleteTable: { tableId } }]);
+    expect((await sheetOf('sheets(basicFilter,filterViews(title))', 1)) ?? {}).toEqual({});
+    const onName = (await sheetOf('sheets(filterViews(filterViewId,title))'))?.filterViews ?? [];
+    expect(onName.map((view) => view.title)).toEqual(['On name']);
+    await update([
+      { deleteFilterView: { filterId: onName[0]!.filterViewId } },
+      { deleteNamedRange: { namedRangeId: 'n1' } },
+    ]);
+  });
+
   it('moves with inserted rows, and a delete keeps the cells', async () => {
     const tableId = (await sheetOf('sheets(tables(tableId))'))?.tables?.[0]?.tableId;
     await update([
