@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import {
   createTestDatabase,
@@ -192,6 +194,58 @@ describe('pnpm start with embedded defaults (no DATABASE_URL, REDIS_URL or Googl
       expect(await portIsListening(stack.ports[name]!), `${name} still listening`).toBe(false);
     }
   });
+});
+
+describe('pnpm start run by pnpm, stopped with Ctrl-C', () => {
+  it('prints where the time went with --timings, and a Ctrl-C to the terminal ends it cleanly with exit 0', async () => {
+    const ports = await stackPorts();
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'sheetgate-pnpm-start-'));
+    const database = process.env.DATABASE_URL ? await createTestDatabase() : undefined;
+    // pnpm in its own process group, as a terminal runs it: Ctrl-C signals the whole group.
+    const child = spawn('pnpm', ['start', '--timings'], {
+      cwd: repoRoot,
+      detached: true,
+      env: {
+        PATH: process.env.PATH,
+        DATA_DIR: dataDir,
+        ...(database ? { DATABASE_URL: database.url } : {}),
+        ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])),
+      },
+    });
+    let output = '';
+    for (const stream of [child.stdout, child.stderr])
+      stream.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const done = (error?: Error) => {
+          clearInterval(check);
+          clearTimeout(deadline);
+          if (error) reject(error);
+          else resolve();
+        };
+        const check = setInterval(() => {
+          if (output.includes('Sheetgate ready at')) done();
+        }, 50);
+        const deadline = setTimeout(() => done(new Error(`no ready line after 120 s:\n${output}`)), 120_000);
+        void exited.then(() => done(new Error(`pnpm start exited before it was ready:\n${output}`)));
+      });
+      for (const part of ['auth ready', 'mcp ready', 'web ready', 'google ready', 'gateway listening'])
+        expect(output).toMatch(new RegExp(`\\[start\\] +\\d+\\.\\d\\d s  ${part}`));
+      process.kill(-child.pid!, 'SIGINT');
+      expect(await exited).toBe(0);
+      expect(output).toContain('[start] stopped');
+      expect(output).not.toContain('ELIFECYCLE');
+      expect(await portIsListening(ports.PORT!)).toBe(false);
+      expect(await portIsListening(ports.AUTH_PORT!)).toBe(false);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+      await database?.close();
+    }
+  }, 180_000);
 });
 
 describe('pnpm start with a real PostgreSQL', () => {

@@ -1,7 +1,9 @@
 /**
  * `pnpm start`: the whole stack on one laptop (docs/design.md §6, §10). Starts what is not
  * configured (embedded PostgreSQL, the Google emulator), the three services as separate processes
- * and the gateway, prints one `ready` line, and stops everything on Ctrl-C.
+ * and the gateway, prints one `ready` line, and stops everything on Ctrl-C (exiting 0 and saying
+ * so). What can start at once does: the emulator, mcp and web load while PostgreSQL opens; auth,
+ * which needs it, follows. `pnpm start --timings` prints when each part was ready.
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir } from 'node:fs/promises';
@@ -21,6 +23,12 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 const entryOf = (relative: string) => path.join(repoRoot, relative);
 
 const settings = loadSettingsOrExit('start', stackSettingsSchema);
+const showTimings = process.argv.includes('--timings');
+const timings: Array<[what: string, seconds: number]> = [];
+/** Notes when a part was ready, in seconds since this process began (Node's own start included). */
+const mark = (what: string): void => {
+  timings.push([what, process.uptime()]);
+};
 const baseUrl = settings.BASE_URL ?? `http://localhost:${settings.PORT}`;
 let withEmulator: boolean;
 try {
@@ -44,7 +52,6 @@ if (taken.length > 0) {
   );
 }
 
-const started = performance.now();
 const children: ChildService[] = [];
 let embeddedPostgres: EmbeddedPostgres | undefined;
 let gateway: http.Server | undefined;
@@ -55,26 +62,22 @@ async function stopAll(exitCode: number): Promise<never> {
   if (gateway) await closeHttpServer(gateway);
   await Promise.all(children.map((child) => child.stop()));
   await embeddedPostgres?.close();
+  if (exitCode === 0) log('stopped');
   process.exit(exitCode);
 }
-process.once('SIGINT', () => void stopAll(0));
-process.once('SIGTERM', () => void stopAll(0));
+// Ctrl-C reaches every process of the terminal's group, and pnpm passes it on once more: the first
+// signal stops the stack, a repeat while it stops changes nothing (by default it would end this
+// process with the signal, leaving pnpm to report a failed command).
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (!stopping) void stopAll(0);
+  });
+}
 
 try {
   // The data folder holds the database files and local-secrets.json: this user's alone.
   await mkdir(path.resolve(settings.DATA_DIR), { recursive: true, mode: 0o700 });
   await chmod(path.resolve(settings.DATA_DIR), 0o700);
-  let databaseUrl = settings.DATABASE_URL;
-  if (!databaseUrl) {
-    const dataDir = path.resolve(settings.DATA_DIR, 'postgres');
-    embeddedPostgres = await startEmbeddedPostgres({
-      dataDir,
-      socketDir: path.resolve(settings.DATA_DIR, 'postgres-socket'),
-    });
-    databaseUrl = embeddedPostgres.url;
-    log(`embedded PostgreSQL (PGlite) with data in ${dataDir}`);
-  }
-
   const localSecrets = await loadOrCreateLocalSecrets(path.resolve(settings.DATA_DIR));
   const shared = {
     ...localSecrets,
@@ -85,6 +88,14 @@ try {
     INTERNAL_SERVICE_TOKEN: process.env.INTERNAL_SERVICE_TOKEN ?? randomBytes(32).toString('base64url'),
     AUTH_INTERNAL_URL: `http://${HOST}:${settings.AUTH_PORT}`,
     AUTH_GRPC_ADDRESS: `${HOST}:${settings.AUTH_GRPC_PORT}`,
+    // Which Google scopes auth asks for (standard | picked-files), for auth, mcp and web alike.
+    GOOGLE_SCOPE_MODE: settings.GOOGLE_SCOPE_MODE,
+  };
+  const ready: Array<Promise<void>> = [];
+  const start = (name: string, entry: string, env: Record<string, string>, readyUrl: string) => {
+    const child = spawnService(name, entryOf(entry), { ...shared, ...env });
+    children.push(child);
+    ready.push(waitUntilReady(readyUrl, child).then(() => mark(`${name} ready`)));
   };
 
   let googleEnv: Record<string, string> = {};
@@ -94,66 +105,77 @@ try {
       GOOGLE_CLIENT_ID: 'sheetgate-local.apps.googleusercontent.com',
       GOOGLE_CLIENT_SECRET: randomBytes(24).toString('base64url'),
       GOOGLE_EMULATOR_URL: emulatorUrl,
+      // The dashboard's Google Picker (GOOGLE_SCOPE_MODE=picked-files) is the emulator's stand-in,
+      // which takes any API key and app id.
+      GOOGLE_PICKER_SCRIPT_URL: `${emulatorUrl}/js/api.js`,
+      GOOGLE_PICKER_API_KEY: process.env.GOOGLE_PICKER_API_KEY ?? 'emulator-picker-api-key',
+      GOOGLE_PICKER_APP_ID: process.env.GOOGLE_PICKER_APP_ID ?? '100000000001',
     };
-    const emulator = spawnService('google', entryOf('packages/google-emulator/src/main.ts'), {
-      ...shared,
-      ...googleEnv,
-      GOOGLE_EMULATOR_PORT: String(settings.GOOGLE_EMULATOR_PORT),
-      GOOGLE_EMULATOR_HOST: HOST,
-      GOOGLE_EMULATOR_REDIRECT_URIS: `${baseUrl}/api/auth/google/callback`,
-    });
-    children.push(emulator);
-    await waitUntilReady(`http://${HOST}:${settings.GOOGLE_EMULATOR_PORT}/healthz`, emulator);
+    start(
+      'google',
+      'packages/google-emulator/src/main.ts',
+      {
+        ...googleEnv,
+        GOOGLE_EMULATOR_PORT: String(settings.GOOGLE_EMULATOR_PORT),
+        GOOGLE_EMULATOR_HOST: HOST,
+        GOOGLE_EMULATOR_REDIRECT_URIS: `${baseUrl}/api/auth/google/callback`,
+      },
+      `http://${HOST}:${settings.GOOGLE_EMULATOR_PORT}/healthz`,
+    );
     log(
       `Google emulator at ${emulatorUrl} (accounts: ${process.env.GOOGLE_EMULATOR_ACCOUNTS ?? 'alice@example.com, bob@example.com'})`,
     );
   }
-
-  const services = [
+  // mcp and web need nothing but auth, whose absence they wait out: they load while the database opens.
+  start(
+    'mcp',
+    'services/mcp/src/main.ts',
     {
-      name: 'auth',
-      port: settings.AUTH_PORT,
-      env: {
-        AUTH_HOST: HOST,
-        AUTH_PORT: String(settings.AUTH_PORT),
-        AUTH_GRPC_PORT: String(settings.AUTH_GRPC_PORT),
-        AUTH_METRICS_PORT: String(settings.AUTH_METRICS_PORT),
-        DATABASE_URL: databaseUrl,
-        ...(settings.REDIS_URL ? { REDIS_URL: settings.REDIS_URL } : {}),
-        ...(settings.AUTH_SIGNING_KEYS ? { AUTH_SIGNING_KEYS: settings.AUTH_SIGNING_KEYS } : {}),
-      },
-    },
-    {
-      name: 'mcp',
-      port: settings.MCP_PORT,
-      env: {
-        MCP_HOST: HOST,
-        MCP_PORT: String(settings.MCP_PORT),
-        MCP_METRICS_PORT: String(settings.MCP_METRICS_PORT),
-      },
-    },
-    {
-      name: 'web',
-      port: settings.WEB_PORT,
-      env: {
-        WEB_HOST: HOST,
-        WEB_PORT: String(settings.WEB_PORT),
-        WEB_METRICS_PORT: String(settings.WEB_METRICS_PORT),
-      },
-    },
-  ];
-  for (const service of services) {
-    const child = spawnService(service.name, entryOf(`services/${service.name}/src/main.ts`), {
-      ...shared,
       ...googleEnv,
-      ...service.env,
+      MCP_HOST: HOST,
+      MCP_PORT: String(settings.MCP_PORT),
+      MCP_METRICS_PORT: String(settings.MCP_METRICS_PORT),
+    },
+    `http://${HOST}:${settings.MCP_PORT}/readyz`,
+  );
+  start(
+    'web',
+    'services/web/src/main.ts',
+    {
+      ...googleEnv,
+      WEB_HOST: HOST,
+      WEB_PORT: String(settings.WEB_PORT),
+      WEB_METRICS_PORT: String(settings.WEB_METRICS_PORT),
+    },
+    `http://${HOST}:${settings.WEB_PORT}/readyz`,
+  );
+
+  let databaseUrl = settings.DATABASE_URL;
+  if (!databaseUrl) {
+    const dataDir = path.resolve(settings.DATA_DIR, 'postgres');
+    embeddedPostgres = await startEmbeddedPostgres({
+      dataDir,
+      socketDir: path.resolve(settings.DATA_DIR, 'postgres-socket'),
     });
-    children.push(child);
+    databaseUrl = embeddedPostgres.url;
+    mark('embedded PostgreSQL open');
+    log(`embedded PostgreSQL (PGlite) with data in ${dataDir}`);
   }
-  for (const [index, service] of services.entries()) {
-    const child = children[children.length - services.length + index]!;
-    await waitUntilReady(`http://${HOST}:${service.port}/readyz`, child);
-  }
+  start(
+    'auth',
+    'services/auth/src/main.ts',
+    {
+      ...googleEnv,
+      AUTH_HOST: HOST,
+      AUTH_PORT: String(settings.AUTH_PORT),
+      AUTH_GRPC_PORT: String(settings.AUTH_GRPC_PORT),
+      AUTH_METRICS_PORT: String(settings.AUTH_METRICS_PORT),
+      DATABASE_URL: databaseUrl,
+      ...(settings.REDIS_URL ? { REDIS_URL: settings.REDIS_URL } : {}),
+      ...(settings.AUTH_SIGNING_KEYS ? { AUTH_SIGNING_KEYS: settings.AUTH_SIGNING_KEYS } : {}),
+    },
+    `http://${HOST}:${settings.AUTH_PORT}/readyz`,
+  );
   for (const child of children) {
     void child.exited.then((code) => {
       if (stopping) return;
@@ -161,6 +183,7 @@ try {
       void stopAll(1);
     });
   }
+  await Promise.all(ready);
 
   gateway = createGateway({
     auth: `http://${HOST}:${settings.AUTH_PORT}`,
@@ -168,8 +191,14 @@ try {
     web: `http://${HOST}:${settings.WEB_PORT}`,
   });
   await listen(gateway, settings.PORT, HOST, 'PORT');
-  const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  log(`Sheetgate ready at ${baseUrl} (MCP endpoint ${baseUrl}/api/mcp) in ${seconds} s — Ctrl-C stops it`);
+  mark('gateway listening');
+  if (showTimings) {
+    for (const [what, seconds] of timings.sort((a, b) => a[1] - b[1]))
+      log(`${seconds.toFixed(2).padStart(6)} s  ${what}`);
+  }
+  log(
+    `Sheetgate ready at ${baseUrl} (MCP endpoint ${baseUrl}/api/mcp) in ${process.uptime().toFixed(1)} s — Ctrl-C stops it`,
+  );
 } catch (error) {
   log(`could not start: ${(error as Error).message}`);
   await stopAll(1);

@@ -24,6 +24,12 @@ export const stackSettingsSchema = z.object({
   GOOGLE_CLIENT_ID: z.string().optional(),
   GOOGLE_CLIENT_SECRET: z.string().optional(),
   AUTH_SIGNING_KEYS: z.string().optional(),
+  /**
+   * The Google scopes auth asks for (docs/design.md §7.8): `standard`, or `picked-files`
+   * (drive.file only; the dashboard's "Choose spreadsheets" opens the Google Picker, the
+   * emulator's own when it stands in for Google).
+   */
+  GOOGLE_SCOPE_MODE: z.enum(['standard', 'picked-files']).default('standard'),
   LOG_LEVEL: setting.logLevel(),
 });
 

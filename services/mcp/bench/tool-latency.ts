@@ -90,11 +90,10 @@ try {
     {
       name: 'emulator values.get, googleapis',
       call: () =>
-        sheets.spreadsheets.values.get({
-          spreadsheetId,
-          range: RANGE,
-          headers: { authorization: `Bearer ${googleToken}` },
-        }),
+        sheets.spreadsheets.values.get(
+          { spreadsheetId, range: RANGE },
+          { headers: { authorization: `Bearer ${googleToken}` } },
+        ),
     },
     ...(['legacy', 'modern'] as const).map((era) => {
       const request = readRange(era, spreadsheetId, 'Sheet1');
