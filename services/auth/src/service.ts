@@ -249,6 +249,7 @@ export async function createAuthService(
           scopeMode: settings.GOOGLE_SCOPE_MODE,
           googleTokens,
           pickedFiles: createPickedFiles(pool),
+          changeJournal,
         }),
       },
       { definition: RevocationServiceService, handlers: { watchRevocations: edge.watchRevocations } },

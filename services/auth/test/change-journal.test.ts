@@ -3,6 +3,7 @@ import {
   ChangeCredentialKind,
   type ChangeJournalClient,
   type ChangeRecord,
+  createAccountServiceClient,
   createChangeJournalClient,
   GrpcStatus,
 } from '@sheetgate/proto';
@@ -13,6 +14,7 @@ import { createChangeJournal } from '../src/change-journal/change-journal.ts';
 import { generateKeyringSpec, parseKeyring } from '../src/crypto/keyring.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { createDatabasePool, type DatabasePool } from '../src/db/pool.ts';
+import { createSessionStore } from '../src/sessions/index.ts';
 import { createUserLibrary } from '../src/users/index.ts';
 import { type AuthUnderTest, startAuthUnderTest } from './support/auth-process.ts';
 
@@ -299,6 +301,35 @@ describe('ChangeJournalService over gRPC', () => {
     expect(third.change!.undoUnavailableReason).toMatch(
       /holds the most Sheetgate keeps for one person \(1 MB/,
     );
+  });
+
+  it("lists the signed-in person's changes for the dashboard (AccountService), never another's", async () => {
+    const cookie = (await createSessionStore(pool).create(bob)).cookieValue;
+    const accounts = createAccountServiceClient({
+      address: `127.0.0.1:${subject.env.AUTH_GRPC_PORT}`,
+      serviceToken: subject.env.INTERNAL_SERVICE_TOKEN!,
+    });
+    try {
+      const bobs = record(bob, { spreadsheetId: 'bobs-sheet' });
+      await journal.recordChanges({ changes: [bobs, record(alice, { spreadsheetId: 'bobs-sheet' })] });
+      const listed = await accounts.listRecentChanges({
+        sessionCookie: cookie,
+        spreadsheetId: 'bobs-sheet',
+        pageSize: 0,
+        pageToken: '',
+      });
+      expect(listed.changes.map((change) => change.id)).toEqual([bobs.id]);
+      await expect(
+        accounts.listRecentChanges({
+          sessionCookie: 'x'.repeat(43),
+          spreadsheetId: '',
+          pageSize: 0,
+          pageToken: '',
+        }),
+      ).rejects.toMatchObject({ code: GrpcStatus.PERMISSION_DENIED });
+    } finally {
+      accounts.close();
+    }
   });
 
   it('refuses a caller without the service credential', async () => {

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { ChangeSummary } from "./change_journal.ts";
 
 /** The state of the person's Google connection. */
 export const GoogleConnectionStatus = {
@@ -476,6 +477,21 @@ export interface ForgetPickedFileRequest {
 export interface ForgetPickedFileResponse {
   /** False when the person had not chosen that file. */
   forgotten: boolean;
+}
+
+export interface ListRecentChangesRequest {
+  sessionCookie: string;
+  /** Empty: every spreadsheet. */
+  spreadsheetId: string;
+  /** 1..100; 0 means 20. */
+  pageSize: number;
+  pageToken: string;
+}
+
+export interface ListRecentChangesResponse {
+  changes: ChangeSummary[];
+  /** Empty on the last page. */
+  nextPageToken: string;
 }
 
 function createBaseUser(): User {
@@ -3820,6 +3836,230 @@ export const ForgetPickedFileResponse: MessageFns<ForgetPickedFileResponse> = {
   },
 };
 
+function createBaseListRecentChangesRequest(): ListRecentChangesRequest {
+  return { sessionCookie: "", spreadsheetId: "", pageSize: 0, pageToken: "" };
+}
+
+export const ListRecentChangesRequest: MessageFns<ListRecentChangesRequest> = {
+  encode(message: ListRecentChangesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionCookie !== "") {
+      writer.uint32(10).string(message.sessionCookie);
+    }
+    if (message.spreadsheetId !== "") {
+      writer.uint32(18).string(message.spreadsheetId);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(24).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(34).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRecentChangesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRecentChangesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionCookie = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.spreadsheetId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRecentChangesRequest {
+    return {
+      sessionCookie: isSet(object.sessionCookie)
+        ? globalThis.String(object.sessionCookie)
+        : isSet(object.session_cookie)
+        ? globalThis.String(object.session_cookie)
+        : "",
+      spreadsheetId: isSet(object.spreadsheetId)
+        ? globalThis.String(object.spreadsheetId)
+        : isSet(object.spreadsheet_id)
+        ? globalThis.String(object.spreadsheet_id)
+        : "",
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListRecentChangesRequest): unknown {
+    const obj: any = {};
+    if (message.sessionCookie !== "") {
+      obj.sessionCookie = message.sessionCookie;
+    }
+    if (message.spreadsheetId !== "") {
+      obj.spreadsheetId = message.spreadsheetId;
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListRecentChangesRequest>, I>>(base?: I): ListRecentChangesRequest {
+    return ListRecentChangesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRecentChangesRequest>, I>>(object: I): ListRecentChangesRequest {
+    const message = createBaseListRecentChangesRequest();
+    message.sessionCookie = object.sessionCookie ?? "";
+    message.spreadsheetId = object.spreadsheetId ?? "";
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListRecentChangesResponse(): ListRecentChangesResponse {
+  return { changes: [], nextPageToken: "" };
+}
+
+export const ListRecentChangesResponse: MessageFns<ListRecentChangesResponse> = {
+  encode(message: ListRecentChangesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.changes) {
+      ChangeSummary.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListRecentChangesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListRecentChangesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.changes.push(ChangeSummary.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListRecentChangesResponse {
+    return {
+      changes: globalThis.Array.isArray(object?.changes)
+        ? object.changes.map((e: any) => ChangeSummary.fromJSON(e))
+        : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListRecentChangesResponse): unknown {
+    const obj: any = {};
+    if (message.changes?.length) {
+      obj.changes = message.changes.map((e) => ChangeSummary.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListRecentChangesResponse>, I>>(base?: I): ListRecentChangesResponse {
+    return ListRecentChangesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListRecentChangesResponse>, I>>(object: I): ListRecentChangesResponse {
+    const message = createBaseListRecentChangesResponse();
+    message.changes = object.changes?.map((e) => ChangeSummary.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
 /**
  * What the web service needs from auth to render the pages a person sees (/login, /authorize,
  * /dashboard). Only auth serves it; every call carries the internal service credential
@@ -4025,6 +4265,21 @@ export const AccountServiceService = {
       Buffer.from(ForgetPickedFileResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ForgetPickedFileResponse => ForgetPickedFileResponse.decode(value),
   },
+  /**
+   * The person's change journal (docs/design.md §11.8) for the dashboard's Activity: newest
+   * first, optionally of one spreadsheet, paged like ChangeJournalService.ListChanges.
+   */
+  listRecentChanges: {
+    path: "/sheetgate.v1.AccountService/ListRecentChanges" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListRecentChangesRequest): Buffer =>
+      Buffer.from(ListRecentChangesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListRecentChangesRequest => ListRecentChangesRequest.decode(value),
+    responseSerialize: (value: ListRecentChangesResponse): Buffer =>
+      Buffer.from(ListRecentChangesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListRecentChangesResponse => ListRecentChangesResponse.decode(value),
+  },
 } as const;
 
 export interface AccountServiceServer extends UntypedServiceImplementation {
@@ -4084,6 +4339,11 @@ export interface AccountServiceServer extends UntypedServiceImplementation {
    * the person removes Sheetgate's access in their Google Account. Idempotent.
    */
   forgetPickedFile: handleUnaryCall<ForgetPickedFileRequest, ForgetPickedFileResponse>;
+  /**
+   * The person's change journal (docs/design.md §11.8) for the dashboard's Activity: newest
+   * first, optionally of one spreadsheet, paged like ChangeJournalService.ListChanges.
+   */
+  listRecentChanges: handleUnaryCall<ListRecentChangesRequest, ListRecentChangesResponse>;
 }
 
 export interface AccountServiceClient extends Client {
@@ -4338,6 +4598,25 @@ export interface AccountServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ForgetPickedFileResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The person's change journal (docs/design.md §11.8) for the dashboard's Activity: newest
+   * first, optionally of one spreadsheet, paged like ChangeJournalService.ListChanges.
+   */
+  listRecentChanges(
+    request: ListRecentChangesRequest,
+    callback: (error: ServiceError | null, response: ListRecentChangesResponse) => void,
+  ): ClientUnaryCall;
+  listRecentChanges(
+    request: ListRecentChangesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListRecentChangesResponse) => void,
+  ): ClientUnaryCall;
+  listRecentChanges(
+    request: ListRecentChangesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListRecentChangesResponse) => void,
   ): ClientUnaryCall;
 }
 

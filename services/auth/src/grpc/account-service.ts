@@ -22,6 +22,8 @@ import type {
   ListConnectedAppsResponse,
   ListPickedFilesRequest,
   ListPickedFilesResponse,
+  ListRecentChangesRequest,
+  ListRecentChangesResponse,
   RecordPickedFilesRequest,
   RecordPickedFilesResponse,
   RevokeApiKeyRequest,
@@ -31,6 +33,7 @@ import { DEFAULT_TOOLSETS } from '@sheetgate/proto';
 import { isInteractionUid, type Logger, SheetgateError } from '@sheetgate/service-runtime';
 import type Provider from 'oidc-provider';
 import { type ApiKeyLibrary, type ApiKeyRecord, requestedExpiry } from '../api-keys/index.ts';
+import type { ChangeJournal } from '../change-journal/change-journal.ts';
 import type { AppToolsets } from '../connected-apps/app-toolsets.ts';
 import type { ConnectedAppsLibrary } from '../connected-apps/connected-apps.ts';
 import type { EdgeRevocations } from '../edge-revocations/edge-revocations.ts';
@@ -41,6 +44,7 @@ import type { PickedFiles } from '../picked-files/picked-files.ts';
 import type { LegacySessionExchange } from '../provider-migration/legacy-sessions.ts';
 import type { SessionStore } from '../sessions/index.ts';
 import type { UserLibrary } from '../users/index.ts';
+import { listPage } from './change-journal-service.ts';
 import { unaryHandler } from './unary-handler.ts';
 
 /** The API-key operations the dashboard needs, from the api-keys library. */
@@ -71,6 +75,8 @@ export function accountServiceHandlers(deps: {
   googleTokens?: Pick<GoogleTokenBroker, 'getAccessToken'>;
   /** The files the person chose with the Picker. */
   pickedFiles?: PickedFiles;
+  /** The change journal, for the dashboard's Activity (ListRecentChanges). */
+  changeJournal?: ChangeJournal;
 }) {
   const scopeMode = deps.scopeMode ?? 'standard';
   const pickedFiles = () => {
@@ -235,6 +241,21 @@ export function accountServiceHandlers(deps: {
           apps: apps.map((app) => ({ ...app, toolsets: app.toolsets ?? [] })),
           appsResetAt: user.oauthResetAt?.toISOString() ?? '',
         };
+      },
+    ),
+
+    listRecentChanges: unaryHandler<ListRecentChangesRequest, ListRecentChangesResponse>(
+      logger,
+      'ListRecentChanges',
+      async (request) => {
+        const { user } = await signedIn(request.sessionCookie);
+        if (!deps.changeJournal) return { changes: [], nextPageToken: '' };
+        return listPage(deps.changeJournal, user.id, {
+          ...request,
+          credentialId: '',
+          sinceMs: 0,
+          untilMs: 0,
+        });
       },
     ),
 

@@ -92,7 +92,8 @@ function checkedRecord(record: ChangeRecord, index: number, now: number): Change
   };
 }
 
-function toMessage(change: ChangeSummary): ChangeSummaryMessage {
+/** A change as the gRPC services answer it (ChangeJournalService and AccountService). */
+export function toChangeMessage(change: ChangeSummary): ChangeSummaryMessage {
   return {
     id: change.id,
     occurredAtMs: change.occurredAt.getTime(),
@@ -111,6 +112,43 @@ function toMessage(change: ChangeSummary): ChangeSummaryMessage {
     undoneAtMs: change.undoneAt?.getTime() ?? 0,
     undoneByChangeId: change.undoneByChangeId ?? '',
   };
+}
+
+/** One page of the person's journal, the request's bounds checked (ListChanges, ListRecentChanges). */
+export async function listPage(
+  journal: ChangeJournal,
+  user: string,
+  request: {
+    spreadsheetId: string;
+    credentialId: string;
+    sinceMs: number;
+    untilMs: number;
+    pageSize: number;
+    pageToken: string;
+  },
+) {
+  const pageSize = request.pageSize || DEFAULT_PAGE_SIZE;
+  if (!(pageSize >= 1 && pageSize <= MAX_PAGE_SIZE)) throw invalid(`page_size must be 1..${MAX_PAGE_SIZE}`);
+  if (request.spreadsheetId.length > MAX_ID_LENGTH || request.credentialId.length > MAX_ID_LENGTH)
+    throw invalid('a filter is too long');
+  if (request.sinceMs < 0 || request.untilMs < 0) throw invalid('times must be 0 or more');
+  let cursor: { at: Date; id: string } | undefined;
+  if (request.pageToken) {
+    cursor = request.pageToken.length <= 200 ? decodeCursor(request.pageToken) : undefined;
+    if (!cursor) throw invalid('page_token is not one ListChanges answered');
+  }
+  const page = await journal.list(
+    user,
+    {
+      spreadsheetId: request.spreadsheetId,
+      credentialId: request.credentialId,
+      since: request.sinceMs ? new Date(request.sinceMs) : undefined,
+      until: request.untilMs ? new Date(request.untilMs) : undefined,
+    },
+    pageSize,
+    cursor,
+  );
+  return { changes: page.changes.map(toChangeMessage), nextPageToken: page.nextPageToken };
 }
 
 const notFound = () => new SheetgateError('not_found', 'no such change');
@@ -149,32 +187,7 @@ export function changeJournalHandlers(deps: {
     listChanges: unaryHandler<ListChangesRequest, ListChangesResponse>(
       logger,
       'ListChanges',
-      async (request) => {
-        const user = userId(request.userId);
-        const pageSize = request.pageSize || DEFAULT_PAGE_SIZE;
-        if (!(pageSize >= 1 && pageSize <= MAX_PAGE_SIZE))
-          throw invalid(`page_size must be 1..${MAX_PAGE_SIZE}`);
-        if (request.spreadsheetId.length > MAX_ID_LENGTH || request.credentialId.length > MAX_ID_LENGTH)
-          throw invalid('a filter is too long');
-        if (request.sinceMs < 0 || request.untilMs < 0) throw invalid('times must be 0 or more');
-        let cursor: { at: Date; id: string } | undefined;
-        if (request.pageToken) {
-          cursor = request.pageToken.length <= 200 ? decodeCursor(request.pageToken) : undefined;
-          if (!cursor) throw invalid('page_token is not one ListChanges answered');
-        }
-        const page = await journal.list(
-          user,
-          {
-            spreadsheetId: request.spreadsheetId,
-            credentialId: request.credentialId,
-            since: request.sinceMs ? new Date(request.sinceMs) : undefined,
-            until: request.untilMs ? new Date(request.untilMs) : undefined,
-          },
-          pageSize,
-          cursor,
-        );
-        return { changes: page.changes.map(toMessage), nextPageToken: page.nextPageToken };
-      },
+      async (request) => listPage(journal, userId(request.userId), request),
     ),
 
     getChange: unaryHandler<GetChangeRequest, GetChangeResponse>(logger, 'GetChange', async (request) => {
@@ -187,7 +200,7 @@ export function changeJournalHandlers(deps: {
         request.credentialId,
       );
       if (!found) throw notFound();
-      return { change: toMessage(found.change), payload: found.payload };
+      return { change: toChangeMessage(found.change), payload: found.payload };
     }),
 
     markChangeUndone: unaryHandler<MarkChangeUndoneRequest, MarkChangeUndoneResponse>(
