@@ -12,6 +12,7 @@ import {
 } from '@sheetgate/service-runtime';
 import Koa, { type Middleware } from 'koa';
 import { assetRoutes } from './assets/assets.ts';
+import { activityRoutes } from './routes/activity-routes.ts';
 import { createFormTokens } from './forms/form-tokens.ts';
 import { homePage } from './pages/home-page.ts';
 import { dashboardRoutes } from './routes/dashboard-routes.ts';
@@ -70,6 +71,7 @@ export function createWebApp(options: {
     routeMiddleware([
       route({ method: 'GET', path: '/', handle: (ctx) => sendPage(ctx, home) }),
       ...signInRoutes({ accounts }),
+      ...activityRoutes({ accounts }),
       ...dashboardRoutes({ accounts, formTokens: createFormTokens(options.serviceToken), baseUrl }),
     ]),
   );

@@ -261,6 +261,10 @@ ${input.created ? createdKeyPanel(input.baseUrl, input.created) : ''}
 ${googleSection(input.google)}
 ${keysSection(input)}
 ${appsSection(input.apps, input.appsResetAt)}
+<section aria-labelledby="activity-heading">
+<h2 id="activity-heading">Activity</h2>
+<p>What your API keys and connected apps changed in your spreadsheets through Sheetgate, and which changes can be undone: <a href="/dashboard/activity">see your activity</a>.</p>
+</section>
 <section aria-labelledby="session-heading">
 <h2 id="session-heading">Session</h2>
 <p>Signing out ends this browser's session; the next app you connect asks who is signing in. Keys and connected apps keep working.</p>
