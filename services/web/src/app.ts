@@ -15,7 +15,7 @@ import { assetRoutes } from './assets/assets.ts';
 import { activityRoutes } from './routes/activity-routes.ts';
 import { createFormTokens } from './forms/form-tokens.ts';
 import { homePage } from './pages/home-page.ts';
-import { dashboardRoutes } from './routes/dashboard-routes.ts';
+import { dashboardRoutes, type PickerSettings } from './routes/dashboard-routes.ts';
 import { legacySessionExchange } from './routes/legacy-session.ts';
 import { PageError, pageErrors } from './routes/page-errors.ts';
 import { sendPage } from './routes/request-values.ts';
@@ -54,6 +54,8 @@ export function createWebApp(options: {
   serviceToken: string;
   /** What /readyz checks (main.ts: auth's AccountService answers). */
   readiness: ReadinessCheck[];
+  /** The Google Picker's settings (GOOGLE_SCOPE_MODE=picked-files). */
+  picker?: PickerSettings | undefined;
 }): Koa {
   const { logger, baseUrl, accounts } = options;
   const app = new Koa({ proxy: false });
@@ -72,7 +74,12 @@ export function createWebApp(options: {
       route({ method: 'GET', path: '/', handle: (ctx) => sendPage(ctx, home) }),
       ...signInRoutes({ accounts }),
       ...activityRoutes({ accounts }),
-      ...dashboardRoutes({ accounts, formTokens: createFormTokens(options.serviceToken), baseUrl }),
+      ...dashboardRoutes({
+        accounts,
+        formTokens: createFormTokens(options.serviceToken),
+        baseUrl,
+        picker: options.picker,
+      }),
     ]),
   );
   app.use(() => {

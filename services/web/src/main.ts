@@ -26,6 +26,20 @@ const WEB_HTTP_ROUTES = [
 const READINESS_DEADLINE_MS = 1_500;
 
 const settings = loadSettingsOrExit('web', webSettingsSchema);
+
+/** Google's Picker frames docs.google.com; a stand-in (the emulator's) frames its own origin. */
+function pickerSettings(values: typeof settings) {
+  const scriptOrigin = new URL(values.GOOGLE_PICKER_SCRIPT_URL).origin;
+  const frameOrigin =
+    values.GOOGLE_PICKER_FRAME_ORIGIN ??
+    (scriptOrigin === 'https://apis.google.com' ? 'https://docs.google.com' : scriptOrigin);
+  return {
+    apiKey: values.GOOGLE_PICKER_API_KEY,
+    appId: values.GOOGLE_PICKER_APP_ID,
+    scriptUrl: values.GOOGLE_PICKER_SCRIPT_URL,
+    frameOrigin: new URL(frameOrigin).origin,
+  };
+}
 const logger = createLogger({ service: 'web', level: settings.LOG_LEVEL });
 const metrics = createServiceMetrics('web', { routes: WEB_HTTP_ROUTES });
 
@@ -40,6 +54,7 @@ await runService('web', logger, async () => {
       baseUrl: settings.BASE_URL,
       accounts,
       serviceToken: settings.INTERNAL_SERVICE_TOKEN,
+      picker: pickerSettings(settings),
       readiness: [
         {
           // Every page needs AccountService. GetSession without a cookie is answered without a

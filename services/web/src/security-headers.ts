@@ -13,6 +13,28 @@ export function allowFormActionTo(ctx: Context, source: string): void {
   ctx.state.formActionSources = sources;
 }
 
+/**
+ * The Google Picker's origins for this response (the dashboard in picked-files mode): the origin
+ * its loader script comes from joins `script-src`, the origin of the frame it opens `frame-src`.
+ * Nothing else is widened, and no other page gets them.
+ */
+export function allowPickerSources(
+  ctx: Context,
+  sources: { scriptOrigin: string; frameOrigin: string },
+): void {
+  ctx.state.pickerSources = sources;
+}
+
+/** The page CSP, widened for the Picker when the response asked for it. */
+export function contentSecurityPolicy(
+  formAction: readonly string[],
+  picker: { scriptOrigin: string; frameOrigin: string } | undefined,
+): string {
+  const policy = pageContentSecurityPolicy(formAction);
+  if (!picker) return policy;
+  return `${policy.replace("script-src 'self'", `script-src 'self' ${picker.scriptOrigin}`)}; frame-src ${picker.frameOrigin}`;
+}
+
 /** Headers every page carries (docs/design.md §7.5): no framing, a strict CSP, no referrer to other sites. */
 export function securityHeaders(): Middleware {
   return async (ctx, next) => {
@@ -20,7 +42,10 @@ export function securityHeaders(): Middleware {
       await next();
     } finally {
       ctx.set({
-        'content-security-policy': pageContentSecurityPolicy(ctx.state.formActionSources ?? []),
+        'content-security-policy': contentSecurityPolicy(
+          ctx.state.formActionSources ?? [],
+          ctx.state.pickerSources,
+        ),
         ...PAGE_HEADERS,
         ...HTML_PAGE_HEADERS,
       });

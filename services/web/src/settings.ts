@@ -14,6 +14,28 @@ export const webSettingsSchema = z.object({
   /** host:port of auth's internal gRPC (AccountService). */
   AUTH_GRPC_ADDRESS: z.string().default('127.0.0.1:8084'),
   INTERNAL_SERVICE_TOKEN: setting.secret(32),
+  /**
+   * The Google Picker on the dashboard (GOOGLE_SCOPE_MODE=picked-files, docs/design.md §7.8): the
+   * browser API key of the Cloud project (restrict it to the Picker API and this site's referrer;
+   * it is public, shipped to the page) and the project number (the Picker's app id, which ties a
+   * pick to Sheetgate's OAuth client). Without both, the dashboard says the Picker is not set up.
+   */
+  GOOGLE_PICKER_API_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,200}$/, 'expected a Google API key')
+    .optional(),
+  GOOGLE_PICKER_APP_ID: z
+    .string()
+    .regex(/^\d{1,30}$/, 'expected the Cloud project number')
+    .optional(),
+  /**
+   * Where the Picker's loader is (Google's api.js); the emulator's stand-in in development and
+   * tests. Its origin, and the origin of the frames the Picker opens (GOOGLE_PICKER_FRAME_ORIGIN:
+   * https://docs.google.com for Google's, the script's own origin otherwise), are all the
+   * dashboard's CSP adds, and only in picked-files mode.
+   */
+  GOOGLE_PICKER_SCRIPT_URL: setting.url(['https', 'http']).default('https://apis.google.com/js/api.js'),
+  GOOGLE_PICKER_FRAME_ORIGIN: setting.url(['https', 'http']).optional(),
   LOG_LEVEL: setting.logLevel(),
 });
 

@@ -17,12 +17,13 @@ function load(file: string, type: string): Asset {
 }
 
 /**
- * The stylesheet and the one progressive-enhancement script. They are files because the CSP has
+ * The stylesheet and the progressive-enhancement scripts (copy buttons, the Google Picker). They are files because the CSP has
  * no 'unsafe-inline' (docs/design.md §7.5); pages link them by their hashed URL.
  */
 export const assets = {
   stylesheet: load('app.css', 'text/css; charset=utf-8'),
   copyScript: load('copy.js', 'text/javascript; charset=utf-8'),
+  pickerScript: load('picker.js', 'text/javascript; charset=utf-8'),
 };
 
 /**

@@ -1,7 +1,13 @@
 import { createCsrfTokens } from '@sheetgate/service-runtime';
 
 /** What a dashboard form does; a token for one purpose is refused for any other. */
-export type FormPurpose = 'create-api-key' | 'revoke-api-key' | 'disconnect-app';
+export type FormPurpose =
+  | 'create-api-key'
+  | 'revoke-api-key'
+  | 'disconnect-app'
+  | 'picker-token'
+  | 'choose-files'
+  | 'forget-file';
 
 /**
  * CSRF tokens for the forms web itself handles (the forms posting to auth carry auth's tokens),

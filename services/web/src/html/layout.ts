@@ -15,6 +15,8 @@ export interface PageOptions {
   narrow?: boolean;
   /** Loads the copy-button script. */
   copyScript?: boolean;
+  /** Loads the dashboard's Google Picker script ("Choose spreadsheets"). */
+  pickerScript?: boolean;
 }
 
 /**
@@ -49,6 +51,7 @@ ${signOutForm(options.account.signOutCsrfToken)}</div>`
 <title>${options.title} · Sheetgate</title>
 <link rel="stylesheet" href="${assets.stylesheet.url}">
 ${options.copyScript ? html`<script src="${assets.copyScript.url}" defer></script>` : ''}
+${options.pickerScript ? html`<script src="${assets.pickerScript.url}" defer></script>` : ''}
 </head>
 <body>
 <header class="site-header">

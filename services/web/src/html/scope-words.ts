@@ -50,8 +50,22 @@ const GOOGLE_ALIASES: ReadonlyMap<string, string> = new Map([
   [`${GOOGLE_PREFIX}userinfo.profile`, 'profile'],
 ]);
 
-/** Which of the scopes Sheetgate needs Google granted, and which are missing. */
-export function googleGrant(granted: readonly string[]) {
+/**
+ * The Google scopes of GOOGLE_SCOPE_MODE=picked-files: drive.file alone reaches the files Sheetgate
+ * created and those the person chooses with the Google Picker.
+ */
+export const PICKED_FILES_GOOGLE_SCOPES: ReadonlyArray<{ scope: string; words: string; needed: boolean }> = [
+  {
+    scope: `${GOOGLE_PREFIX}drive.file`,
+    words: 'Read and edit only the spreadsheets you choose for Sheetgate and the files it creates',
+    needed: true,
+  },
+  ...GOOGLE_SCOPES.filter((entry) => !entry.needed),
+];
+
+/** Which of the scopes Sheetgate needs (in the deployment's mode) Google granted, and which are missing. */
+export function googleGrant(granted: readonly string[], scopeMode = 'standard') {
   const normalised = new Set(granted.map((scope) => GOOGLE_ALIASES.get(scope) ?? scope));
-  return GOOGLE_SCOPES.map((entry) => ({ ...entry, granted: normalised.has(entry.scope) }));
+  const scopes = scopeMode === 'picked-files' ? PICKED_FILES_GOOGLE_SCOPES : GOOGLE_SCOPES;
+  return scopes.map((entry) => ({ ...entry, granted: normalised.has(entry.scope) }));
 }

@@ -3,6 +3,7 @@ import {
   type ConnectedApp,
   DEFAULT_TOOLSETS,
   type GetGoogleConnectionResponse,
+  type PickedFile,
 } from '@sheetgate/proto';
 import { html, type SafeHtml, untrustedName } from '../html/html.ts';
 import { renderPage } from '../html/layout.ts';
@@ -37,6 +38,20 @@ export interface DashboardInput {
   created?: { key: ApiKey; secret: string } | undefined;
   createForm?: CreateKeyForm | undefined;
   notice?: string | undefined;
+  /** GOOGLE_SCOPE_MODE=picked-files: the files the person chose, and what the Picker needs. */
+  picked?: PickedFilesInput | undefined;
+}
+
+/** The "Spreadsheets Sheetgate can reach" section (picked-files mode). */
+export interface PickedFilesInput {
+  files: PickedFile[];
+  /** Absent when the Picker cannot open: Google not connected with drive.file, or not set up. */
+  picker?:
+    | { apiKey: string; appId: string; scriptUrl: string; tokenCsrf: string; chooseCsrf: string }
+    | undefined;
+  /** Why the Picker cannot open, for the person. */
+  unavailable?: string | undefined;
+  forgetCsrf: string;
 }
 
 export const EXPIRY_CHOICES = [
@@ -56,6 +71,11 @@ const NOTICES: ReadonlyMap<string, string> = new Map(
     app_disconnected: 'The app was disconnected: its access and refresh tokens no longer work.',
     nothing_to_revoke: 'That API key was already revoked or does not exist.',
     nothing_to_disconnect: 'That app was already disconnected.',
+    files_chosen: 'Sheetgate can now reach the spreadsheets you chose.',
+    files_refused: 'Those files could not be recorded. Choose them again.',
+    file_forgotten:
+      'Sheetgate forgot that spreadsheet: it is no longer listed here. Google keeps its access to the file until you remove it in your Google Account.',
+    nothing_to_forget: 'That spreadsheet was not in your list.',
   }),
 );
 
@@ -65,7 +85,7 @@ const lowerFirst = (words: string) => words.charAt(0).toLowerCase() + words.slic
 const RECONNECT = html`<a class="button" href="${googleSignInHref('/dashboard')}">Reconnect Google</a>`;
 
 function googleSection(google: GetGoogleConnectionResponse): SafeHtml {
-  const grant = googleGrant(google.grantedScopes);
+  const grant = googleGrant(google.grantedScopes, google.scopeMode);
   const missing = grant.filter((entry) => entry.needed && !entry.granted);
   let status: SafeHtml;
   if (google.status === 'GOOGLE_CONNECTION_STATUS_CONNECTED') {
@@ -92,7 +112,58 @@ ${grant.map((entry) => html`<li>${entry.granted ? 'Allowed' : 'Not allowed'}: ${
 <h2 id="google-heading">Google connection</h2>
 ${status}
 <p class="actions">${RECONNECT}</p>
-<p class="hint">Sheetgate never asks for full access to your Drive: only your spreadsheets and the files it creates or opens.</p>
+<p class="hint">${
+    google.scopeMode === 'picked-files'
+      ? 'Sheetgate never asks for access to your whole Drive: only the spreadsheets you choose for it below and the files it creates.'
+      : 'Sheetgate never asks for full access to your Drive: only your spreadsheets and the files it creates or opens.'
+  }</p>
+</section>`;
+}
+
+/** Where a person removes an app's access to their files at Google. */
+const GOOGLE_CONNECTIONS_URL = 'https://myaccount.google.com/connections';
+
+function pickedFilesSection(picked: PickedFilesInput): SafeHtml {
+  const picker = picked.picker;
+  const choose = picker
+    ? html`<div id="picker" data-script-url="${picker.scriptUrl}" data-api-key="${picker.apiKey}" data-app-id="${picker.appId}"
+ data-token-csrf="${picker.tokenCsrf}">
+<p class="actions"><button type="button" class="primary" data-picker-open hidden>Choose spreadsheets</button></p>
+<p id="picker-needs-script" class="muted">Choosing spreadsheets needs JavaScript: the Google Picker runs in this page.</p>
+<p id="picker-status" role="status" class="muted"></p>
+<form id="picked-form" method="post" action="/dashboard/picked-files" hidden>
+<input type="hidden" name="csrf" value="${picker.chooseCsrf}">
+</form>
+</div>`
+    : html`<p class="muted">${picked.unavailable ?? 'The Google Picker is not available.'}</p>`;
+  const list =
+    picked.files.length === 0
+      ? html`<p class="muted">You have not chosen any spreadsheets yet. Sheetgate reaches only the ones it created.</p>`
+      : html`<div class="table-wrap" role="region" aria-labelledby="picked-caption" tabindex="0"><table class="stack">
+<caption id="picked-caption" class="muted">Spreadsheets you chose</caption>
+<thead><tr><th scope="col">Name</th><th scope="col">File id</th><th scope="col">Chosen</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
+<tbody>
+${picked.files.map(
+  (file) => html`<tr data-file-id="${file.fileId}">
+<td data-label="Name">${untrustedName(file.name)}</td>
+<td data-label="File id"><code>${file.fileId}</code></td>
+<td data-label="Chosen">${displayTime(file.pickedAt)}</td>
+<td data-label="Action"><form method="post" action="/dashboard/picked-files/remove">
+<input type="hidden" name="csrf" value="${picked.forgetCsrf}">
+<input type="hidden" name="file" value="${file.fileId}">
+<button type="submit" class="danger" aria-label="${`Remove ${file.name}`}">Remove</button></form></td>
+</tr>`,
+)}
+</tbody></table></div>`;
+  return html`<section aria-labelledby="picked-heading">
+<h2 id="picked-heading">Spreadsheets Sheetgate can reach</h2>
+<p>In this deployment Sheetgate reaches only the spreadsheets it created and those you choose here with the Google Picker.
+A tool that meets any other spreadsheet tells you to choose it.</p>
+${choose}
+${list}
+<p class="hint">Remove makes Sheetgate forget a spreadsheet here. Google keeps Sheetgate's access to the files you chose until
+you remove Sheetgate under <a href="${GOOGLE_CONNECTIONS_URL}" rel="noopener noreferrer">Third-party apps &amp; services in your Google Account</a>,
+which ends its access to every file (reconnect Google afterwards to use Sheetgate again).</p>
 </section>`;
 }
 
@@ -259,6 +330,7 @@ export function dashboardPage(input: DashboardInput): string {
 ${notice ? html`<div class="notice" role="status"><p>${notice}</p></div>` : ''}
 ${input.created ? createdKeyPanel(input.baseUrl, input.created) : ''}
 ${googleSection(input.google)}
+${input.picked ? pickedFilesSection(input.picked) : ''}
 ${keysSection(input)}
 ${appsSection(input.apps, input.appsResetAt)}
 <section aria-labelledby="activity-heading">
@@ -274,5 +346,6 @@ ${appsSection(input.apps, input.appsResetAt)}
     body,
     account: input.account,
     copyScript: Boolean(input.created),
+    pickerScript: Boolean(input.picked?.picker),
   });
 }

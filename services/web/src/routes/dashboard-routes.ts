@@ -13,7 +13,13 @@ import { z } from 'zod';
 import type { FormPurpose, FormTokens } from '../forms/form-tokens.ts';
 import type { HeaderAccount } from '../html/layout.ts';
 import { disconnectAppPage, revokeKeyPage } from '../pages/confirm-pages.ts';
-import { type CreateKeyForm, type DashboardInput, dashboardPage } from '../pages/dashboard-page.ts';
+import {
+  type CreateKeyForm,
+  type DashboardInput,
+  dashboardPage,
+  type PickedFilesInput,
+} from '../pages/dashboard-page.ts';
+import { allowPickerSources } from '../security-headers.ts';
 import { PageError } from './page-errors.ts';
 import { sendPage, sessionCookieOf } from './request-values.ts';
 
@@ -29,6 +35,16 @@ const FORM_REFUSED = new PageError(
 );
 
 const DAY_MS = 86_400_000;
+const DRIVE_FILE = 'https://www.googleapis.com/auth/drive.file';
+
+/** The Google Picker as web's settings describe it (see settings.ts). */
+export interface PickerSettings {
+  apiKey: string | undefined;
+  appId: string | undefined;
+  scriptUrl: string;
+  /** The origin of the frames the Picker opens. */
+  frameOrigin: string;
+}
 
 const text = z.string().optional();
 /** Every dashboard form carries web's CSRF token. */
@@ -53,6 +69,8 @@ export function dashboardRoutes(deps: {
   accounts: AccountServiceClientApi;
   formTokens: FormTokens;
   baseUrl: string;
+  /** The Google Picker's settings (used in GOOGLE_SCOPE_MODE=picked-files only). */
+  picker?: PickerSettings | undefined;
 }): Route[] {
   const { accounts, formTokens, baseUrl } = deps;
   const secureCookies = new URL(baseUrl).protocol === 'https:';
@@ -105,6 +123,8 @@ export function dashboardRoutes(deps: {
       accounts.listApiKeys({ sessionCookie }),
       accounts.listConnectedApps({ sessionCookie }),
     ]);
+    const picked =
+      google.scopeMode === 'picked-files' ? await pickedFilesInput(ctx, sessionCookie, google) : undefined;
     sendPage(
       ctx,
       dashboardPage({
@@ -116,11 +136,124 @@ export function dashboardRoutes(deps: {
         appsResetAt: apps.appsResetAt,
         createToken: formTokens.issue('create-api-key', sessionCookie),
         createNonce: randomBytes(16).toString('base64url'),
+        picked,
         ...extra,
       }),
       status,
     );
   }
+
+  /**
+   * The picked-files section: the person's chosen files, and the Picker when it can open (Google
+   * connected with drive.file, the Picker's API key and app id set). Only then does this
+   * response's CSP name the Picker's origins.
+   */
+  async function pickedFilesInput(
+    ctx: Context,
+    sessionCookie: string,
+    google: { status: string; grantedScopes: string[] },
+  ): Promise<PickedFilesInput> {
+    const { files } = await accounts.listPickedFiles({ sessionCookie });
+    const forgetCsrf = formTokens.issue('forget-file', sessionCookie);
+    const picker = deps.picker;
+    if (google.status !== 'GOOGLE_CONNECTION_STATUS_CONNECTED' || !google.grantedScopes.includes(DRIVE_FILE))
+      return {
+        files,
+        forgetCsrf,
+        unavailable: 'Connect Google (and allow every requested access) to choose spreadsheets.',
+      };
+    if (!picker?.apiKey || !picker.appId)
+      return {
+        files,
+        forgetCsrf,
+        unavailable:
+          'The Google Picker is not set up in this deployment (GOOGLE_PICKER_API_KEY, GOOGLE_PICKER_APP_ID): ask its operator.',
+      };
+    allowPickerSources(ctx, {
+      scriptOrigin: new URL(picker.scriptUrl).origin,
+      frameOrigin: picker.frameOrigin,
+    });
+    return {
+      files,
+      forgetCsrf,
+      picker: {
+        apiKey: picker.apiKey,
+        appId: picker.appId,
+        scriptUrl: picker.scriptUrl,
+        tokenCsrf: formTokens.issue('picker-token', sessionCookie),
+        chooseCsrf: formTokens.issue('choose-files', sessionCookie),
+      },
+    };
+  }
+
+  /**
+   * The person's Google access token for the Picker, fetched by the dashboard's script on "Choose
+   * spreadsheets" (never rendered into a page or a URL). Auth gives one only in picked-files mode.
+   */
+  const pickerToken = route({
+    method: 'POST',
+    path: '/dashboard/picker-token',
+    form: z.object({ ...tokenForm }),
+    checkForgery: refuseForged('picker-token'),
+    async handle(ctx) {
+      const { accessToken, expiresAt } = await accounts.getPickerToken({
+        sessionCookie: sessionCookieOf(ctx),
+      });
+      ctx.set('cache-control', 'no-store');
+      if (!accessToken) {
+        ctx.status = 409;
+        ctx.body = { error: 'Sheetgate has no Google access to give the Picker: reconnect Google.' };
+        return;
+      }
+      ctx.body = { accessToken, expiresAt };
+    },
+  });
+
+  /** The Picker's selection, as its callback gave it: ids, names and types, in order. */
+  const choosePickedFiles = route({
+    method: 'POST',
+    path: '/dashboard/picked-files',
+    form: z.object({
+      ...tokenForm,
+      file_id: z.array(z.string()).optional(),
+      file_name: z.array(z.string()).optional(),
+      file_mime_type: z.array(z.string()).optional(),
+    }),
+    checkForgery: refuseForged('choose-files'),
+    async handle(ctx, { form }) {
+      const ids = form.file_id ?? [];
+      const files = ids.map((fileId, index) => ({
+        fileId,
+        name: form.file_name?.[index] ?? '',
+        mimeType: form.file_mime_type?.[index] ?? '',
+        pickedAt: '',
+      }));
+      let notice = 'files_chosen';
+      try {
+        await accounts.recordPickedFiles({ sessionCookie: sessionCookieOf(ctx), files });
+      } catch (error) {
+        if (kindOfCallError(error) !== 'invalid_argument') throw error;
+        notice = 'files_refused';
+      }
+      ctx.status = 303;
+      ctx.redirect(`/dashboard?notice=${notice}`);
+    },
+  });
+
+  /** "Remove": Sheetgate forgets one chosen file (Google's grant is the person's to revoke there). */
+  const forgetPickedFile = route({
+    method: 'POST',
+    path: '/dashboard/picked-files/remove',
+    form: z.object({ ...tokenForm, file: text }),
+    checkForgery: refuseForged('forget-file'),
+    async handle(ctx, { form }) {
+      const { forgotten } = isPlausibleId(form.file)
+        ? await accounts.forgetPickedFile({ sessionCookie: sessionCookieOf(ctx), fileId: form.file })
+        : { forgotten: false };
+      ctx.status = 303;
+      ctx.redirect(`/dashboard?notice=${forgotten ? 'file_forgotten' : 'nothing_to_forget'}`);
+    },
+  });
 
   const dashboard = route({
     method: 'GET',
@@ -284,5 +417,16 @@ export function dashboardRoutes(deps: {
     },
   });
 
-  return [dashboard, apiKeysPage, createKey, confirmRevoke, revokeKey, confirmDisconnect, disconnectApp];
+  return [
+    dashboard,
+    apiKeysPage,
+    createKey,
+    confirmRevoke,
+    revokeKey,
+    confirmDisconnect,
+    disconnectApp,
+    pickerToken,
+    choosePickedFiles,
+    forgetPickedFile,
+  ];
 }
