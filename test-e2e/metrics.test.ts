@@ -103,6 +103,39 @@ describe('metrics after real traffic', () => {
     expect(total(samples, 'sheetgate_mcp_google_retries_total', { reason: 'unavailable' })).toBe(1);
   });
 
+  it('mcp: tool calls by tool, toolset and outcome; API-key requests by how the replica served them', async () => {
+    const calls = (samples: Sample[], tool: string, toolset: string, outcome: string) =>
+      total(samples, 'sheetgate_mcp_tool_calls_total', { tool, toolset, outcome });
+    const before = await scrapeMetrics(metricsUrl('mcp'));
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await callTool(apiKeyClient, 'read_range', { spreadsheetId, range: 'A1:B2' })).isError,
+      ).toBeFalsy();
+    const invalid = await callTool(apiKeyClient, 'read_range', { spreadsheetId: 42 });
+    expect(invalid.isError).toBe(true);
+    const missing = await callTool(apiKeyClient, 'read_range', {
+      spreadsheetId: 'no-such-file',
+      range: 'A1',
+    });
+    expect(missing.isError).toBe(true);
+    const after = await scrapeMetrics(metricsUrl('mcp'));
+    const change = (outcome: string) =>
+      calls(after, 'read_range', 'core-read', outcome) - calls(before, 'read_range', 'core-read', outcome);
+    expect(change('ok')).toBe(3);
+    expect(change('invalid_arguments')).toBe(1);
+    expect(change('tool_error')).toBe(1);
+    // The key is held by the replica: these requests are served from its lease (auth is asked
+    // again only if the replica's minute of holding it ended in between).
+    const served = (samples: Sample[], how: string) =>
+      total(samples, 'sheetgate_mcp_api_key_requests_total', { served: how }) -
+      total(before, 'sheetgate_mcp_api_key_requests_total', { served: how });
+    expect(served(after, 'lease') + served(after, 'auth')).toBe(5);
+    expect(served(after, 'lease')).toBeGreaterThanOrEqual(4);
+    expect(total(after, 'sheetgate_mcp_api_key_requests_total', { served: 'auth' })).toBeGreaterThanOrEqual(
+      1,
+    );
+  });
+
   it('auth: Google token refreshes by outcome are the refresh grants the emulator answered', async () => {
     // Tokens live a second: keep calling until auth has refreshed one at Google (bounded).
     for (let attempt = 0; attempt < 40; attempt++) {

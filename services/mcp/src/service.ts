@@ -145,6 +145,7 @@ export async function createMcpService(
     baseUrl: settings.BASE_URL,
     states: createRequestStateCodec(settings.INTERNAL_SERVICE_TOKEN),
     requestTimeoutMs: settings.MCP_REQUEST_TIMEOUT_SECONDS * 1000,
+    onToolCall: metrics.toolCalled,
   });
   const authenticate = createRequestAuthenticator({
     verifier,
@@ -156,6 +157,7 @@ export async function createMcpService(
       revocations,
       leaseSize: settings.API_KEY_LEASE_SIZE,
       logger,
+      onServed: metrics.apiKeyServed,
     }),
     clientAddress: clientAddressResolver(settings.TRUSTED_PROXIES),
     resourceMetadataUrl: `${settings.BASE_URL}/.well-known/oauth-protected-resource/api/mcp`,

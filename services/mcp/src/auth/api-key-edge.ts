@@ -70,6 +70,9 @@ interface Entry {
  * lease is good until the window it came from ends; a window auth says is spent is answered 429
  * with Retry-After until it ends, without asking again.
  */
+/** How a request with an API key was served: see mcp-metrics.ts's `sheetgate_mcp_api_key_requests_total`. */
+export type ApiKeyServed = 'lease' | 'auth' | 'limited';
+
 export function edgeApiKeyResolver(deps: {
   /** Resolves what this replica does not hold (`brokerApiKeyResolver`). */
   resolver: ApiKeyResolver;
@@ -80,6 +83,8 @@ export function edgeApiKeyResolver(deps: {
   /** How long a held key is served before auth is asked again (tests shrink it). */
   maxAgeMs?: number;
   logger?: Logger;
+  /** Told how each request was served (the metrics). */
+  onServed?: (served: ApiKeyServed) => void;
 }): ApiKeyResolver & { readonly size: number } {
   const maxEntries = deps.maxEntries ?? DEFAULT_MAX_ENTRIES;
   const maxAgeMs = deps.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
@@ -138,6 +143,7 @@ export function edgeApiKeyResolver(deps: {
   async function askAuth(apiKey: string, hash: string, clientAddress: string): Promise<ApiKeyOutcome> {
     const before = epoch;
     const outcome = await deps.resolver.resolve(apiKey, clientAddress);
+    deps.onServed?.('auth');
     if (outcome.ok && epoch === before && !isExpired(outcome.expiresAtMs)) remember(hash, outcome);
     return outcome;
   }
@@ -192,6 +198,7 @@ export function edgeApiKeyResolver(deps: {
       if (!entry) return askAuth(apiKey, hash, clientAddress);
       const at = now();
       if (entry.spentUntil > at) {
+        deps.onServed?.('limited');
         return {
           ok: false,
           reason: 'rate_limited',
@@ -200,6 +207,7 @@ export function edgeApiKeyResolver(deps: {
       }
       if (entry.allowance > 0 && entry.allowanceUntil > at) {
         entry.allowance--;
+        deps.onServed?.('lease');
         return {
           ok: true,
           userId: entry.userId,

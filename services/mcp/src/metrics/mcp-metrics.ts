@@ -5,14 +5,17 @@ import {
   isServiceError,
   type TokenBrokerClient,
   TokenBrokerServiceService,
+  type ToolsetName,
 } from '@sheetgate/proto';
 import { createServiceMetrics } from '@sheetgate/service-runtime';
 import type { VerificationOutcome } from '../auth/access-token-verifier.ts';
+import type { ApiKeyServed } from '../auth/api-key-edge.ts';
 import type { GoogleTokenLookup } from '../google/edge-google-tokens.ts';
 import type { GoogleFailureKind } from '../google/google-errors.ts';
 import type { GoogleHttpAdapter } from '../google/http-adapter.ts';
 import type { QuotaTurnOutcome } from '../google/quota-gate.ts';
 import { toolOfThisCall } from '../google/tool-attribution.ts';
+import type { ToolCallOutcome } from '../protocol/mcp-server.ts';
 import { googleApiMethod } from './google-api-methods.ts';
 
 /** The route templates of mcp's HTTP port. */
@@ -44,6 +47,23 @@ export function createMcpMetrics() {
       this.inc({ outcome: 'cache_hit' }, cacheHits);
       cacheHits = 0;
     },
+  });
+  // Requests served from a lease come with nearly every API-key request: counted like cache hits.
+  let servedFromLease = 0;
+  const apiKeyRequests = metrics.counter({
+    name: 'sheetgate_mcp_api_key_requests_total',
+    help: "API-key requests by how this replica served them: lease (a key it holds, from its lease of the key's rate limit), auth (a key it does not hold: auth resolved it), limited (429 from a lease auth said is spent).",
+    labelNames: ['served'] as const,
+    collect() {
+      this.inc({ served: 'lease' }, servedFromLease);
+      servedFromLease = 0;
+    },
+  });
+  for (const served of ['lease', 'auth', 'limited']) apiKeyRequests.inc({ served }, 0);
+  const toolCalls = metrics.counter({
+    name: 'sheetgate_mcp_tool_calls_total',
+    help: "Tool calls by tool, its toolset and how the call ended: ok, tool_error (the tool said why not), invalid_arguments, not_enabled (the toolset is not the credential's), failed (a bug, logged), cancelled.",
+    labelNames: ['tool', 'toolset', 'outcome'] as const,
   });
   const brokerCalls = metrics.counter({
     name: 'sheetgate_mcp_broker_calls_total',
@@ -158,6 +178,17 @@ export function createMcpMetrics() {
     countVerification(result: VerificationOutcome): void {
       if (result.outcome === 'cache_hit') cacheHits++;
       else verifications.inc(result.outcome === 'refused' ? result : { outcome: result.outcome });
+    },
+
+    /** Counts how an API-key request was served (api-key-edge.ts's `onServed`). */
+    apiKeyServed(served: ApiKeyServed): void {
+      if (served === 'lease') servedFromLease++;
+      else apiKeyRequests.inc({ served });
+    },
+
+    /** Counts how a tool call ended (mcp-server.ts's `onToolCall`). */
+    toolCalled(tool: string, toolset: ToolsetName, outcome: ToolCallOutcome): void {
+      toolCalls.inc({ tool, toolset, outcome });
     },
 
     /** The same broker client, with every call counted and timed. */

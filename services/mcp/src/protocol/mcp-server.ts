@@ -5,6 +5,7 @@ import type {
   InitializeResult,
   Tool,
 } from '@modelcontextprotocol/server';
+import type { ToolsetName } from '@sheetgate/proto';
 import type { Logger } from '@sheetgate/service-runtime';
 import { z } from 'zod';
 import type { AuthInfo } from '../auth/auth-info.ts';
@@ -66,6 +67,20 @@ export interface CallContext {
  * schemas, capability bookkeeping and handshake state were per-connection machinery a stateless
  * endpoint paid for on every request, and it has no notion of the 2026-07-28 era.
  */
+/**
+ * How a call of a known tool ended: `ok`; `tool_error` (the tool said why it could not: Google's
+ * refusal, bad input it caught, a declined confirmation); `invalid_arguments`; `not_enabled` (its
+ * toolset is not the credential's); `failed` (a bug: logged); `cancelled` (the client left or the
+ * request timed out).
+ */
+export type ToolCallOutcome =
+  | 'ok'
+  | 'tool_error'
+  | 'invalid_arguments'
+  | 'not_enabled'
+  | 'failed'
+  | 'cancelled';
+
 export function createMcpServer(options: {
   tools: ToolDefinition[];
   logger: Logger;
@@ -73,6 +88,8 @@ export function createMcpServer(options: {
   states: RequestStateCodec;
   /** How long a request may run before it is answered with an error and its work cancelled. */
   requestTimeoutMs?: number;
+  /** Told how each call of a known tool ended (the metrics: which tools and toolsets are used). */
+  onToolCall?: (tool: string, toolset: ToolsetName, outcome: ToolCallOutcome) => void;
 }) {
   const timeoutMs = options.requestTimeoutMs ?? 120_000;
   const icons = sheetgateIcons(options.baseUrl);
@@ -148,7 +165,9 @@ export function createMcpServer(options: {
       );
     }
     const set = toolsets.setOf.get(name)!;
+    const count = (outcome: ToolCallOutcome) => options.onToolCall?.(tool.name, set, outcome);
     if (call.auth.toolsets !== undefined && !call.auth.toolsets.includes(set)) {
+      count('not_enabled');
       // Like an unknown tool, for this credential: a client lists again and finds it absent.
       const where =
         call.auth.credential === 'api_key'
@@ -161,7 +180,10 @@ export function createMcpServer(options: {
     }
     const args = params.arguments ?? {};
     const parsed = tool.inputSchema.safeParse(args);
-    if (!parsed.success) return toolError(`invalid arguments: ${z.prettifyError(parsed.error)}`);
+    if (!parsed.success) {
+      count('invalid_arguments');
+      return toolError(`invalid arguments: ${z.prettifyError(parsed.error)}`);
+    }
     const reporter = progressReporter(params, call);
     const context: ToolContext = { auth: call.auth, signal, progress: reporter.progress };
     try {
@@ -177,17 +199,28 @@ export function createMcpServer(options: {
             context,
             states: options.states,
           });
-          if (!confirmation.proceed) return confirmation.result;
+          if (!confirmation.proceed) {
+            count('tool_error');
+            return confirmation.result;
+          }
         }
         const output = await tool.run(parsed.data, context);
+        count('ok');
         return {
           content: [{ type: 'text', text: output.text }],
           structuredContent: output.structuredContent,
         };
       });
     } catch (error) {
-      if (error instanceof ToolError) return toolError(error.message);
-      if (error instanceof RpcFailure || signal.aborted) throw error;
+      if (error instanceof ToolError) {
+        count(signal.aborted ? 'cancelled' : 'tool_error');
+        return toolError(error.message);
+      }
+      if (error instanceof RpcFailure || signal.aborted) {
+        count(signal.aborted ? 'cancelled' : 'failed');
+        throw error;
+      }
+      count('failed');
       options.logger.error({ err: error, tool: tool.name }, 'tool failed');
       return toolError('the tool failed unexpectedly; try again');
     }
