@@ -209,6 +209,43 @@ describe('ChangeJournalService over gRPC', () => {
     expect(last.change?.id).toBe(entries[2]!.id);
   });
 
+  it("names the credential: the API key's name, the connected app's client name", async () => {
+    const registered = await fetch(`${subject.baseUrl}/api/auth/oauth2/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Sheets Agent',
+        redirect_uris: ['http://127.0.0.1:9/callback'],
+        token_endpoint_auth_method: 'none',
+      }),
+    });
+    expect(registered.status).toBe(201);
+    const { client_id: clientId } = (await registered.json()) as { client_id: string };
+    const { rows } = await pool.query(
+      `INSERT INTO api_keys (user_id, name, display_prefix, secret_hash, scopes)
+       VALUES ($1, 'Nightly import', 'sg_live_abcd', $2, ARRAY['sheets:read']) RETURNING id`,
+      [alice, 'a'.repeat(64)],
+    );
+    const byApp = record(alice, {
+      spreadsheetId: 'named',
+      credentialKind: ChangeCredentialKind.CHANGE_CREDENTIAL_KIND_APP,
+      credentialId: clientId,
+    });
+    const byKey = record(alice, { spreadsheetId: 'named', credentialId: rows[0].id });
+    await journal.recordChanges({ changes: [byApp, byKey] });
+    const listed = await journal.listChanges({
+      userId: alice,
+      spreadsheetId: 'named',
+      credentialId: '',
+      sinceMs: 0,
+      untilMs: 0,
+      pageSize: 0,
+      pageToken: '',
+    });
+    const names = Object.fromEntries(listed.changes.map((change) => [change.id, change.credentialName]));
+    expect(names).toEqual({ [byApp.id]: 'Sheets Agent', [byKey.id]: 'Nightly import' });
+  });
+
   it("answers NOT_FOUND for another person's change and for an unknown one", async () => {
     const entry = record(alice);
     await journal.recordChanges({ changes: [entry] });

@@ -2,6 +2,8 @@ import type { Keyring } from '../crypto/keyring.ts';
 import { type ResealCount, resealEach } from '../crypto/reseal-each.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { withTransaction } from '../db/transaction.ts';
+import { createOidcModelQueries } from '../oidc/oidc-model-queries.ts';
+import { type ChangeRow, createChangeJournalQueries } from './change-journal-queries.ts';
 
 /** Who made a change. */
 export type ChangeCredentialKind = 'api_key' | 'app' | 'dashboard';
@@ -67,17 +69,6 @@ export function journalFullReason(maxBytesPerPerson: number, retentionDays: numb
   return `Undo is not available: your change journal holds the most Sheetgate keeps for one person (${mb} MB of replaced contents); older changes leave it after ${retentionDays} days.`;
 }
 
-const SUMMARY_COLUMNS = `j.id, j.occurred_at AS "occurredAt", j.credential_kind AS "credentialKind",
-  j.credential_id AS "credentialId",
-  COALESCE(k.name, c.payload->>'client_name', '') AS "credentialName",
-  j.tool, j.spreadsheet_id AS "spreadsheetId", j.ranges, j.cells::float8 AS cells, j.rows::float8 AS rows,
-  j.undoable, j.undo_unavailable_reason AS "undoUnavailableReason",
-  j.undoes_change_id AS "undoesChangeId", j.undone_at AS "undoneAt",
-  j.undone_by_change_id AS "undoneByChangeId"`;
-const SUMMARY_FROM = `change_journal j
-  LEFT JOIN api_keys k ON j.credential_kind = 'api_key' AND k.id::text = j.credential_id
-  LEFT JOIN oidc_models c ON j.credential_kind = 'app' AND c.model = 'Client' AND c.id = j.credential_id`;
-
 /** The sealed payload is bound to its person and entry: a row copied elsewhere does not open. */
 const payloadContext = (userId: string, id: string) => `change-journal:${userId}:${id}`;
 
@@ -100,19 +91,43 @@ export function decodeCursor(token: string): { at: Date; id: string } | undefine
  */
 export function createChangeJournal(options: ChangeJournalOptions) {
   const { pool, keyring } = options;
+  const queries = createChangeJournalQueries(pool);
+  const models = createOidcModelQueries(pool);
   const fullReason = journalFullReason(options.maxBytesPerPerson, options.retentionDays);
+
+  /** Rows as listed: an API key's name comes with the row, a connected app's from its client. */
+  async function summaries(rows: ChangeRow[]): Promise<ChangeSummary[]> {
+    const appIds = [
+      ...new Set(rows.filter((row) => row.credentialKind === 'app').map((row) => row.credentialId)),
+    ];
+    const clients = appIds.length ? await models.findLiveByIds('Client', appIds) : [];
+    const appNames = new Map(
+      clients.map((client) => [
+        client.id,
+        String((client.payload as { client_name?: unknown }).client_name ?? ''),
+      ]),
+    );
+    return rows.map(({ keyName, ...row }) => ({
+      ...row,
+      credentialName: (row.credentialKind === 'api_key' ? keyName : appNames.get(row.credentialId)) ?? '',
+    }));
+  }
+
+  function opened(userId: string, row: (ChangeRow & { sealed: string | null }) | undefined) {
+    if (!row) return undefined;
+    const { sealed, ...rest } = row;
+    const payload = sealed
+      ? Buffer.from(keyring.decrypt(sealed, payloadContext(userId, row.id)), 'base64')
+      : Buffer.alloc(0);
+    return summaries([rest]).then(([change]) => ({ change: change!, payload }));
+  }
+
   return {
     /** Stores the entries; past the person's bound an entry is kept without its payload. */
     async record(changes: readonly ChangeInput[]): Promise<{ recorded: number; storedWithoutUndo: number }> {
       if (changes.length === 0) return { recorded: 0, storedWithoutUndo: 0 };
       return withTransaction(pool, async (client) => {
-        const users = [...new Set(changes.map((change) => change.userId))];
-        const { rows } = await client.query<{ userId: string; bytes: string }>(
-          `SELECT user_id AS "userId", COALESCE(SUM(payload_bytes), 0) AS bytes FROM change_journal
-           WHERE user_id = ANY($1::uuid[]) GROUP BY user_id`,
-          [users],
-        );
-        const used = new Map(rows.map((row) => [row.userId, Number(row.bytes)]));
+        const used = await queries.payloadBytes(client, [...new Set(changes.map((change) => change.userId))]);
         let recorded = 0;
         let storedWithoutUndo = 0;
         for (const change of changes) {
@@ -124,34 +139,16 @@ export function createChangeJournal(options: ChangeJournalOptions) {
             undoable = false;
             undoUnavailableReason = fullReason;
           }
-          const result = await client.query(
-            `INSERT INTO change_journal (id, user_id, occurred_at, credential_kind, credential_id, tool,
-               spreadsheet_id, ranges, cells, rows, undoable, undo_unavailable_reason, payload_sealed,
-               payload_bytes, undoes_change_id)
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8::text[], $9, $10, $11, $12, $13, $14, $15
-             WHERE EXISTS (SELECT 1 FROM users WHERE id = $2)
-             ON CONFLICT (id) DO NOTHING`,
-            [
-              change.id,
-              change.userId,
-              change.occurredAt,
-              change.credentialKind,
-              change.credentialId,
-              change.tool,
-              change.spreadsheetId,
-              change.ranges,
-              change.cells,
-              change.rows,
-              undoable && payload !== null,
-              undoUnavailableReason,
-              payload
-                ? keyring.encrypt(payload.toString('base64'), payloadContext(change.userId, change.id))
-                : null,
-              payload?.length ?? 0,
-              change.undoesChangeId,
-            ],
-          );
-          if (result.rowCount === 1) {
+          const inserted = await queries.insert(client, {
+            ...change,
+            undoable: undoable && payload !== null,
+            undoUnavailableReason,
+            payloadSealed: payload
+              ? keyring.encrypt(payload.toString('base64'), payloadContext(change.userId, change.id))
+              : null,
+            payloadBytes: payload?.length ?? 0,
+          });
+          if (inserted) {
             recorded++;
             used.set(change.userId, before + (payload?.length ?? 0));
             if (change.payload.length > 0 && !payload) storedWithoutUndo++;
@@ -168,28 +165,18 @@ export function createChangeJournal(options: ChangeJournalOptions) {
       pageSize: number,
       cursor?: { at: Date; id: string },
     ): Promise<{ changes: ChangeSummary[]; nextPageToken: string }> {
-      const { rows } = await pool.query<ChangeSummary>(
-        `SELECT ${SUMMARY_COLUMNS} FROM ${SUMMARY_FROM}
-         WHERE j.user_id = $1
-           AND ($2::text IS NULL OR j.spreadsheet_id = $2)
-           AND ($3::text IS NULL OR j.credential_id = $3)
-           AND ($4::timestamptz IS NULL OR j.occurred_at >= $4)
-           AND ($5::timestamptz IS NULL OR j.occurred_at < $5)
-           AND ($6::timestamptz IS NULL OR (j.occurred_at, j.id) < ($6, $7::uuid))
-         ORDER BY j.occurred_at DESC, j.id DESC
-         LIMIT $8`,
-        [
-          userId,
-          filters.spreadsheetId || null,
-          filters.credentialId || null,
-          filters.since ?? null,
-          filters.until ?? null,
-          cursor?.at ?? null,
-          cursor?.id ?? null,
-          pageSize + 1,
-        ],
+      const rows = await queries.list(
+        userId,
+        {
+          spreadsheetId: filters.spreadsheetId || null,
+          credentialId: filters.credentialId || null,
+          since: filters.since ?? null,
+          until: filters.until ?? null,
+          cursor: cursor ?? null,
+        },
+        pageSize + 1,
       );
-      const changes = rows.slice(0, pageSize);
+      const changes = await summaries(rows.slice(0, pageSize));
       return {
         changes,
         nextPageToken: rows.length > pageSize ? encodeCursor(changes[changes.length - 1]!) : '',
@@ -205,23 +192,12 @@ export function createChangeJournal(options: ChangeJournalOptions) {
       changeId: string | undefined,
       credentialId?: string,
     ): Promise<{ change: ChangeSummary; payload: Buffer } | undefined> {
-      const { rows } = await pool.query<ChangeSummary & { sealed: string | null }>(
+      return opened(
+        userId,
         changeId
-          ? `SELECT ${SUMMARY_COLUMNS}, j.payload_sealed AS sealed FROM ${SUMMARY_FROM}
-             WHERE j.user_id = $1 AND j.id = $2`
-          : `SELECT ${SUMMARY_COLUMNS}, j.payload_sealed AS sealed FROM ${SUMMARY_FROM}
-             WHERE j.user_id = $1 AND j.undone_at IS NULL AND j.undoes_change_id IS NULL
-               AND ($2::text IS NULL OR j.credential_id = $2)
-             ORDER BY j.occurred_at DESC, j.id DESC LIMIT 1`,
-        [userId, changeId ?? (credentialId || null)],
+          ? await queries.find(userId, changeId)
+          : await queries.findNewestStanding(userId, credentialId || null),
       );
-      const row = rows[0];
-      if (!row) return undefined;
-      const { sealed, ...change } = row;
-      const payload = sealed
-        ? Buffer.from(keyring.decrypt(sealed, payloadContext(userId, change.id)), 'base64')
-        : Buffer.alloc(0);
-      return { change, payload };
     },
 
     /** Marks the entry undone by another; `already` when it was undone before. */
@@ -230,41 +206,22 @@ export function createChangeJournal(options: ChangeJournalOptions) {
       changeId: string,
       undoneByChangeId: string,
     ): Promise<'ok' | 'not_found' | 'already'> {
-      const { rows } = await pool.query<{ undone: boolean }>(
-        `WITH target AS (SELECT id, undone_at FROM change_journal WHERE user_id = $1 AND id = $2),
-              marked AS (UPDATE change_journal SET undone_at = now(), undone_by_change_id = $3
-                         WHERE user_id = $1 AND id = $2 AND undone_at IS NULL RETURNING id)
-         SELECT (SELECT count(*) FROM marked) = 1 AS undone FROM target`,
-        [userId, changeId, undoneByChangeId],
-      );
-      if (rows.length === 0) return 'not_found';
-      return rows[0]!.undone ? 'ok' : 'already';
+      const marked = await queries.markUndone(userId, changeId, undoneByChangeId);
+      return marked === undefined ? 'not_found' : marked ? 'ok' : 'already';
     },
 
     /** Deletes entries past the retention period; answers how many. */
-    async purgeExpired(now = new Date()): Promise<number> {
-      const cutoff = new Date(now.getTime() - options.retentionDays * 86_400_000);
-      const result = await pool.query('DELETE FROM change_journal WHERE occurred_at < $1', [cutoff]);
-      return result.rowCount ?? 0;
+    purgeExpired(now = new Date()): Promise<number> {
+      return queries.deleteOlderThan(new Date(now.getTime() - options.retentionDays * 86_400_000));
     },
 
     /** Key rotation: payloads sealed with an older key are sealed again with the current one. */
     async resealWithCurrentKey(): Promise<ResealCount> {
-      const { rows } = await pool.query<{ id: string; userId: string; sealed: string }>(
-        `SELECT id, user_id AS "userId", payload_sealed AS sealed FROM change_journal
-         WHERE payload_sealed IS NOT NULL AND split_part(payload_sealed, '.', 2) <> $1`,
-        [keyring.currentKeyId],
-      );
+      const rows = await queries.sealedWithOtherKey(keyring.currentKeyId);
       return resealEach(
         keyring,
         rows.map((row) => ({ ...row, associatedData: payloadContext(row.userId, row.id) })),
-        async ({ id, sealed }, resealed) => {
-          const result = await pool.query(
-            'UPDATE change_journal SET payload_sealed = $3 WHERE id = $1 AND payload_sealed = $2',
-            [id, sealed, resealed],
-          );
-          return result.rowCount === 1;
-        },
+        ({ id, sealed }, resealed) => queries.replaceSealed(id, sealed, resealed),
       );
     },
   };
