@@ -204,7 +204,8 @@ export function chartTools(deps: ToolDeps) {
       tab,
       domain: column(startColumn),
       series: Array.from({ length: columns - 1 }, (_, index) => column(startColumn + 1 + index)),
-      end: { row: startRow, column: endColumn },
+      /** The data's first row and the first column after it: where a chart goes by default. */
+      beside: { row: startRow, column: endColumn },
     };
   }
 
@@ -318,8 +319,8 @@ export function chartTools(deps: ToolDeps) {
             ? overlayOf(read, input.anchorCell, data.tab, size)
             : overlayAt(
                 data.tab.sheetId,
-                data.end.row,
-                Math.min(data.end.column + 1, Math.max(data.tab.columnCount - 1, 0)),
+                data.beside.row,
+                Math.min(data.beside.column + 1, Math.max(data.tab.columnCount - 1, 0)),
                 size,
               );
         const anchorTab = position.overlayPosition
