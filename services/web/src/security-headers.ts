@@ -15,8 +15,9 @@ export function allowFormActionTo(ctx: Context, source: string): void {
 
 /**
  * The Google Picker's origins for this response (the dashboard in picked-files mode): the origin
- * its loader script comes from joins `script-src`, the origin of the frame it opens `frame-src`.
- * Nothing else is widened, and no other page gets them.
+ * its loader script comes from joins `script-src`, the origin of the frame it opens `frame-src`,
+ * and `connect-src 'self'` lets the page fetch the Picker's token. Nothing else is widened, and no
+ * other page gets them.
  */
 export function allowPickerSources(
   ctx: Context,
@@ -32,7 +33,8 @@ export function contentSecurityPolicy(
 ): string {
   const policy = pageContentSecurityPolicy(formAction);
   if (!picker) return policy;
-  return `${policy.replace("script-src 'self'", `script-src 'self' ${picker.scriptOrigin}`)}; frame-src ${picker.frameOrigin}`;
+  // connect-src 'self': the dashboard's script fetches the Picker's token from this site.
+  return `${policy.replace("script-src 'self'", `script-src 'self' ${picker.scriptOrigin}`)}; connect-src 'self'; frame-src ${picker.frameOrigin}`;
 }
 
 /** Headers every page carries (docs/design.md §7.5): no framing, a strict CSP, no referrer to other sites. */
