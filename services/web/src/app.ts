@@ -12,9 +12,9 @@ import {
 } from '@sheetgate/service-runtime';
 import Koa, { type Middleware } from 'koa';
 import { assetRoutes } from './assets/assets.ts';
-import { activityRoutes } from './routes/activity-routes.ts';
 import { createFormTokens } from './forms/form-tokens.ts';
 import { homePage } from './pages/home-page.ts';
+import { activityRoutes } from './routes/activity-routes.ts';
 import { dashboardRoutes, type PickerSettings } from './routes/dashboard-routes.ts';
 import { legacySessionExchange } from './routes/legacy-session.ts';
 import { PageError, pageErrors } from './routes/page-errors.ts';
