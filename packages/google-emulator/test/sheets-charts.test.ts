@@ -10,6 +10,7 @@ import { failureOf, SCOPES, sheetsFor, signIn, startTestEmulator } from './suppo
 let emulator: GoogleEmulator;
 let sheets: sheets_v4.Sheets;
 let bobsSheets: sheets_v4.Sheets;
+let readOnlySheets: sheets_v4.Sheets;
 let spreadsheetId: string;
 const DATA = 7;
 const OTHER = 8;
@@ -23,6 +24,10 @@ beforeAll(async () => {
     emulator,
     (await signIn(emulator, started.clientB, { scopes: [SCOPES.spreadsheets], account: 'bob@example.com' }))
       .auth,
+  );
+  readOnlySheets = sheetsFor(
+    emulator,
+    (await signIn(emulator, started.clientB, { scopes: [SCOPES.driveReadonly] })).auth,
   );
   const { data } = await sheets.spreadsheets.create({
     requestBody: {
@@ -387,7 +392,7 @@ describe('changing and removing charts', () => {
     await update([{ deleteEmbeddedObject: { objectId: chartId } }]);
   });
 
-  it('another person gets 404 for the spreadsheet, and nothing is added', async () => {
+  it('another person gets 404 for the spreadsheet and a read-only token 403, and nothing is added', async () => {
     const failure = await failureOf(
       bobsSheets.spreadsheets.batchUpdate({
         spreadsheetId,
@@ -398,6 +403,15 @@ describe('changing and removing charts', () => {
     );
     expect(failure.status).toBe(404);
     expect(failure.response!.data.error.status).toBe('NOT_FOUND');
+    // A token without a write scope: 403 insufficientPermissions, before anything is looked at.
+    const readOnly = await failureOf(
+      readOnlySheets.spreadsheets.batchUpdate({
+        spreadsheetId,
+        requestBody: { requests: [{ deleteEmbeddedObject: { objectId: 1 } }] },
+      }),
+    );
+    expect(readOnly.status).toBe(403);
+    expect(readOnly.response!.data.error.errors[0]!.reason).toBe('insufficientPermissions');
     expect((await chartsBySheet()).flatMap((sheet) => sheet.charts)).toEqual([]);
   });
 });
