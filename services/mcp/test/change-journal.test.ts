@@ -223,6 +223,25 @@ describe('the change journal through the tools', () => {
     expect(JSON.stringify(await response.json())).toContain('"bold":true');
   });
 
+  it('undoes set_notes: the notes replaced come back, and a note changed since refuses the undo', async () => {
+    const notes = async () =>
+      JSON.stringify((await ok('read_cell_details', { range: 'Log!C1:C2', fields: ['notes'] })).structured);
+    await ok('set_notes', { notes: [{ range: 'Log!C1', note: 'original' }] });
+    const replaced = await ok('set_notes', { notes: [{ range: 'Log!C1:C2', note: 'agent wrote this' }] });
+    expect(await notes()).not.toContain('original');
+    const undone = await undo({ changeId: replaced.structured.changeId });
+    expect(undone.isError, undone.text).toBe(false);
+    expect(await notes()).toContain('original');
+    expect(await notes()).not.toContain('agent wrote this');
+
+    const again = await ok('set_notes', { notes: [{ range: 'Log!C2', note: 'second' }] });
+    await ok('set_notes', { notes: [{ range: 'Log!C2', note: 'edited by hand' }] });
+    const refused = await undo({ changeId: again.structured.changeId });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toContain("'Log'!C2");
+    expect(await notes()).toContain('edited by hand');
+  });
+
   it('journals the tools it cannot undo, and says so', async () => {
     const log = (await tabs()).find((tab) => tab.title === 'Log')!;
     await ok('insert_dimension', { sheetId: log.sheetId, dimension: 'ROWS', startIndex: 5, count: 1 });

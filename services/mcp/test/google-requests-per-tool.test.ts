@@ -39,7 +39,8 @@ const PINNED: RequestsPerTool = {
   clear_range: { 'sheets.spreadsheets.values.clear': 1, 'sheets.spreadsheets.values.get': 1 },
   list_changes: {},
   undo_change: { 'sheets.spreadsheets.values.batchGet': 1, 'sheets.spreadsheets.values.batchUpdate': 1 },
-  set_notes: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
+  // The second get is the change journal's before-image (the notes replaced).
+  set_notes: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
   insert_dimension: { 'sheets.spreadsheets.batchUpdate': 1 },
   delete_dimension: { 'sheets.spreadsheets.batchUpdate': 1 },
   add_sheet: { 'sheets.spreadsheets.batchUpdate': 1 },

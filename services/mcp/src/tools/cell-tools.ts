@@ -1,5 +1,8 @@
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
+import { bounded } from '../journal/change-payloads.ts';
+import { readNotes } from '../journal/note-images.ts';
+import { changeNote } from '../journal/record-change.ts';
 import { columnLetters, gridBounds, rangeOnSheet, splitRange } from './a1.ts';
 import { a1Range, spreadsheetId } from './common-schemas.ts';
 import { amount } from './loss-phrases.ts';
@@ -171,10 +174,24 @@ export function cellTools(deps: ToolDeps) {
           .min(1)
           .max(500),
       }),
-      outputSchema: z.object({ updatedRanges: z.array(z.string()) }),
+      outputSchema: z.object({
+        updatedRanges: z.array(z.string()),
+        changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
+      }),
       async run(input, { auth, signal }) {
         // A second request is needed: batchUpdate names a tab by sheetId, which only the tabs' read gives.
         const areas = await notedAreas(input.spreadsheetId, input.notes, auth.userId, signal);
+        // The change journal's before-image: the notes the areas hold now (one more read).
+        const journal = deps.journal;
+        const before = journal
+          ? await readNotes(
+              deps,
+              auth,
+              signal,
+              input.spreadsheetId,
+              areas.map(({ area }) => area),
+            )
+          : undefined;
         const requests: sheets_v4.Schema$Request[] = areas.map(({ area, note }) => {
           const range = {
             sheetId: area.sheetId,
@@ -191,9 +208,32 @@ export function cellTools(deps: ToolDeps) {
         await batchUpdate(auth.userId, signal, input.spreadsheetId, requests);
         const updatedRanges = areas.map(({ area }) => areaRows(area, area.rowStart, area.rowEnd));
         const set = areas.filter(({ note }) => note).length;
+        let changeId: string | undefined;
+        if (journal && before) {
+          const noteAreas = areas.map(({ area, note }, index) => ({
+            sheet: area.title,
+            sheetId: area.sheetId,
+            rowStart: area.rowStart,
+            columnStart: area.columnStart,
+            before: before[index]!,
+            after: before[index]!.map((row) => row.map(() => note ?? '')),
+          }));
+          const cells = noteAreas.reduce(
+            (sum, area) => sum + area.before.length * (area.before[0]?.length ?? 0),
+            0,
+          );
+          changeId = journal.record(auth, {
+            tool: 'set_notes',
+            spreadsheetId: input.spreadsheetId,
+            ranges: updatedRanges,
+            cells,
+            rows: noteAreas.reduce((sum, area) => sum + area.before.length, 0),
+            ...bounded({ v: 1, kind: 'notes', areas: noteAreas }, cells),
+          });
+        }
         return {
-          structuredContent: { updatedRanges },
-          text: `Set the note of ${amount(set, 'range')} and cleared it on ${amount(areas.length - set, 'range')}: ${updatedRanges.join(', ')}.`,
+          structuredContent: { updatedRanges, ...(changeId ? { changeId } : {}) },
+          text: `Set the note of ${amount(set, 'range')} and cleared it on ${amount(areas.length - set, 'range')}: ${updatedRanges.join(', ')}.${changeNote(changeId)}`,
         };
       },
       async describeLoss(input, { auth, signal }) {

@@ -5,6 +5,7 @@ import type { AuthInfo } from '../auth/auth-info.ts';
 import type { ChangeJournal, ListedChange } from '../journal/change-journal.ts';
 import {
   areaRange,
+  bounded,
   type ChangePayload,
   restoredValue,
   type SheetImage,
@@ -12,6 +13,7 @@ import {
   type ValueArea,
   valueArea,
 } from '../journal/change-payloads.ts';
+import { type NoteArea, noteAreaRange, readNotes, restoreNotesRequest } from '../journal/note-images.ts';
 import { changeNote, recordValueChange } from '../journal/record-change.ts';
 import { SHEET_IMAGE_CELL_FIELDS } from '../journal/sheet-image.ts';
 import { columnLetters, rangeOnSheet } from './a1.ts';
@@ -210,6 +212,76 @@ export function changeTools(deps: ToolDeps): ToolDefinition[] {
     };
   }
 
+  async function undoNotes(
+    journal: ChangeJournal,
+    auth: AuthInfo,
+    signal: AbortSignal,
+    change: ListedChange,
+    areas: NoteArea[],
+    options: { force: boolean; dryRun: boolean },
+  ) {
+    const ranges = areas.map(noteAreaRange);
+    const current = await readNotes(
+      deps,
+      auth,
+      signal,
+      change.spreadsheetId,
+      areas.map((area) => ({
+        title: area.sheet,
+        sheetId: area.sheetId,
+        rowStart: area.rowStart,
+        rowEnd: area.rowStart + area.before.length,
+        columnStart: area.columnStart,
+        columnEnd: area.columnStart + Math.max(0, ...area.before.map((row) => row.length)),
+      })),
+    );
+    const changedSince: string[] = [];
+    for (const [index, area] of areas.entries())
+      for (const [r, row] of area.after.entries())
+        for (const [c, expected] of row.entries())
+          if ((current[index]![r]?.[c] ?? '') !== expected)
+            changedSince.push(
+              rangeOnSheet(area.sheet, `${columnLetters(area.columnStart + c)}${area.rowStart + r + 1}`),
+            );
+    refuseChanged(change, changedSince, options.force);
+    if (options.dryRun)
+      return {
+        restored: ranges,
+        changedSince,
+        text: `Dry run: would restore the notes of ${ranges.join(', ')} as they were before change ${change.id}. Nothing was changed.`,
+      };
+    await batchUpdate(
+      auth.userId,
+      signal,
+      change.spreadsheetId,
+      areas.map((area) => restoreNotesRequest(area, area.before)),
+    );
+    const undoAreas: NoteArea[] = areas.map((area, index) => ({
+      ...area,
+      before: current[index]!,
+      after: area.before,
+    }));
+    const cells = undoAreas.reduce(
+      (sum, area) => sum + area.before.length * (area.before[0]?.length ?? 0),
+      0,
+    );
+    const undoId = journal.record(auth, {
+      tool: 'undo_change',
+      spreadsheetId: change.spreadsheetId,
+      ranges,
+      cells,
+      rows: undoAreas.reduce((sum, area) => sum + area.before.length, 0),
+      undoesChangeId: change.id,
+      ...bounded({ v: 1, kind: 'notes', areas: undoAreas }, cells),
+    });
+    return {
+      restored: ranges,
+      changedSince,
+      undoId,
+      text: `Undid change ${change.id}: restored the notes of ${ranges.join(', ')}.`,
+    };
+  }
+
   async function undoSheet(
     journal: ChangeJournal,
     auth: AuthInfo,
@@ -381,7 +453,9 @@ export function changeTools(deps: ToolDeps): ToolDefinition[] {
         const outcome =
           payload.kind === 'sheet'
             ? await undoSheet(journal, auth, signal, change, payload.sheet, options)
-            : await undoValues(journal, auth, signal, change, payload, options);
+            : payload.kind === 'notes'
+              ? await undoNotes(journal, auth, signal, change, payload.areas, options)
+              : await undoValues(journal, auth, signal, change, payload, options);
         if (input.dryRun)
           return {
             structuredContent: {
@@ -476,6 +550,7 @@ const SELF_JOURNALED = new Set([
   'write_ranges',
   'append_rows',
   'clear_range',
+  'set_notes',
   'delete_sheet',
   'undo_change',
 ]);
