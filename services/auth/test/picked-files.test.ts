@@ -147,4 +147,26 @@ describe('GOOGLE_SCOPE_MODE=picked-files at auth', () => {
     );
     expect(stored?.name).toBe(`Bad name [31m${'y'.repeat(600)}`.slice(0, 500));
   });
+
+  it('re-judges existing connections when a deployment switches modes, and never hands a broad grant to the Picker', async () => {
+    standard.subject.env.GOOGLE_SCOPE_MODE = 'picked-files';
+    picked.subject.env.GOOGLE_SCOPE_MODE = 'standard';
+    await Promise.all([standard.subject.restart(), picked.subject.restart()]);
+    // Bob granted the standard scopes before: whole under picked-files too, but that token (which
+    // reaches every file) stays at auth.
+    expect(await standard.accounts.getGoogleConnection({ sessionCookie: standard.cookie })).toMatchObject({
+      partial: false,
+      scopeMode: 'picked-files',
+    });
+    expect(await standard.accounts.getPickerToken({ sessionCookie: standard.cookie })).toEqual({
+      accessToken: '',
+      expiresAt: 0,
+    });
+    // Alice granted drive.file alone: partial now that the deployment asks for the standard scopes.
+    expect(await picked.accounts.getGoogleConnection({ sessionCookie: picked.cookie })).toMatchObject({
+      partial: true,
+      scopeMode: 'standard',
+    });
+    expect((await picked.accounts.getPickerToken({ sessionCookie: picked.cookie })).accessToken).toBe('');
+  });
 });

@@ -47,6 +47,13 @@ import type { UserLibrary } from '../users/index.ts';
 import { listPage } from './change-journal-service.ts';
 import { unaryHandler } from './unary-handler.ts';
 
+/** Google scopes that reach files beyond those Sheetgate created or was given (drive.file). */
+const BROAD_FILE_SCOPES = new Set(
+  ['drive', 'drive.readonly', 'spreadsheets', 'spreadsheets.readonly'].map(
+    (name) => `https://www.googleapis.com/auth/${name}`,
+  ),
+);
+
 /** The API-key operations the dashboard needs, from the api-keys library. */
 export type ApiKeyManagement = Pick<ApiKeyLibrary, 'list' | 'create' | 'revoke'>;
 
@@ -191,6 +198,9 @@ export function accountServiceHandlers(deps: {
         if (scopeMode !== 'picked-files' || !deps.googleTokens) return none;
         const result = await deps.googleTokens.getAccessToken(user.id);
         if (!result.ok) return none;
+        // A grant from before the switch to picked-files may still reach every file: that token
+        // stays at auth too (the person already reaches everything, and needs no Picker).
+        if (result.scopes.some((scope) => BROAD_FILE_SCOPES.has(scope))) return none;
         return { accessToken: result.accessToken, expiresAt: result.expiresAt };
       },
     ),

@@ -36,6 +36,10 @@ const FORM_REFUSED = new PageError(
 
 const DAY_MS = 86_400_000;
 const DRIVE_FILE = 'https://www.googleapis.com/auth/drive.file';
+/** A grant with any of these reaches every spreadsheet already: the Picker is not for it. */
+const BROAD_GOOGLE_SCOPES = ['drive', 'drive.readonly', 'spreadsheets'].map(
+  (name) => `https://www.googleapis.com/auth/${name}`,
+);
 
 /** The Google Picker as web's settings describe it (see settings.ts). */
 export interface PickerSettings {
@@ -161,6 +165,13 @@ export function dashboardRoutes(deps: {
         files,
         forgetCsrf,
         unavailable: 'Connect Google (and allow every requested access) to choose spreadsheets.',
+      };
+    if (google.grantedScopes.some((scope) => BROAD_GOOGLE_SCOPES.includes(scope)))
+      return {
+        files,
+        forgetCsrf,
+        unavailable:
+          'Your Google connection already reaches all your spreadsheets (you granted more before this deployment asked for less). To give Sheetgate only the files you choose, remove Sheetgate under Third-party apps & services in your Google Account, then reconnect Google.',
       };
     if (!picker?.apiKey || !picker.appId)
       return {
