@@ -91,7 +91,7 @@ describe('picked-files mode', () => {
     expect(text(other)).toContain('Choose spreadsheets');
   });
 
-  it('writes to a picked file and to a file it created', async () => {
+  it('writes to and converts a picked file, and creates one it then lists', async () => {
     const written = await client.callTool({
       name: 'write_range',
       arguments: { spreadsheetId: budget, range: 'C1', values: [['paid']] },
@@ -99,6 +99,17 @@ describe('picked-files mode', () => {
     expect(written.isError, text(written)).toBeFalsy();
     const created = await client.callTool({ name: 'create_spreadsheet', arguments: { title: 'Made here' } });
     expect(created.isError, text(created)).toBeFalsy();
+    // Conversion reads the picked file and creates one Sheetgate can reach (it made it).
+    const converted = await client.callTool({
+      name: 'convert_file',
+      arguments: { fileId: budget, to: 'csv', name: 'Budget export' },
+    });
+    expect(converted.isError, text(converted)).toBeFalsy();
+    const notPicked = await client.callTool({
+      name: 'convert_file',
+      arguments: { fileId: plans, to: 'csv' },
+    });
+    expect(text(notPicked)).toContain('Choose spreadsheets');
     const listed = await client.callTool({ name: 'list_spreadsheets', arguments: {} });
     expect(
       (listed.structuredContent as { spreadsheets: Array<{ name: string }> }).spreadsheets
