@@ -1,7 +1,7 @@
 import type { sheets_v4 } from 'googleapis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GoogleEmulator } from '../src/index.ts';
-import { failureOf, SCOPES, sheetsFor, signIn, startTestEmulator } from './support/emulator.ts';
+import { driveFor, failureOf, SCOPES, sheetsFor, signIn, startTestEmulator } from './support/emulator.ts';
 
 // Charts through batchUpdate (addChart, updateChartSpec, updateEmbeddedObjectPosition,
 // deleteEmbeddedObject) and spreadsheets.get's sheets[].charts with field masks — through
@@ -11,6 +11,7 @@ let emulator: GoogleEmulator;
 let sheets: sheets_v4.Sheets;
 let bobsSheets: sheets_v4.Sheets;
 let readOnlySheets: sheets_v4.Sheets;
+let drive: ReturnType<typeof driveFor>;
 let spreadsheetId: string;
 const DATA = 7;
 const OTHER = 8;
@@ -25,6 +26,7 @@ beforeAll(async () => {
     (await signIn(emulator, started.clientB, { scopes: [SCOPES.spreadsheets], account: 'bob@example.com' }))
       .auth,
   );
+  drive = driveFor(emulator, (await signIn(emulator, started.clientA, { scopes: [SCOPES.drive] })).auth);
   readOnlySheets = sheetsFor(
     emulator,
     (await signIn(emulator, started.clientB, { scopes: [SCOPES.driveReadonly] })).auth,
@@ -179,6 +181,13 @@ describe('addChart', () => {
     expect(listed[2]!.charts).toEqual([
       { chartId: 4242, spec: pieSpec, position: { sheetId: objectSheetId } },
     ]);
+    // A Drive copy is of the cells: the chart's own sheet is not copied as an empty grid.
+    const { data: copy } = await drive.files.copy({ fileId: spreadsheetId, requestBody: { name: 'Copy' } });
+    const copied = await sheets.spreadsheets.get({
+      spreadsheetId: copy.id!,
+      fields: 'sheets.properties.title',
+    });
+    expect(copied.data.sheets?.map((sheet) => sheet.properties?.title)).toEqual(['Data', 'Other']);
     // Ids are the spreadsheet's: a second object with 4242 is refused.
     expect(
       await refusal([{ addChart: { chart: { chartId: 4242, spec: pieSpec, position: overlay(0, 4) } } }]),

@@ -68,12 +68,15 @@ export function spreadsheetContents(
 ): SpreadsheetContents {
   return {
     title,
-    sheets: spreadsheet.sheets.map((sheet) => ({
-      title: sheet.properties.title,
-      rows: structuredClone(sheet.rows),
-      rowCount: sheet.properties.gridProperties.rowCount,
-      columnCount: sheet.properties.gridProperties.columnCount,
-    })),
+    // A chart's own sheet (OBJECT) holds no cells: a copy of the cells has nothing of it.
+    sheets: spreadsheet.sheets
+      .filter((sheet) => sheet.properties.sheetType === 'GRID')
+      .map((sheet) => ({
+        title: sheet.properties.title,
+        rows: structuredClone(sheet.rows),
+        rowCount: sheet.properties.gridProperties.rowCount,
+        columnCount: sheet.properties.gridProperties.columnCount,
+      })),
   };
 }
 
