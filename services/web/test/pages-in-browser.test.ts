@@ -142,7 +142,7 @@ describe.skipIf(Boolean(missing))('sign-in and the dashboard', { timeout: 60_000
     await expect.poll(() => page.locator('#new-api-key-status').textContent()).toBe('Copied.');
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret);
     expect(await page.getByText('it will not be shown again').count()).toBe(1);
-    expect(await page.locator('#mcp-config').textContent()).toContain(`"x-api-key": "${secret}"`);
+    expect(await page.locator('#new-key-cursor').textContent()).toContain(`"x-api-key": "${secret}"`);
 
     // Reloading re-sends the form: no second key, and the secret is gone.
     await page.reload();

@@ -15,7 +15,7 @@ import { authorizationRequest, registerClient, tokenRequest } from './support/oa
 // "No secret in a URL" (issue 6), watched from the browser: every request Chromium makes during
 // sign-in, key creation (with the reload that re-sends the form), consent and disconnecting is
 // recorded, and none may carry the API key, the PKCE verifier, a cookie value, a CSRF token or an
-// OAuth token. And the dashboard's curl example, run as shown, answers.
+// OAuth token. And the new key's curl block, run as shown, answers.
 
 const run = promisify(execFile);
 
@@ -70,7 +70,7 @@ describe.skipIf(Boolean(missing))('secrets stay out of URLs', { timeout: 90_000 
       // Key creation, the reload that re-sends the form, and the dashboard after it.
       const secret = await createKeyInDashboard(page, { name: 'Curl check', access: 'Read only' });
       await remember('the API key', [secret]);
-      const curl = (await page.locator('#curl-example').textContent())!;
+      const curl = (await page.locator('#new-key-curl').textContent())!;
       await page.reload();
       await page.goto(`${baseUrl}/dashboard`);
       await rememberCookies();
@@ -122,10 +122,10 @@ describe.skipIf(Boolean(missing))('secrets stay out of URLs', { timeout: 90_000 
       );
       expect(leaks).toEqual([]);
 
-      // The curl example, run as the page shows it, with the key in the variable it names.
-      expect(curl).not.toContain(secret);
+      // The curl block of the new key, run as the page shows it (the key in a header, not the URL).
+      expect(curl).toContain(`x-api-key: ${secret}`);
       const { stdout } = await run('bash', ['-c', curl], {
-        env: { PATH: process.env.PATH, SHEETGATE_API_KEY: secret },
+        env: { PATH: process.env.PATH },
         timeout: 15_000,
       });
       const answer = JSON.parse(

@@ -456,13 +456,15 @@ describe('creating an API key', () => {
     const page = parse(await response.text());
     const secret = page.querySelector('[data-testid="new-api-key"]')!.text;
     expect(secret).toMatch(/^sg_live_/);
-    const config = JSON.parse(page.querySelector('#mcp-config')!.text);
-    expect(config.mcpServers.sheetgate).toEqual({
+    // The client setup blocks are this deployment's, filled with the new key (client-setup.test.ts
+    // checks each block's format; client-setup-in-browser.test.ts the page around them).
+    const config = JSON.parse(page.querySelector('#new-key-vscode')!.text);
+    expect(config.servers.sheetgate).toEqual({
       type: 'http',
       url: `${web.url}/api/mcp`,
       headers: { 'x-api-key': secret },
     });
-    expect(page.querySelector('#curl-example')!.text).toContain('x-api-key: $SHEETGATE_API_KEY');
+    expect(page.querySelector('#new-key-curl')!.text).toContain(`x-api-key: ${secret}`);
     expect(page.querySelector('script[src^="/assets/copy."]')).not.toBeNull();
     const created = await keysNamed(alice, 'Deploy');
     expect(created).toHaveLength(1);

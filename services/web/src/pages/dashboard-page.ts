@@ -5,6 +5,7 @@ import {
   type GetGoogleConnectionResponse,
   type PickedFile,
 } from '@sheetgate/proto';
+import { API_KEY_PLACEHOLDER, clientSetupBlocks, clientSetupList } from '../html/client-setup.ts';
 import { html, type SafeHtml, untrustedName } from '../html/html.ts';
 import { renderPage } from '../html/layout.ts';
 import { describeScopes, googleGrant, keyAccess } from '../html/scope-words.ts';
@@ -173,34 +174,42 @@ function copyButton(target: string, label: string): SafeHtml {
 }
 
 function createdKeyPanel(baseUrl: string, created: { key: ApiKey; secret: string }): SafeHtml {
-  const endpoint = `${baseUrl}/api/mcp`;
-  const config = JSON.stringify(
-    { mcpServers: { sheetgate: { type: 'http', url: endpoint, headers: { 'x-api-key': created.secret } } } },
-    null,
-    2,
-  );
-  const curl = [
-    `curl ${endpoint} \\`,
-    `  -H 'content-type: application/json' \\`,
-    `  -H 'accept: application/json, text/event-stream' \\`,
-    `  -H 'mcp-protocol-version: 2025-06-18' \\`,
-    `  -H "x-api-key: $SHEETGATE_API_KEY" \\`,
-    `  -d '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'`,
-  ].join('\n');
+  const blocks = clientSetupBlocks({
+    endpoint: `${baseUrl}/api/mcp`,
+    credential: { apiKey: created.secret },
+  });
   return html`<section aria-labelledby="new-key-heading" class="card">
 <h2 id="new-key-heading">Your new API key: ${untrustedName(created.key.name)}</h2>
 <div class="warning" role="alert"><p><strong>Copy it now: it will not be shown again.</strong> Sheetgate keeps only a
 hash of it. Keep it in a password manager or your CI's secret store; never put it in a URL, an issue, a log or a chat.</p></div>
 <code id="new-api-key" class="secret" data-testid="new-api-key">${created.secret}</code>
 ${copyButton('new-api-key', 'Copy key')}
-<h3>MCP client configuration</h3>
-<p>For clients configured with a URL and a headers map:</p>
-<pre id="mcp-config">${config}</pre>
-${copyButton('mcp-config', 'Copy configuration')}
-<h3>Try it with curl</h3>
-<p>With the key in the environment variable <code>SHEETGATE_API_KEY</code>:</p>
-<pre id="curl-example">${curl}</pre>
-${copyButton('curl-example', 'Copy command')}
+<section aria-labelledby="new-key-clients-heading">
+<h3 id="new-key-clients-heading">Connect a client with this key</h3>
+<p>Each block below holds this key: paste it where it says, and keep it out of version control.</p>
+${clientSetupList(blocks, 'new-key')}
+</section>
+</section>`;
+}
+
+/** "Connect a client": every client's setup, with OAuth (no key) or with a key put in later. */
+function connectSection(baseUrl: string): SafeHtml {
+  const endpoint = `${baseUrl}/api/mcp`;
+  return html`<section aria-labelledby="connect-heading">
+<h2 id="connect-heading">Connect a client</h2>
+<p>Sheetgate's MCP endpoint is <code>${endpoint}</code>. Clients that sign in with OAuth need no key: they open
+Sheetgate in your browser and you allow them. Scripts, and clients you would rather give a key, send it in the
+<code>x-api-key</code> header.</p>
+<section aria-labelledby="connect-oauth-heading">
+<h3 id="connect-oauth-heading">With OAuth (no key)</h3>
+${clientSetupList(clientSetupBlocks({ endpoint, credential: 'oauth' }), 'setup-oauth', ' for OAuth')}
+</section>
+<section aria-labelledby="connect-key-heading">
+<h3 id="connect-key-heading">With an API key</h3>
+<p>Put a key you created in place of <code>${API_KEY_PLACEHOLDER}</code>. A new key is shown once, with these blocks
+filled in.</p>
+${clientSetupList(clientSetupBlocks({ endpoint, credential: 'api-key-placeholder' }), 'setup-key', ' for an API key')}
+</section>
 </section>`;
 }
 
@@ -332,6 +341,7 @@ ${input.created ? createdKeyPanel(input.baseUrl, input.created) : ''}
 ${googleSection(input.google)}
 ${input.picked ? pickedFilesSection(input.picked) : ''}
 ${keysSection(input)}
+${connectSection(input.baseUrl)}
 ${appsSection(input.apps, input.appsResetAt)}
 <section aria-labelledby="activity-heading">
 <h2 id="activity-heading">Activity</h2>
@@ -345,7 +355,8 @@ ${appsSection(input.apps, input.appsResetAt)}
     title: 'Dashboard',
     body,
     account: input.account,
-    copyScript: Boolean(input.created),
+    // The Copy buttons of "Connect a client" are on every dashboard.
+    copyScript: true,
     pickerScript: Boolean(input.picked?.picker),
   });
 }
