@@ -1,4 +1,4 @@
-import { ChangeCredentialKind } from '@sheetgate/proto';
+import { ChangeCredentialKind, kindOfCallError } from '@sheetgate/proto';
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import type { AuthInfo } from '../auth/auth-info.ts';
@@ -391,9 +391,9 @@ export function changeTools(deps: ToolDeps): ToolDefinition[] {
             pageToken: input.pageToken,
           });
         } catch (error) {
-          if ((error as { code?: number }).code === 3)
+          if (kindOfCallError(error) === 'invalid_argument')
             throw new ToolError('pageToken is not one list_changes answered.');
-          throw error;
+          throw journalUnavailable(error);
         }
         const changes = page.changes.map(shown);
         const lines = changes.map(
@@ -438,7 +438,9 @@ export function changeTools(deps: ToolDeps): ToolDefinition[] {
         if (!journal) off();
         // The caller's own change may still be on its way to auth.
         await journal.flush();
-        const found = await journal.get(auth, input.changeId);
+        const found = await journal.get(auth, input.changeId).catch((error: unknown) => {
+          throw journalUnavailable(error);
+        });
         if (!found) throw notFound(input.changeId);
         const { change, payload } = found;
         if (change.undoneAtMs)
@@ -485,6 +487,13 @@ export function changeTools(deps: ToolDeps): ToolDefinition[] {
       },
     }),
   ];
+}
+
+/** Auth unreachable: said to the model as something to retry, not as an unexpected failure. */
+function journalUnavailable(error: unknown): unknown {
+  return kindOfCallError(error) === 'unavailable'
+    ? new ToolError('The change journal cannot be reached right now; nothing was changed. Try again shortly.')
+    : error;
 }
 
 function freeTitle(title: string, tabs: Array<{ title?: string | null }>): string {
