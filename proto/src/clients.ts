@@ -3,10 +3,12 @@ import {
   type ChannelOptions,
   Client,
   credentials,
+  Metadata,
   type MethodDefinition,
   type ServiceDefinition,
   type ServiceError,
 } from '@grpc/grpc-js';
+import { inSpan, markSpanFailed, outgoingTraceHeaders, tracingOn } from '@sheetgate/service-runtime';
 import { AccountServiceService } from '../gen/sheetgate/v1/account_service.ts';
 import { ChangeJournalServiceService } from '../gen/sheetgate/v1/change_journal.ts';
 import { GoogleQuotaServiceService } from '../gen/sheetgate/v1/google_quota.ts';
@@ -94,7 +96,7 @@ export function createPromiseClient<Definition extends ServiceDefinition>(
   const methods: Record<string, unknown> = { close: () => client.close() };
   for (const [name, method] of Object.entries(definition)) {
     if (method.requestStream || method.responseStream) continue; // every Sheetgate RPC is unary
-    methods[name] = (request: unknown, call: CallSettings = {}) =>
+    const send = (request: unknown, call: CallSettings, metadata: Metadata) =>
       new Promise((resolve, reject) => {
         const callOptions: Partial<CallOptions> = {
           deadline:
@@ -109,6 +111,7 @@ export function createPromiseClient<Definition extends ServiceDefinition>(
           method.requestSerialize,
           method.responseDeserialize,
           request,
+          metadata,
           callOptions,
           (error: ServiceError | null, response?: unknown) => (error ? reject(error) : resolve(response)),
         );
@@ -117,6 +120,19 @@ export function createPromiseClient<Definition extends ServiceDefinition>(
           else call.signal.addEventListener('abort', () => pending.cancel(), { once: true });
         }
       });
+    // With tracing on, each call is a client span whose context travels in the call's metadata.
+    const rpc = method.path.slice(1);
+    methods[name] = (request: unknown, call: CallSettings = {}) =>
+      tracingOn()
+        ? inSpan(rpc, { kind: 'client', attributes: { 'rpc.system': 'grpc', 'rpc.method': rpc } }, (span) => {
+            const metadata = new Metadata();
+            for (const [key, value] of Object.entries(outgoingTraceHeaders())) metadata.set(key, value);
+            return send(request, call, metadata).catch((error: unknown) => {
+              markSpanFailed(span, `grpc ${(error as ServiceError).code ?? 'error'}`);
+              throw error;
+            });
+          })
+        : send(request, call, new Metadata());
   }
   return methods as PromiseClient<Definition>;
 }

@@ -4,6 +4,7 @@ import { withDeadline } from './deadline.ts';
 import { closeHttpServer, listen } from './http-server.ts';
 import type { Logger } from './logger.ts';
 import { type ServiceMetrics, serveMetrics } from './metrics.ts';
+import { startTracing } from './tracing.ts';
 
 export interface ReadinessCheck {
   name: string;
@@ -134,6 +135,8 @@ export async function runService(
   logger: Logger,
   build: () => Promise<ServicePlan>,
 ): Promise<void> {
+  // Before anything makes a call: OTEL_EXPORTER_OTLP_ENDPOINT turns traces on (tracing.ts).
+  const tracing = startTracing(name);
   try {
     const plan = await build();
     // Metrics first: once the service port answers, a scrape must find them.
@@ -159,7 +162,7 @@ export async function runService(
         ...(metricsServer ? [metricsServer] : []),
         ...(plan.otherServers ?? []),
       ],
-      resources: plan.resources ?? [],
+      resources: [...(plan.resources ?? []), ...(tracing ? [() => tracing.shutdown()] : [])],
     });
   } catch (error) {
     logger.fatal({ err: error }, `${name} could not start: ${(error as Error).message}`);

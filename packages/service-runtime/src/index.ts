@@ -49,4 +49,13 @@ export { HTML_PAGE_HEADERS, PAGE_HEADERS, pageContentSecurityPolicy } from './pa
 export { readBodyUpTo } from './request-body.ts';
 export { DEFAULT_RETURN_TO, safeReturnTo } from './return-to.ts';
 export { loadSettingsOrExit, parseSettings, SettingsError, setting } from './settings.ts';
+export {
+  inSpan,
+  markSpanFailed,
+  outgoingTraceHeaders,
+  remoteContext,
+  startTracing,
+  type Tracing,
+  tracingOn,
+} from './tracing.ts';
 export { isInteractionUid, isUrlSafeId, URL_SAFE_ID } from './url-safe-id.ts';

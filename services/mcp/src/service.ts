@@ -19,6 +19,7 @@ import { createGoogleCaller } from './google/call-google.ts';
 import { edgeGoogleAccessTokens } from './google/edge-google-tokens.ts';
 import { withQuotaTurns } from './google/quota-adapter.ts';
 import { createQuotaGate, grpcGoogleQuota } from './google/quota-gate.ts';
+import { withTraceSpans } from './google/trace-adapter.ts';
 import { createChangeJournal } from './journal/change-journal.ts';
 import { createMcpMetrics, type McpMetrics } from './metrics/mcp-metrics.ts';
 import { mcpResource, RESOURCE_SCOPES } from './protected-resource.ts';
@@ -111,7 +112,7 @@ export async function createMcpService(
   // aborted call with nobody listening for the error, so a client that disconnected while its write
   // was on the way to Google crashed the process (node-fetch/node-fetch#1801).
   const google = {
-    adapter: withQuotaTurns(quotaGate, metrics.googleAdapter),
+    adapter: withQuotaTurns(quotaGate, withTraceSpans(metrics.googleAdapter)),
     fetchImplementation: fetch,
     ...(rootUrl ? { rootUrl } : {}),
   };

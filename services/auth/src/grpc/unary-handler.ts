@@ -1,6 +1,14 @@
 import type { ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
 import { GRPC_STATUS_OF_KIND } from '@sheetgate/proto';
-import { CALLER_FAULT_KINDS, errorKind, type Logger } from '@sheetgate/service-runtime';
+import {
+  CALLER_FAULT_KINDS,
+  errorKind,
+  inSpan,
+  type Logger,
+  markSpanFailed,
+  remoteContext,
+  tracingOn,
+} from '@sheetgate/service-runtime';
 import { isStoreOutage } from '../cache/store-unavailable.ts';
 
 /** What a handler knows of its call besides the request. */
@@ -33,7 +41,24 @@ export function unaryHandler<Request, Response>(
   run: (request: Request, context: CallContext) => Promise<Response>,
 ) {
   return (call: ServerUnaryCall<Request, Response>, callback: sendUnaryData<Response>) => {
-    run(call.request, { answerBy: answerBy(call as ServerUnaryCall<unknown, unknown>) }).then(
+    const answer = () => run(call.request, { answerBy: answerBy(call as ServerUnaryCall<unknown, unknown>) });
+    // With tracing on, the call is a server span under the caller's (its metadata's traceparent).
+    const answered = tracingOn()
+      ? inSpan(
+          call.getPath().slice(1),
+          {
+            kind: 'server',
+            parent: remoteContext(call.metadata.getMap()),
+            attributes: { 'rpc.system': 'grpc', 'rpc.method': call.getPath().slice(1) },
+          },
+          (span) =>
+            answer().catch((error: unknown) => {
+              markSpanFailed(span, errorKind(error) ?? 'internal');
+              throw error;
+            }),
+        )
+      : answer();
+    answered.then(
       (response) => callback(null, response),
       (error: unknown) => {
         const kind = errorKind(error) ?? (isStoreOutage(error) ? 'unavailable' : 'internal');

@@ -1,11 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   HttpError,
+  inSpan,
   jsonErrorAnswer,
   jsonNestsDeeperThan,
   type Logger,
   MAX_JSON_DEPTH,
+  markSpanFailed,
   readBodyUpTo,
+  remoteContext,
+  tracingOn,
 } from '@sheetgate/service-runtime';
 import type { Middleware } from 'koa';
 import type { AuthInfo } from '../auth/auth-info.ts';
@@ -81,7 +85,7 @@ export function createMcpPostHandler(
     const started = performance.now();
     let rpcMethod: string | undefined;
     try {
-      rpcMethod = await serve(req, res);
+      rpcMethod = await serve(req, res, started);
     } catch (error) {
       // The client left mid-request: nobody to answer (the connection's reset is logged in app.ts).
       // The socket tells, not `req.destroyed`: a request whose body was read whole, or cut short
@@ -106,7 +110,11 @@ export function createMcpPostHandler(
   };
 
   /** Answers one POST; returns the JSON-RPC method it answered, if it got that far. */
-  async function serve(req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
+  async function serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    started: number,
+  ): Promise<string | undefined> {
     const headers = req.headers;
     const origin = headers.origin;
     if (origin && origin !== options.publicOrigin) {
@@ -154,15 +162,34 @@ export function createMcpPostHandler(
     const request = message.request;
     checkToolScope(request, auth);
     const channel = new ReplyChannel(res, acceptsEventStream(accept));
-    const { reply, httpStatus } = await mcp.handle(request, {
-      era: era.era,
-      version: era.version,
-      auth,
-      // Only a tool call does work that a departed client should stop.
-      signal: request.method === 'tools/call' ? clientGone(res) : NEVER,
-      ...(era.clientCapabilities ? { clientCapabilities: era.clientCapabilities } : {}),
-      notify: (notification) => channel.notify(notification),
-    });
+    const handle = () =>
+      mcp.handle(request, {
+        era: era.era,
+        version: era.version,
+        auth,
+        // Only a tool call does work that a departed client should stop.
+        signal: request.method === 'tools/call' ? clientGone(res) : NEVER,
+        ...(era.clientCapabilities ? { clientCapabilities: era.clientCapabilities } : {}),
+        notify: (notification) => channel.notify(notification),
+      });
+    const { reply, httpStatus } = tracingOn()
+      ? await inSpan(
+          requestSpanName(request),
+          {
+            kind: 'server',
+            parent: remoteContext(traceCarrier(request, headers)),
+            startTime: performance.timeOrigin + started,
+            attributes: { 'mcp.method.name': spanSafe(request.method), 'mcp.protocol.version': era.version },
+          },
+          async (span) => {
+            const answer = await handle();
+            span?.setAttribute('http.response.status_code', answer.httpStatus);
+            const failure = replyFailure(answer.reply);
+            if (failure) markSpanFailed(span, failure);
+            return answer;
+          },
+        )
+      : await handle();
     channel.finish(httpStatus, reply);
     return request.method;
   }
@@ -271,4 +298,32 @@ async function readBody(req: IncomingMessage): Promise<string> {
     throw new HttpError(413, 'payload_too_large', 'the body is over 1 MiB', { connection: 'close' });
   }
   return body.toString('utf8');
+}
+
+/** A client-sent name in a span only when it looks like a method or tool name (bounded, plain). */
+function spanSafe(name: unknown): string {
+  return typeof name === 'string' && /^[\w/.-]{1,64}$/.test(name) ? name : 'unknown';
+}
+
+/** `tools/call read_range`, `tools/list`: the MCP semantic conventions' span name. */
+function requestSpanName(request: JsonRpcRequest): string {
+  const method = spanSafe(request.method);
+  return method === 'tools/call' ? `${method} ${spanSafe(request.params?.name)}` : method;
+}
+
+/**
+ * Where the caller's trace context is: a 2026-07-28 request may carry it in `params._meta`
+ * (`traceparent`, `tracestate`), which wins; else the HTTP headers.
+ */
+function traceCarrier(request: JsonRpcRequest, headers: IncomingMessage['headers']): Record<string, unknown> {
+  const meta = request.params?._meta as Record<string, unknown> | undefined;
+  return typeof meta?.traceparent === 'string' ? meta : headers;
+}
+
+/** Why a reply failed, in a few words without content: a JSON-RPC error code or a tool error. */
+function replyFailure(reply: unknown): string | undefined {
+  const answer = reply as { error?: { code?: unknown }; result?: { isError?: unknown } } | undefined;
+  if (answer?.error) return `jsonrpc ${String(answer.error.code)}`;
+  if (answer?.result?.isError === true) return 'tool_error';
+  return undefined;
 }
