@@ -164,6 +164,38 @@ describe.skipIf(Boolean(missing))('GOOGLE_SCOPE_MODE=picked-files', () => {
     expect(await listedNames(client)).toEqual(['Budget', 'Plans']);
   });
 
+  it('refuses the Picker’s token and the choice forms without this page’s token for that form, or from another site', async () => {
+    const { page, context } = person;
+    await page.goto(`${stack.baseUrl}/dashboard`);
+    const tokenCsrf = (await page.locator('#picker').getAttribute('data-token-csrf')) ?? '';
+    expect(tokenCsrf).not.toBe('');
+    const before = await chosenRows(page).allTextContents();
+    const post = (path: string, form: Record<string, string>, origin = stack.baseUrl) =>
+      context.request.post(`${stack.baseUrl}${path}`, { form, headers: { origin }, maxRedirects: 0 });
+
+    const noToken = await post('/dashboard/picker-token', { csrf: 'forged' });
+    expect(noToken.status()).toBe(403);
+    expect(await noToken.text()).not.toContain('accessToken');
+    const crossSite = await post('/dashboard/picker-token', { csrf: tokenCsrf }, 'https://evil.example');
+    expect(crossSite.status()).toBe(403);
+    // A token for another form does not choose files, nor remove one.
+    expect(
+      (
+        await post('/dashboard/picked-files', { csrf: tokenCsrf, file_id: '1forged', file_name: 'Forged' })
+      ).status(),
+    ).toBe(403);
+    expect((await post('/dashboard/picked-files/remove', { csrf: tokenCsrf, file: budget })).status()).toBe(
+      403,
+    );
+    await page.goto(`${stack.baseUrl}/dashboard`);
+    expect(await chosenRows(page).allTextContents()).toEqual(before);
+    // With its own token, from this site, the Picker's token is answered, never cached.
+    const answered = await post('/dashboard/picker-token', { csrf: tokenCsrf });
+    expect(answered.status()).toBe(200);
+    expect(answered.headers()['cache-control']).toBe('no-store');
+    expect(((await answered.json()) as { accessToken: string }).accessToken).not.toBe('');
+  });
+
   it('Remove takes a spreadsheet off the list, and says Google’s access is Google’s to revoke', async () => {
     const { page } = person;
     await page.goto(`${stack.baseUrl}/dashboard`);
