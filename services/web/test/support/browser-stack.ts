@@ -16,8 +16,8 @@ export interface BrowserStack {
   stop(): Promise<void>;
 }
 
-export async function startBrowserStack(): Promise<BrowserStack> {
-  const [stack, chromium, appPort] = await Promise.all([startStack(), launchChromium(), freePort()]);
+export async function startBrowserStack(env: Record<string, string> = {}): Promise<BrowserStack> {
+  const [stack, chromium, appPort] = await Promise.all([startStack(env), launchChromium(), freePort()]);
   const accounts = createAccountServiceClient({
     address: `127.0.0.1:${stack.ports.AUTH_GRPC_PORT}`,
     serviceToken: stack.serviceToken,
