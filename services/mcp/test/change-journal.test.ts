@@ -74,6 +74,7 @@ beforeAll(async () => {
             ['this', 2],
           ],
         },
+        { title: 'Rows', values: [['r1'], ['r2', '=1+1'], ['r3']] },
       ],
     },
   ])) as [string];
@@ -240,6 +241,20 @@ describe('the change journal through the tools', () => {
     expect(refused.isError).toBe(true);
     expect(refused.text).toContain("'Log'!C2");
     expect(await notes()).toContain('edited by hand');
+  });
+
+  it('inserts deleted rows again with their cells', async () => {
+    const rows = (await tabs()).find((tab) => tab.title === 'Rows')!;
+    const deleted = await ok('delete_dimension', {
+      sheetId: rows.sheetId,
+      dimension: 'ROWS',
+      startIndex: 1,
+      endIndex: 2,
+    });
+    expect(await valuesOf('Rows!A1:B3')).toEqual([['r1'], ['r3']]);
+    const undone = await undo({ changeId: deleted.structured.changeId });
+    expect(undone.isError, undone.text).toBe(false);
+    expect(await valuesOf('Rows!A1:B3')).toEqual([['r1'], ['r2', '=1+1'], ['r3']]);
   });
 
   it('journals the tools it cannot undo, and says so', async () => {

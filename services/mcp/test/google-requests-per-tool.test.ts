@@ -42,7 +42,8 @@ const PINNED: RequestsPerTool = {
   // The second get is the change journal's before-image (the notes replaced).
   set_notes: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
   insert_dimension: { 'sheets.spreadsheets.batchUpdate': 1 },
-  delete_dimension: { 'sheets.spreadsheets.batchUpdate': 1 },
+  // The change journal keeps the removed cells: the tabs' titles, then the span's grid.
+  delete_dimension: { 'sheets.spreadsheets.batchUpdate': 1, 'sheets.spreadsheets.get': 2 },
   add_sheet: { 'sheets.spreadsheets.batchUpdate': 1 },
   rename_sheet: { 'sheets.spreadsheets.batchUpdate': 1 },
   duplicate_sheet: { 'sheets.spreadsheets.batchUpdate': 1 },

@@ -1,6 +1,7 @@
 import type { sheets_v4 } from 'googleapis';
 import { columnLetters, gridBounds, rangeOnSheet, splitRange } from '../tools/a1.ts';
 import type { NoteArea } from './note-images.ts';
+import type { DimensionImage } from './sheet-image.ts';
 
 /**
  * What undo needs of a change (docs/design.md §11.8), JSON the MCP service writes and reads back;
@@ -40,7 +41,8 @@ export interface SheetImage {
 export type ChangePayload =
   | { v: 1; kind: 'values'; areas: ValueArea[]; insertedRows?: InsertedRows }
   | { v: 1; kind: 'sheet'; sheet: SheetImage }
-  | { v: 1; kind: 'notes'; areas: NoteArea[] };
+  | { v: 1; kind: 'notes'; areas: NoteArea[] }
+  | { v: 1; kind: 'dimension'; dimension: DimensionImage };
 
 /** Cells one change may replace and still be undoable. */
 export const MAX_UNDO_CELLS = 50_000;

@@ -1,6 +1,6 @@
 import type { sheets_v4 } from 'googleapis';
 import type { AuthInfo } from '../auth/auth-info.ts';
-import { rangeOnSheet } from '../tools/a1.ts';
+import { columnLetters, rangeOnSheet } from '../tools/a1.ts';
 import { ToolError } from '../tools/tool-definition.ts';
 import type { ToolDeps } from '../tools/tool-deps.ts';
 import { MAX_PAYLOAD_BYTES, MAX_UNDO_CELLS, type SheetImage, tooLargeReason } from './change-payloads.ts';
@@ -59,4 +59,70 @@ export async function captureSheet(
   if (JSON.stringify(image).length > MAX_PAYLOAD_BYTES)
     return { title, cells, rows, undoUnavailableReason: tooLargeReason(filled) };
   return { title, cells, rows, image };
+}
+
+/** Rows or columns delete_dimension removed: enough to insert them again with their cells. */
+export interface DimensionImage {
+  sheet: string;
+  sheetId: number;
+  dimension: 'ROWS' | 'COLUMNS';
+  startIndex: number;
+  endIndex: number;
+  /** The removed cells: for ROWS from the first column, for COLUMNS from the first row. */
+  rows: sheets_v4.Schema$RowData[];
+}
+
+/**
+ * The rows or columns a delete_dimension is about to remove, with every cell's value, format and
+ * note: the tabs' titles, then the span's grid (two reads), unless it holds more than undo keeps.
+ */
+export async function captureDimension(
+  { sheets, callGoogle }: ToolDeps,
+  auth: AuthInfo,
+  signal: AbortSignal,
+  input: {
+    spreadsheetId: string;
+    sheetId: number;
+    dimension: 'ROWS' | 'COLUMNS';
+    startIndex: number;
+    endIndex: number;
+  },
+): Promise<{ title: string; image?: DimensionImage; undoUnavailableReason?: string }> {
+  const { data: outline } = await callGoogle(auth.userId, signal, (request) =>
+    sheets.spreadsheets.get(
+      { spreadsheetId: input.spreadsheetId, fields: 'sheets.properties(sheetId,title)' },
+      request,
+    ),
+  );
+  const tab = outline.sheets?.find((sheet) => sheet.properties?.sheetId === input.sheetId)?.properties;
+  if (!tab)
+    throw new ToolError(`there is no tab with sheetId ${input.sheetId}; get_spreadsheet lists the tabs`);
+  const title = tab.title ?? '';
+  const span =
+    input.dimension === 'ROWS'
+      ? `${input.startIndex + 1}:${input.endIndex}`
+      : `${columnLetters(input.startIndex)}:${columnLetters(input.endIndex - 1)}`;
+  const { data } = await callGoogle(auth.userId, signal, (request) =>
+    sheets.spreadsheets.get(
+      {
+        spreadsheetId: input.spreadsheetId,
+        ranges: [rangeOnSheet(title, span)],
+        fields: `sheets(data(rowData(values(${SHEET_IMAGE_CELL_FIELDS}))))`,
+      },
+      request,
+    ),
+  );
+  const rows: sheets_v4.Schema$RowData[] = data.sheets?.[0]?.data?.[0]?.rowData ?? [];
+  const filled = rows.reduce((sum, row) => sum + (row.values?.length ?? 0), 0);
+  const image: DimensionImage = {
+    sheet: title,
+    sheetId: input.sheetId,
+    dimension: input.dimension,
+    startIndex: input.startIndex,
+    endIndex: input.endIndex,
+    rows,
+  };
+  if (filled > MAX_UNDO_CELLS || JSON.stringify(image).length > MAX_PAYLOAD_BYTES)
+    return { title, undoUnavailableReason: tooLargeReason(filled) };
+  return { title, image };
 }

@@ -15,7 +15,7 @@ import {
 } from '../journal/change-payloads.ts';
 import { type NoteArea, noteAreaRange, readNotes, restoreNotesRequest } from '../journal/note-images.ts';
 import { changeNote, recordValueChange } from '../journal/record-change.ts';
-import { SHEET_IMAGE_CELL_FIELDS } from '../journal/sheet-image.ts';
+import { type DimensionImage, SHEET_IMAGE_CELL_FIELDS } from '../journal/sheet-image.ts';
 import { columnLetters, rangeOnSheet } from './a1.ts';
 import { dryRun, dryRunOutput, spreadsheetId } from './common-schemas.ts';
 import { amount } from './loss-phrases.ts';
@@ -282,6 +282,75 @@ export function changeTools(deps: ToolDeps): ToolDefinition[] {
     };
   }
 
+  /** Inserts deleted rows or columns again, with their cells; refused when the tab is gone. */
+  async function undoDimension(
+    journal: ChangeJournal,
+    auth: AuthInfo,
+    signal: AbortSignal,
+    change: ListedChange,
+    image: DimensionImage,
+    options: { dryRun: boolean },
+  ) {
+    const { data: outline } = await callGoogle(auth.userId, signal, (request) =>
+      sheets.spreadsheets.get(
+        { spreadsheetId: change.spreadsheetId, fields: 'sheets.properties(sheetId,title)' },
+        request,
+      ),
+    );
+    if (!outline.sheets?.some((sheet) => sheet.properties?.sheetId === image.sheetId))
+      throw new ToolError(
+        `Not undone: the tab "${image.sheet}" the ${image.dimension.toLowerCase()} were deleted from is gone.`,
+      );
+    const count = image.endIndex - image.startIndex;
+    const what = `${amount(count, image.dimension === 'ROWS' ? 'row' : 'column')} at index ${image.startIndex} of "${image.sheet}"`;
+    if (options.dryRun)
+      return {
+        restored: [change.ranges[0] ?? image.sheet],
+        changedSince: [],
+        text: `Dry run: would insert again the ${what} with their cells. Nothing was changed.`,
+      };
+    const requests: sheets_v4.Schema$Request[] = [
+      {
+        insertDimension: {
+          range: {
+            sheetId: image.sheetId,
+            dimension: image.dimension,
+            startIndex: image.startIndex,
+            endIndex: image.endIndex,
+          },
+          inheritFromBefore: false,
+        },
+      },
+    ];
+    if (image.rows.length > 0)
+      requests.push({
+        updateCells: {
+          start:
+            image.dimension === 'ROWS'
+              ? { sheetId: image.sheetId, rowIndex: image.startIndex, columnIndex: 0 }
+              : { sheetId: image.sheetId, rowIndex: 0, columnIndex: image.startIndex },
+          rows: image.rows,
+          fields: SHEET_IMAGE_CELL_FIELDS,
+        },
+      });
+    await batchUpdate(auth.userId, signal, change.spreadsheetId, requests);
+    const undoId = journal.record(auth, {
+      tool: 'undo_change',
+      spreadsheetId: change.spreadsheetId,
+      ranges: change.ranges,
+      cells: change.cells,
+      rows: change.rows,
+      undoesChangeId: change.id,
+      undoUnavailableReason: `Undo is not available for re-inserted ${image.dimension.toLowerCase()}: delete_dimension deletes them again.`,
+    });
+    return {
+      restored: [change.ranges[0] ?? image.sheet],
+      changedSince: [],
+      undoId,
+      text: `Undid change ${change.id}: inserted again the ${what} with their cells.`,
+    };
+  }
+
   async function undoSheet(
     journal: ChangeJournal,
     auth: AuthInfo,
@@ -457,7 +526,9 @@ export function changeTools(deps: ToolDeps): ToolDefinition[] {
             ? await undoSheet(journal, auth, signal, change, payload.sheet, options)
             : payload.kind === 'notes'
               ? await undoNotes(journal, auth, signal, change, payload.areas, options)
-              : await undoValues(journal, auth, signal, change, payload, options);
+              : payload.kind === 'dimension'
+                ? await undoDimension(journal, auth, signal, change, payload.dimension, options)
+                : await undoValues(journal, auth, signal, change, payload, options);
         if (input.dryRun)
           return {
             structuredContent: {
@@ -561,5 +632,6 @@ const SELF_JOURNALED = new Set([
   'clear_range',
   'set_notes',
   'delete_sheet',
+  'delete_dimension',
   'undo_change',
 ]);

@@ -2,6 +2,7 @@ import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import { valueArea } from '../journal/change-payloads.ts';
 import { changeNote, recordValueChange } from '../journal/record-change.ts';
+import { captureDimension } from '../journal/sheet-image.ts';
 import { normalizeRange } from './a1.ts';
 import {
   a1Range,
@@ -433,6 +434,7 @@ export function writeTools(deps: ToolDeps) {
         deleted: z.number(),
         dryRun: dryRunOutput,
         wouldLose: z.string().nullable().optional(),
+        changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
       }),
       async run(input, context) {
         const { auth, signal } = context;
@@ -444,6 +446,8 @@ export function writeTools(deps: ToolDeps) {
             text: `Dry run, nothing was changed. ${wouldLose ?? `Would delete ${count} empty ${input.dimension.toLowerCase()}.`}`,
           };
         }
+        // The change journal keeps the removed cells, to insert them again (two reads first).
+        const captured = journal ? await captureDimension(deps, auth, signal, input) : undefined;
         await batchUpdate(auth.userId, signal, input.spreadsheetId, [
           {
             deleteDimension: {
@@ -457,9 +461,24 @@ export function writeTools(deps: ToolDeps) {
           },
         ]);
         const deleted = input.endIndex - input.startIndex;
+        const changeId =
+          journal && captured
+            ? journal.record(auth, {
+                tool: 'delete_dimension',
+                spreadsheetId: input.spreadsheetId,
+                ranges: [
+                  `${captured.title} ${input.dimension.toLowerCase()} ${input.startIndex}–${input.endIndex - 1} (zero-based)`,
+                ],
+                cells: captured.image?.rows.reduce((sum, row) => sum + (row.values?.length ?? 0), 0) ?? 0,
+                rows: input.dimension === 'ROWS' ? deleted : 0,
+                ...(captured.image
+                  ? { payload: { v: 1, kind: 'dimension', dimension: captured.image } }
+                  : { undoUnavailableReason: captured.undoUnavailableReason ?? '' }),
+              })
+            : undefined;
         return {
-          structuredContent: { deleted },
-          text: `Deleted ${deleted} ${input.dimension.toLowerCase()}.`,
+          structuredContent: { deleted, ...(changeId ? { changeId } : {}) },
+          text: `Deleted ${deleted} ${input.dimension.toLowerCase()}.${changeNote(changeId)}`,
         };
       },
       describeLoss: (input, context) => losses.dimensionDeletion(input, context),
