@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Structured, spreadsheetToolChecks } from './support/spreadsheet-tool-checks.ts';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 
 // Basic filters, filter views and structured tables through the MCP SDK client, real mcp and auth
@@ -13,41 +14,11 @@ let spreadsheetId: string;
 let dataId: number;
 let listsId: number;
 
-async function writes(): Promise<number> {
-  const body = (await (await fetch(`${stack.emulatorUrl}/__emulator/stats`)).json()) as {
-    methods: Record<string, { attempts: number }>;
-  };
-  return body.methods['sheets.spreadsheets.batchUpdate']?.attempts ?? 0;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: results are checked by toEqual, not by the compiler
-type Structured = Record<string, any>;
-
-async function call(name: string, args: Record<string, unknown>) {
-  const result = await client.callTool({ name, arguments: { spreadsheetId, ...args } });
-  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-  const text = (result.content as Array<{ text: string }>)[0]!.text;
-  return { structured: result.structuredContent as Structured, text };
-}
-
-/** A tool error, and proof that Google was sent no write for it. */
-async function refused(name: string, args: Record<string, unknown>): Promise<string> {
-  const before = await writes();
-  const result = await client.callTool({ name, arguments: { spreadsheetId, ...args } });
-  expect(result.isError, JSON.stringify(result.content)).toBe(true);
-  expect(await writes()).toBe(before);
-  return (result.content as Array<{ text: string }>)[0]!.text;
-}
-
-/** A dry run: it answers, says so, and sends Google no write. */
-async function dryRun(name: string, args: Record<string, unknown>) {
-  const before = await writes();
-  const answer = await call(name, { ...args, dryRun: true });
-  expect(answer.structured.dryRun).toBe(true);
-  expect(answer.text).toContain('Nothing was changed.');
-  expect(await writes()).toBe(before);
-  return answer;
-}
+const { call, refused, dryRun } = spreadsheetToolChecks({
+  client: () => client,
+  spreadsheetId: () => spreadsheetId,
+  emulatorUrl: () => stack.emulatorUrl,
+});
 
 const filters = async (sheetId?: number) =>
   (await call('list_filters', sheetId === undefined ? {} : { sheetId })).structured as {
