@@ -8,48 +8,17 @@
  */
 import http from 'node:http';
 import { startBenchStack } from './bench-stack.ts';
+import { ms, out, percentile, request, seedBenchSpreadsheet } from './one-request.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const GOOGLE_LATENCY_MS = Number(process.env.BENCH_GOOGLE_LATENCY_MS ?? 20);
 const GOAL_MS = 1;
 
-const out = (line = '') => process.stdout.write(`${line}\n`);
-const ms = (value: number) => `${value.toFixed(2)} ms`;
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-
-function post(agent: http.Agent, url: string, headers: Record<string, string>, body: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const outgoing = http.request(url, { agent, method: 'POST', headers }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      response.on('end', () =>
-        response.statusCode === 200 && !text.includes('"isError":true')
-          ? resolve()
-          : reject(new Error(`${url} answered ${response.statusCode}: ${text.slice(0, 200)}`)),
-      );
-    });
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
-}
-
 const bench = await startBenchStack({ mcpEnv: { CHANGE_JOURNAL: 'on' } });
 try {
   const { stack, jwt } = bench;
   const off = await stack.startMcp({ CHANGE_JOURNAL: 'off' });
-  const seeded = await fetch(`${stack.emulatorUrl}/__emulator/seed`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      email: 'alice@example.com',
-      files: [{ name: 'Bench', values: Array.from({ length: 20 }, (_, row) => [`r${row}`, row, row * 2]) }],
-    }),
-  });
-  const spreadsheetId = ((await seeded.json()) as { files: Array<{ id: string }> }).files[0]!.id;
+  const spreadsheetId = await seedBenchSpreadsheet(stack.emulatorUrl, 'Bench', 20);
   const headers = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -87,12 +56,13 @@ try {
     latencyMs: GOOGLE_LATENCY_MS,
     count: 10_000,
   });
-  for (let i = 0; i < 20; i++) for (const side of sides) await post(agent, side.url, headers, body());
+  for (let i = 0; i < 20; i++)
+    for (const side of sides) await request(agent, side.url, { method: 'POST', headers, body: body() });
   const until = performance.now() + SECONDS * 1000;
   while (performance.now() < until) {
     for (const side of sides) {
       const started = performance.now();
-      await post(agent, side.url, headers, body());
+      await request(agent, side.url, { method: 'POST', headers, body: body() });
       side.times.push(performance.now() - started);
     }
   }

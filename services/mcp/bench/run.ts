@@ -35,6 +35,7 @@ import { NICE, OTHER_CORE, SERVER_CORE, startBenchStack } from './bench-stack.ts
 import { ERA_VERSIONS, type Era, type EraRequest, listTools, readRange } from './eras.ts';
 import { measureQuotaFairness } from './google-quota.ts';
 import { createLoadGenerator } from './load.ts';
+import { ms, out, percentile, request, seedBenchSpreadsheet } from './one-request.ts';
 import { measureRevocations } from './revocations.ts';
 import { cpuRatio, describeSide, measure, median, ratio, type Side, type Target } from './rounds.ts';
 import { toolListSizes } from './tool-list-sizes.ts';
@@ -52,11 +53,6 @@ const RANGE = 'Sheet1!A1:C20';
 const REVOKES = Number(process.env.BENCH_REVOKES ?? 50);
 const LONG_TAB_ROWS = 60_000;
 const QUOTA_SECONDS = Number(process.env.BENCH_QUOTA_SECONDS ?? 60);
-
-const out = (line = '') => process.stdout.write(`${line}\n`);
-const ms = (value: number) => `${value.toFixed(2)} ms`;
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 /**
  * The service's answer to `request`: its body when it is a 200 carrying a JSON-RPC result (and,
@@ -129,46 +125,11 @@ async function interleavedLatencies(
   return times.map((each) => each.sort((a, b) => a - b));
 }
 
-function request(
-  agent: http.Agent,
-  url: string,
-  options: { method: string; headers: Record<string, string>; body?: string },
-): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const outgoing = http.request(
-      url,
-      { agent, method: options.method, headers: options.headers },
-      (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        response.on('end', () =>
-          response.statusCode === 200 && !body.includes('"isError":true')
-            ? resolve()
-            : reject(new Error(`${url} answered ${response.statusCode}: ${body.slice(0, 200)}`)),
-        );
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(options.body);
-  });
-}
-
 const generator = createLoadGenerator({ cores: OTHER_CORE, connections: CONNECTIONS, nice: NICE });
 const bench = await startBenchStack();
 try {
   const { stack, mcpPid, jwt, apiKey } = bench;
-  const seeded = await fetch(`${stack.emulatorUrl}/__emulator/seed`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      email: 'alice@example.com',
-      files: [{ name: 'Bench', values: Array.from({ length: 20 }, (_, row) => [`r${row}`, row, row * 2]) }],
-    }),
-  });
-  const spreadsheetId = ((await seeded.json()) as { files: Array<{ id: string }> }).files[0]!.id;
+  const spreadsheetId = await seedBenchSpreadsheet(stack.emulatorUrl, 'Bench', 20);
 
   const withCredential = (era: EraRequest, credential: Record<string, string>) => ({
     url: stack.mcpUrl,
@@ -361,18 +322,10 @@ try {
   out();
 
   // A page of a long tab against a page of a short one: only the page's rows are asked of Google.
-  const seedTab = async (name: string, rows: number) => {
-    const response = await fetch(`${stack.emulatorUrl}/__emulator/seed`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        email: 'alice@example.com',
-        files: [{ name, values: Array.from({ length: rows }, (_, row) => [`r${row}`, row, row * 2]) }],
-      }),
-    });
-    return ((await response.json()) as { files: Array<{ id: string }> }).files[0]!.id;
-  };
-  const [longId, shortId] = [await seedTab('Long', LONG_TAB_ROWS), await seedTab('Short', 60)];
+  const [longId, shortId] = [
+    await seedBenchSpreadsheet(stack.emulatorUrl, 'Long', LONG_TAB_ROWS),
+    await seedBenchSpreadsheet(stack.emulatorUrl, 'Short', 60),
+  ];
   const pageCall = (id: string, offset: number, limit = 20) => {
     const call = withCredential(readRange('legacy', id, 'Sheet1', { offset, limit }), jwt);
     return (agent: http.Agent) =>

@@ -14,44 +14,13 @@ import path from 'node:path';
 import { google } from 'googleapis';
 import { startBenchStack } from './bench-stack.ts';
 import { ERA_VERSIONS, readRange } from './eras.ts';
+import { ms, out, percentile, request, seedBenchSpreadsheet } from './one-request.ts';
 import type { Profile } from './profile-summary.ts';
 
 const SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 500);
 const GOOGLE_LATENCY_MS = Number(process.env.BENCH_GOOGLE_LATENCY_MS ?? 20);
 const PROFILE = process.env.LATENCY_PROFILE === '1';
 const RANGE = 'Sheet1!A1:C20';
-
-const out = (line = '') => process.stdout.write(`${line}\n`);
-const ms = (value: number) => `${value.toFixed(2)} ms`;
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-
-function send(
-  agent: http.Agent,
-  url: string,
-  options: { method: string; headers: Record<string, string>; body?: string },
-): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const outgoing = http.request(
-      url,
-      { agent, method: options.method, headers: options.headers },
-      (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        response.on('end', () =>
-          response.statusCode === 200 && !body.includes('"isError":true')
-            ? resolve()
-            : reject(new Error(`${url} answered ${response.statusCode}: ${body.slice(0, 200)}`)),
-        );
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(options.body);
-  });
-}
 
 const profileDir = PROFILE ? mkdtempSync(path.join(tmpdir(), 'sheetgate-latency-')) : undefined;
 const bench = await startBenchStack({
@@ -62,15 +31,7 @@ const bench = await startBenchStack({
 });
 try {
   const { stack, jwt, userId } = bench;
-  const seeded = await fetch(`${stack.emulatorUrl}/__emulator/seed`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      email: 'alice@example.com',
-      files: [{ name: 'Bench', values: Array.from({ length: 20 }, (_, row) => [`r${row}`, row, row * 2]) }],
-    }),
-  });
-  const spreadsheetId = ((await seeded.json()) as { files: Array<{ id: string }> }).files[0]!.id;
+  const spreadsheetId = await seedBenchSpreadsheet(stack.emulatorUrl, 'Bench', 20);
   const googleToken = await stack.googleAccessToken(userId);
   const sheets = google.sheets({ version: 'v4', rootUrl: `${stack.emulatorUrl}/` });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -78,7 +39,7 @@ try {
     {
       name: 'emulator values.get, raw HTTP',
       call: () =>
-        send(
+        request(
           agent,
           `${stack.emulatorUrl}/v4/spreadsheets/${spreadsheetId}/values/${encodeURIComponent(RANGE)}`,
           {
@@ -96,14 +57,14 @@ try {
         ),
     },
     ...(['legacy', 'modern'] as const).map((era) => {
-      const request = readRange(era, spreadsheetId, 'Sheet1');
+      const call = readRange(era, spreadsheetId, 'Sheet1');
       return {
         name: `read_range via MCP, ${era} (${ERA_VERSIONS[era]})`,
         call: () =>
-          send(agent, stack.mcpUrl, {
+          request(agent, stack.mcpUrl, {
             method: 'POST',
-            headers: { ...request.headers, ...jwt },
-            body: request.body,
+            headers: { ...call.headers, ...jwt },
+            body: call.body,
           }),
       };
     }),

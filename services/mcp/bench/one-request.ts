@@ -1,0 +1,49 @@
+import http from 'node:http';
+
+/** What the latency benches share: one request at a time over a keep-alive agent, and the seed. */
+
+export const out = (line = '') => process.stdout.write(`${line}\n`);
+export const ms = (value: number) => `${value.toFixed(2)} ms`;
+export const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+/** One request on `agent`; rejects unless it is a 200 that is not a tool error. */
+export function request(
+  agent: http.Agent,
+  url: string,
+  options: { method: string; headers: Record<string, string>; body?: string },
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const outgoing = http.request(
+      url,
+      { agent, method: options.method, headers: options.headers },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () =>
+          response.statusCode === 200 && !body.includes('"isError":true')
+            ? resolve()
+            : reject(new Error(`${url} answered ${response.statusCode}: ${body.slice(0, 200)}`)),
+        );
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(options.body);
+  });
+}
+
+/** A spreadsheet of alice@example.com in the emulator, one tab of `rows` rows of three columns. */
+export async function seedBenchSpreadsheet(emulatorUrl: string, name: string, rows: number): Promise<string> {
+  const response = await fetch(`${emulatorUrl}/__emulator/seed`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      email: 'alice@example.com',
+      files: [{ name, values: Array.from({ length: rows }, (_, row) => [`r${row}`, row, row * 2]) }],
+    }),
+  });
+  return ((await response.json()) as { files: Array<{ id: string }> }).files[0]!.id;
+}
