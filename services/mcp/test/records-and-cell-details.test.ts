@@ -307,7 +307,11 @@ describe('read_cell_details and set_notes', () => {
         { range: 'Orders!J4:J5', note: 'empty cells get notes too' },
       ],
     });
-    expect(set.structured).toEqual({ updatedRanges: ['Orders!A2:A2', 'Orders!J4:J5'] });
+    expect(set.structured).toEqual({
+      updatedRanges: ['Orders!A2:A2', 'Orders!J4:J5'],
+      // The change journal's entry (undo_change can undo it).
+      changeId: expect.any(String),
+    });
 
     const before = await stats('sheets.spreadsheets.get');
     const { structured, text } = await call('read_cell_details', { range: 'Orders!A1:J6' });
