@@ -40,7 +40,7 @@ afterAll(async () => {
 
 const clipboard = (page: Page) => page.evaluate<string>('navigator.clipboard.readText()');
 const setClipboard = (page: Page, text: string) =>
-  page.evaluate((value) => navigator.clipboard.writeText(value), text);
+  page.evaluate(`navigator.clipboard.writeText(${JSON.stringify(text)})`);
 
 /**
  * Opens each block's disclosure in `region` and presses its Copy button (named `copyLabel` plus
