@@ -98,9 +98,11 @@ beforeAll(async () => {
   stack = await startStack({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: '50' });
   const person = await signIn(stack, 'alice@example.com');
   apiKey = (await createApiKey(stack, person.sessionCookie)).secret;
-  [spreadsheetId] = await seedFiles(stack, 'alice@example.com', [
-    { name: 'Traced', sheets: [{ title: 'Sheet1', values: [['name'], [SECRET_CELL]] }] },
-  ]);
+  spreadsheetId = (
+    await seedFiles(stack, 'alice@example.com', [
+      { name: 'Traced', sheets: [{ title: 'Sheet1', values: [['name'], [SECRET_CELL]] }] },
+    ])
+  )[0]!;
 }, 120_000);
 
 afterAll(async () => {
