@@ -304,6 +304,15 @@ describe('the change journal through the tools', () => {
   });
 });
 
+describe('logs', () => {
+  it('of mcp and auth hold none of the cell contents or notes the journal kept', async () => {
+    const logs = [...stack.mcp.output, ...stack.auth.output].join('\n');
+    expect(logs.length).toBeGreaterThan(0);
+    for (const content of ['later edit', 'agent wrote this', 'edited by hand', 'first 2'])
+      expect(logs, content).not.toContain(content);
+  });
+});
+
 describe('the journal client', () => {
   it('counts entries auth does not take as lost, and never fails the caller', async () => {
     let lost = 0;
