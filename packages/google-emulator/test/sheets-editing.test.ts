@@ -200,6 +200,33 @@ describe('mergeCells and unmergeCells', () => {
     const after = await sheets.spreadsheets.get({ spreadsheetId: id, fields: 'sheets.merges' });
     expect(after.data.sheets?.[0]?.merges).toEqual([grid([4, 5], [0, 3]), grid([5, 6], [0, 3])]);
   });
+
+  it('moves merges with inserted and deleted rows and columns, and drops one left with one cell', async () => {
+    const id = await book([['a', 'b', 'c']]);
+    await update(id, [
+      { mergeCells: { range: grid([2, 4], [0, 2]), mergeType: 'MERGE_ALL' } },
+      { mergeCells: { range: grid([6, 7], [0, 2]), mergeType: 'MERGE_ALL' } },
+    ]);
+    const dimension = (
+      kind: 'insertDimension' | 'deleteDimension',
+      rows: boolean,
+      start: number,
+      end: number,
+    ) => ({
+      [kind]: {
+        range: { sheetId: 0, dimension: rows ? 'ROWS' : 'COLUMNS', startIndex: start, endIndex: end },
+      },
+    });
+    const merges = async () =>
+      (await sheets.spreadsheets.get({ spreadsheetId: id, fields: 'sheets.merges' })).data.sheets?.[0]
+        ?.merges;
+    // Two rows above: both move down; one row inside the first: it grows.
+    await update(id, [dimension('insertDimension', true, 0, 2), dimension('insertDimension', true, 5, 6)]);
+    expect(await merges()).toEqual([grid([4, 7], [0, 2]), grid([9, 10], [0, 2])]);
+    // A column deleted across both: the one-row merge is left with one cell and comes apart.
+    await update(id, [dimension('deleteDimension', false, 1, 2)]);
+    expect(await merges()).toEqual([grid([4, 7], [0, 1])]);
+  });
 });
 
 describe('dimension properties', () => {

@@ -389,7 +389,8 @@ export function deleteProtectedRange(
  * Rows or columns inserted (`count` > 0 at `start`) or deleted (`count` < 0: [start, start −
  * count)) on `sheet` move the rules and objects on it, as in Google: a range below or right of the
  * change moves, one across it grows or shrinks; a conditional-format range, a protected range or a
- * named range left with no cells is dropped (with its rule, when it was the rule's last range).
+ * named range left with no cells is dropped (with its rule, when it was the rule's last range), and
+ * so is a merge left with one cell.
  */
 export function shiftRangesForDimension(
   spreadsheet: SpreadsheetModel,
@@ -441,6 +442,17 @@ export function shiftRangesForDimension(
   if (sheet.tables) {
     sheet.tables = sheet.tables.filter((table) => shift(table.range));
     if (sheet.tables.length === 0) delete sheet.tables;
+  }
+  // Merged cells move with their cells, grow with rows or columns inserted inside them, and come
+  // apart when fewer than two cells are left.
+  if (sheet.merges) {
+    const [first, last] = rows ? (['startRow', 'endRow'] as const) : (['startColumn', 'endColumn'] as const);
+    sheet.merges = sheet.merges.filter((merge) => {
+      merge[first] = moved(merge[first], false)!;
+      merge[last] = moved(merge[last], true)!;
+      return (merge.endRow - merge.startRow) * (merge.endColumn - merge.startColumn) >= 2;
+    });
+    if (sheet.merges.length === 0) delete sheet.merges;
   }
 }
 
