@@ -7,9 +7,16 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { type Stack, startStack } from '@sheetgate/test-harness';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { typescriptLegacyClient } from './support/era-clients.ts';
 import { signIn } from './support/people.ts';
+import {
+  authorizeInBrowser,
+  chromiumMissing,
+  launchBrowser,
+  newPerson,
+} from './support/person-in-browser.ts';
 import { ensurePythonMcp } from './support/python-mcp.ts';
 
 // The dashboard's client setup blocks (issue 21), run as a person pastes them, against the whole
@@ -17,8 +24,10 @@ import { ensurePythonMcp } from './support/python-mcp.ts';
 // shows it, then the TypeScript SDK script (node), the Python SDK script (the pinned `mcp` in
 // .tools/python-mcp), the MCP Inspector command (bash), the mcp-remote configuration (as a
 // desktop client starts it: the command, args and env of the JSON, spoken to over stdio) and the
-// curl command (bash) each list the tools the server serves. `npx` in the blocks is answered from
-// this folder's installed packages (a shim below), never the registry.
+// curl command (bash) each list the tools the server serves. The OAuth block for mcp-remote, from
+// the dashboard's "Connect a client", holds no key: started as pasted, mcp-remote finds Sheetgate's
+// authorization server itself and the person signs in and allows it in Chromium. `npx` in the
+// blocks is answered from this folder's installed packages (a shim below), never the registry.
 
 const E2E_DIR = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.join(E2E_DIR, 'node_modules/.bin');
@@ -33,6 +42,11 @@ let scriptDir: string;
 let shimPath: string;
 /** The blocks' text as the dashboard showed it with the new key, by block id. */
 let blocks: Map<string, string>;
+/** The OAuth blocks of the dashboard's "Connect a client", by block id. */
+let oauthBlocks: Map<string, string>;
+let chromium: Browser | undefined;
+const missing = chromiumMissing();
+if (missing) console.warn(`the OAuth block's browser sign-in skipped: ${missing}`);
 let secret: string;
 /** What the official SDK lists with the same key, to compare every snippet's list with. */
 let toolNames: string[];
@@ -48,7 +62,7 @@ const decode = (markup: string) =>
     .replaceAll('&amp;', '&');
 
 /** Creates a key with the dashboard's form, as a browser without JavaScript does; the page it answers. */
-async function createKeyOnDashboard(): Promise<string> {
+async function createKeyOnDashboard(): Promise<{ dashboard: string; created: string }> {
   const { browser } = await signIn(stack, 'alice@example.com');
   const dashboard = await browser.navigate(`${stack.baseUrl}/dashboard`);
   const form = /<form method="post" action="\/dashboard\/api-keys"[\s\S]*?<\/form>/.exec(dashboard.body)?.[0];
@@ -76,7 +90,7 @@ async function createKeyOnDashboard(): Promise<string> {
     body: new URLSearchParams(fields).toString(),
   });
   if (created.status !== 201) throw new Error(`creating a key answered ${created.status}`);
-  return created.body;
+  return { dashboard: dashboard.body, created: created.body };
 }
 
 interface Run {
@@ -120,13 +134,16 @@ beforeAll(async () => {
     mkdtemp(path.join(os.tmpdir(), 'sheetgate-client-setup-')),
     mkdtemp(path.join(E2E_DIR, 'node_modules', '.client-setup-')),
   ]);
-  const page = await createKeyOnDashboard();
-  blocks = new Map(
-    [...page.matchAll(/<pre id="new-key-([\w-]+)"[^>]*>([\s\S]*?)<\/pre>/g)].map((match) => [
-      match[1]!,
-      decode(match[2]!),
-    ]),
-  );
+  const { dashboard, created: page } = await createKeyOnDashboard();
+  const preBlocks = (markup: string, prefix: string) =>
+    new Map(
+      [...markup.matchAll(new RegExp(`<pre id="${prefix}-([\\w-]+)"[^>]*>([\\s\\S]*?)</pre>`, 'g'))].map(
+        (match) => [match[1]!, decode(match[2]!)],
+      ),
+    );
+  blocks = preBlocks(page, 'new-key');
+  oauthBlocks = preBlocks(dashboard, 'setup-oauth');
+  if (!missing) chromium = await launchBrowser();
   secret = decode(/data-testid="new-api-key">([^<]+)</.exec(page)![1]!);
   expect(secret).toMatch(/^sg_live_/);
 
@@ -152,6 +169,7 @@ esac
 }, 600_000);
 
 afterAll(async () => {
+  await chromium?.close();
   await stack?.stop();
   if (scratch) await rm(scratch, { recursive: true, force: true });
   if (scriptDir) await rm(scriptDir, { recursive: true, force: true });
@@ -255,3 +273,55 @@ describe('the blocks the dashboard shows with a new key, run as pasted', { timeo
     },
   );
 });
+
+describe.skipIf(Boolean(missing))(
+  'the OAuth block for mcp-remote, run as pasted',
+  { timeout: 90_000 },
+  () => {
+    it('no key in it; mcp-remote signs in through the browser (Sheetgate’s OAuth discovery) and serves every tool', async () => {
+      const server = JSON.parse(oauthBlocks.get('mcp-remote')!).mcpServers.sheetgate as {
+        command: string;
+        args: string[];
+        env?: Record<string, string>;
+      };
+      expect(server).toEqual({ command: 'npx', args: ['mcp-remote', `${stack.baseUrl}/api/mcp`] });
+      const home = await mkdtemp(path.join(scratch, 'mcp-remote-oauth-'));
+      const transport = new StdioClientTransport({
+        command: path.join(scratch, 'bin', server.command),
+        args: server.args,
+        // Its opener hands the URL to $BROWSER: /bin/true opens nothing; Chromium follows the URL it prints.
+        env: { PATH: shimPath, HOME: home, MCP_REMOTE_CONFIG_DIR: home, BROWSER: '/bin/true' },
+        stderr: 'pipe',
+      });
+      const log: string[] = [];
+      const authorizationUrl = new Promise<URL>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no authorization URL:\n${log.join('')}`)), 30_000);
+        transport.stderr?.on('data', (chunk: Buffer) => {
+          log.push(chunk.toString());
+          const match = /Please authorize this client by visiting:\s*(\S+)/.exec(log.join(''));
+          if (match) {
+            clearTimeout(timer);
+            resolve(new URL(match[1]!));
+          }
+        });
+      });
+      authorizationUrl.catch(() => {});
+      const client = new Client({ name: 'sheetgate-e2e-desktop', version: '1.0.0' });
+      const connected = client.connect(transport);
+      connected.catch(() => {});
+      const person = await newPerson(chromium!);
+      try {
+        const authorization = await authorizeInBrowser(person, await authorizationUrl, {
+          email: 'alice@example.com',
+        });
+        expect(authorization.redirect.searchParams.get('code')).toBeTruthy();
+        await connected;
+        // The consent screen's default toolsets are the key form's: the same tools as the key's.
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(toolNames);
+      } finally {
+        await client.close();
+        await person.context.close();
+      }
+    });
+  },
+);
