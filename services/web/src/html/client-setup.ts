@@ -151,7 +151,7 @@ export function clientSetupBlocks(options: {
     }),
     ...(key === undefined
       ? {
-          note: 'Cursor shows "Needs login" beside the server: choose it to sign in to Sheetgate in your browser.',
+          note: 'When Cursor first connects it asks you to sign in: Sheetgate opens in your browser.',
         }
       : {}),
   });
