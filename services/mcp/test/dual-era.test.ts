@@ -509,7 +509,10 @@ describe('confirm before destroying (2026-07-28 multi round-trip requests)', () 
     const asked = await callTool('delete_sheet', args, canElicit());
     const accept = { confirm: { action: 'accept', content: { confirm: true } } };
     const state: string = asked.requestState;
-    const tampered = `${state.slice(0, -3)}${state.endsWith('A') ? 'B' : 'A'}${state.slice(-2)}`;
+    // One character of the MAC changed (to one it is not: a swap that kept it would prove nothing).
+    const at = state.length - 3;
+    const tampered = `${state.slice(0, at)}${state[at] === 'A' ? 'B' : 'A'}${state.slice(at + 1)}`;
+    expect(tampered).not.toBe(state);
     const { userId: bobId } = await stack.signIn('bob@example.com');
     const bobToken = await stack.sign({ sub: bobId });
     const attempts: Array<[Record<string, unknown>, string, Record<string, string>]> = [
