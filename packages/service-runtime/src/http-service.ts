@@ -135,9 +135,9 @@ export async function runService(
   logger: Logger,
   build: () => Promise<ServicePlan>,
 ): Promise<void> {
-  // Before anything makes a call: OTEL_EXPORTER_OTLP_ENDPOINT turns traces on (tracing.ts).
-  const tracing = startTracing(name);
   try {
+    // Before anything makes a call: OTEL_EXPORTER_OTLP_ENDPOINT turns traces on (tracing.ts).
+    const tracing = await startTracing(name);
     const plan = await build();
     // Metrics first: once the service port answers, a scrape must find them.
     const metricsServer = plan.metrics
