@@ -20,6 +20,7 @@ import type { Profile } from './profile-summary.ts';
 const SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 500);
 const GOOGLE_LATENCY_MS = Number(process.env.BENCH_GOOGLE_LATENCY_MS ?? 20);
 const PROFILE = process.env.LATENCY_PROFILE === '1';
+const WARM_UP = 30;
 const RANGE = 'Sheet1!A1:C20';
 
 const profileDir = PROFILE ? mkdtempSync(path.join(tmpdir(), 'sheetgate-latency-')) : undefined;
@@ -69,13 +70,12 @@ try {
       };
     }),
   ];
-  const warmUp = 30;
   await stack.fault({
     match: 'sheets.spreadsheets.values.get',
     latencyMs: GOOGLE_LATENCY_MS,
-    count: (SAMPLES + warmUp) * sides.length,
+    count: (SAMPLES + WARM_UP) * sides.length,
   });
-  for (let i = 0; i < warmUp; i++) for (const side of sides) await side.call();
+  for (let i = 0; i < WARM_UP; i++) for (const side of sides) await side.call();
   const times = sides.map((): number[] => []);
   for (let i = 0; i < SAMPLES; i++) {
     for (const [index, side] of sides.entries()) {
@@ -115,7 +115,8 @@ if (profileDir) {
       const key = `${functionName || '(anonymous)'} ${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/services\//, '')}:${lineNumber + 1}`;
       byFunction.set(key, (byFunction.get(key) ?? 0) + (selfMicros.get(node.id) ?? 0));
     }
-    const calls = (SAMPLES + 30) * 2;
+    // The MCP service answers the two eras' sides: warm-up and measured calls of each.
+    const calls = (SAMPLES + WARM_UP) * 2;
     out(`\nMCP service main thread, self time per read_range call (${calls} calls), heaviest 40:`);
     for (const [name, micros] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 40))
       out(`  ${(micros / calls).toFixed(1).padStart(7)} µs  ${name}`);
