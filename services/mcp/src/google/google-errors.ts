@@ -165,8 +165,11 @@ export function fileNotPicked(dashboardUrl: string): ToolError {
   );
 }
 
+/** Google no longer takes the person's grant: the dashboard's undo tells "reconnect Google" apart by it. */
+export class GoogleReconnectNeeded extends ToolError {}
+
 export function authenticationRequired(dashboardUrl: string): ToolError {
-  return new ToolError(
+  return new GoogleReconnectNeeded(
     `Authentication required: Sheetgate can no longer reach your Google account. Reconnect Google at ${dashboardUrl}, then try again.`,
   );
 }
