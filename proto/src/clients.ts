@@ -11,6 +11,7 @@ import {
 import { inSpan, markSpanFailed, outgoingTraceHeaders, tracingOn } from '@sheetgate/service-runtime';
 import { AccountServiceService } from '../gen/sheetgate/v1/account_service.ts';
 import { ChangeJournalServiceService } from '../gen/sheetgate/v1/change_journal.ts';
+import { ChangeUndoServiceService } from '../gen/sheetgate/v1/change_undo.ts';
 import { GoogleQuotaServiceService } from '../gen/sheetgate/v1/google_quota.ts';
 import { TokenBrokerServiceService } from '../gen/sheetgate/v1/token_broker.ts';
 import { serviceCredentialInterceptor } from './service-credential.ts';
@@ -30,10 +31,13 @@ const METHOD_DEADLINES_MS: Readonly<Record<string, number>> = {
   [TokenBrokerServiceService.getGoogleAccessToken.path]: 12_000,
   [AccountServiceService.revokeApiKey.path]: 6_000,
   [AccountServiceService.disconnectApp.path]: 6_000,
+  // An undo reads and writes Google (a few calls, each retried on quota and 5xx) and may wait its
+  // turn at Google's quota (GOOGLE_QUOTA_MAX_WAIT_SECONDS, 20 s by default).
+  [ChangeUndoServiceService.undoChange.path]: 60_000,
 };
 
 export interface ClientOptions {
-  /** host:port of auth's gRPC listener. */
+  /** host:port of the gRPC listener (auth's; the MCP service's for ChangeUndoService). */
   address: string;
   /** INTERNAL_SERVICE_TOKEN, sent as `authorization: Bearer …` on every call. */
   serviceToken: string;
@@ -157,7 +161,13 @@ export function createChangeJournalClient(options: ClientOptions): ChangeJournal
   return createPromiseClient(ChangeJournalServiceService, options);
 }
 
+/** The web service's view of the MCP service: the dashboard's Undo. */
+export function createChangeUndoClient(options: ClientOptions): ChangeUndoClient {
+  return createPromiseClient(ChangeUndoServiceService, options);
+}
+
 export type ChangeJournalClient = PromiseClient<typeof ChangeJournalServiceService>;
+export type ChangeUndoClient = PromiseClient<typeof ChangeUndoServiceService>;
 export type TokenBrokerClient = PromiseClient<typeof TokenBrokerServiceService>;
 export type GoogleQuotaClient = PromiseClient<typeof GoogleQuotaServiceService>;
 export type AccountServiceClientApi = PromiseClient<typeof AccountServiceService>;

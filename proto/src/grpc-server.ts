@@ -11,6 +11,7 @@ import {
   type ChangeJournalServiceServer,
   ChangeJournalServiceService,
 } from '../gen/sheetgate/v1/change_journal.ts';
+import { type ChangeUndoServiceServer, ChangeUndoServiceService } from '../gen/sheetgate/v1/change_undo.ts';
 import {
   type GoogleQuotaServiceServer,
   GoogleQuotaServiceService,
@@ -53,6 +54,11 @@ export function changeJournalService(handlers: Partial<ChangeJournalServiceServe
   return { definition: ChangeJournalServiceService, handlers: handlers as UntypedServiceImplementation };
 }
 
+/** Typed binding of ChangeUndoService (the MCP service's: the dashboard's Undo, web → mcp). */
+export function changeUndoService(handlers: Partial<ChangeUndoServiceServer>): GrpcServiceBinding {
+  return { definition: ChangeUndoServiceService, handlers: handlers as UntypedServiceImplementation };
+}
+
 export interface GrpcServerOptions {
   /** Interface to listen on, e.g. "0.0.0.0" in a container, "127.0.0.1" in tests. */
   host: string;
@@ -84,7 +90,7 @@ export interface RunningGrpcServer {
 const MIN_SERVICE_TOKEN_LENGTH = 16;
 
 /**
- * Auth's internal gRPC server: plaintext on the cluster network (NetworkPolicies limit who may
+ * An internal gRPC server (auth's, and the MCP service's ChangeUndoService): plaintext on the cluster network (NetworkPolicies limit who may
  * connect, docs/design.md §7.7), every handler behind the service credential.
  */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<RunningGrpcServer> {

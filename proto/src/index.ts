@@ -5,6 +5,7 @@
 export { status as GrpcStatus } from '@grpc/grpc-js';
 export * from '../gen/sheetgate/v1/account_service.ts';
 export * from '../gen/sheetgate/v1/change_journal.ts';
+export * from '../gen/sheetgate/v1/change_undo.ts';
 export * from '../gen/sheetgate/v1/google_quota.ts';
 export * from '../gen/sheetgate/v1/revocations.ts';
 export * from '../gen/sheetgate/v1/token_broker.ts';
@@ -23,9 +24,11 @@ export {
   type AccountServiceClientApi,
   type CallSettings,
   type ChangeJournalClient,
+  type ChangeUndoClient,
   type ClientOptions,
   createAccountServiceClient,
   createChangeJournalClient,
+  createChangeUndoClient,
   createGoogleQuotaClient,
   createPromiseClient,
   createTokenBrokerClient,
@@ -55,6 +58,7 @@ export {
 export {
   accountService,
   changeJournalService,
+  changeUndoService,
   type GrpcServerOptions,
   type GrpcServiceBinding,
   googleQuotaService,
