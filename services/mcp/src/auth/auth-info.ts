@@ -2,7 +2,8 @@
 export interface AuthInfo {
   userId: string;
   scopes: ReadonlySet<string>;
-  credential: 'access_token' | 'api_key';
+  /** `dashboard`: the person on the dashboard, through web (ChangeUndoService: an undo only). */
+  credential: 'access_token' | 'api_key' | 'dashboard';
   /** The OAuth client, for access tokens. */
   clientId?: string;
   /** The API key's id, for API keys. */

@@ -63,8 +63,12 @@ const MAX_BATCH_BYTES = 3 * 1024 * 1024;
 const MAX_RANGES = 100;
 const MAX_RANGE_LENGTH = 300;
 
-/** The credential a change is recorded under: the API key's id, or the connected app's client id. */
+/**
+ * The credential a change is recorded under: the API key's id, the connected app's client id, or
+ * the dashboard (no id: the person themself).
+ */
 export function credentialOf(auth: AuthInfo): { kind: ChangeCredentialKind; id: string } {
+  if (auth.credential === 'dashboard') return { kind: ChangeCredentialKind.CHANGE_CREDENTIAL_KIND_DASHBOARD, id: '' };
   return auth.credential === 'api_key'
     ? { kind: ChangeCredentialKind.CHANGE_CREDENTIAL_KIND_API_KEY, id: auth.apiKeyId ?? '' }
     : { kind: ChangeCredentialKind.CHANGE_CREDENTIAL_KIND_APP, id: auth.clientId ?? '' };

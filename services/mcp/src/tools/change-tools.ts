@@ -1,25 +1,10 @@
 import { ChangeCredentialKind, kindOfCallError } from '@sheetgate/proto';
-import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
-import type { AuthInfo } from '../auth/auth-info.ts';
 import type { ChangeJournal, ListedChange } from '../journal/change-journal.ts';
-import {
-  areaRange,
-  bounded,
-  type ChangePayload,
-  restoredValue,
-  type SheetImage,
-  sameCell,
-  type ValueArea,
-  valueArea,
-} from '../journal/change-payloads.ts';
-import { type NoteArea, noteAreaRange, readNotes, restoreNotesRequest } from '../journal/note-images.ts';
-import { changeNote, recordValueChange } from '../journal/record-change.ts';
-import { type DimensionImage, SHEET_IMAGE_CELL_FIELDS } from '../journal/sheet-image.ts';
-import { columnLetters, rangeOnSheet } from './a1.ts';
+import { changeNote } from '../journal/record-change.ts';
+import { createChangeUndo } from '../journal/undo-change.ts';
 import { dryRun, dryRunOutput, spreadsheetId } from './common-schemas.ts';
 import { amount } from './loss-phrases.ts';
-import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
 import { defineTool, type ToolDefinition, ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
@@ -95,339 +80,8 @@ const notFound = (id: string | undefined) =>
  * unless `force`). An undo is journaled too, so it can be undone in turn.
  */
 export function changeTools(deps: ToolDeps): ToolDefinition[] {
-  const { sheets, callGoogle, journal } = deps;
-  const batchUpdate = spreadsheetBatchUpdate(deps);
-
-  async function undoValues(
-    journal: ChangeJournal,
-    auth: AuthInfo,
-    signal: AbortSignal,
-    change: ListedChange,
-    payload: Extract<ChangePayload, { kind: 'values' }>,
-    options: { force: boolean; dryRun: boolean },
-  ) {
-    const ranges = payload.areas.map(areaRange);
-    const { data } = await callGoogle(auth.userId, signal, (request) =>
-      sheets.spreadsheets.values.batchGet(
-        { spreadsheetId: change.spreadsheetId, ranges, valueRenderOption: 'FORMULA' },
-        request,
-      ),
-    );
-    const current = payload.areas.map((_, index) => (data.valueRanges?.[index]?.values ?? []) as unknown[][]);
-    const changedSince: string[] = [];
-    for (const [index, area] of payload.areas.entries())
-      for (const [r, row] of area.after.entries())
-        for (const [c, expected] of row.entries()) {
-          if (expected === null || sameCell(current[index]![r]?.[c], expected)) continue;
-          changedSince.push(rangeOnSheet(area.sheet, `${columnLetters(area.left + c)}${area.top + r + 1}`));
-        }
-    refuseChanged(change, changedSince, options.force);
-    const inserted = payload.insertedRows;
-    if (options.dryRun) {
-      return {
-        restored: ranges,
-        changedSince,
-        text: inserted
-          ? `Dry run: would delete the ${amount(inserted.end - inserted.start, 'row')} change ${change.id} appended (${ranges.join(', ')}). Nothing was changed.`
-          : `Dry run: would restore ${ranges.join(', ')} as they were before change ${change.id}. Nothing was changed.`,
-      };
-    }
-    if (inserted) {
-      const { data: outline } = await callGoogle(auth.userId, signal, (request) =>
-        sheets.spreadsheets.get(
-          { spreadsheetId: change.spreadsheetId, fields: 'sheets.properties(sheetId,title)' },
-          request,
-        ),
-      );
-      const tab = outline.sheets?.find((sheet) => sheet.properties?.title === inserted.sheet);
-      if (!tab)
-        throw new ToolError(`Not undone: the tab "${inserted.sheet}" the rows were appended to is gone.`);
-      await batchUpdate(auth.userId, signal, change.spreadsheetId, [
-        {
-          deleteDimension: {
-            range: {
-              sheetId: tab.properties?.sheetId ?? 0,
-              dimension: 'ROWS',
-              startIndex: inserted.start,
-              endIndex: inserted.end,
-            },
-          },
-        },
-      ]);
-      const undoId = journal.record(auth, {
-        tool: 'undo_change',
-        spreadsheetId: change.spreadsheetId,
-        ranges,
-        cells: change.cells,
-        rows: inserted.end - inserted.start,
-        undoesChangeId: change.id,
-        undoUnavailableReason:
-          'Undo is not available for an undo that deleted appended rows: append them again.',
-      });
-      return {
-        restored: ranges,
-        changedSince,
-        undoId,
-        text: `Undid change ${change.id}: deleted the ${amount(inserted.end - inserted.start, 'row')} it appended (${ranges.join(', ')}).`,
-      };
-    }
-    const written = payload.areas.map((area) => area.before.map((row) => row.map(restoredValue)));
-    const { data: response } = await callGoogle(auth.userId, signal, (request) =>
-      sheets.spreadsheets.values.batchUpdate(
-        {
-          spreadsheetId: change.spreadsheetId,
-          requestBody: {
-            valueInputOption: 'USER_ENTERED',
-            includeValuesInResponse: true,
-            responseValueRenderOption: 'FORMULA',
-            data: payload.areas.map((_, index) => ({
-              range: ranges[index],
-              majorDimension: 'ROWS',
-              values: written[index],
-            })),
-          },
-        },
-        request,
-      ),
-    );
-    const areas: ValueArea[] = payload.areas.map((area, index) =>
-      valueArea(
-        rangeOnSheet(area.sheet, ranges[index]!.slice(ranges[index]!.lastIndexOf('!') + 1)),
-        written[index]!,
-        current[index]!,
-        response.responses?.[index]?.updatedData?.values ?? undefined,
-      ),
-    );
-    const undoId = recordValueChange(journal, auth, {
-      tool: 'undo_change',
-      spreadsheetId: change.spreadsheetId,
-      areas,
-      undoesChangeId: change.id,
-    });
-    return {
-      restored: ranges,
-      changedSince,
-      undoId,
-      text: `Undid change ${change.id}: restored ${ranges.join(', ')}.`,
-    };
-  }
-
-  async function undoNotes(
-    journal: ChangeJournal,
-    auth: AuthInfo,
-    signal: AbortSignal,
-    change: ListedChange,
-    areas: NoteArea[],
-    options: { force: boolean; dryRun: boolean },
-  ) {
-    const ranges = areas.map(noteAreaRange);
-    const current = await readNotes(
-      deps,
-      auth,
-      signal,
-      change.spreadsheetId,
-      areas.map((area) => ({
-        title: area.sheet,
-        sheetId: area.sheetId,
-        rowStart: area.rowStart,
-        rowEnd: area.rowStart + area.before.length,
-        columnStart: area.columnStart,
-        columnEnd: area.columnStart + Math.max(0, ...area.before.map((row) => row.length)),
-      })),
-    );
-    const changedSince: string[] = [];
-    for (const [index, area] of areas.entries())
-      for (const [r, row] of area.after.entries())
-        for (const [c, expected] of row.entries())
-          if ((current[index]![r]?.[c] ?? '') !== expected)
-            changedSince.push(
-              rangeOnSheet(area.sheet, `${columnLetters(area.columnStart + c)}${area.rowStart + r + 1}`),
-            );
-    refuseChanged(change, changedSince, options.force);
-    if (options.dryRun)
-      return {
-        restored: ranges,
-        changedSince,
-        text: `Dry run: would restore the notes of ${ranges.join(', ')} as they were before change ${change.id}. Nothing was changed.`,
-      };
-    await batchUpdate(
-      auth.userId,
-      signal,
-      change.spreadsheetId,
-      areas.map((area) => restoreNotesRequest(area, area.before)),
-    );
-    const undoAreas: NoteArea[] = areas.map((area, index) => ({
-      ...area,
-      before: current[index]!,
-      after: area.before,
-    }));
-    const cells = undoAreas.reduce(
-      (sum, area) => sum + area.before.length * (area.before[0]?.length ?? 0),
-      0,
-    );
-    const undoId = journal.record(auth, {
-      tool: 'undo_change',
-      spreadsheetId: change.spreadsheetId,
-      ranges,
-      cells,
-      rows: undoAreas.reduce((sum, area) => sum + area.before.length, 0),
-      undoesChangeId: change.id,
-      ...bounded({ v: 1, kind: 'notes', areas: undoAreas }, cells),
-    });
-    return {
-      restored: ranges,
-      changedSince,
-      undoId,
-      text: `Undid change ${change.id}: restored the notes of ${ranges.join(', ')}.`,
-    };
-  }
-
-  /** Inserts deleted rows or columns again, with their cells; refused when the tab is gone. */
-  async function undoDimension(
-    journal: ChangeJournal,
-    auth: AuthInfo,
-    signal: AbortSignal,
-    change: ListedChange,
-    image: DimensionImage,
-    options: { dryRun: boolean },
-  ) {
-    const { data: outline } = await callGoogle(auth.userId, signal, (request) =>
-      sheets.spreadsheets.get(
-        { spreadsheetId: change.spreadsheetId, fields: 'sheets.properties(sheetId,title)' },
-        request,
-      ),
-    );
-    if (!outline.sheets?.some((sheet) => sheet.properties?.sheetId === image.sheetId))
-      throw new ToolError(
-        `Not undone: the tab "${image.sheet}" the ${image.dimension.toLowerCase()} were deleted from is gone.`,
-      );
-    const count = image.endIndex - image.startIndex;
-    const what = `${amount(count, image.dimension === 'ROWS' ? 'row' : 'column')} at index ${image.startIndex} of "${image.sheet}"`;
-    if (options.dryRun)
-      return {
-        restored: [change.ranges[0] ?? image.sheet],
-        changedSince: [],
-        text: `Dry run: would insert again the ${what} with their cells. Nothing was changed.`,
-      };
-    const requests: sheets_v4.Schema$Request[] = [
-      {
-        insertDimension: {
-          range: {
-            sheetId: image.sheetId,
-            dimension: image.dimension,
-            startIndex: image.startIndex,
-            endIndex: image.endIndex,
-          },
-          inheritFromBefore: false,
-        },
-      },
-    ];
-    if (image.rows.length > 0)
-      requests.push({
-        updateCells: {
-          start:
-            image.dimension === 'ROWS'
-              ? { sheetId: image.sheetId, rowIndex: image.startIndex, columnIndex: 0 }
-              : { sheetId: image.sheetId, rowIndex: 0, columnIndex: image.startIndex },
-          rows: image.rows,
-          fields: SHEET_IMAGE_CELL_FIELDS,
-        },
-      });
-    await batchUpdate(auth.userId, signal, change.spreadsheetId, requests);
-    const undoId = journal.record(auth, {
-      tool: 'undo_change',
-      spreadsheetId: change.spreadsheetId,
-      ranges: change.ranges,
-      cells: change.cells,
-      rows: change.rows,
-      undoesChangeId: change.id,
-      undoUnavailableReason: `Undo is not available for re-inserted ${image.dimension.toLowerCase()}: delete_dimension deletes them again.`,
-    });
-    return {
-      restored: [change.ranges[0] ?? image.sheet],
-      changedSince: [],
-      undoId,
-      text: `Undid change ${change.id}: inserted again the ${what} with their cells.`,
-    };
-  }
-
-  async function undoSheet(
-    journal: ChangeJournal,
-    auth: AuthInfo,
-    signal: AbortSignal,
-    change: ListedChange,
-    image: SheetImage,
-    options: { force: boolean; dryRun: boolean },
-  ) {
-    const { data: outline } = await callGoogle(auth.userId, signal, (request) =>
-      sheets.spreadsheets.get(
-        { spreadsheetId: change.spreadsheetId, fields: 'sheets.properties(sheetId,title)' },
-        request,
-      ),
-    );
-    const tabs = (outline.sheets ?? []).map((sheet) => sheet.properties ?? {});
-    const title = image.properties.title ?? 'Restored';
-    const taken = tabs.some((tab) => tab.title === title);
-    refuseChanged(
-      change,
-      taken ? [`the tab name "${title}" (a tab of that name exists now)`] : [],
-      options.force,
-    );
-    const newTitle = taken ? freeTitle(title, tabs) : title;
-    const ids = new Set(tabs.map((tab) => tab.sheetId));
-    let sheetId = image.properties.sheetId ?? 0;
-    while (ids.has(sheetId)) sheetId = Math.floor(Math.random() * 2_000_000_000);
-    if (options.dryRun)
-      return {
-        restored: [newTitle],
-        changedSince: taken ? [title] : [],
-        text: `Dry run: would recreate the tab "${newTitle}" with its values and formats. Nothing was changed.`,
-      };
-    const { gridProperties, tabColor, tabColorStyle, hidden, index, rightToLeft } = image.properties;
-    const requests: sheets_v4.Schema$Request[] = [
-      {
-        addSheet: {
-          properties: {
-            sheetId,
-            title: newTitle,
-            ...(index != null ? { index } : {}),
-            ...(gridProperties ? { gridProperties } : {}),
-            ...(tabColor ? { tabColor } : {}),
-            ...(tabColorStyle ? { tabColorStyle } : {}),
-            ...(hidden ? { hidden } : {}),
-            ...(rightToLeft ? { rightToLeft } : {}),
-          },
-        },
-      },
-    ];
-    if (image.rows.length > 0)
-      requests.push({
-        updateCells: {
-          start: { sheetId, rowIndex: 0, columnIndex: 0 },
-          rows: image.rows,
-          fields: SHEET_IMAGE_CELL_FIELDS,
-        },
-      });
-    for (const merge of image.merges)
-      requests.push({ mergeCells: { range: { ...merge, sheetId }, mergeType: 'MERGE_ALL' } });
-    await batchUpdate(auth.userId, signal, change.spreadsheetId, requests);
-    const undoId = journal.record(auth, {
-      tool: 'undo_change',
-      spreadsheetId: change.spreadsheetId,
-      ranges: [newTitle],
-      cells: change.cells,
-      rows: change.rows,
-      undoesChangeId: change.id,
-      undoUnavailableReason: `Undo is not available for a recreated tab: delete_sheet deletes it again (sheetId ${sheetId}).`,
-    });
-    return {
-      restored: [newTitle],
-      changedSince: taken ? [title] : [],
-      undoId,
-      sheetId,
-      text: `Undid change ${change.id}: recreated the tab "${newTitle}" (sheetId ${sheetId}) with its values and formats.`,
-    };
-  }
+  const { journal } = deps;
+  const undoChange = journal ? createChangeUndo({ ...deps, journal }) : undefined;
 
   return [
     defineTool({
@@ -504,32 +158,30 @@ export function changeTools(deps: ToolDeps): ToolDefinition[] {
         sheetId: z.number().optional().describe('The recreated tab, when the change deleted one.'),
       }),
       async run(input, { auth, signal }) {
-        if (!journal) off();
-        // The caller's own change may still be on its way to auth.
-        await journal.flush();
-        const found = await journal.get(auth, input.changeId).catch((error: unknown) => {
+        if (!undoChange) off();
+        const outcome = await undoChange(auth, signal, input).catch((error: unknown) => {
           throw journalUnavailable(error);
         });
-        if (!found) throw notFound(input.changeId);
-        const { change, payload } = found;
-        if (change.undoneAtMs)
-          throw new ToolError(
-            `Change ${change.id} was undone already${change.undoneByChangeId ? ` (by change ${change.undoneByChangeId})` : ''}.`,
-          );
-        if (!change.undoable || !payload)
-          throw new ToolError(
-            `Change ${change.id} (${change.tool}) cannot be undone. ${change.undoUnavailableReason || 'Undo is not available for it.'}`,
-          );
-        const options = { force: input.force, dryRun: input.dryRun };
-        const outcome =
-          payload.kind === 'sheet'
-            ? await undoSheet(journal, auth, signal, change, payload.sheet, options)
-            : payload.kind === 'notes'
-              ? await undoNotes(journal, auth, signal, change, payload.areas, options)
-              : payload.kind === 'dimension'
-                ? await undoDimension(journal, auth, signal, change, payload.dimension, options)
-                : await undoValues(journal, auth, signal, change, payload, options);
-        if (input.dryRun)
+        switch (outcome.kind) {
+          case 'not_found':
+            throw notFound(input.changeId);
+          case 'already_undone':
+            throw new ToolError(
+              `Change ${outcome.change.id} was undone already${outcome.undoneByChangeId ? ` (by change ${outcome.undoneByChangeId})` : ''}.`,
+            );
+          case 'not_undoable':
+            throw new ToolError(
+              `Change ${outcome.change.id} (${outcome.change.tool}) cannot be undone. ${outcome.reason}`,
+            );
+          case 'target_gone':
+            throw new ToolError(outcome.message);
+          case 'changed_since':
+            throw new ToolError(
+              `Not undone: ${changedSinceSentence(outcome.change.id, outcome.cells)} Pass force: true to restore the earlier contents anyway (the later edits are lost).`,
+            );
+        }
+        const { change, undoId } = outcome;
+        if (outcome.dryRun)
           return {
             structuredContent: {
               undoneChangeId: change.id,
@@ -539,19 +191,13 @@ export function changeTools(deps: ToolDeps): ToolDefinition[] {
             },
             text: outcome.text,
           };
-        const undoId = 'undoId' in outcome ? outcome.undoId : undefined;
-        if (undoId) {
-          // Recorded before it is marked (auth marks only what it holds).
-          await journal.flush();
-          await journal.markUndone(auth, change.id, undoId);
-        }
         return {
           structuredContent: {
             undoneChangeId: change.id,
             restored: outcome.restored,
             changedSince: outcome.changedSince,
             ...(undoId ? { changeId: undoId } : {}),
-            ...('sheetId' in outcome && outcome.sheetId !== undefined ? { sheetId: outcome.sheetId } : {}),
+            ...(outcome.sheetId !== undefined ? { sheetId: outcome.sheetId } : {}),
           },
           text: `${outcome.text}${input.force && outcome.changedSince.length ? ` Forced: ${amount(outcome.changedSince.length, 'cell')} changed since were replaced too.` : ''}${changeNote(undoId)}`,
         };
@@ -567,22 +213,14 @@ function journalUnavailable(error: unknown): unknown {
     : error;
 }
 
-function freeTitle(title: string, tabs: Array<{ title?: string | null }>): string {
-  const titles = new Set(tabs.map((tab) => tab.title));
-  for (let n = 1; ; n++) {
-    const candidate = `${title} (restored${n > 1 ? ` ${n}` : ''})`;
-    if (!titles.has(candidate)) return candidate;
-  }
-}
-
-/** Refuses an undo over cells changed since the change, naming them, unless forced. */
-function refuseChanged(change: ListedChange, changedSince: string[], force: boolean): void {
-  if (changedSince.length === 0 || force) return;
-  const named = changedSince.slice(0, NAMED_CELLS).join(', ');
-  const more = changedSince.length > NAMED_CELLS ? ` and ${changedSince.length - NAMED_CELLS} more` : '';
-  throw new ToolError(
-    `Not undone: ${changedSince.length === 1 ? 'this was' : `these ${changedSince.length} were`} changed since change ${change.id}: ${named}${more}. Pass force: true to restore the earlier contents anyway (the later edits are lost).`,
-  );
+/**
+ * "these 3 were changed since change …: Sheet1!A2, …" — at most NAMED_CELLS named, then how many
+ * more: the refusal's words for undo_change and the dashboard alike.
+ */
+export function changedSinceSentence(changeId: string, cells: string[]): string {
+  const named = cells.slice(0, NAMED_CELLS).join(', ');
+  const more = cells.length > NAMED_CELLS ? ` and ${cells.length - NAMED_CELLS} more` : '';
+  return `${cells.length === 1 ? 'this was' : `these ${cells.length} were`} changed since change ${changeId}: ${named}${more}.`;
 }
 
 /**

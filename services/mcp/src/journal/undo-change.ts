@@ -1,0 +1,486 @@
+import type { sheets_v4 } from 'googleapis';
+import type { AuthInfo } from '../auth/auth-info.ts';
+import { columnLetters, rangeOnSheet } from '../tools/a1.ts';
+import { amount } from '../tools/loss-phrases.ts';
+import { spreadsheetBatchUpdate } from '../tools/spreadsheet-batch-update.ts';
+import type { ToolDeps } from '../tools/tool-deps.ts';
+import type { ChangeJournal, ListedChange } from './change-journal.ts';
+import {
+  areaRange,
+  bounded,
+  type ChangePayload,
+  restoredValue,
+  type SheetImage,
+  sameCell,
+  type ValueArea,
+  valueArea,
+} from './change-payloads.ts';
+import { type NoteArea, noteAreaRange, readNotes, restoreNotesRequest } from './note-images.ts';
+import { recordValueChange } from './record-change.ts';
+import { type DimensionImage, SHEET_IMAGE_CELL_FIELDS } from './sheet-image.ts';
+
+/**
+ * What undoing a change came to (docs/design.md §11.8): done (or, for a dry run, what would be
+ * done), or one of the refusals. Each caller words them its own way: undo_change for a model, the
+ * dashboard's Activity (through ChangeUndoService) for a person.
+ */
+export type UndoOutcome =
+  | {
+      kind: 'undone';
+      change: ListedChange;
+      /** The ranges restored, or the tab recreated. */
+      restored: string[];
+      /** Cells changed since the change, replaced too (only with `force`). */
+      changedSince: string[];
+      /** The undo's own journal entry; absent for a dry run. */
+      undoId?: string | undefined;
+      /** The recreated tab, when the change deleted one. */
+      sheetId?: number | undefined;
+      dryRun: boolean;
+      /** One sentence saying what was (or would be) restored. */
+      text: string;
+    }
+  /** Cells (or a tab name) changed since the change: not undone without `force`. */
+  | { kind: 'changed_since'; change: ListedChange; cells: string[] }
+  /** No such change of this person's: an unknown id and another person's alike. */
+  | { kind: 'not_found' }
+  | { kind: 'already_undone'; change: ListedChange; undoneByChangeId: string }
+  /** Undo is not available for this change; `reason` says why. */
+  | { kind: 'not_undoable'; change: ListedChange; reason: string }
+  /** What the change wrote to is gone (the tab); `message` says so, "Not undone: …". */
+  | { kind: 'target_gone'; change: ListedChange; message: string };
+
+export interface UndoRequest {
+  /** The change to undo; absent: this credential's newest change that stands. */
+  changeId?: string | undefined;
+  /** Restore even cells changed since the change, losing those later edits. */
+  force: boolean;
+  dryRun: boolean;
+}
+
+export type ChangeUndo = (auth: AuthInfo, signal: AbortSignal, request: UndoRequest) => Promise<UndoOutcome>;
+
+/** A refusal found part-way through an undo, carried out to its one answer. */
+class Refusal extends Error {
+  readonly outcome: UndoOutcome;
+  constructor(outcome: UndoOutcome) {
+    super(outcome.kind);
+    this.outcome = outcome;
+  }
+}
+
+function targetGone(change: ListedChange, message: string): never {
+  throw new Refusal({ kind: 'target_gone', change, message });
+}
+
+/** Refuses an undo over cells changed since the change, unless forced. */
+function refuseChanged(change: ListedChange, changedSince: string[], force: boolean): void {
+  if (changedSince.length === 0 || force) return;
+  throw new Refusal({ kind: 'changed_since', change, cells: changedSince });
+}
+
+function freeTitle(title: string, tabs: Array<{ title?: string | null }>): string {
+  const titles = new Set(tabs.map((tab) => tab.title));
+  for (let n = 1; ; n++) {
+    const candidate = `${title} (restored${n > 1 ? ` ${n}` : ''})`;
+    if (!titles.has(candidate)) return candidate;
+  }
+}
+
+/**
+ * The one undo of a journaled change, for undo_change and the dashboard alike. It reads the cells
+ * the change wrote and refuses, naming them, when any holds something other than what the change
+ * left (`force` restores anyway); restores the before-images (text behind an apostrophe), deletes
+ * appended rows, inserts deleted rows or columns again, recreates a deleted tab; journals the undo
+ * under `auth`'s credential (so it can be undone in turn) and marks the change undone by it.
+ * Google's failures are thrown (ToolError, GoogleReconnectNeeded), and so are the journal's (a
+ * gRPC status error).
+ */
+export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): ChangeUndo {
+  const { sheets, callGoogle, journal } = deps;
+  const batchUpdate = spreadsheetBatchUpdate(deps);
+
+  async function undoValues(
+    journal: ChangeJournal,
+    auth: AuthInfo,
+    signal: AbortSignal,
+    change: ListedChange,
+    payload: Extract<ChangePayload, { kind: 'values' }>,
+    options: { force: boolean; dryRun: boolean },
+  ) {
+    const ranges = payload.areas.map(areaRange);
+    const { data } = await callGoogle(auth.userId, signal, (request) =>
+      sheets.spreadsheets.values.batchGet(
+        { spreadsheetId: change.spreadsheetId, ranges, valueRenderOption: 'FORMULA' },
+        request,
+      ),
+    );
+    const current = payload.areas.map((_, index) => (data.valueRanges?.[index]?.values ?? []) as unknown[][]);
+    const changedSince: string[] = [];
+    for (const [index, area] of payload.areas.entries())
+      for (const [r, row] of area.after.entries())
+        for (const [c, expected] of row.entries()) {
+          if (expected === null || sameCell(current[index]![r]?.[c], expected)) continue;
+          changedSince.push(rangeOnSheet(area.sheet, `${columnLetters(area.left + c)}${area.top + r + 1}`));
+        }
+    refuseChanged(change, changedSince, options.force);
+    const inserted = payload.insertedRows;
+    if (options.dryRun) {
+      return {
+        restored: ranges,
+        changedSince,
+        text: inserted
+          ? `Dry run: would delete the ${amount(inserted.end - inserted.start, 'row')} change ${change.id} appended (${ranges.join(', ')}). Nothing was changed.`
+          : `Dry run: would restore ${ranges.join(', ')} as they were before change ${change.id}. Nothing was changed.`,
+      };
+    }
+    if (inserted) {
+      const { data: outline } = await callGoogle(auth.userId, signal, (request) =>
+        sheets.spreadsheets.get(
+          { spreadsheetId: change.spreadsheetId, fields: 'sheets.properties(sheetId,title)' },
+          request,
+        ),
+      );
+      const tab = outline.sheets?.find((sheet) => sheet.properties?.title === inserted.sheet);
+      if (!tab)
+        targetGone(change, `Not undone: the tab "${inserted.sheet}" the rows were appended to is gone.`);
+      await batchUpdate(auth.userId, signal, change.spreadsheetId, [
+        {
+          deleteDimension: {
+            range: {
+              sheetId: tab.properties?.sheetId ?? 0,
+              dimension: 'ROWS',
+              startIndex: inserted.start,
+              endIndex: inserted.end,
+            },
+          },
+        },
+      ]);
+      const undoId = journal.record(auth, {
+        tool: 'undo_change',
+        spreadsheetId: change.spreadsheetId,
+        ranges,
+        cells: change.cells,
+        rows: inserted.end - inserted.start,
+        undoesChangeId: change.id,
+        undoUnavailableReason:
+          'Undo is not available for an undo that deleted appended rows: append them again.',
+      });
+      return {
+        restored: ranges,
+        changedSince,
+        undoId,
+        text: `Undid change ${change.id}: deleted the ${amount(inserted.end - inserted.start, 'row')} it appended (${ranges.join(', ')}).`,
+      };
+    }
+    const written = payload.areas.map((area) => area.before.map((row) => row.map(restoredValue)));
+    const { data: response } = await callGoogle(auth.userId, signal, (request) =>
+      sheets.spreadsheets.values.batchUpdate(
+        {
+          spreadsheetId: change.spreadsheetId,
+          requestBody: {
+            valueInputOption: 'USER_ENTERED',
+            includeValuesInResponse: true,
+            responseValueRenderOption: 'FORMULA',
+            data: payload.areas.map((_, index) => ({
+              range: ranges[index],
+              majorDimension: 'ROWS',
+              values: written[index],
+            })),
+          },
+        },
+        request,
+      ),
+    );
+    const areas: ValueArea[] = payload.areas.map((area, index) =>
+      valueArea(
+        rangeOnSheet(area.sheet, ranges[index]!.slice(ranges[index]!.lastIndexOf('!') + 1)),
+        written[index]!,
+        current[index]!,
+        response.responses?.[index]?.updatedData?.values ?? undefined,
+      ),
+    );
+    const undoId = recordValueChange(journal, auth, {
+      tool: 'undo_change',
+      spreadsheetId: change.spreadsheetId,
+      areas,
+      undoesChangeId: change.id,
+    });
+    return {
+      restored: ranges,
+      changedSince,
+      undoId,
+      text: `Undid change ${change.id}: restored ${ranges.join(', ')}.`,
+    };
+  }
+
+  async function undoNotes(
+    journal: ChangeJournal,
+    auth: AuthInfo,
+    signal: AbortSignal,
+    change: ListedChange,
+    areas: NoteArea[],
+    options: { force: boolean; dryRun: boolean },
+  ) {
+    const ranges = areas.map(noteAreaRange);
+    const current = await readNotes(
+      deps,
+      auth,
+      signal,
+      change.spreadsheetId,
+      areas.map((area) => ({
+        title: area.sheet,
+        sheetId: area.sheetId,
+        rowStart: area.rowStart,
+        rowEnd: area.rowStart + area.before.length,
+        columnStart: area.columnStart,
+        columnEnd: area.columnStart + Math.max(0, ...area.before.map((row) => row.length)),
+      })),
+    );
+    const changedSince: string[] = [];
+    for (const [index, area] of areas.entries())
+      for (const [r, row] of area.after.entries())
+        for (const [c, expected] of row.entries())
+          if ((current[index]![r]?.[c] ?? '') !== expected)
+            changedSince.push(
+              rangeOnSheet(area.sheet, `${columnLetters(area.columnStart + c)}${area.rowStart + r + 1}`),
+            );
+    refuseChanged(change, changedSince, options.force);
+    if (options.dryRun)
+      return {
+        restored: ranges,
+        changedSince,
+        text: `Dry run: would restore the notes of ${ranges.join(', ')} as they were before change ${change.id}. Nothing was changed.`,
+      };
+    await batchUpdate(
+      auth.userId,
+      signal,
+      change.spreadsheetId,
+      areas.map((area) => restoreNotesRequest(area, area.before)),
+    );
+    const undoAreas: NoteArea[] = areas.map((area, index) => ({
+      ...area,
+      before: current[index]!,
+      after: area.before,
+    }));
+    const cells = undoAreas.reduce(
+      (sum, area) => sum + area.before.length * (area.before[0]?.length ?? 0),
+      0,
+    );
+    const undoId = journal.record(auth, {
+      tool: 'undo_change',
+      spreadsheetId: change.spreadsheetId,
+      ranges,
+      cells,
+      rows: undoAreas.reduce((sum, area) => sum + area.before.length, 0),
+      undoesChangeId: change.id,
+      ...bounded({ v: 1, kind: 'notes', areas: undoAreas }, cells),
+    });
+    return {
+      restored: ranges,
+      changedSince,
+      undoId,
+      text: `Undid change ${change.id}: restored the notes of ${ranges.join(', ')}.`,
+    };
+  }
+
+  /** Inserts deleted rows or columns again, with their cells; refused when the tab is gone. */
+  async function undoDimension(
+    journal: ChangeJournal,
+    auth: AuthInfo,
+    signal: AbortSignal,
+    change: ListedChange,
+    image: DimensionImage,
+    options: { dryRun: boolean },
+  ) {
+    const { data: outline } = await callGoogle(auth.userId, signal, (request) =>
+      sheets.spreadsheets.get(
+        { spreadsheetId: change.spreadsheetId, fields: 'sheets.properties(sheetId,title)' },
+        request,
+      ),
+    );
+    if (!outline.sheets?.some((sheet) => sheet.properties?.sheetId === image.sheetId))
+      targetGone(
+        change,
+        `Not undone: the tab "${image.sheet}" the ${image.dimension.toLowerCase()} were deleted from is gone.`,
+      );
+    const count = image.endIndex - image.startIndex;
+    const what = `${amount(count, image.dimension === 'ROWS' ? 'row' : 'column')} at index ${image.startIndex} of "${image.sheet}"`;
+    if (options.dryRun)
+      return {
+        restored: [change.ranges[0] ?? image.sheet],
+        changedSince: [],
+        text: `Dry run: would insert again the ${what} with their cells. Nothing was changed.`,
+      };
+    const requests: sheets_v4.Schema$Request[] = [
+      {
+        insertDimension: {
+          range: {
+            sheetId: image.sheetId,
+            dimension: image.dimension,
+            startIndex: image.startIndex,
+            endIndex: image.endIndex,
+          },
+          inheritFromBefore: false,
+        },
+      },
+    ];
+    if (image.rows.length > 0)
+      requests.push({
+        updateCells: {
+          start:
+            image.dimension === 'ROWS'
+              ? { sheetId: image.sheetId, rowIndex: image.startIndex, columnIndex: 0 }
+              : { sheetId: image.sheetId, rowIndex: 0, columnIndex: image.startIndex },
+          rows: image.rows,
+          fields: SHEET_IMAGE_CELL_FIELDS,
+        },
+      });
+    await batchUpdate(auth.userId, signal, change.spreadsheetId, requests);
+    const undoId = journal.record(auth, {
+      tool: 'undo_change',
+      spreadsheetId: change.spreadsheetId,
+      ranges: change.ranges,
+      cells: change.cells,
+      rows: change.rows,
+      undoesChangeId: change.id,
+      undoUnavailableReason: `Undo is not available for re-inserted ${image.dimension.toLowerCase()}: delete_dimension deletes them again.`,
+    });
+    return {
+      restored: [change.ranges[0] ?? image.sheet],
+      changedSince: [],
+      undoId,
+      text: `Undid change ${change.id}: inserted again the ${what} with their cells.`,
+    };
+  }
+
+  async function undoSheet(
+    journal: ChangeJournal,
+    auth: AuthInfo,
+    signal: AbortSignal,
+    change: ListedChange,
+    image: SheetImage,
+    options: { force: boolean; dryRun: boolean },
+  ) {
+    const { data: outline } = await callGoogle(auth.userId, signal, (request) =>
+      sheets.spreadsheets.get(
+        { spreadsheetId: change.spreadsheetId, fields: 'sheets.properties(sheetId,title)' },
+        request,
+      ),
+    );
+    const tabs = (outline.sheets ?? []).map((sheet) => sheet.properties ?? {});
+    const title = image.properties.title ?? 'Restored';
+    const taken = tabs.some((tab) => tab.title === title);
+    refuseChanged(
+      change,
+      taken ? [`the tab name "${title}" (a tab of that name exists now)`] : [],
+      options.force,
+    );
+    const newTitle = taken ? freeTitle(title, tabs) : title;
+    const ids = new Set(tabs.map((tab) => tab.sheetId));
+    let sheetId = image.properties.sheetId ?? 0;
+    while (ids.has(sheetId)) sheetId = Math.floor(Math.random() * 2_000_000_000);
+    if (options.dryRun)
+      return {
+        restored: [newTitle],
+        changedSince: taken ? [title] : [],
+        text: `Dry run: would recreate the tab "${newTitle}" with its values and formats. Nothing was changed.`,
+      };
+    const { gridProperties, tabColor, tabColorStyle, hidden, index, rightToLeft } = image.properties;
+    const requests: sheets_v4.Schema$Request[] = [
+      {
+        addSheet: {
+          properties: {
+            sheetId,
+            title: newTitle,
+            ...(index != null ? { index } : {}),
+            ...(gridProperties ? { gridProperties } : {}),
+            ...(tabColor ? { tabColor } : {}),
+            ...(tabColorStyle ? { tabColorStyle } : {}),
+            ...(hidden ? { hidden } : {}),
+            ...(rightToLeft ? { rightToLeft } : {}),
+          },
+        },
+      },
+    ];
+    if (image.rows.length > 0)
+      requests.push({
+        updateCells: {
+          start: { sheetId, rowIndex: 0, columnIndex: 0 },
+          rows: image.rows,
+          fields: SHEET_IMAGE_CELL_FIELDS,
+        },
+      });
+    for (const merge of image.merges)
+      requests.push({ mergeCells: { range: { ...merge, sheetId }, mergeType: 'MERGE_ALL' } });
+    await batchUpdate(auth.userId, signal, change.spreadsheetId, requests);
+    const undoId = journal.record(auth, {
+      tool: 'undo_change',
+      spreadsheetId: change.spreadsheetId,
+      ranges: [newTitle],
+      cells: change.cells,
+      rows: change.rows,
+      undoesChangeId: change.id,
+      undoUnavailableReason: `Undo is not available for a recreated tab: delete_sheet deletes it again (sheetId ${sheetId}).`,
+    });
+    return {
+      restored: [newTitle],
+      changedSince: taken ? [title] : [],
+      undoId,
+      sheetId,
+      text: `Undid change ${change.id}: recreated the tab "${newTitle}" (sheetId ${sheetId}) with its values and formats.`,
+    };
+  }
+
+  return async function undoChange(auth, signal, request) {
+    // The caller's own change may still be on its way to auth.
+    await journal.flush();
+    const found = await journal.get(auth, request.changeId);
+    if (!found) return { kind: 'not_found' };
+    const { change, payload } = found;
+    if (change.undoneAtMs)
+      return { kind: 'already_undone', change, undoneByChangeId: change.undoneByChangeId };
+    if (!change.undoable || !payload)
+      return {
+        kind: 'not_undoable',
+        change,
+        reason: change.undoUnavailableReason || 'Undo is not available for it.',
+      };
+    const options = { force: request.force, dryRun: request.dryRun };
+    let outcome: {
+      restored: string[];
+      changedSince: string[];
+      text: string;
+      undoId?: string;
+      sheetId?: number;
+    };
+    try {
+      outcome =
+        payload.kind === 'sheet'
+          ? await undoSheet(journal, auth, signal, change, payload.sheet, options)
+          : payload.kind === 'notes'
+            ? await undoNotes(journal, auth, signal, change, payload.areas, options)
+            : payload.kind === 'dimension'
+              ? await undoDimension(journal, auth, signal, change, payload.dimension, options)
+              : await undoValues(journal, auth, signal, change, payload, options);
+    } catch (error) {
+      if (error instanceof Refusal) return error.outcome;
+      throw error;
+    }
+    if (outcome.undoId) {
+      // Recorded before it is marked (auth marks only what it holds).
+      await journal.flush();
+      await journal.markUndone(auth, change.id, outcome.undoId);
+    }
+    return {
+      kind: 'undone',
+      change,
+      restored: outcome.restored,
+      changedSince: outcome.changedSince,
+      undoId: outcome.undoId,
+      sheetId: outcome.sheetId,
+      dryRun: request.dryRun,
+      text: outcome.text,
+    };
+  };
+}
