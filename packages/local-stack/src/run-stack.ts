@@ -134,6 +134,7 @@ try {
       ...googleEnv,
       MCP_HOST: HOST,
       MCP_PORT: String(settings.MCP_PORT),
+      MCP_GRPC_PORT: String(settings.MCP_GRPC_PORT),
       MCP_METRICS_PORT: String(settings.MCP_METRICS_PORT),
     },
     `http://${HOST}:${settings.MCP_PORT}/readyz`,
@@ -146,6 +147,8 @@ try {
       WEB_HOST: HOST,
       WEB_PORT: String(settings.WEB_PORT),
       WEB_METRICS_PORT: String(settings.WEB_METRICS_PORT),
+      // The dashboard's Undo is mcp's (ChangeUndoService).
+      MCP_GRPC_ADDRESS: `${HOST}:${settings.MCP_GRPC_PORT}`,
     },
     `http://${HOST}:${settings.WEB_PORT}/readyz`,
   );

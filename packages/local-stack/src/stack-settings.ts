@@ -13,6 +13,8 @@ export const stackSettingsSchema = z.object({
   MCP_PORT: setting.port(8082),
   WEB_PORT: setting.port(8083),
   AUTH_GRPC_PORT: setting.port(8084),
+  /** mcp's internal gRPC: the dashboard's Undo (web → mcp). */
+  MCP_GRPC_PORT: setting.port(8085),
   /** Each service's Prometheus `/metrics` listener (the services' own defaults). */
   AUTH_METRICS_PORT: setting.port(9081),
   MCP_METRICS_PORT: setting.port(9082),

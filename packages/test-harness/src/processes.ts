@@ -19,8 +19,9 @@ export interface StartServiceOptions {
 
 /**
  * Starts `services/<name>/src/main.ts` as a real process with `env` (on top of a minimal
- * environment) and waits for its `/readyz`. Its metrics listener gets a free port unless `env`
- * names one (`<NAME>_METRICS_PORT`), so services started side by side never collide.
+ * environment) and waits for its `/readyz`. Its metrics listener (and mcp's gRPC listener) gets a
+ * free port unless `env` names one (`<NAME>_METRICS_PORT`, `MCP_GRPC_PORT`), so services started
+ * side by side never collide.
  */
 export async function startServiceProcess(
   name: 'auth' | 'mcp' | 'web',
@@ -32,7 +33,13 @@ export async function startServiceProcess(
   const child = spawnService(
     name,
     path.join(repoRoot, `services/${name}/src/main.ts`),
-    { PATH: process.env.PATH, [metricsPortSetting]: String(await freePort()), ...env },
+    {
+      PATH: process.env.PATH,
+      [metricsPortSetting]: String(await freePort()),
+      // mcp's internal gRPC (the dashboard's Undo) likewise, unless `env` names it.
+      ...(name === 'mcp' ? { MCP_GRPC_PORT: String(await freePort()) } : {}),
+      ...env,
+    },
     { echo: false },
   );
   const url = `http://127.0.0.1:${port}`;
