@@ -1,3 +1,4 @@
+import { startGrpcServer } from '@sheetgate/proto';
 import { createLogger, loadSettingsOrExit, runService } from '@sheetgate/service-runtime';
 import { createMcpMetrics } from './metrics/mcp-metrics.ts';
 import { createMcpService } from './service.ts';
@@ -9,6 +10,13 @@ const metrics = createMcpMetrics();
 
 await runService('mcp', logger, async () => {
   const service = await createMcpService(settings, logger, metrics);
+  const grpc = await startGrpcServer({
+    host: settings.MCP_HOST,
+    port: settings.MCP_GRPC_PORT,
+    serviceToken: settings.INTERNAL_SERVICE_TOKEN,
+    services: [service.changeUndo],
+  });
+  logger.info({ port: grpc.port }, 'mcp gRPC listening');
   return {
     handler: service.handler,
     host: settings.MCP_HOST,
@@ -19,6 +27,8 @@ await runService('mcp', logger, async () => {
       port: settings.MCP_METRICS_PORT,
       portSetting: 'MCP_METRICS_PORT',
     },
+    // An undo in flight finishes (its Google writes and journal entry) before the process ends.
+    otherServers: [{ close: () => grpc.close() }],
     resources: [() => service.close()],
   };
 });

@@ -1,4 +1,6 @@
 import {
+  changeUndoService,
+  createAccountServiceClient,
   createChangeJournalClient,
   createGoogleQuotaClient,
   createTokenBrokerClient,
@@ -21,6 +23,8 @@ import { withQuotaTurns } from './google/quota-adapter.ts';
 import { createQuotaGate, grpcGoogleQuota } from './google/quota-gate.ts';
 import { withTraceSpans } from './google/trace-adapter.ts';
 import { createChangeJournal } from './journal/change-journal.ts';
+import { changeUndoHandlers } from './journal/change-undo-service.ts';
+import { createChangeUndo } from './journal/undo-change.ts';
 import { createMcpMetrics, type McpMetrics } from './metrics/mcp-metrics.ts';
 import { mcpResource, RESOURCE_SCOPES } from './protected-resource.ts';
 import { createMcpServer } from './protocol/mcp-server.ts';
@@ -131,14 +135,26 @@ export async function createMcpService(
           onRecorded: metrics.changesRecorded,
         })
       : undefined;
-  const tools = journalOtherWrites(
-    sheetgateTools({
-      sheets: sheets({ version: 'v4', ...google }),
-      drive: drive({ version: 'v3', ...google }),
-      callGoogle,
-      journal,
-    }),
+  const toolDeps = {
+    sheets: sheets({ version: 'v4', ...google }),
+    drive: drive({ version: 'v3', ...google }),
+    callGoogle,
     journal,
+  };
+  const tools = journalOtherWrites(sheetgateTools(toolDeps), journal);
+  // The dashboard's Undo (web → mcp, ChangeUndoService): undo_change's engine, for the person auth
+  // says the session cookie belongs to. main.ts serves it on MCP_GRPC_PORT.
+  const accounts = createAccountServiceClient({
+    address: settings.AUTH_GRPC_ADDRESS,
+    serviceToken: settings.INTERNAL_SERVICE_TOKEN,
+  });
+  const changeUndo = changeUndoService(
+    changeUndoHandlers({
+      accounts,
+      undo: journal ? createChangeUndo({ ...toolDeps, journal }) : undefined,
+      logger,
+      timeoutMs: settings.MCP_REQUEST_TIMEOUT_SECONDS * 1000,
+    }),
   );
   const mcp = createMcpServer({
     tools,
@@ -167,8 +183,10 @@ export async function createMcpService(
   return {
     handler: createMcpApp({ logger, baseUrl: settings.BASE_URL, mcp, authenticate }),
     mcp,
+    changeUndo,
     async close() {
       await journal?.close();
+      accounts.close();
       broker.close();
       googleQuota.close();
       jwks.close();

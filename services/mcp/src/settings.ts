@@ -11,6 +11,12 @@ export const mcpSettingsSchema = z.object({
    * the Ingress never route (the NetworkPolicies open it to the scraper only).
    */
   MCP_METRICS_PORT: setting.port(9082),
+  /**
+   * Internal gRPC (ChangeUndoService, the dashboard's Undo: web → mcp) on MCP_HOST, behind the
+   * service credential; never routed by the gateway or the Ingress (the NetworkPolicies open it to
+   * web only).
+   */
+  MCP_GRPC_PORT: setting.port(8085),
   /** Where the auth service answers inside the cluster (JWKS is fetched from here). */
   AUTH_INTERNAL_URL: setting.url(['http', 'https']).default('http://127.0.0.1:8081'),
   /** host:port of auth's internal gRPC (TokenBroker). */

@@ -68,7 +68,8 @@ const MAX_RANGE_LENGTH = 300;
  * the dashboard (no id: the person themself).
  */
 export function credentialOf(auth: AuthInfo): { kind: ChangeCredentialKind; id: string } {
-  if (auth.credential === 'dashboard') return { kind: ChangeCredentialKind.CHANGE_CREDENTIAL_KIND_DASHBOARD, id: '' };
+  if (auth.credential === 'dashboard')
+    return { kind: ChangeCredentialKind.CHANGE_CREDENTIAL_KIND_DASHBOARD, id: '' };
   return auth.credential === 'api_key'
     ? { kind: ChangeCredentialKind.CHANGE_CREDENTIAL_KIND_API_KEY, id: auth.apiKeyId ?? '' }
     : { kind: ChangeCredentialKind.CHANGE_CREDENTIAL_KIND_APP, id: auth.clientId ?? '' };
