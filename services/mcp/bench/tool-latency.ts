@@ -22,6 +22,8 @@ const GOOGLE_LATENCY_MS = Number(process.env.BENCH_GOOGLE_LATENCY_MS ?? 20);
 const PROFILE = process.env.LATENCY_PROFILE === '1';
 const WARM_UP = 30;
 const RANGE = 'Sheet1!A1:C20';
+/** The side every MCP figure is also compared with: a bare Node forwarder on the service's core. */
+const FLOOR = 'bare Node proxy (the extra hop alone)';
 
 const profileDir = PROFILE ? mkdtempSync(path.join(tmpdir(), 'sheetgate-latency-')) : undefined;
 const bench = await startBenchStack({
@@ -36,18 +38,16 @@ try {
   const googleToken = await stack.googleAccessToken(userId);
   const sheets = google.sheets({ version: 'v4', rootUrl: `${stack.emulatorUrl}/` });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const valuesUrl = `${stack.emulatorUrl}/v4/spreadsheets/${spreadsheetId}/values/${encodeURIComponent(RANGE)}`;
+  const proxy = await bench.startBaseline('bare-proxy.ts', {
+    BENCH_VALUES_URL: valuesUrl,
+    BENCH_GOOGLE_TOKEN: googleToken,
+  });
   const sides: Array<{ name: string; call: () => Promise<unknown> }> = [
     {
       name: 'emulator values.get, raw HTTP',
       call: () =>
-        request(
-          agent,
-          `${stack.emulatorUrl}/v4/spreadsheets/${spreadsheetId}/values/${encodeURIComponent(RANGE)}`,
-          {
-            method: 'GET',
-            headers: { authorization: `Bearer ${googleToken}` },
-          },
-        ),
+        request(agent, valuesUrl, { method: 'GET', headers: { authorization: `Bearer ${googleToken}` } }),
     },
     {
       name: 'emulator values.get, googleapis',
@@ -56,6 +56,15 @@ try {
           { spreadsheetId, range: RANGE },
           { headers: { authorization: `Bearer ${googleToken}` } },
         ),
+    },
+    {
+      name: FLOOR,
+      call: () =>
+        request(agent, proxy.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        }),
     },
     ...(['legacy', 'modern'] as const).map((era) => {
       const call = readRange(era, spreadsheetId, 'Sheet1');
@@ -87,14 +96,19 @@ try {
   await stack.clearFaults();
   agent.destroy();
   out(`read_range of ${RANGE}, ${SAMPLES} calls of each in turn, emulator latencyMs ${GOOGLE_LATENCY_MS}:`);
-  const base = times[0]!.sort((a, b) => a - b);
+  for (const list of times) list.sort((a, b) => a - b);
+  const base = times[0]!;
+  const floor = times[sides.findIndex((side) => side.name === FLOOR)]!;
+  const over = (sorted: number[], than: number[]) =>
+    `p50 +${ms(percentile(sorted, 50) - percentile(than, 50))}  p99 +${ms(percentile(sorted, 99) - percentile(than, 99))}`;
   for (const [index, side] of sides.entries()) {
-    const sorted = times[index]!.sort((a, b) => a - b);
-    const extra = index
-      ? `   over raw: p50 +${ms(percentile(sorted, 50) - percentile(base, 50))}  p99 +${ms(percentile(sorted, 99) - percentile(base, 99))}`
+    const sorted = times[index]!;
+    const overRaw = index ? `   over raw: ${over(sorted, base)}` : '';
+    const overFloor = side.name.startsWith('read_range')
+      ? `   over the bare proxy: ${over(sorted, floor)}`
       : '';
     out(
-      `  ${side.name.padEnd(42)} p50 ${ms(percentile(sorted, 50))}  p99 ${ms(percentile(sorted, 99))}${extra}`,
+      `  ${side.name.padEnd(42)} p50 ${ms(percentile(sorted, 50))}  p99 ${ms(percentile(sorted, 99))}${overRaw}${overFloor}`,
     );
   }
 } finally {
