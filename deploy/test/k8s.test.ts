@@ -56,6 +56,7 @@ function defaultOf(schema: z.ZodObject, key: string): unknown {
   return field.parse(undefined);
 }
 const grpcPort = defaultOf(authSettingsSchema, 'AUTH_GRPC_PORT') as number;
+const mcpGrpcPort = defaultOf(mcpSettingsSchema, 'MCP_GRPC_PORT') as number;
 const httpPort = (service: ServiceName) =>
   defaultOf(services[service].schema, services[service].portSetting) as number;
 const metricsSetting = (service: ServiceName) => `${service.toUpperCase()}_METRICS_PORT`;
@@ -180,6 +181,25 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
       }
     }
     expect(serviceTargetPort(objects, 'sheetgate-auth-grpc', grpcPort)).toBe(grpcPort);
+  });
+
+  it("keeps mcp's gRPC off every Service the Ingress uses, on a Service of its own that web is given", () => {
+    const ingressServices = new Set(
+      objects
+        .filter((o) => o.kind === 'Ingress')
+        .flatMap((o) =>
+          o.spec.rules.flatMap((r: Field) => r.http.paths.map((p: Field) => p.backend.service.name)),
+        ),
+    );
+    for (const service of objects.filter((o) => o.kind === 'Service')) {
+      if (!service.spec.selector) continue;
+      const ports = service.spec.ports as Array<{ port: number }>;
+      const targets = ports.map((p) => serviceTargetPort(objects, service.metadata.name, p.port));
+      if (ingressServices.has(service.metadata.name)) expect(targets).not.toContain(mcpGrpcPort);
+      if (targets.includes(mcpGrpcPort)) expect(service.metadata.name).toBe('sheetgate-mcp-grpc');
+    }
+    const [host, port] = String(configMap(objects).MCP_GRPC_ADDRESS).split(':');
+    expect(serviceTargetPort(objects, host!, Number(port))).toBe(mcpGrpcPort);
   });
 
   it.each(serviceNames)('%s: probes on its own port and paths, with resources and spread', (service) => {
@@ -398,6 +418,10 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
 
     it('let only mcp and web reach auth gRPC', () => {
       expect(allowed(pod('auth'), grpcPort)).toEqual(['mcp', 'web']);
+    });
+
+    it("let only web reach mcp's gRPC (the dashboard's Undo)", () => {
+      expect(allowed(pod('mcp'), mcpGrpcPort)).toEqual(['web']);
     });
 
     it('let the ingress controller reach each HTTP port (and mcp the JWKS), nothing else', () => {
