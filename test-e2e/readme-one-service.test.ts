@@ -51,6 +51,7 @@ describe('README: running one service alone', () => {
       'AUTH_GRPC_PORT',
       'AUTH_METRICS_PORT',
       'MCP_PORT',
+      'MCP_GRPC_PORT',
       'MCP_METRICS_PORT',
       'WEB_PORT',
       'WEB_METRICS_PORT',
