@@ -1,4 +1,4 @@
-import type { AccountServiceClientApi } from '@sheetgate/proto';
+import type { AccountServiceClientApi, ChangeUndoClient } from '@sheetgate/proto';
 import {
   HttpError,
   healthRoutes,
@@ -45,12 +45,14 @@ function machinePathsNotFound(logger: Logger, baseUrl: string): Middleware {
 /**
  * The web service's HTTP app: `/`, `/login`, `/authorize`, `/dashboard` and its forms, and the
  * static assets. Everything it shows comes from auth's AccountService, called with the browser's
- * session cookie.
+ * session cookie; the Activity page's Undo asks mcp's ChangeUndoService, with the same cookie.
  */
 export function createWebApp(options: {
   logger: Logger;
   baseUrl: string;
   accounts: AccountServiceClientApi;
+  /** mcp's ChangeUndoService: the Activity page's Undo. */
+  changeUndo: ChangeUndoClient;
   serviceToken: string;
   /** What /readyz checks (main.ts: auth's AccountService answers). */
   readiness: ReadinessCheck[];
@@ -69,14 +71,15 @@ export function createWebApp(options: {
   app.use(legacySessionExchange({ accounts, baseUrl }));
 
   const home = homePage(baseUrl);
+  const formTokens = createFormTokens(options.serviceToken);
   app.use(
     routeMiddleware([
       route({ method: 'GET', path: '/', handle: (ctx) => sendPage(ctx, home) }),
       ...signInRoutes({ accounts }),
-      ...activityRoutes({ accounts }),
+      ...activityRoutes({ accounts, changeUndo: options.changeUndo, formTokens, baseUrl }),
       ...dashboardRoutes({
         accounts,
-        formTokens: createFormTokens(options.serviceToken),
+        formTokens,
         baseUrl,
         picker: options.picker,
       }),

@@ -1,4 +1,4 @@
-import { createAccountServiceClient } from '@sheetgate/proto';
+import { createAccountServiceClient, createChangeUndoClient } from '@sheetgate/proto';
 import {
   createLogger,
   createServiceMetrics,
@@ -48,11 +48,17 @@ await runService('web', logger, async () => {
     address: settings.AUTH_GRPC_ADDRESS,
     serviceToken: settings.INTERNAL_SERVICE_TOKEN,
   });
+  // The Activity page's Undo. Not a readiness check: every other page works without mcp.
+  const changeUndo = createChangeUndoClient({
+    address: settings.MCP_GRPC_ADDRESS,
+    serviceToken: settings.INTERNAL_SERVICE_TOKEN,
+  });
   return {
     handler: createWebApp({
       logger,
       baseUrl: settings.BASE_URL,
       accounts,
+      changeUndo,
       serviceToken: settings.INTERNAL_SERVICE_TOKEN,
       picker: pickerSettings(settings),
       readiness: [
@@ -69,6 +75,6 @@ await runService('web', logger, async () => {
     port: settings.WEB_PORT,
     portSetting: 'WEB_PORT',
     metrics: { collector: metrics, port: settings.WEB_METRICS_PORT, portSetting: 'WEB_METRICS_PORT' },
-    resources: [async () => accounts.close()],
+    resources: [async () => accounts.close(), async () => changeUndo.close()],
   };
 });

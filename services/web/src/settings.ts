@@ -13,6 +13,11 @@ export const webSettingsSchema = z.object({
   WEB_METRICS_PORT: setting.port(9083),
   /** host:port of auth's internal gRPC (AccountService). */
   AUTH_GRPC_ADDRESS: z.string().default('127.0.0.1:8084'),
+  /**
+   * host:port of mcp's internal gRPC (ChangeUndoService): the Activity page's Undo, which reads and
+   * writes Google Sheets as only the MCP service does. Unreachable, Undo says so and changes nothing.
+   */
+  MCP_GRPC_ADDRESS: z.string().default('127.0.0.1:8085'),
   INTERNAL_SERVICE_TOKEN: setting.secret(32),
   /**
    * The Google Picker on the dashboard (GOOGLE_SCOPE_MODE=picked-files, docs/design.md §7.8): the

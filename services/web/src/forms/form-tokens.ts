@@ -7,7 +7,8 @@ export type FormPurpose =
   | 'disconnect-app'
   | 'picker-token'
   | 'choose-files'
-  | 'forget-file';
+  | 'forget-file'
+  | 'undo-change';
 
 /**
  * CSRF tokens for the forms web itself handles (the forms posting to auth carry auth's tokens),

@@ -3,6 +3,15 @@ import { html, type SafeHtml, untrustedName } from '../html/html.ts';
 import { type HeaderAccount, renderPage } from '../html/layout.ts';
 import { displayTime } from '../html/time.ts';
 
+/** What the page says above the list after an Undo. */
+export type ActivityMessage =
+  /** Undone (after the redirect): the change's id. */
+  | { kind: 'undone'; changeId: string }
+  /** Refused: cells changed since (at most 20 named, `total` in all); offers "Undo anyway". */
+  | { kind: 'changed_since'; changeId: string; cells: string[]; total: number }
+  /** Not undone, for the reason `text` gives; `next` links where to fix it. */
+  | { kind: 'not_undone'; text: string; next?: { href: string; label: string } };
+
 export interface ActivityInput {
   account: HeaderAccount;
   changes: ChangeSummary[];
@@ -10,6 +19,9 @@ export interface ActivityInput {
   spreadsheetId?: string | undefined;
   /** The next page's token, '' on the last page. */
   nextPageToken: string;
+  /** The CSRF token of the Undo forms (purpose `undo-change`, bound to this session). */
+  undoCsrf: string;
+  message?: ActivityMessage | undefined;
 }
 
 /** Google's spreadsheet ids are URL-safe; anything else is shown but never linked. */
@@ -22,25 +34,70 @@ function spreadsheetLink(id: string): SafeHtml | string {
 }
 
 function credential(change: ChangeSummary): SafeHtml {
+  // The person themself, undoing on this page: no key or app to name.
+  if (change.credentialKind === ChangeCredentialKind.CHANGE_CREDENTIAL_KIND_DASHBOARD)
+    return html`Dashboard <span class="muted">(you)</span>`;
   const kind =
-    change.credentialKind === ChangeCredentialKind.CHANGE_CREDENTIAL_KIND_API_KEY
-      ? 'API key'
-      : change.credentialKind === ChangeCredentialKind.CHANGE_CREDENTIAL_KIND_APP
-        ? 'App'
-        : 'Dashboard';
+    change.credentialKind === ChangeCredentialKind.CHANGE_CREDENTIAL_KIND_API_KEY ? 'API key' : 'App';
   return change.credentialName
     ? html`${kind} ${untrustedName(change.credentialName)}`
     : html`${kind} <span class="muted">(no longer exists)</span>`;
 }
 
-function status(change: ChangeSummary): SafeHtml {
+/** The ranges of a change in a few words: the first three, then how many more. */
+function rangeSummary(change: ChangeSummary): string {
+  if (!change.ranges.length) return change.spreadsheetId;
+  const more = change.ranges.length > 3 ? ` and ${change.ranges.length - 3} more` : '';
+  return `${change.ranges.slice(0, 3).join(', ')}${more}`;
+}
+
+/** POST /dashboard/activity/undo: the change, the list's filter to come back to, and `force`. */
+function undoForm(
+  change: { id: string },
+  context: { csrf: string; spreadsheetId?: string | undefined },
+  button: SafeHtml,
+  force = false,
+): SafeHtml {
+  return html`<form method="post" action="/dashboard/activity/undo" class="inline">
+<input type="hidden" name="csrf" value="${context.csrf}">
+<input type="hidden" name="change" value="${change.id}">
+${context.spreadsheetId ? html`<input type="hidden" name="spreadsheet" value="${context.spreadsheetId}">` : ''}
+${force ? html`<input type="hidden" name="force" value="yes">` : ''}
+${button}
+</form>`;
+}
+
+function status(change: ChangeSummary, input: ActivityInput): SafeHtml {
   if (change.undoneAtMs) return html`Undone ${displayTime(new Date(change.undoneAtMs).toISOString())}`;
   if (!change.undoable)
     return html`<span class="muted">${change.undoUnavailableReason || 'Cannot be undone.'}</span>`;
-  return html`Can be undone: ask your agent to call <code>undo_change</code> with <code>${change.id}</code>`;
+  // The button's name says what it undoes: a list of them must be told apart by ear too.
+  // With the second: two changes of one range in one minute still have buttons of their own names.
+  const label = `Undo ${change.tool} of ${rangeSummary(change)}, ${new Date(change.occurredAtMs).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+  return html`Can be undone ${undoForm(change, { csrf: input.undoCsrf, spreadsheetId: input.spreadsheetId }, html`<button type="submit" aria-label="${label}">Undo</button>`)}
+<br><span class="muted">An agent can call <code>undo_change</code> with <code>${change.id}</code>.</span>`;
 }
 
-function changeRow(change: ChangeSummary): SafeHtml {
+function message(input: ActivityInput): SafeHtml | string {
+  const shown = input.message;
+  if (!shown) return '';
+  if (shown.kind === 'undone') {
+    const change = input.changes.find((candidate) => candidate.id === shown.changeId);
+    return html`<div class="notice" role="status"><p><strong>Undone.</strong> ${change ? `${change.tool} of ${rangeSummary(change)}` : `Change ${shown.changeId}`} is back to what it was before. The undo is listed below as a change of the dashboard, which can itself be undone.</p></div>`;
+  }
+  if (shown.kind === 'not_undone')
+    return html`<div class="error" role="alert"><p><strong>Not undone.</strong> ${shown.text}</p>${shown.next ? html`<p><a href="${shown.next.href}">${shown.next.label}</a></p>` : ''}</div>`;
+  const more = shown.total > shown.cells.length ? ` and ${shown.total - shown.cells.length} more` : '';
+  const these = shown.total === 1 ? 'This cell was' : `These ${shown.total} cells were`;
+  return html`<div class="error" role="alert" id="undo-refused">
+<p><strong>Not undone.</strong> ${these} changed since change <code>${shown.changeId}</code>: ${shown.cells.join(', ')}${more}.</p>
+<p>Undo anyway puts back what ${shown.total === 1 ? 'it' : 'they'} held before that change; the later edits are lost.</p>
+<p class="actions">${undoForm({ id: shown.changeId }, { csrf: input.undoCsrf, spreadsheetId: input.spreadsheetId }, html`<button type="submit" class="danger">Undo anyway</button>`, true)}
+<a class="button" href="${input.spreadsheetId ? `/dashboard/activity?spreadsheet=${encodeURIComponent(input.spreadsheetId)}` : '/dashboard/activity'}">Keep the later edits</a></p>
+</div>`;
+}
+
+function changeRow(change: ChangeSummary, input: ActivityInput): SafeHtml {
   const ranges = change.ranges.length ? change.ranges.join(', ') : '—';
   return html`<tr>
 <td>${displayTime(new Date(change.occurredAtMs).toISOString())}</td>
@@ -48,14 +105,15 @@ function changeRow(change: ChangeSummary): SafeHtml {
 <td><code>${change.tool}</code>${change.undoesChangeId ? html` <span class="muted">(undid ${change.undoesChangeId})</span>` : ''}</td>
 <td>${ranges}</td>
 <td>${change.cells.toLocaleString('en-US')}</td>
-<td>${status(change)}</td>
+<td>${status(change, input)}</td>
 </tr>`;
 }
 
 /**
  * /dashboard/activity: the person's recent changes through Sheetgate (docs/design.md §11.8),
  * grouped per spreadsheet in the order of their newest change, with who made each (the API key
- * or app by name), the tool, ranges and cells, and whether it can be undone.
+ * or app by name), the tool, ranges and cells, and an Undo button for each change that can be
+ * undone; above them, what the last Undo came to.
  */
 export function activityPage(input: ActivityInput): string {
   const groups = new Map<string, ChangeSummary[]>();
@@ -71,7 +129,7 @@ export function activityPage(input: ActivityInput): string {
 <table>
 <thead><tr><th scope="col">When</th><th scope="col">By</th><th scope="col">Tool</th><th scope="col">Ranges</th><th scope="col">Cells</th><th scope="col">Undo</th></tr></thead>
 <tbody>
-${changes.map(changeRow)}
+${changes.map((change) => changeRow(change, input))}
 </tbody>
 </table>
 </section>`,
@@ -80,7 +138,8 @@ ${changes.map(changeRow)}
     ? html`<p><a href="${`/dashboard/activity?${new URLSearchParams({ ...(input.spreadsheetId ? { spreadsheet: input.spreadsheetId } : {}), page: input.nextPageToken }).toString()}`}">Older changes</a></p>`
     : '';
   const body = html`<h1>Activity</h1>
-<p>What your API keys and connected apps changed in your spreadsheets through Sheetgate, newest first. <a href="/dashboard">Back to your dashboard</a>${input.spreadsheetId ? html` · <a href="/dashboard/activity">Every spreadsheet</a>` : ''}</p>
+<p>What your API keys and connected apps changed in your spreadsheets through Sheetgate, and what you undid here, newest first. Undo puts back what a change replaced, unless the cells were changed since. <a href="/dashboard">Back to your dashboard</a>${input.spreadsheetId ? html` · <a href="/dashboard/activity">Every spreadsheet</a>` : ''}</p>
+${message(input)}
 ${sections.length ? sections : html`<p>No changes yet.</p>`}
 ${more}`;
   return renderPage({ title: 'Activity', body, account: input.account });

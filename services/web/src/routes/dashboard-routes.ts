@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type AccountServiceClientApi, kindOfCallError, TOOLSET_NAMES } from '@sheetgate/proto';
 import {
-  isSameOriginPost,
   isUrlSafeId,
   type Route,
   route,
@@ -10,7 +9,8 @@ import {
 } from '@sheetgate/service-runtime';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import type { FormPurpose, FormTokens } from '../forms/form-tokens.ts';
+import { formGuard } from '../forms/form-guard.ts';
+import type { FormTokens } from '../forms/form-tokens.ts';
 import type { HeaderAccount } from '../html/layout.ts';
 import { disconnectAppPage, revokeKeyPage } from '../pages/confirm-pages.ts';
 import {
@@ -20,19 +20,11 @@ import {
   type PickedFilesInput,
 } from '../pages/dashboard-page.ts';
 import { allowPickerSources } from '../security-headers.ts';
-import { PageError } from './page-errors.ts';
 import { sendPage, sessionCookieOf } from './request-values.ts';
 
 /** Nonces of "Create API key" forms already answered in this browser (see POST /dashboard/api-keys). */
 const SENT_FORMS_COOKIE = 'sg_sent_key_forms';
 const SENT_FORMS_KEPT = 5;
-
-const FORM_REFUSED = new PageError(
-  403,
-  'This form has expired',
-  'The form was not sent from your Sheetgate dashboard, or it has expired. Nothing was changed. Open your dashboard and try again.',
-  { href: '/dashboard', label: 'Go to your dashboard' },
-);
 
 const DAY_MS = 86_400_000;
 const DRIVE_FILE = 'https://www.googleapis.com/auth/drive.file';
@@ -101,19 +93,7 @@ export function dashboardRoutes(deps: {
   }
 
   /** A POSTed dashboard form came from our page, for this session, before anything else is read. */
-  const refuseForged =
-    (purpose: FormPurpose) =>
-    (ctx: Context, field: (name: string) => string | undefined): boolean => {
-      if (!isSameOriginPost(ctx, baseUrl)) throw FORM_REFUSED;
-      const cookie = sessionCookieOf(ctx);
-      if (!cookie) {
-        ctx.status = 303;
-        ctx.redirect('/login');
-        return false;
-      }
-      if (!formTokens.verify(purpose, cookie, field('csrf'))) throw FORM_REFUSED;
-      return true;
-    };
+  const refuseForged = formGuard({ formTokens, baseUrl });
 
   async function renderDashboard(
     ctx: Context,
