@@ -2,8 +2,9 @@
  * `pnpm start`: the whole stack on one laptop (docs/design.md §6, §10). Starts what is not
  * configured (embedded PostgreSQL, the Google emulator), the three services as separate processes
  * and the gateway, prints one `ready` line, and stops everything on Ctrl-C (exiting 0 and saying
- * so). What can start at once does: the emulator, mcp and web load while PostgreSQL opens; auth,
- * which needs it, follows. `pnpm start --timings` prints when each part was ready.
+ * so). Everything starts at once: the embedded PostgreSQL listens before it is open, so auth loads
+ * its modules and connects while PGlite opens (its first queries wait for the opening), beside the
+ * emulator, mcp and web. `pnpm start --timings` prints when each part was ready.
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir } from 'node:fs/promises';
@@ -12,7 +13,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeHttpServer, listen, loadSettingsOrExit } from '@sheetgate/service-runtime';
 import { type ChildService, spawnService, waitUntilReady } from './child-service.ts';
-import { type EmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres.ts';
+import { defaultTemplateDir } from './database-template.ts';
+import { type EmbeddedPostgres, listenEmbeddedPostgres } from './embedded-postgres.ts';
 import { createGateway } from './gateway.ts';
 import { loadOrCreateLocalSecrets } from './local-secrets.ts';
 import { findTakenPorts } from './ports.ts';
@@ -111,6 +113,42 @@ try {
       GOOGLE_PICKER_API_KEY: process.env.GOOGLE_PICKER_API_KEY ?? 'emulator-picker-api-key',
       GOOGLE_PICKER_APP_ID: process.env.GOOGLE_PICKER_APP_ID ?? '100000000001',
     };
+  }
+  let databaseUrl = settings.DATABASE_URL;
+  if (!databaseUrl) {
+    const dataDir = path.resolve(settings.DATA_DIR, 'postgres');
+    // Listening at once; auth connects while PGlite opens, its queries waiting for the opening.
+    embeddedPostgres = await listenEmbeddedPostgres({
+      dataDir,
+      socketDir: path.resolve(settings.DATA_DIR, 'postgres-socket'),
+      templateDir: await defaultTemplateDir(),
+      onNote: log,
+    });
+    databaseUrl = embeddedPostgres.url;
+    ready.push(
+      embeddedPostgres.opened.then(() => {
+        mark('embedded PostgreSQL open');
+        log(`embedded PostgreSQL (PGlite) with data in ${dataDir}`);
+      }),
+    );
+  }
+  start(
+    'auth',
+    'services/auth/src/main.ts',
+    {
+      ...googleEnv,
+      AUTH_HOST: HOST,
+      AUTH_PORT: String(settings.AUTH_PORT),
+      AUTH_GRPC_PORT: String(settings.AUTH_GRPC_PORT),
+      AUTH_METRICS_PORT: String(settings.AUTH_METRICS_PORT),
+      DATABASE_URL: databaseUrl,
+      ...(settings.REDIS_URL ? { REDIS_URL: settings.REDIS_URL } : {}),
+      ...(settings.AUTH_SIGNING_KEYS ? { AUTH_SIGNING_KEYS: settings.AUTH_SIGNING_KEYS } : {}),
+    },
+    `http://${HOST}:${settings.AUTH_PORT}/readyz`,
+  );
+  if (withEmulator) {
+    const emulatorUrl = `http://localhost:${settings.GOOGLE_EMULATOR_PORT}`;
     start(
       'google',
       'packages/google-emulator/src/main.ts',
@@ -126,7 +164,7 @@ try {
       `Google emulator at ${emulatorUrl} (accounts: ${process.env.GOOGLE_EMULATOR_ACCOUNTS ?? 'alice@example.com, bob@example.com'})`,
     );
   }
-  // mcp and web need nothing but auth, whose absence they wait out: they load while the database opens.
+  // mcp and web need nothing but auth, whose absence they wait out.
   start(
     'mcp',
     'services/mcp/src/main.ts',
@@ -153,32 +191,6 @@ try {
     `http://${HOST}:${settings.WEB_PORT}/readyz`,
   );
 
-  let databaseUrl = settings.DATABASE_URL;
-  if (!databaseUrl) {
-    const dataDir = path.resolve(settings.DATA_DIR, 'postgres');
-    embeddedPostgres = await startEmbeddedPostgres({
-      dataDir,
-      socketDir: path.resolve(settings.DATA_DIR, 'postgres-socket'),
-    });
-    databaseUrl = embeddedPostgres.url;
-    mark('embedded PostgreSQL open');
-    log(`embedded PostgreSQL (PGlite) with data in ${dataDir}`);
-  }
-  start(
-    'auth',
-    'services/auth/src/main.ts',
-    {
-      ...googleEnv,
-      AUTH_HOST: HOST,
-      AUTH_PORT: String(settings.AUTH_PORT),
-      AUTH_GRPC_PORT: String(settings.AUTH_GRPC_PORT),
-      AUTH_METRICS_PORT: String(settings.AUTH_METRICS_PORT),
-      DATABASE_URL: databaseUrl,
-      ...(settings.REDIS_URL ? { REDIS_URL: settings.REDIS_URL } : {}),
-      ...(settings.AUTH_SIGNING_KEYS ? { AUTH_SIGNING_KEYS: settings.AUTH_SIGNING_KEYS } : {}),
-    },
-    `http://${HOST}:${settings.AUTH_PORT}/readyz`,
-  );
   for (const child of children) {
     void child.exited.then((code) => {
       if (stopping) return;

@@ -1,0 +1,137 @@
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+
+/**
+ * The embedded PostgreSQL's empty database, made once (docs/design.md §10). PGlite's initdb costs
+ * 5–10 s and 7 s of CPU on a 2-core machine, on every new data folder; `pnpm install` runs it once
+ * (this package's `postinstall`) into node_modules/.cache, and a new data folder is a checked
+ * copy of that (a fraction of a second). The template is PGlite's own output, closed cleanly,
+ * with a manifest of every file's size and SHA-256 written last: a folder without one, or whose
+ * files differ from it, is not used.
+ */
+
+const MANIFEST = 'sheetgate-template.json';
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+interface Manifest {
+  pglite: string;
+  /** Every folder, empty ones included: PostgreSQL refuses a data folder without pg_tblspc & co. */
+  folders: string[];
+  files: Record<string, { size: number; sha256: string }>;
+}
+
+/** The installed PGlite's version: a template made by another version is not used. */
+export async function pgliteVersion(): Promise<string> {
+  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  let dir = path.dirname(entry);
+  while (path.basename(dir) !== 'pglite') dir = path.dirname(dir);
+  return JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8')).version;
+}
+
+/** Where the template is kept: SHEETGATE_DATABASE_TEMPLATE, else this checkout's node_modules/.cache. */
+export async function defaultTemplateDir(): Promise<string> {
+  return (
+    process.env.SHEETGATE_DATABASE_TEMPLATE ||
+    path.join(repoRoot, 'node_modules/.cache/sheetgate-database-template', `pglite-${await pgliteVersion()}`)
+  );
+}
+
+/** Runs PGlite's initdb into `templateDir` (unless a valid template is there); false if one was. */
+export async function createDatabaseTemplate(templateDir: string): Promise<boolean> {
+  if ((await readManifest(templateDir)) !== undefined) return false;
+  await mkdir(path.dirname(templateDir), { recursive: true });
+  const scratch = await mkdtemp(`${templateDir}.partial-`);
+  try {
+    const db = await PGlite.create({ dataDir: scratch });
+    await db.close();
+    const { folders, files: names } = await listTree(scratch);
+    const files: Manifest['files'] = {};
+    for (const file of names) {
+      const bytes = await readFile(path.join(scratch, file));
+      files[file] = { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+    }
+    const manifest: Manifest = { pglite: await pgliteVersion(), folders, files };
+    await writeFile(path.join(scratch, MANIFEST), `${JSON.stringify(manifest)}\n`);
+    await rm(templateDir, { recursive: true, force: true });
+    await rename(scratch, templateDir);
+    return true;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Copies the template into the empty `dataDir`, checking each file against the manifest. Answers
+ * why not when it cannot (no template, another PGlite version, a file that differs), leaving
+ * `dataDir` empty then.
+ */
+export async function copyDatabaseTemplate(
+  templateDir: string,
+  dataDir: string,
+): Promise<{ copied: true } | { copied: false; reason: string }> {
+  const manifest = await readManifest(templateDir);
+  if (!manifest) return { copied: false, reason: `no database template in ${templateDir}` };
+  const version = await pgliteVersion();
+  if (manifest.pglite !== version)
+    return {
+      copied: false,
+      reason: `the database template is for PGlite ${manifest.pglite}, not ${version}`,
+    };
+  try {
+    for (const folder of manifest.folders)
+      await mkdir(path.join(dataDir, folder), { recursive: true, mode: 0o700 });
+    for (const [file, expected] of Object.entries(manifest.files)) {
+      const bytes = await readFile(path.join(templateDir, file));
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      if (bytes.length !== expected.size || sha256 !== expected.sha256)
+        throw new Error(`the database template's ${file} differs from its manifest`);
+      await writeFile(path.join(dataDir, file), bytes, { mode: 0o600 });
+    }
+    return { copied: true };
+  } catch (error) {
+    await emptyFolder(dataDir);
+    const reason = (error as NodeJS.ErrnoException).code
+      ? `the database template is incomplete (${(error as Error).message})`
+      : (error as Error).message;
+    return { copied: false, reason };
+  }
+}
+
+/** Removes everything inside `dir`, keeping the folder (and its mode). */
+export async function emptyFolder(dir: string): Promise<void> {
+  for (const entry of await readdir(dir)) await rm(path.join(dir, entry), { recursive: true, force: true });
+}
+
+async function readManifest(templateDir: string): Promise<Manifest | undefined> {
+  try {
+    const manifest = JSON.parse(await readFile(path.join(templateDir, MANIFEST), 'utf8')) as Manifest;
+    const wellFormed =
+      typeof manifest.pglite === 'string' &&
+      Array.isArray(manifest.folders) &&
+      typeof manifest.files === 'object';
+    return wellFormed ? manifest : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The folders (parents first) and files under `dir`, relative to it. */
+async function listTree(dir: string): Promise<{ folders: string[]; files: string[] }> {
+  const folders: string[] = [];
+  const files: string[] = [];
+  const walk = async (relative: string) => {
+    for (const entry of await readdir(path.join(dir, relative), { withFileTypes: true })) {
+      const child = path.join(relative, entry.name);
+      if (entry.isDirectory()) {
+        folders.push(child);
+        await walk(child);
+      } else if (entry.isFile()) files.push(child);
+    }
+  };
+  await walk('');
+  return { folders, files };
+}

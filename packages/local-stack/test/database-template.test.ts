@@ -1,0 +1,105 @@
+import { cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyDatabaseTemplate, createDatabaseTemplate } from '../src/database-template.ts';
+import { listenEmbeddedPostgres } from '../src/embedded-postgres.ts';
+
+// A new data folder of `pnpm start` is a copy of the template `pnpm install` makes (PGlite's
+// initdb, once); a template that is missing, of another version or damaged is never used, and
+// the database is then made by initdb as before, saying why.
+
+let scratch: string;
+let templateDir: string;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(os.tmpdir(), 'sheetgate-template-'));
+  templateDir = path.join(scratch, 'template');
+  expect(await createDatabaseTemplate(templateDir)).toBe(true);
+}, 120_000);
+
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+/** The first message PostgreSQL answers on a new connection: 'R' (authentication) when it is up. */
+function firstAnswer(socketDir: string): Promise<string> {
+  const user = Buffer.from('user\0postgres\0database\0postgres\0\0');
+  const startup = Buffer.alloc(8);
+  startup.writeInt32BE(8 + user.length, 0);
+  startup.writeInt32BE(196608, 4);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(path.join(socketDir, '.s.PGSQL.5432'));
+    socket.once('connect', () => socket.write(Buffer.concat([startup, user])));
+    socket.once('data', (data) => {
+      resolve(String.fromCharCode(data[0]!));
+      socket.destroy();
+    });
+    socket.once('error', reject);
+  });
+}
+
+describe('the embedded PostgreSQL template', () => {
+  it('is made once: a second run finds it and leaves it', async () => {
+    expect(await createDatabaseTemplate(templateDir)).toBe(false);
+  });
+
+  it('copies into a new data folder that is a working database', async () => {
+    const dataDir = path.join(scratch, 'copied');
+    const notes: string[] = [];
+    const database = await listenEmbeddedPostgres({
+      dataDir,
+      socketDir: path.join(scratch, 'copied-socket'),
+      templateDir,
+      onNote: (note) => notes.push(note),
+    });
+    // A client may connect before the database is open: its startup waits for the opening.
+    const answer = firstAnswer(path.join(scratch, 'copied-socket'));
+    await database.opened;
+    expect(await answer).toBe('R');
+    await database.close();
+    expect(notes).toEqual([`new database copied from the template in ${templateDir}`]);
+
+    const db = await PGlite.create({ dataDir });
+    await db.exec('CREATE TABLE notes (id serial PRIMARY KEY, body text NOT NULL)');
+    await db.query('INSERT INTO notes (body) VALUES ($1)', ['kept']);
+    await db.close();
+    const reopened = await PGlite.create({ dataDir });
+    expect((await reopened.query('SELECT body FROM notes')).rows).toEqual([{ body: 'kept' }]);
+    await reopened.close();
+  }, 60_000);
+
+  it('is refused when a file differs from its manifest, leaving the data folder empty', async () => {
+    // A copy of the good template with one file changed.
+    const damaged = path.join(scratch, 'damaged');
+    await cp(templateDir, damaged, { recursive: true });
+    await writeFile(path.join(damaged, 'global', 'pg_control'), 'not a control file');
+    const dataDir = await mkdtemp(path.join(scratch, 'data-'));
+    const copy = await copyDatabaseTemplate(damaged, dataDir);
+    expect(copy).toEqual({
+      copied: false,
+      reason: "the database template's global/pg_control differs from its manifest",
+    });
+    expect(await readdir(dataDir)).toEqual([]);
+  });
+
+  it('falls back to initdb with a note when there is no template', async () => {
+    const dataDir = path.join(scratch, 'initdb');
+    const notes: string[] = [];
+    const database = await listenEmbeddedPostgres({
+      dataDir,
+      socketDir: path.join(scratch, 'initdb-socket'),
+      templateDir: path.join(scratch, 'missing'),
+      onNote: (note) => notes.push(note),
+    });
+    await database.opened;
+    expect(await firstAnswer(path.join(scratch, 'initdb-socket'))).toBe('R');
+    await database.close();
+    expect(notes).toEqual([
+      `no database template in ${path.join(scratch, 'missing')}: running initdb instead (5–10 s; \`pnpm install\` makes the template)`,
+    ]);
+    expect(await readdir(dataDir)).toContain('PG_VERSION');
+  }, 120_000);
+});
