@@ -4,7 +4,6 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { copyDatabaseTemplate, emptyFolder } from './database-template.ts';
-import { keepQueryBatchesWhole } from './whole-query-batches.ts';
 
 export interface EmbeddedPostgres {
   /** A `postgres://` URL any `pg` client can use (its `host` parameter is the socket's folder). */
@@ -79,7 +78,6 @@ export async function listenEmbeddedPostgres(options: EmbeddedPostgresOptions): 
     path: socketPath,
     maxConnections: options.maxConnections ?? 20,
   });
-  //keepQueryBatchesWhole(server);
   await server.start();
   return {
     url: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socketDir.path)}&sslmode=disable`,
