@@ -133,7 +133,10 @@ function requestsOf(person: ConnectedPerson, personIndex: number, everyone: Conn
           tally.crossed++;
           note(`${person.email} was shown ${named.join(', ')}`);
         }
-        if (status !== 200) return;
+        if (status !== 200) {
+          note(`${mix.as} ${request.slice(0, 80)} → ${status} ${body.slice(0, 200)}`);
+          return;
+        }
         let reply: { id?: unknown; error?: unknown; result?: { isError?: boolean } };
         try {
           reply = JSON.parse(body);

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { keepQueryBatchesWhole } from './whole-query-batches.ts';
 import { copyDatabaseTemplate, emptyFolder } from './database-template.ts';
 
 export interface EmbeddedPostgres {
@@ -78,6 +79,7 @@ export async function listenEmbeddedPostgres(options: EmbeddedPostgresOptions): 
     path: socketPath,
     maxConnections: options.maxConnections ?? 20,
   });
+  keepQueryBatchesWhole(server);
   await server.start();
   return {
     url: `postgres://postgres@localhost/postgres?host=${encodeURIComponent(socketDir.path)}&sslmode=disable`,
