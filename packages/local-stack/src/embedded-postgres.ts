@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { keepQueryBatchesWhole } from './whole-query-batches.ts';
 import { copyDatabaseTemplate, emptyFolder } from './database-template.ts';
+import { keepQueryBatchesWhole } from './whole-query-batches.ts';
 
 export interface EmbeddedPostgres {
   /** A `postgres://` URL any `pg` client can use (its `host` parameter is the socket's folder). */
