@@ -1,14 +1,16 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
 import {
   type AccountServiceClientApi,
   type AccountServiceServer,
   accountService,
+  changeUndoService,
   createAccountServiceClient,
   type GetInteractionResponse,
   GrpcStatus,
   type RunningGrpcServer,
   startGrpcServer,
+  type UndoChangeResponse,
 } from '@sheetgate/proto';
 import {
   type Browser,
@@ -24,6 +26,7 @@ import {
 } from '@sheetgate/test-harness';
 import { parse } from 'node-html-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFormTokens } from '../src/forms/form-tokens.ts';
 import { authorizationRequest, registerClient } from './support/oauth-app.ts';
 
 // The web service as a real process in front of a real auth: the whole stack (`pnpm start`), people
@@ -120,7 +123,12 @@ async function keyCount(person: Person) {
   return (await accounts.listApiKeys({ sessionCookie: person.session })).keys.length;
 }
 
-async function startWeb(authAddress: string, serviceToken: string, baseUrl?: string) {
+async function startWeb(
+  authAddress: string,
+  serviceToken: string,
+  baseUrl?: string,
+  env: Record<string, string> = {},
+) {
   const port = await freePort();
   return startServiceProcess(
     'web',
@@ -130,6 +138,7 @@ async function startWeb(authAddress: string, serviceToken: string, baseUrl?: str
       BASE_URL: baseUrl ?? `http://127.0.0.1:${port}`,
       INTERNAL_SERVICE_TOKEN: serviceToken,
       AUTH_GRPC_ADDRESS: authAddress,
+      ...env,
     },
     port,
   );
@@ -627,6 +636,137 @@ describe('behind an https origin', () => {
 // - a scope auth does not know, on the consent page (auth drops unknown scopes from the request);
 // - a redirect "host" that is not one (auth registers only URL redirect URIs);
 // - a refusal whose message holds markup (auth's messages are fixed text).
+describe("the Activity page's Undo, against a stub ChangeUndoService", () => {
+  // mcp's every answer (and its absence), each as the page must say it; the real undo is tested in
+  // activity-in-browser.test.ts and services/mcp/test/change-undo-service.test.ts.
+  const CHANGE = '4f7c2d9e-1b3a-4c5d-8e6f-0a1b2c3d4e5f';
+  let answerNext: UndoChangeResponse | { code: number; details: string } = { notFound: {} };
+  const asked: Array<{ sessionCookie: string; changeId: string; force: boolean }> = [];
+  let undoStub: RunningGrpcServer;
+  let undoWeb: RunningService;
+  let csrf: string;
+
+  beforeAll(async () => {
+    undoStub = await startGrpcServer({
+      host: '127.0.0.1',
+      port: 0,
+      serviceToken: stack.serviceToken,
+      services: [
+        changeUndoService({
+          undoChange: (call, callback) => {
+            asked.push(call.request);
+            if ('code' in answerNext) callback(answerNext);
+            else callback(null, answerNext);
+          },
+        }),
+      ],
+    });
+    undoWeb = await startWeb(relay.address, stack.serviceToken, undefined, {
+      MCP_GRPC_ADDRESS: `127.0.0.1:${undoStub.port}`,
+    });
+    // The token web's Activity page renders into its Undo forms (alice has no change to undo here).
+    csrf = createFormTokens(stack.serviceToken).issue('undo-change', alice.session);
+  });
+  afterAll(async () => {
+    await undoWeb?.stop();
+    undoStub?.forceShutdown();
+  });
+
+  const undo = (fields: Record<string, string>) =>
+    fetch(`${undoWeb.url}/dashboard/activity/undo`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: undoWeb.url,
+        'sec-fetch-site': 'same-origin',
+        ...signedIn(alice),
+      },
+      body: new URLSearchParams({ csrf, change: CHANGE, ...fields }).toString(),
+    });
+  const alertOf = async (response: Response) =>
+    parse(await response.text())
+      .querySelector('[role=alert]')
+      ?.textContent.replace(/\s+/g, ' ')
+      .trim();
+
+  it("sends mcp the session cookie, the change and force; undone redirects to Activity's notice", async () => {
+    answerNext = {
+      undone: {
+        undoChangeId: randomUUID(),
+        restored: ['Sheet1!A1'],
+        replacedChangedCells: [],
+        summary: 'Undid.',
+      },
+    };
+    asked.length = 0;
+    const response = await undo({ spreadsheet: 'sheet-1' });
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe(
+      `/dashboard/activity?spreadsheet=sheet-1&notice=undone&change=${CHANGE}`,
+    );
+    expect(asked).toEqual([{ sessionCookie: alice.session, changeId: CHANGE, force: false }]);
+    await undo({ force: 'yes' });
+    expect(asked[1]!.force).toBe(true);
+  });
+
+  it('shows a refusal naming the cells changed since, with Undo anyway carrying force', async () => {
+    const cells = Array.from({ length: 20 }, (_, index) => `Sheet1!B${index + 1}`);
+    answerNext = { changedSince: { cells, total: 23 } };
+    const response = await undo({});
+    expect(response.status).toBe(409);
+    const page = parse(await response.text());
+    const alert = page.querySelector('[role=alert]')!;
+    expect(alert.textContent.replace(/\s+/g, ' ')).toContain(
+      `These 23 cells were changed since change ${CHANGE}: ${cells.join(', ')} and 3 more.`,
+    );
+    const again = alert.querySelector('form[action="/dashboard/activity/undo"]')!;
+    expect(again.querySelector('input[name=force]')?.getAttribute('value')).toBe('yes');
+    expect(again.querySelector('input[name=change]')?.getAttribute('value')).toBe(CHANGE);
+    expect(again.querySelector('input[name=csrf]')?.getAttribute('value')).toBeTruthy();
+    expect(again.querySelector('button')?.textContent).toBe('Undo anyway');
+  });
+
+  it('says not found, not possible, reconnect Google and Google’s failure, each as an alert', async () => {
+    answerNext = { notFound: {} };
+    const notFound = await undo({});
+    expect(notFound.status).toBe(303);
+    expect(notFound.headers.get('location')).toBe('/dashboard/activity?notice=undo_not_found');
+    answerNext = { notPossible: { message: 'This change was undone already.' } };
+    const notPossible = await undo({});
+    expect(notPossible.status).toBe(409);
+    expect(await alertOf(notPossible)).toBe('Not undone. This change was undone already.');
+    answerNext = { googleReconnectNeeded: {} };
+    const reconnect = await undo({});
+    expect(reconnect.status).toBe(409);
+    expect(await alertOf(reconnect)).toContain('Reconnect Google on your dashboard');
+    answerNext = { failed: { message: 'Google says <b>the spreadsheet is gone</b>.' } };
+    const failed = await undo({});
+    expect(failed.status).toBe(502);
+    const text = await failed.text();
+    expect(text).toContain('Google says &lt;b&gt;the spreadsheet is gone&lt;/b&gt;.');
+  });
+
+  it('sends a browser whose session mcp does not accept to sign in, and says so when mcp is out of reach', async () => {
+    answerNext = { code: GrpcStatus.PERMISSION_DENIED, details: 'no signed-in session' };
+    const signedOut = await undo({});
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.headers.get('location')).toBe('/login');
+    // A change id that is no change is not found without asking mcp.
+    asked.length = 0;
+    const malformed = await undo({ change: '../../etc' });
+    expect(malformed.headers.get('location')).toBe('/dashboard/activity?notice=undo_not_found');
+    expect(asked).toEqual([]);
+
+    undoStub.forceShutdown();
+    const unreachable = await undo({});
+    expect(unreachable.status).toBe(503);
+    expect(await alertOf(unreachable)).toBe(
+      'Not undone. Undo is unavailable right now: Sheetgate could not reach its MCP service. Nothing was changed; try again in a moment.',
+    );
+  });
+});
+
 describe('answers only a stub can give', () => {
   const SESSION = 'stub-session-cookie';
   let stubInteraction: Partial<GetInteractionResponse> = {};
