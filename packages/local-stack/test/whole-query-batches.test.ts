@@ -51,8 +51,10 @@ class RawConnection {
   private received = Buffer.alloc(0);
   readonly messages: Array<{ type: string; body: Buffer }> = [];
   private waiters: Array<() => void> = [];
+  private readonly socket: net.Socket;
 
-  private constructor(private readonly socket: net.Socket) {
+  private constructor(socket: net.Socket) {
+    this.socket = socket;
     socket.on('data', (chunk: Buffer) => {
       this.received = Buffer.concat([this.received, chunk]);
       while (this.received.length >= 5) {

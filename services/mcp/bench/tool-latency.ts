@@ -36,6 +36,7 @@ try {
   const { stack, jwt, userId } = bench;
   const spreadsheetId = await seedBenchSpreadsheet(stack.emulatorUrl, 'Bench', 20);
   const googleToken = await stack.googleAccessToken(userId);
+  if (!googleToken) throw new Error('the emulator gave the bench person no Google access token');
   const sheets = google.sheets({ version: 'v4', rootUrl: `${stack.emulatorUrl}/` });
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const valuesUrl = `${stack.emulatorUrl}/v4/spreadsheets/${spreadsheetId}/values/${encodeURIComponent(RANGE)}`;
