@@ -727,6 +727,19 @@ describe("the Activity page's Undo, against a stub ChangeUndoService", () => {
     expect(again.querySelector('button')?.textContent).toBe('Undo anyway');
   });
 
+  it('words a deleted tab whose name is taken since as changed, not as a cell', async () => {
+    answerNext = { changedSince: { cells: ['the tab name "Q3" (a tab of that name exists now)'], total: 1 } };
+    const response = await undo({});
+    expect(response.status).toBe(409);
+    const alert = parse(await response.text()).querySelector('[role=alert]')!;
+    const text = alert.textContent.replace(/\s+/g, ' ');
+    expect(text).toContain(
+      `Changed since change ${CHANGE}: the tab name "Q3" (a tab of that name exists now).`,
+    );
+    expect(text).toContain('Undo anyway puts back what the change replaced');
+    expect(text).not.toContain('cell');
+  });
+
   it('says not found, not possible, reconnect Google and Google’s failure, each as an alert', async () => {
     answerNext = { notFound: {} };
     const notFound = await undo({});

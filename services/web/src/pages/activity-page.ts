@@ -3,6 +3,9 @@ import { html, type SafeHtml, untrustedName } from '../html/html.ts';
 import { type HeaderAccount, renderPage } from '../html/layout.ts';
 import { displayTime } from '../html/time.ts';
 
+/** A cell as undo names it: `B2`, or `Sheet1!B2` / `'My tab'!B2`. */
+const A1_CELL = /(^|!)\$?[A-Z]{1,3}\$?\d+$/;
+
 /** What the page says above the list after an Undo. */
 export type ActivityMessage =
   /** Undone (after the redirect): the change's id. */
@@ -88,10 +91,16 @@ function message(input: ActivityInput): SafeHtml | string {
   if (shown.kind === 'not_undone')
     return html`<div class="error" role="alert"><p><strong>Not undone.</strong> ${shown.text}</p>${shown.next ? html`<p><a href="${shown.next.href}">${shown.next.label}</a></p>` : ''}</div>`;
   const more = shown.total > shown.cells.length ? ` and ${shown.total - shown.cells.length} more` : '';
-  const these = shown.total === 1 ? 'This cell was' : `These ${shown.total} cells were`;
+  // Cells as undo names them (Sheet1!B2); a deleted tab's undo names its title, taken since.
+  const cellsOnly = shown.cells.every((cell) => A1_CELL.test(cell));
+  const these = !cellsOnly
+    ? 'Changed'
+    : shown.total === 1
+      ? 'This cell was changed'
+      : `These ${shown.total} cells were changed`;
   return html`<div class="error" role="alert" id="undo-refused">
-<p><strong>Not undone.</strong> ${these} changed since change <code>${shown.changeId}</code>: ${shown.cells.join(', ')}${more}.</p>
-<p>Undo anyway puts back what ${shown.total === 1 ? 'it' : 'they'} held before that change; the later edits are lost.</p>
+<p><strong>Not undone.</strong> ${these} since change <code>${shown.changeId}</code>: ${shown.cells.join(', ')}${more}.</p>
+<p>Undo anyway puts back what ${!cellsOnly ? 'the change replaced' : shown.total === 1 ? 'it held before that change' : 'they held before that change'}; the later edits are lost.</p>
 <p class="actions">${undoForm({ id: shown.changeId }, { csrf: input.undoCsrf, spreadsheetId: input.spreadsheetId }, html`<button type="submit" class="danger">Undo anyway</button>`, true)}
 <a class="button" href="${input.spreadsheetId ? `/dashboard/activity?spreadsheet=${encodeURIComponent(input.spreadsheetId)}` : '/dashboard/activity'}">Keep the later edits</a></p>
 </div>`;
