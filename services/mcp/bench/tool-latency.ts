@@ -4,18 +4,20 @@
  * the emulator answering values.get after GOOGLE_LATENCY_MS. Taken in turn, one of each then the
  * next: values.get straight at the emulator over raw HTTP, the same through googleapis in this
  * process (what the Google client library alone costs), and read_range through the MCP service
- * in each era. LATENCY_PROFILE=1 runs the MCP service under V8's CPU profiler and prints its
- * heaviest functions by self time per call (the .cpuprofile is kept in a printed folder).
+ * in each era. LATENCY_PROFILE=1 runs the MCP service under V8's CPU profiler and prints, over the
+ * measured calls only, its busy time per call, by part of the code and its heaviest functions by
+ * self time (the .cpuprofile is kept in a printed folder).
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { mainThreadSchedule, threadCpuSeconds } from '@sheetgate/test-harness';
 import { google } from 'googleapis';
 import { startBenchStack } from './bench-stack.ts';
 import { ERA_VERSIONS, readRange } from './eras.ts';
 import { ms, out, percentile, request, seedBenchSpreadsheet } from './one-request.ts';
-import type { Profile } from './profile-summary.ts';
+import { type Profile, sumProfile } from './profile-summary.ts';
 
 const SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 500);
 const GOOGLE_LATENCY_MS = Number(process.env.BENCH_GOOGLE_LATENCY_MS ?? 20);
@@ -25,6 +27,9 @@ const RANGE = 'Sheet1!A1:C20';
 /** The side every MCP figure is also compared with: a bare Node forwarder on the service's core. */
 const FLOOR = 'bare Node proxy (the extra hop alone)';
 
+/** The measured calls' window on the monotonic clock (the profile's), start-up and warm-up left out. */
+const measured = { fromMicros: 0, toMicros: 0 };
+const micros = () => Number(process.hrtime.bigint() / 1000n);
 const profileDir = PROFILE ? mkdtempSync(path.join(tmpdir(), 'sheetgate-latency-')) : undefined;
 const bench = await startBenchStack({
   mcpEnv: {
@@ -87,6 +92,9 @@ try {
   });
   for (let i = 0; i < WARM_UP; i++) for (const side of sides) await side.call();
   const times = sides.map((): number[] => []);
+  const scheduleBefore = mainThreadSchedule(bench.mcpPid);
+  const threadsBefore = threadCpuSeconds(bench.mcpPid);
+  measured.fromMicros = micros();
   for (let i = 0; i < SAMPLES; i++) {
     for (const [index, side] of sides.entries()) {
       const started = performance.now();
@@ -94,6 +102,9 @@ try {
       times[index]!.push(performance.now() - started);
     }
   }
+  measured.toMicros = micros();
+  const scheduleAfter = mainThreadSchedule(bench.mcpPid);
+  const threadsAfter = threadCpuSeconds(bench.mcpPid);
   await stack.clearFaults();
   agent.destroy();
   out(`read_range of ${RANGE}, ${SAMPLES} calls of each in turn, emulator latencyMs ${GOOGLE_LATENCY_MS}:`);
@@ -112,6 +123,15 @@ try {
       `  ${side.name.padEnd(42)} p50 ${ms(percentile(sorted, 50))}  p99 ${ms(percentile(sorted, 99))}${overRaw}${overFloor}`,
     );
   }
+  // CPU the service used for the measured calls (its two sides; the others leave it idle), read
+  // from the kernel: unlike wall-clock figures, little moved by other work on the machine.
+  const mcpCalls = SAMPLES * 2;
+  let allThreads = 0;
+  for (const [thread, seconds] of threadsAfter) allThreads += seconds - (threadsBefore.get(thread) ?? 0);
+  const perMcpCall = (seconds: number) => `${((seconds * 1e6) / mcpCalls).toFixed(0)} µs`;
+  out(
+    `MCP service CPU per read_range call: main thread ${perMcpCall(scheduleAfter.running - scheduleBefore.running)} (and ${perMcpCall(scheduleAfter.waiting - scheduleBefore.waiting)} waiting runnable for its core), all threads ${perMcpCall(allThreads)}`,
+  );
 } finally {
   await bench.stop();
 }
@@ -120,21 +140,24 @@ if (profileDir) {
   const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
   if (file) {
     const profile = JSON.parse(readFileSync(path.join(profileDir, file), 'utf8')) as Profile;
-    const selfMicros = new Map<number, number>();
-    const deltas = profile.timeDeltas;
-    for (let i = 1; i < profile.samples.length; i++)
-      selfMicros.set(profile.samples[i]!, (selfMicros.get(profile.samples[i]!) ?? 0) + deltas[i]!);
-    const byFunction = new Map<string, number>();
-    for (const node of profile.nodes) {
-      const { functionName, url, lineNumber } = node.callFrame;
-      const key = `${functionName || '(anonymous)'} ${url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/services\//, '')}:${lineNumber + 1}`;
-      byFunction.set(key, (byFunction.get(key) ?? 0) + (selfMicros.get(node.id) ?? 0));
-    }
-    // The MCP service answers the two eras' sides: warm-up and measured calls of each.
-    const calls = (SAMPLES + WARM_UP) * 2;
-    out(`\nMCP service main thread, self time per read_range call (${calls} calls), heaviest 40:`);
-    for (const [name, micros] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 40))
-      out(`  ${(micros / calls).toFixed(1).padStart(7)} µs  ${name}`);
+    const sums = sumProfile(profile, measured);
+    // The MCP service answers the two eras' sides of the measured calls; between them it is idle.
+    const calls = SAMPLES * 2;
+    const perCall = (micros: number) => `${(micros / calls).toFixed(1).padStart(7)} µs`;
+    const idle = sums.byPart.get('idle (waiting in the event loop)') ?? 0;
+    out(
+      `\nMCP service main thread over the ${calls} measured read_range calls (start-up and warm-up left out):`,
+    );
+    out(`  ${perCall(sums.total - idle)}  busy (self time of everything but idle) per call`);
+    out('  by part of the code, per call:');
+    const byTime = (sums: Map<string, number>, n: number) =>
+      [...sums]
+        .filter(([name]) => !/idle/.test(name))
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, n);
+    for (const [part, micros] of byTime(sums.byPart, 20)) out(`    ${perCall(micros)}  ${part}`);
+    out('  heaviest functions by self time, per call:');
+    for (const [name, micros] of byTime(sums.byFunction, 40)) out(`    ${perCall(micros)}  ${name}`);
     out(`(profile kept in ${profileDir})`);
   }
 }
