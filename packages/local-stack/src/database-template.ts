@@ -3,7 +3,6 @@ import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:f
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
 
 /**
  * The embedded PostgreSQL's empty database, made once (docs/design.md §10). PGlite's initdb costs
@@ -46,6 +45,7 @@ export async function createDatabaseTemplate(templateDir: string): Promise<boole
   await mkdir(path.dirname(templateDir), { recursive: true });
   const scratch = await mkdtemp(`${templateDir}.partial-`);
   try {
+    const { PGlite } = await import('@electric-sql/pglite');
     const db = await PGlite.create({ dataDir: scratch });
     await db.close();
     const { folders, files: names } = await listTree(scratch);

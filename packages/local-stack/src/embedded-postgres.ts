@@ -1,7 +1,7 @@
 import { chmod, mkdir, mkdtemp, readdir, rm, unlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { copyDatabaseTemplate, emptyFolder } from './database-template.ts';
 import { keepQueryBatchesWhole } from './whole-query-batches.ts';
@@ -30,11 +30,12 @@ const SOCKET_FILE = '.s.PGSQL.5432';
 /** What a Unix socket path may hold on Linux (sun_path is 108 bytes with its NUL; macOS: 104). */
 const MAX_SOCKET_PATH = 103;
 /**
- * PGlite's server settings beside its own. PostgreSQL's default 128 MB of shared buffers is
- * allocated and cleared by WASM code at every open: 0.45 s of CPU on a 2-core machine; 16 MB is
- * plenty for one developer's data (24 MB of shared memory in all).
+ * PostgreSQL settings beside PGlite's own. Its shared memory (the default 128 MB of shared buffers
+ * and the rest) is cleared by a byte-wise WASM memset at every open: 0.6 s of CPU on a 2-core
+ * machine, 0.1 s with 4 MB of buffers — plenty for one developer's data, and a page that is not in
+ * them is read from the operating system's file cache.
  */
-const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+const EXTRA_START_PARAMS = ['-c', 'shared_buffers=4MB'];
 
 /**
  * PostgreSQL for machines without one (docs/design.md §6): PGlite, the WASM build of PostgreSQL,
@@ -95,13 +96,16 @@ export async function listenEmbeddedPostgres(options: EmbeddedPostgresOptions): 
 /** Opens PGlite on `dataDir`, a new one first filled from the template when there is a valid one. */
 async function openPGlite(options: EmbeddedPostgresOptions): Promise<PGlite> {
   const { dataDir, templateDir, onNote = () => {} } = options;
-  if (!dataDir) return PGlite.create({ startParams: START_PARAMS });
+  // Loaded here, after the caller's services are started: it is half of the socket server's start.
+  const { PGlite } = await import('@electric-sql/pglite');
+  const startParams = [...PGlite.defaultStartParams, ...EXTRA_START_PARAMS];
+  if (!dataDir) return PGlite.create({ startParams });
   const isNew = (await readdir(dataDir)).length === 0;
   if (isNew && templateDir) {
     const copy = await copyDatabaseTemplate(templateDir, dataDir);
     if (copy.copied) {
       try {
-        const db = await PGlite.create({ dataDir, startParams: START_PARAMS });
+        const db = await PGlite.create({ dataDir, startParams });
         onNote(`new database copied from the template in ${templateDir}`);
         return db;
       } catch (error) {
@@ -112,7 +116,7 @@ async function openPGlite(options: EmbeddedPostgresOptions): Promise<PGlite> {
       }
     } else onNote(`${copy.reason}: running initdb instead (5–10 s; \`pnpm install\` makes the template)`);
   }
-  return PGlite.create({ dataDir, startParams: START_PARAMS });
+  return PGlite.create({ dataDir, startParams });
 }
 
 /**

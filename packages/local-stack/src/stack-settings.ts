@@ -1,4 +1,4 @@
-import { setting } from '@sheetgate/service-runtime';
+import { setting } from '@sheetgate/service-runtime/settings';
 import { z } from 'zod';
 
 /**

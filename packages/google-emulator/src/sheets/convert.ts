@@ -1,15 +1,14 @@
 /**
  * Conversions between native spreadsheets and files, as Drive performs them on upload, copy and
- * export: csv / tsv / xlsx / ods in, csv / tsv (first sheet) / xlsx / ods / pdf out.
+ * export: csv / tsv / xlsx / ods in, csv / tsv (first sheet) / xlsx / ods / pdf out. The xlsx, ods
+ * and pdf modules load on their first use: ExcelJS, pdfkit and the XML parser are ~300 modules,
+ * about half a second of CPU at every emulator start (`pnpm start`, docs/design.md §10).
  */
 import { googleErrors } from '../google-error.ts';
 import { formatDelimited, parseDelimited } from './delimited-text.ts';
 import type { CellData, CellRows, SpreadsheetContents, SpreadsheetModel } from './model.ts';
-import { exportOds, importOds } from './ods-workbook.ts';
-import { exportPdf } from './pdf-export.ts';
 import { parseUserEntered } from './user-entered.ts';
 import { formattedRows } from './workbook-cells.ts';
-import { exportXlsx, importXlsx } from './xlsx-workbook.ts';
 
 export const XLSX_MIME_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 export const ODS_MIME_TYPES = [
@@ -44,8 +43,14 @@ export async function importSpreadsheet(
         sheets: [{ title: 'Sheet1', rows: importDelimited(bytes, type === TSV_MIME_TYPE ? '\t' : ',') }],
       };
     }
-    if (type === XLSX_MIME_TYPE) return { title, sheets: await importXlsx(bytes) };
-    if (ODS_MIME_TYPES.includes(type)) return { title, sheets: importOds(bytes) };
+    if (type === XLSX_MIME_TYPE) {
+      const { importXlsx } = await import('./xlsx-workbook.ts');
+      return { title, sheets: await importXlsx(bytes) };
+    }
+    if (ODS_MIME_TYPES.includes(type)) {
+      const { importOds } = await import('./ods-workbook.ts');
+      return { title, sheets: importOds(bytes) };
+    }
   } catch (error) {
     if (error instanceof Error && error.name === 'GoogleApiError') throw error;
     throw googleErrors.badRequest(
@@ -73,8 +78,8 @@ export async function exportSpreadsheet(
     const rows = sheet ? formattedRows(spreadsheet, sheet) : [];
     return Buffer.from(formatDelimited(rows, type === TSV_MIME_TYPE ? '\t' : ','), 'utf8');
   }
-  if (type === XLSX_MIME_TYPE) return exportXlsx(spreadsheet);
-  if (ODS_MIME_TYPES.includes(type)) return exportOds(spreadsheet);
-  if (type === PDF_MIME_TYPE) return exportPdf(spreadsheet);
+  if (type === XLSX_MIME_TYPE) return (await import('./xlsx-workbook.ts')).exportXlsx(spreadsheet);
+  if (ODS_MIME_TYPES.includes(type)) return (await import('./ods-workbook.ts')).exportOds(spreadsheet);
+  if (type === PDF_MIME_TYPE) return (await import('./pdf-export.ts')).exportPdf(spreadsheet);
   throw googleErrors.badRequest(`Export to ${targetMimeType} is not supported.`);
 }

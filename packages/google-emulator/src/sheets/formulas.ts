@@ -6,7 +6,8 @@
  * IF, CONCATENATE, `&`, ROUND, DATE, …); Sheets-only functions (QUERY, ARRAYFORMULA, FILTER,
  * IMPORTRANGE, GOOGLEFINANCE, …) evaluate to `#NAME?`, and array results do not spill.
  */
-import { type CellValue, DetailedCellError, HyperFormula } from 'hyperformula';
+import { createRequire } from 'node:module';
+import type { CellValue, DetailedCellError } from 'hyperformula';
 import { dataRowEnd } from './grid.ts';
 import type { ExtendedValue, NumberFormat, SpreadsheetModel } from './model.ts';
 
@@ -19,6 +20,17 @@ export interface FormulaResult {
 export interface Evaluation {
   /** The result of the formula at a position; undefined for cells without a formula. */
   formulaResult(sheetIndex: number, row: number, column: number): FormulaResult | undefined;
+}
+
+/**
+ * HyperFormula, loaded on the first formula: its ~200 modules cost every emulator start about a
+ * quarter of a second of CPU (`pnpm start`, docs/design.md §10). Required (its CommonJS build), as
+ * evaluation is synchronous.
+ */
+let hyperFormula: typeof import('hyperformula') | undefined;
+function loadHyperFormula(): typeof import('hyperformula') {
+  hyperFormula ??= createRequire(import.meta.url)('hyperformula') as typeof import('hyperformula');
+  return hyperFormula;
 }
 
 const cache = new WeakMap<SpreadsheetModel, { revision: number; evaluation: Evaluation }>();
@@ -51,7 +63,7 @@ function computeEvaluation(spreadsheet: SpreadsheetModel): Evaluation {
   }
   const results = new Map<string, FormulaResult>();
   if (formulaCells.length > 0) {
-    const engine = HyperFormula.buildFromSheets(sheets, { licenseKey: 'gpl-v3' });
+    const engine = loadHyperFormula().HyperFormula.buildFromSheets(sheets, { licenseKey: 'gpl-v3' });
     try {
       for (const [sheetIndex, row, column] of formulaCells) {
         const sheetId = engine.getSheetId(spreadsheet.sheets[sheetIndex]?.properties.title ?? '');
@@ -124,7 +136,7 @@ export function errorText(type: string | null | undefined): string {
 }
 
 function toResult(value: CellValue, detailedType: string): FormulaResult {
-  if (value instanceof DetailedCellError) {
+  if (value instanceof loadHyperFormula().DetailedCellError) {
     const error = ERROR_TYPES[value.type] ?? { type: 'ERROR', text: '#ERROR!' };
     return {
       effectiveValue: { errorValue: { type: error.type, message: error.message ?? googleMessage(value) } },
