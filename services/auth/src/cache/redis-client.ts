@@ -1,5 +1,5 @@
 import { type Logger, withDeadline } from '@sheetgate/service-runtime';
-import { createClient } from 'redis';
+import type { createClient } from 'redis';
 
 export type AuthRedisClient = ReturnType<typeof createClient>;
 
@@ -44,6 +44,9 @@ export async function createAuthRedisClient(
   options: AuthRedisClientOptions,
 ): Promise<AuthRedisClient> {
   const { label, logger } = options;
+  // Loaded with the first client: without REDIS_URL (the local stack) auth never needs node-redis,
+  // whose modules cost a third of a second of CPU at every start (docs/design.md §10).
+  const { createClient } = await import('redis');
   const client = createClient({
     url,
     ...(options.failFast
