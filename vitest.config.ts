@@ -9,6 +9,10 @@ export default defineConfig({
     exclude: ['**/node_modules/**', '**/.data/**'],
     pool: 'forks',
     maxWorkers: 2,
+    // As `pnpm start` runs: without a PostgreSQL server the tests open PGlite (WASM) again and
+    // again, and V8's background recompilation of it costs ~2.5 s of CPU per open and never pays
+    // back in a test’s few queries (the launcher runs so too: package.json’s `start`).
+    execArgv: ['--liftoff-only'],
     // Generous limits: a test starting whole stacks took 27 s on this 2-core machine while another
     // suite ran beside it. A limit is a hang detector here, never a speed goal (that is `pnpm bench`).
     testTimeout: 60_000,

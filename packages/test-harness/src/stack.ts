@@ -117,14 +117,19 @@ async function launchStack(
   ports: Record<string, number>,
   settings: Record<string, string | undefined>,
 ): Promise<LaunchedStack> {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'packages/local-stack/src/start.ts')], {
-    cwd: repoRoot,
-    env: {
-      ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])),
-      ...settings,
+  // `--liftoff-only` as the root package.json's `start` script runs the launcher.
+  const child = spawn(
+    process.execPath,
+    ['--liftoff-only', path.join(repoRoot, 'packages/local-stack/src/start.ts')],
+    {
+      cwd: repoRoot,
+      env: {
+        ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])),
+        ...settings,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
