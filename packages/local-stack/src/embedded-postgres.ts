@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { copyDatabaseTemplate, emptyFolder } from './database-template.ts';
+import { copyDatabaseTemplate, emptyFolder, readDatabaseTemplateDump } from './database-template.ts';
 import { keepQueryBatchesWhole } from './whole-query-batches.ts';
 
 export interface EmbeddedPostgres {
@@ -19,7 +19,7 @@ export interface EmbeddedPostgresOptions {
   dataDir?: string;
   socketDir?: string;
   maxConnections?: number;
-  /** A new `dataDir` starts as a copy of this template (database-template.ts) when it is valid. */
+  /** A new `dataDir` starts as a copy of this template (database-template.ts) when it is valid; without a `dataDir`, from its tarball. */
   templateDir?: string;
   /** Told how a new data folder was made (from the template, or by initdb and why). */
   onNote?: (note: string) => void;
@@ -99,7 +99,17 @@ async function openPGlite(options: EmbeddedPostgresOptions): Promise<PGlite> {
   // Loaded here, after the caller's services are started: it is half of the socket server's start.
   const { PGlite } = await import('@electric-sql/pglite');
   const startParams = [...PGlite.defaultStartParams, ...EXTRA_START_PARAMS];
-  if (!dataDir) return PGlite.create({ startParams });
+  if (!dataDir) {
+    // In memory (tests): from the template's tarball when there is one, else initdb.
+    const dump = templateDir ? await readDatabaseTemplateDump(templateDir) : undefined;
+    if (templateDir)
+      onNote(
+        dump
+          ? `new in-memory database from the template in ${templateDir}`
+          : `no database template tarball for this PGlite in ${templateDir}: running initdb instead`,
+      );
+    return PGlite.create({ startParams, ...(dump ? { loadDataDir: dump } : {}) });
+  }
   const isNew = (await readdir(dataDir)).length === 0;
   if (isNew && templateDir) {
     const copy = await copyDatabaseTemplate(templateDir, dataDir);

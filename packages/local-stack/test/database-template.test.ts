@@ -1,11 +1,15 @@
-import { cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { copyDatabaseTemplate, createDatabaseTemplate } from '../src/database-template.ts';
-import { listenEmbeddedPostgres } from '../src/embedded-postgres.ts';
+import {
+  copyDatabaseTemplate,
+  createDatabaseTemplate,
+  readDatabaseTemplateDump,
+} from '../src/database-template.ts';
+import { listenEmbeddedPostgres, startEmbeddedPostgres } from '../src/embedded-postgres.ts';
 
 // A new data folder of `pnpm start` is a copy of the template `pnpm install` makes (PGlite's
 // initdb, once); a template that is missing, of another version or damaged is never used, and
@@ -83,6 +87,39 @@ describe('the embedded PostgreSQL template', () => {
       reason: "the database template's global/pg_control differs from its manifest",
     });
     expect(await readdir(dataDir)).toEqual([]);
+  });
+
+  it('starts an in-memory database from its tarball (the tests’ databases), a working one', async () => {
+    const notes: string[] = [];
+    const database = await startEmbeddedPostgres({ templateDir, onNote: (note) => notes.push(note) });
+    const socketDir = new URL(database.url).searchParams.get('host')!;
+    expect(await firstAnswer(socketDir)).toBe('R');
+    await database.close();
+    expect(notes).toEqual([`new in-memory database from the template in ${templateDir}`]);
+
+    const db = await PGlite.create({ loadDataDir: (await readDatabaseTemplateDump(templateDir))! });
+    await db.exec('CREATE TABLE notes (body text)');
+    await db.query('INSERT INTO notes VALUES ($1)', ['in memory']);
+    expect((await db.query('SELECT body FROM notes')).rows).toEqual([{ body: 'in memory' }]);
+    await db.close();
+  }, 60_000);
+
+  it('gives no tarball that differs from its manifest, nor one a template of before did not list', async () => {
+    const damaged = path.join(scratch, 'damaged-dump');
+    await cp(templateDir, damaged, { recursive: true });
+    const tarball = path.join(damaged, 'sheetgate-template.tar');
+    const bytes = await readFile(tarball);
+    bytes[bytes.length >> 1] = bytes[bytes.length >> 1]! ^ 0xff;
+    await writeFile(tarball, bytes);
+    expect(await readDatabaseTemplateDump(damaged)).toBeUndefined();
+
+    const older = path.join(scratch, 'older');
+    await cp(templateDir, older, { recursive: true });
+    const manifestFile = path.join(older, 'sheetgate-template.json');
+    const { dump: _dump, ...manifest } = JSON.parse(await readFile(manifestFile, 'utf8'));
+    await writeFile(manifestFile, JSON.stringify(manifest));
+    expect(await readDatabaseTemplateDump(older)).toBeUndefined();
+    expect(await readDatabaseTemplateDump(templateDir)).toBeInstanceOf(Blob);
   });
 
   it('falls back to initdb with a note when there is no template', async () => {
