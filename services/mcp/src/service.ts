@@ -19,6 +19,7 @@ import { createJwksCache } from './auth/jwks-cache.ts';
 import { watchRevocations } from './auth/revocation-watch.ts';
 import { createGoogleCaller } from './google/call-google.ts';
 import { edgeGoogleAccessTokens } from './google/edge-google-tokens.ts';
+import { createGoogleFetch } from './google/google-fetch.ts';
 import { withQuotaTurns } from './google/quota-adapter.ts';
 import { createQuotaGate, grpcGoogleQuota } from './google/quota-gate.ts';
 import { withTraceSpans } from './google/trace-adapter.ts';
@@ -112,12 +113,13 @@ export async function createMcpService(
   });
   // The adapter sees every HTTP attempt to Google: its quota turn, then the metrics' method,
   // status and latency.
-  // Node's own fetch, not gaxios's default node-fetch 3: node-fetch destroys the request body of an
-  // aborted call with nobody listening for the error, so a client that disconnected while its write
-  // was on the way to Google crashed the process (node-fetch/node-fetch#1801).
+  // The HTTP itself by undici's `request` (google-fetch.ts says why), not gaxios's default
+  // node-fetch 3: node-fetch destroys the request body of an aborted call with nobody listening for
+  // the error, so a client that disconnected while its write was on the way to Google crashed the
+  // process (node-fetch/node-fetch#1801).
   const google = {
     adapter: withQuotaTurns(quotaGate, withTraceSpans(metrics.googleAdapter)),
-    fetchImplementation: fetch,
+    fetchImplementation: createGoogleFetch(),
     ...(rootUrl ? { rootUrl } : {}),
   };
   // What each write changed goes to auth's change journal, batched a few milliseconds at a time
