@@ -36,6 +36,17 @@ const METHOD_DEADLINES_MS: Readonly<Record<string, number>> = {
   [ChangeUndoServiceService.undoChange.path]: 60_000,
 };
 
+/**
+ * grpc-js backs reconnection off up to 120 s: after auth was down a minute (a restart, a slow
+ * start on a busy machine), its callers kept failing for up to two more minutes once it was back
+ * (web's /readyz did, and the local stack gave up on it). Internal peers are near and cheap to
+ * try: again within 2 s at most.
+ */
+export const INTERNAL_CHANNEL_OPTIONS: ChannelOptions = {
+  'grpc.initial_reconnect_backoff_ms': 250,
+  'grpc.max_reconnect_backoff_ms': 2_000,
+};
+
 export interface ClientOptions {
   /** host:port of the gRPC listener (auth's; the MCP service's for ChangeUndoService). */
   address: string;
@@ -94,6 +105,7 @@ export function createPromiseClient<Definition extends ServiceDefinition>(
 ): PromiseClient<Definition> {
   const settings = checked(options);
   const client = new Client(settings.address, credentials.createInsecure(), {
+    ...INTERNAL_CHANNEL_OPTIONS,
     ...settings.channelOptions,
     interceptors: [serviceCredentialInterceptor(settings.serviceToken)],
   });

@@ -5,6 +5,7 @@ import {
   RevocationServiceClient,
   type RevocationSnapshot,
 } from '../gen/sheetgate/v1/revocations.ts';
+import { INTERNAL_CHANNEL_OPTIONS } from './clients.ts';
 import { serviceCredentialInterceptor } from './service-credential.ts';
 
 /**
@@ -173,6 +174,7 @@ export function createRevocationServiceClient(options: {
   if (!options.serviceToken)
     throw new TypeError('gRPC client: the service token (INTERNAL_SERVICE_TOKEN) is empty');
   return new RevocationServiceClient(options.address, credentials.createInsecure(), {
+    ...INTERNAL_CHANNEL_OPTIONS,
     ...options.channelOptions,
     interceptors: [serviceCredentialInterceptor(options.serviceToken)],
   });
