@@ -232,7 +232,14 @@ describe('pnpm start run by pnpm, stopped with Ctrl-C', () => {
         const deadline = setTimeout(() => done(new Error(`no ready line after 120 s:\n${output}`)), 120_000);
         void exited.then(() => done(new Error(`pnpm start exited before it was ready:\n${output}`)));
       });
-      const parts = ['auth ready', 'mcp ready', 'web ready', 'google ready', 'gateway listening'];
+      const parts = [
+        'services started',
+        'auth ready',
+        'mcp ready',
+        'web ready',
+        'google ready',
+        'gateway listening',
+      ];
       if (!database) parts.push('embedded PostgreSQL open');
       for (const part of parts) expect(output).toMatch(new RegExp(`\\[start\\] +\\d+\\.\\d\\d s  ${part}`));
       // A new data folder is a copy of the template `pnpm install` made (no initdb at start).

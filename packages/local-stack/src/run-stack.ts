@@ -193,6 +193,8 @@ try {
     `http://${HOST}:${settings.WEB_PORT}/readyz`,
   );
 
+  // Until here: Node's own start, the launcher's modules, the port checks and the spawns.
+  mark('services started');
   // Loaded while the services start (http-proxy-3 and the route table: a quarter of a second of CPU).
   const gatewayModule = import('./gateway.ts');
   for (const child of children) {
