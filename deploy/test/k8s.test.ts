@@ -88,6 +88,17 @@ function containerPort(container: Field, port: unknown): number {
   return found.containerPort;
 }
 
+/** The names of the Services some Ingress path sends to. */
+function ingressBackendServices(objects: K8sObject[]): Set<string> {
+  return new Set(
+    objects
+      .filter((o) => o.kind === 'Ingress')
+      .flatMap((o) =>
+        o.spec.rules.flatMap((r: Field) => r.http.paths.map((p: Field) => p.backend.service.name)),
+      ),
+  );
+}
+
 /** The container port a Service port sends to (targetPort by name or number). */
 function serviceTargetPort(objects: K8sObject[], serviceName: string, port: number): number {
   const service = find(objects, 'Service', serviceName);
@@ -163,13 +174,7 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
   });
 
   it('keeps auth gRPC off every Service the Ingress uses, on a Service of its own', () => {
-    const ingressServices = new Set(
-      objects
-        .filter((o) => o.kind === 'Ingress')
-        .flatMap((o) =>
-          o.spec.rules.flatMap((r: Field) => r.http.paths.map((p: Field) => p.backend.service.name)),
-        ),
-    );
+    const ingressServices = ingressBackendServices(objects);
     for (const service of objects.filter((o) => o.kind === 'Service')) {
       if (!service.spec.selector) continue; // selects no pod: no port behind it (sheetgate-no-backend)
       const ports = service.spec.ports as Array<{ port: number; targetPort?: number | string }>;
@@ -184,13 +189,7 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
   });
 
   it("keeps mcp's gRPC off every Service the Ingress uses, on a Service of its own that web is given", () => {
-    const ingressServices = new Set(
-      objects
-        .filter((o) => o.kind === 'Ingress')
-        .flatMap((o) =>
-          o.spec.rules.flatMap((r: Field) => r.http.paths.map((p: Field) => p.backend.service.name)),
-        ),
-    );
+    const ingressServices = ingressBackendServices(objects);
     for (const service of objects.filter((o) => o.kind === 'Service')) {
       if (!service.spec.selector) continue;
       const ports = service.spec.ports as Array<{ port: number }>;
