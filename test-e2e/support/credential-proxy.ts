@@ -29,7 +29,9 @@ const MCP_PATH = '/api/mcp';
 export async function startCredentialProxy(): Promise<CredentialProxy> {
   let target: { host: string; port: number } | undefined;
   let bearer: string | undefined;
-  const agent = new http.Agent({ keepAlive: true });
+  // With a `timeout` Node's agent honours the stack's `Keep-Alive: timeout=5` and drops an idle
+  // connection before the stack does; with none, a request sent as the stack closes it fails.
+  const agent = new http.Agent({ keepAlive: true, timeout: 600_000 });
 
   const server = http.createServer((req, res) => {
     if (!target) {

@@ -15,6 +15,8 @@ const BODY_LIMIT = 2 * 1024 * 1024;
  * the client and the connection stays usable; past this the connection is cut.
  */
 const DRAIN_LIMIT = 16 * 1024 * 1024;
+/** How long a service may take to answer, and a connection to it may stay silent mid-request. */
+const PROXY_TIMEOUT = 120_000;
 
 /**
  * The local stand-in for the Ingress: one origin that forwards each request to the service the
@@ -24,8 +26,11 @@ export function createGateway(origins: ServiceOrigins): http.Server {
   // Connections to the services are kept alive, as an ingress keeps them: without an agent
   // http-proxy sends `Connection: close` upstream and passes the upstream's `close` back, so every
   // client request would cost two new TCP connections and no client could keep its own alive.
-  const agent = new http.Agent({ keepAlive: true });
-  const proxy = createProxyServer({ xfwd: true, proxyTimeout: 120_000, agent });
+  // The `timeout` matters: only with one does Node's agent honour a service's `Keep-Alive:
+  // timeout=5` and drop an idle connection a second before the service does (with none it keeps
+  // it until the service closes it, and a request sent in that moment fails: a 502 for a POST).
+  const agent = new http.Agent({ keepAlive: true, timeout: PROXY_TIMEOUT });
+  const proxy = createProxyServer({ xfwd: true, proxyTimeout: PROXY_TIMEOUT, agent });
   const upstreamRequests = new WeakMap<http.IncomingMessage, http.ClientRequest>();
   /** Requests whose service answered early: the answer waits for the end of the body. */
   const heldAnswers = new WeakSet<http.IncomingMessage>();

@@ -1,4 +1,4 @@
-import type http from 'node:http';
+import http from 'node:http';
 
 export class PortInUseError extends Error {
   readonly port: number;
@@ -9,6 +9,24 @@ export class PortInUseError extends Error {
     this.port = port;
     this.setting = setting;
   }
+}
+
+/**
+ * How long a kept-alive connection to a service may sit idle: longer than a proxy in front keeps
+ * one idle (ingress-nginx's `upstream-keepalive-timeout` and cloud load balancers default to
+ * 60 s). A service that closes sooner (Node's default is 5 s) races the proxy's next request on
+ * that connection, and the proxy answers that request 502.
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/** A service's HTTP server, its kept-alive connections outliving the proxy's (above). */
+export function createServiceServer(handler: http.RequestListener): http.Server {
+  const server = http.createServer(handler);
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // Above the idle time, as Node's documentation asks, so a connection idle that long is not
+  // taken for a client slow to send its headers.
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+  return server;
 }
 
 /** Listens on `port`, turning EADDRINUSE into an error that names the setting to change. */

@@ -1,7 +1,7 @@
-import http from 'node:http';
+import type http from 'node:http';
 import type { Middleware } from 'koa';
 import { withDeadline } from './deadline.ts';
-import { closeHttpServer, listen } from './http-server.ts';
+import { closeHttpServer, createServiceServer, listen } from './http-server.ts';
 import type { Logger } from './logger.ts';
 import { type ServiceMetrics, serveMetrics } from './metrics.ts';
 import { startTracing } from './tracing.ts';
@@ -147,7 +147,7 @@ export async function runService(
           setting: plan.metrics.portSetting,
         })
       : undefined;
-    const server = http.createServer(
+    const server = createServiceServer(
       plan.metrics ? plan.metrics.collector.instrument(plan.handler) : plan.handler,
     );
     await listen(server, plan.port, plan.host, plan.portSetting);

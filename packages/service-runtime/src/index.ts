@@ -32,7 +32,13 @@ export {
   routeMiddleware,
   singleQueryValue,
 } from './http-routes.ts';
-export { closeHttpServer, listen, PortInUseError } from './http-server.ts';
+export {
+  closeHttpServer,
+  createServiceServer,
+  KEEP_ALIVE_TIMEOUT_MS,
+  listen,
+  PortInUseError,
+} from './http-server.ts';
 export {
   healthRoutes,
   type ReadinessCheck,

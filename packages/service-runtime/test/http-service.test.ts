@@ -2,7 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeHttpServer, listen, PortInUseError } from '../src/http-server.ts';
+import {
+  closeHttpServer,
+  createServiceServer,
+  KEEP_ALIVE_TIMEOUT_MS,
+  listen,
+  PortInUseError,
+} from '../src/http-server.ts';
 import { healthRoutes } from '../src/http-service.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests assert the shape with expect
@@ -45,6 +51,20 @@ describe('health endpoints', () => {
     expect(notReady.status).toBe(503);
     expect((await readJsonBody(notReady)).checks).toEqual({ postgres: 'ok', cache: 'failing' });
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+});
+
+describe('kept-alive connections', () => {
+  it('are kept idle longer than a proxy in front keeps its own (60 s), and say so', async () => {
+    const server = createServiceServer((_req, res) => res.end('ok'));
+    servers.push(server);
+    await listen(server, 0, '127.0.0.1', 'TEST_PORT');
+    const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    await response.text();
+    // A proxy (or Node's agent) reads this and drops an idle connection before the service does.
+    expect(response.headers.get('keep-alive')).toBe('timeout=65');
+    expect(KEEP_ALIVE_TIMEOUT_MS).toBeGreaterThan(60_000);
+    expect(server.headersTimeout).toBeGreaterThan(KEEP_ALIVE_TIMEOUT_MS);
   });
 });
 
