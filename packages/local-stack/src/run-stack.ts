@@ -10,7 +10,6 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir } from 'node:fs/promises';
 import type http from 'node:http';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 // The settings and server helpers alone (not the package's index, whose logging, metrics and Koa
 // modules cost a quarter of a second of CPU before the services could be started).
 import { closeHttpServer, listen } from '@sheetgate/service-runtime/http-server';
@@ -20,11 +19,10 @@ import { defaultTemplateDir } from './database-template.ts';
 import { type EmbeddedPostgres, listenEmbeddedPostgres } from './embedded-postgres.ts';
 import { loadOrCreateLocalSecrets } from './local-secrets.ts';
 import { findTakenPorts } from './ports.ts';
+import { bundledEntry, type StackService, serviceSource, stackServices } from './service-bundles.ts';
 import { stackPortSettings, stackSettingsSchema, usesGoogleEmulator } from './stack-settings.ts';
 
 const HOST = '127.0.0.1';
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const entryOf = (relative: string) => path.join(repoRoot, relative);
 
 const settings = loadSettingsOrExit('start', stackSettingsSchema);
 const showTimings = process.argv.includes('--timings');
@@ -95,9 +93,19 @@ try {
     // Which Google scopes auth asks for (standard | picked-files), for auth, mcp and web alike.
     GOOGLE_SCOPE_MODE: settings.GOOGLE_SCOPE_MODE,
   };
+  // Each service runs from its bundle (service-bundles.ts), made again here if its sources changed.
+  const bundling = Promise.all(
+    stackServices
+      .filter((name) => withEmulator || name !== 'google')
+      .map(async (name) => {
+        const bundled = await bundledEntry(serviceSource(name), log);
+        if (bundled.made) log(`bundled ${name} (${bundled.made})`);
+        return [name, bundled.entry] as const;
+      }),
+  ).then((pairs) => new Map(pairs));
   const ready: Array<Promise<void>> = [];
-  const start = (name: string, entry: string, env: Record<string, string>, readyUrl: string) => {
-    const child = spawnService(name, entryOf(entry), { ...shared, ...env });
+  const start = (name: StackService, entry: string, env: Record<string, string>, readyUrl: string) => {
+    const child = spawnService(name, entry, { ...shared, ...env });
     children.push(child);
     ready.push(waitUntilReady(readyUrl, child).then(() => mark(`${name} ready`)));
   };
@@ -134,9 +142,11 @@ try {
       }),
     );
   }
+  const entries = await bundling;
+  const entryOf = (name: StackService) => entries.get(name) ?? serviceSource(name);
   start(
     'auth',
-    'services/auth/src/main.ts',
+    entryOf('auth'),
     {
       ...googleEnv,
       AUTH_HOST: HOST,
@@ -153,7 +163,7 @@ try {
     const emulatorUrl = `http://localhost:${settings.GOOGLE_EMULATOR_PORT}`;
     start(
       'google',
-      'packages/google-emulator/src/main.ts',
+      entryOf('google'),
       {
         ...googleEnv,
         GOOGLE_EMULATOR_PORT: String(settings.GOOGLE_EMULATOR_PORT),
@@ -169,7 +179,7 @@ try {
   // mcp and web need nothing but auth, whose absence they wait out.
   start(
     'mcp',
-    'services/mcp/src/main.ts',
+    entryOf('mcp'),
     {
       ...googleEnv,
       MCP_HOST: HOST,
@@ -181,7 +191,7 @@ try {
   );
   start(
     'web',
-    'services/web/src/main.ts',
+    entryOf('web'),
     {
       ...googleEnv,
       WEB_HOST: HOST,
