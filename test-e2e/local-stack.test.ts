@@ -244,6 +244,9 @@ describe('pnpm start run by pnpm, stopped with Ctrl-C', () => {
       for (const part of parts) expect(output).toMatch(new RegExp(`\\[start\\] +\\d+\\.\\d\\d s  ${part}`));
       // A new data folder is a copy of the template `pnpm install` made (no initdb at start).
       if (!database) expect(output).toContain('[start] new database copied from the template in ');
+      // The launcher and the services run from the bundles `pnpm install` made (service-bundles.ts):
+      // none is made again at start, and none falls back to its sources.
+      expect(output).not.toMatch(/\[start\] (bundled|could not bundle)/);
       process.kill(-child.pid!, 'SIGINT');
       expect(await exited).toBe(0);
       expect(output).toContain('[start] stopped');
@@ -282,7 +285,7 @@ describe('pnpm start when a port is taken', () => {
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(ports.MCP_PORT, '127.0.0.1', resolve));
     try {
-      const child = spawn(process.execPath, [path.join(repoRoot, 'packages/local-stack/src/start.ts')], {
+      const child = spawn(process.execPath, [path.join(repoRoot, 'packages/local-stack/src/start.js')], {
         cwd: repoRoot,
         env: {
           PATH: process.env.PATH,

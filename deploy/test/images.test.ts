@@ -194,7 +194,7 @@ describe('build context', () => {
       'docs/architecture.md',
       'test-e2e/metrics.test.ts',
       'packages/google-emulator/src/main.ts',
-      'packages/local-stack/src/start.ts',
+      'packages/local-stack/src/start.js',
       'packages/test-harness/src/index.ts',
       'deploy/compose.env',
       'deploy/k8s/base/auth.yaml',

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import { createInterface } from 'node:readline';
-import { compileCacheDir } from './compile-cache.ts';
+import { compileCacheDir } from './compile-cache.js';
 
 const MAX_KEPT_LINES = 5_000;
 

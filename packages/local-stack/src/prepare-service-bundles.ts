@@ -4,12 +4,15 @@
  * (service-bundles.ts). Quick when they are current. Never fails the install: a start makes a
  * missing bundle itself, or runs the service from its sources.
  */
-import { bundledEntry, serviceSource, stackServices } from './service-bundles.ts';
+import { bundledEntry, launcherSource, serviceSource, stackServices } from './service-bundles.ts';
 
 const started = performance.now();
 const made = await Promise.all(
-  stackServices.map(async (name) => {
-    const bundled = await bundledEntry(serviceSource(name), (line) => console.warn(`local-stack: ${line}`));
+  [
+    ...stackServices.map((name) => [name, serviceSource(name)] as const),
+    ['the launcher', launcherSource] as const,
+  ].map(async ([name, source]) => {
+    const bundled = await bundledEntry(source, (line) => console.warn(`local-stack: ${line}`));
     return bundled.made ? name : undefined;
   }),
 );

@@ -17,11 +17,11 @@
  * NODE_OPTIONS=--enable-source-maps for stack traces that name the TypeScript sources (it costs
  * half a second of CPU per service at start, so it is not the default).
  */
-import { statSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Plugin, RolldownOutput } from 'rolldown';
+import { BUNDLE_FORMAT, bundleDirOf, currentBundle, MANIFEST } from './bundle-manifest.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The processes `pnpm start` runs, by the name its log gives them, and their entry modules. */
@@ -34,13 +34,18 @@ const SERVICE_SOURCES = {
 export type StackService = keyof typeof SERVICE_SOURCES;
 export const stackServices = Object.keys(SERVICE_SOURCES) as StackService[];
 export const serviceSource = (name: StackService): string => path.join(repoRoot, SERVICE_SOURCES[name]);
+/** The launcher itself (start.js runs its bundle). */
+export const launcherSource = path.join(repoRoot, 'packages/local-stack/src/run-stack.ts');
+/**
+ * Left out of every bundle, loaded as installed: PGlite (the launcher's) finds its WASM and data
+ * files beside its own modules, and is few modules.
+ */
+const EXTERNAL = [/^@electric-sql\/pglite/];
 
-/** Bumped when the way bundles are made changes: older bundles are then made again. */
-const BUNDLE_FORMAT = 1;
-const MANIFEST = 'sheetgate-bundle.json';
 /** Builds kept besides the current one: a stack still running may load a lazy chunk of its build. */
 const KEPT_OLD_BUILDS = 2;
 
+/** What bundle-manifest.js reads: written last, by rename, when a build is whole. */
 interface Manifest {
   format: number;
   /** The build's folder, relative to the bundle folder. */
@@ -56,11 +61,6 @@ export interface BundledEntry {
   made?: string;
 }
 
-/** `<package>/node_modules/.cache/sheetgate-bundle` for a `<package>/src/main.ts` entry. */
-export function bundleDirOf(sourceEntry: string): string {
-  return path.join(path.dirname(path.dirname(sourceEntry)), 'node_modules/.cache/sheetgate-bundle');
-}
-
 /**
  * The bundled entry of `sourceEntry`, made first if missing or stale. A bundle that cannot be made
  * is reported through `onNote`, and the service runs from its sources.
@@ -69,44 +69,16 @@ export async function bundledEntry(
   sourceEntry: string,
   onNote: (line: string) => void,
 ): Promise<BundledEntry> {
-  const bundleDir = bundleDirOf(sourceEntry);
-  const manifest = await readManifest(bundleDir);
-  const staleBecause = manifest ? staleInput(manifest) : 'none was made yet';
-  if (manifest && staleBecause === undefined)
-    return { entry: path.join(bundleDir, manifest.build, 'main.js') };
+  const current = currentBundle(sourceEntry);
+  if ('entry' in current) return current;
   try {
     const started = performance.now();
-    const entry = await makeBundle(sourceEntry, bundleDir);
+    const entry = await makeBundle(sourceEntry, bundleDirOf(sourceEntry));
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    return { entry, made: `${staleBecause}; made in ${seconds} s` };
+    return { entry, made: `${current.staleBecause}; made in ${seconds} s` };
   } catch (error) {
     onNote(`could not bundle ${sourceEntry} (${(error as Error).message}); running it from its sources`);
     return { entry: sourceEntry };
-  }
-}
-
-/**
- * Why the bundle is stale (the first input found changed), or undefined if it is current.
- * Synchronous on purpose: a few thousand `stat` calls take ~10 ms this way, and ten times that
- * as promises, on the launcher's path to starting the services.
- */
-function staleInput(manifest: Manifest): string | undefined {
-  for (const [file, [size, mtimeMs]] of Object.entries(manifest.inputs)) {
-    const now = statSync(file, { throwIfNoEntry: false });
-    if (!now) return `${file} is gone`;
-    if (now.size !== size || now.mtimeMs !== mtimeMs) return `${file} changed`;
-  }
-  return undefined;
-}
-
-async function readManifest(bundleDir: string): Promise<Manifest | undefined> {
-  try {
-    const manifest = JSON.parse(await readFile(path.join(bundleDir, MANIFEST), 'utf8')) as Manifest;
-    if (manifest.format !== BUNDLE_FORMAT) return undefined;
-    await stat(path.join(bundleDir, manifest.build, 'main.js'));
-    return manifest;
-  } catch {
-    return undefined;
   }
 }
 
@@ -124,7 +96,8 @@ async function makeBundle(sourceEntry: string, bundleDir: string): Promise<strin
   const bundle = await rolldown({
     input: { main: sourceEntry },
     platform: 'node',
-    plugins: [ownLocations(inputs)],
+    plugins: [ownLocations(inputs), httpWithoutUndici()],
+    external: EXTERNAL,
     // Warnings (a library's eval, a circular import) change nothing here: the services' own tests
     // run these bundles.
     onLog: () => {},
@@ -185,6 +158,38 @@ function ownLocations(inputs: Set<string>): Plugin {
         changed = `${changed.slice(0, shebang)}${declaration}${changed.slice(shebang)}`;
       }
       return changed === code ? null : { code: changed };
+    },
+  };
+}
+
+const NODE_HTTP = '\0sheetgate:node-http';
+/** node:http's properties that load Node's fetch client (undici) when read. */
+const UNDICI_GETTERS = new Set(['WebSocket', 'CloseEvent', 'MessageEvent']);
+
+/**
+ * Imports of `node:http` served by `process.getBuiltinModule` instead. An ES import of a built-in
+ * module reads every property to make its namespace, and node:http's WebSocket, CloseEvent and
+ * MessageEvent getters then load undici: ~80 ms of CPU per process at start, for classes nothing
+ * here uses from there (the bundle fails to build, and the service runs from its sources, should
+ * a module ever import one of them). CommonJS `require` never had the cost.
+ */
+function httpWithoutUndici(): Plugin {
+  return {
+    name: 'sheetgate-http-without-undici',
+    resolveId(source, _importer, options) {
+      if ((source === 'node:http' || source === 'http') && options.kind !== 'require-call') return NODE_HTTP;
+      return null;
+    },
+    load(id) {
+      if (id !== NODE_HTTP) return null;
+      const names = Object.keys(process.getBuiltinModule('node:http')).filter(
+        (name) => !UNDICI_GETTERS.has(name),
+      );
+      return [
+        "const http = process.getBuiltinModule('node:http');",
+        'export default http;',
+        `export const { ${names.join(', ')} } = http;`,
+      ].join('\n');
     },
   };
 }

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleDirOf, bundledEntry } from '../src/service-bundles.ts';
+import { bundleDirOf } from '../src/bundle-manifest.js';
+import { bundledEntry } from '../src/service-bundles.ts';
 
 // `pnpm start` runs each service from a bundle (service-bundles.ts). A package made here stands in
 // for a service: TypeScript that finds a file beside it by `import.meta.url`, and a CommonJS
@@ -24,7 +25,10 @@ beforeAll(async () => {
   await mkdir(path.join(pkg, 'src'), { recursive: true });
   await mkdir(path.join(pkg, 'node_modules/cjs-dep'), { recursive: true });
   await writeFile(path.join(pkg, 'package.json'), '{"type":"module"}');
-  await writeFile(path.join(pkg, 'node_modules/cjs-dep/package.json'), '{"name":"cjs-dep","main":"index.js"}');
+  await writeFile(
+    path.join(pkg, 'node_modules/cjs-dep/package.json'),
+    '{"name":"cjs-dep","main":"index.js"}',
+  );
   await writeFile(path.join(pkg, 'node_modules/cjs-dep/index.js'), 'module.exports = { dir: __dirname };\n');
   await writeFile(path.join(pkg, 'src/beside.txt'), 'found beside the source');
   await writeFile(path.join(pkg, 'src/greeting.ts'), "export const greeting: string = 'first';\n");
@@ -32,10 +36,13 @@ beforeAll(async () => {
     path.join(pkg, 'src/main.ts'),
     [
       "import { readFileSync } from 'node:fs';",
+      "import http, { createServer } from 'node:http';",
       "import dep from 'cjs-dep';",
       "import { greeting } from './greeting.ts';",
       "const beside: string = readFileSync(new URL('./beside.txt', import.meta.url), 'utf8');",
-      'console.log(JSON.stringify({ greeting, beside, url: import.meta.url, depDir: dep.dir }));',
+      "const undiciLoaded = Symbol.for('undici.globalDispatcher.1') in globalThis;",
+      'const httpWorks = typeof createServer === "function" && createServer === http.createServer;',
+      'console.log(JSON.stringify({ greeting, beside, url: import.meta.url, depDir: dep.dir, httpWorks, undiciLoaded }));',
     ].join('\n'),
   );
 });
@@ -62,7 +69,11 @@ describe('service bundles', () => {
       beside: 'found beside the source',
       url: pathToFileURL(sourceEntry).href,
       depDir: path.join(pkg, 'node_modules/cjs-dep'),
+      httpWorks: true,
+      // From its sources, the import of node:http alone loads Node's fetch client (~80 ms of CPU).
+      undiciLoaded: false,
     });
+    expect((await runEntry(sourceEntry)).undiciLoaded).toBe(true);
   });
 
   it('uses the bundle while its files are unchanged, and makes it again when one changes', async () => {
@@ -79,7 +90,10 @@ describe('service bundles', () => {
     expect(remade.entry).not.toBe(current.entry);
     expect((await runEntry(remade.entry)).greeting).toBe('second');
     // A dependency's file counts as the service's own do.
-    await writeFile(path.join(pkg, 'node_modules/cjs-dep/index.js'), 'module.exports = { dir: "changed" };\n');
+    await writeFile(
+      path.join(pkg, 'node_modules/cjs-dep/index.js'),
+      'module.exports = { dir: "changed" };\n',
+    );
     const again = await bundledEntry(sourceEntry, () => {});
     expect(again.made).toContain('cjs-dep/index.js changed');
     expect((await runEntry(again.entry)).depDir).toBe('changed');
@@ -87,7 +101,10 @@ describe('service bundles', () => {
 
   it('keeps the newest builds only, the current one among them', async () => {
     for (let round = 0; round < 3; round++) {
-      await writeFile(path.join(pkg, 'src/greeting.ts'), `export const greeting: string = 'round ${round}';\n`);
+      await writeFile(
+        path.join(pkg, 'src/greeting.ts'),
+        `export const greeting: string = 'round ${round}';\n`,
+      );
       expect((await bundledEntry(sourceEntry, () => {})).made).toBeDefined();
     }
     const current = await bundledEntry(sourceEntry, () => {});
@@ -104,6 +121,8 @@ describe('service bundles', () => {
     const bundled = await bundledEntry(broken, (line) => notes.push(line));
     expect(bundled).toEqual({ entry: broken });
     expect(notes).toHaveLength(1);
-    expect(notes[0]).toMatch(/^could not bundle .*broken\/src\/main\.ts \(.+\); running it from its sources$/s);
+    expect(notes[0]).toMatch(
+      /^could not bundle .*broken\/src\/main\.ts \(.+\); running it from its sources$/s,
+    );
   });
 });

@@ -120,7 +120,7 @@ async function launchStack(
   // `--liftoff-only` as the root package.json's `start` script runs the launcher.
   const child = spawn(
     process.execPath,
-    ['--liftoff-only', path.join(repoRoot, 'packages/local-stack/src/start.ts')],
+    ['--liftoff-only', path.join(repoRoot, 'packages/local-stack/src/start.js')],
     {
       cwd: repoRoot,
       env: {

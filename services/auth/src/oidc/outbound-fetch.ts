@@ -85,7 +85,8 @@ type AgentClass = new (options: { connect: { lookup: typeof vettedLookup; timeou
  * dispatcher that touching `Response` installs (oidc-provider finds it the same way).
  */
 function undiciAgentClass(): AgentClass {
-  void Response;
+  // A test a bundler keeps (it drops a bare `void Response` as unused; pnpm start bundles auth).
+  if (typeof Response !== 'function') throw new Error('this Node has no fetch');
   const agent = (globalThis as unknown as Record<symbol, { constructor: AgentClass } | undefined>)[
     Symbol.for('undici.globalDispatcher.1')
   ];

@@ -1,0 +1,2 @@
+/** See compile-cache.js. */
+export declare function compileCacheDir(): string;
