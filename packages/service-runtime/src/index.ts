@@ -65,3 +65,4 @@ export {
   tracingOn,
 } from './tracing.ts';
 export { isInteractionUid, isUrlSafeId, URL_SAFE_ID } from './url-safe-id.ts';
+export { isUuid } from './uuid.ts';

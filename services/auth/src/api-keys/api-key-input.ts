@@ -17,7 +17,6 @@ export class ApiKeyInputError extends SheetgateError {
   }
 }
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_NAME_LENGTH = 100;
 // Control characters, and the bidirectional overrides that make a name display as something else
 // ("Trojan Source", CVE-2021-42574) on the dashboard.

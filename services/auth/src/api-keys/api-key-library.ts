@@ -1,19 +1,12 @@
 import { API_KEY_NAMESPACE, type ApiKeyResolution, mayBeApiKey } from '@sheetgate/proto';
-import { addressLimitKey, type Logger } from '@sheetgate/service-runtime';
+import { addressLimitKey, isUuid, type Logger } from '@sheetgate/service-runtime';
 import type { AuditLog } from '../audit/index.ts';
 import { StoreUnavailableError } from '../cache/store-unavailable.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { RateLimitDecision, RateLimiter, RateLimitLease } from '../rate-limits/index.ts';
 import { generateApiKey, isWellFormedApiKey } from './api-key-format.ts';
 import { createApiKeyHasher } from './api-key-hash.ts';
-import {
-  ApiKeyInputError,
-  UUID,
-  validExpiry,
-  validName,
-  validScopes,
-  validToolsets,
-} from './api-key-input.ts';
+import { ApiKeyInputError, validExpiry, validName, validScopes, validToolsets } from './api-key-input.ts';
 import { type ApiKeyCredential, type ApiKeyRecord, createApiKeyQueries } from './api-key-queries.ts';
 import type { KeyRevocations } from './key-revocations.ts';
 import { type ApiKeyStatus, admission, judgeKey, type KeyVerdict, keyStatus } from './key-verdict.ts';
@@ -329,7 +322,7 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
       toolsets?: readonly string[] | undefined;
       expiresAt?: Date | null;
     }): Promise<{ key: ApiKeyRecord; secret: string }> {
-      if (typeof input.userId !== 'string' || !UUID.test(input.userId)) {
+      if (typeof input.userId !== 'string' || !isUuid(input.userId)) {
         throw new ApiKeyInputError('userId', 'Unknown user.');
       }
       const name = validName(input.name);
@@ -362,7 +355,7 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
 
     /** The user's keys, newest first, with their status; never a hash or a secret. */
     async list(userId: string): Promise<Array<ApiKeyRecord & { status: ApiKeyStatus }>> {
-      if (!UUID.test(userId)) return [];
+      if (!isUuid(userId)) return [];
       const nowMs = Date.now();
       return (await queries.listByUser(userId)).map((key) => ({ ...key, status: keyStatus(key, nowMs) }));
     },
@@ -376,7 +369,7 @@ export function createApiKeyLibrary(options: ApiKeyLibraryOptions) {
      * revoking again (already revoked) announces again.
      */
     async revoke(userId: string, keyId: string): Promise<boolean> {
-      if (!UUID.test(userId) || !UUID.test(keyId)) return false;
+      if (!isUuid(userId) || !isUuid(keyId)) return false;
       const outcome = await queries.revoke(userId, keyId);
       if (outcome === 'not_found') return false;
       cache.forgetKey(keyId);

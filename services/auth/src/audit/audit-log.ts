@@ -1,4 +1,4 @@
-import { redactValue } from '@sheetgate/service-runtime';
+import { isUuid, redactValue } from '@sheetgate/service-runtime';
 import type { DatabasePool } from '../db/pool.ts';
 import { type AuditEvent, createAuditQueries } from './audit-queries.ts';
 
@@ -26,7 +26,6 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // An audit row is for a person reading an incident; a caller that passes a request body by
 // mistake must not be able to grow the table without bound.
 const MAX_DETAILS_BYTES = 4_096;
@@ -40,7 +39,7 @@ export function createAuditLog(pool: DatabasePool) {
   const queries = createAuditQueries(pool);
   return {
     async record(kind: AuditEventKind, entry: AuditEntry = {}): Promise<void> {
-      const userId = entry.userId && UUID.test(entry.userId) ? entry.userId : null;
+      const userId = entry.userId && isUuid(entry.userId) ? entry.userId : null;
       let details = redactValue(entry.details ?? {}) as Record<string, unknown>;
       if (JSON.stringify(details).length > MAX_DETAILS_BYTES) details = { truncated: true };
       await queries.insert(kind, userId, details);
@@ -48,7 +47,7 @@ export function createAuditLog(pool: DatabasePool) {
 
     /** Newest events first, for the dashboard and for tests. */
     recent(filter: { userId?: string; kind?: AuditEventKind; limit?: number } = {}): Promise<AuditEvent[]> {
-      if (filter.userId !== undefined && !UUID.test(filter.userId)) return Promise.resolve([]);
+      if (filter.userId !== undefined && !isUuid(filter.userId)) return Promise.resolve([]);
       return queries.recent({ ...filter, limit: Math.min(Math.max(filter.limit ?? 50, 1), 500) });
     },
   };

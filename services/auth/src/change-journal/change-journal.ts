@@ -1,3 +1,4 @@
+import { isUuid } from '@sheetgate/service-runtime';
 import type { Keyring } from '../crypto/keyring.ts';
 import { type ResealCount, resealEach } from '../crypto/reseal-each.ts';
 import type { DatabasePool } from '../db/pool.ts';
@@ -74,13 +75,12 @@ const payloadContext = (userId: string, id: string) => `change-journal:${userId}
 
 const encodeCursor = (summary: ChangeSummary) =>
   Buffer.from(`${summary.occurredAt.getTime()}:${summary.id}`).toString('base64url');
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The page token's position, or undefined when it is not one this journal wrote. */
 export function decodeCursor(token: string): { at: Date; id: string } | undefined {
   const [ms, id] = Buffer.from(token, 'base64url').toString('utf8').split(':');
   const at = Number(ms);
-  if (!Number.isSafeInteger(at) || !id || !UUID.test(id)) return undefined;
+  if (!Number.isSafeInteger(at) || !id || !isUuid(id)) return undefined;
   return { at: new Date(at), id };
 }
 

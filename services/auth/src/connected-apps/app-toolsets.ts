@@ -1,9 +1,9 @@
 import { knownToolsets, type ToolsetName } from '@sheetgate/proto';
+import { isUuid } from '@sheetgate/service-runtime';
 import { namedStatementsWhereSafe } from '../db/named-statements.ts';
 import type { DatabasePool } from '../db/pool.ts';
 
 // Account ids are users.id; anything else (no user could have it) has no choice to find.
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The toolsets a person chose for a connected app on the consent screen (docs/design.md §11,
@@ -15,7 +15,7 @@ export function createAppToolsets(database: DatabasePool) {
   return {
     /** The sets chosen for the app, in TOOLSETS order; null when never chosen (every set). */
     async chosen(userId: string, clientId: string): Promise<ToolsetName[] | null> {
-      if (!UUID.test(userId)) return null;
+      if (!isUuid(userId)) return null;
       const { rows } = await pool.query<{ toolsets: string[] }>({
         name: 'app-toolsets-chosen',
         text: 'SELECT toolsets FROM app_toolsets WHERE user_id = $1 AND client_id = $2',
@@ -37,7 +37,7 @@ export function createAppToolsets(database: DatabasePool) {
 
     /** Drops the choice (the app was disconnected): a new connection starts from the defaults. */
     async forget(userId: string, clientId: string): Promise<void> {
-      if (!UUID.test(userId)) return;
+      if (!isUuid(userId)) return;
       await pool.query({
         name: 'app-toolsets-forget',
         text: 'DELETE FROM app_toolsets WHERE user_id = $1 AND client_id = $2',

@@ -1,3 +1,4 @@
+import { isUuid } from '@sheetgate/service-runtime';
 import type { Keyring } from '../crypto/keyring.ts';
 import { type ResealCount, resealEach } from '../crypto/reseal-each.ts';
 import type { Queryable } from '../db/pool.ts';
@@ -20,8 +21,6 @@ export interface GoogleConnection {
 export interface SealedConnection extends GoogleConnection {
   refreshTokenEncrypted: string | null;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `partial` is judged against the scopes the deployment's mode asks for now (a mode switch re-judges). */
 const publicView = (
@@ -63,7 +62,7 @@ export function createGoogleConnectionLibrary(deps: {
     },
 
     async find(userId: string): Promise<GoogleConnection | undefined> {
-      if (!UUID.test(userId)) return undefined;
+      if (!isUuid(userId)) return undefined;
       const row = await queries.findByUserId(userId);
       return row && publicView(row, mode);
     },
@@ -71,7 +70,7 @@ export function createGoogleConnectionLibrary(deps: {
     /** The connection with its sealed refresh token (the broker unseals it only to call Google). */
     async findSealed(userId: string): Promise<SealedConnection | undefined> {
       // Ids arrive over gRPC; anything but a UUID is simply not connected.
-      if (!UUID.test(userId)) return undefined;
+      if (!isUuid(userId)) return undefined;
       return queries.findByUserId(userId);
     },
 

@@ -12,8 +12,7 @@ import {
   type RecordChangesRequest,
   type RecordChangesResponse,
 } from '@sheetgate/proto';
-import { type Logger, SheetgateError } from '@sheetgate/service-runtime';
-import { UUID } from '../api-keys/api-key-input.ts';
+import { isUuid, type Logger, SheetgateError } from '@sheetgate/service-runtime';
 import {
   type ChangeInput,
   type ChangeJournal,
@@ -47,15 +46,15 @@ const KIND_ON_WIRE = new Map([...KIND_NAMES].map(([wire, name]) => [name, wire])
 const invalid = (message: string) => new SheetgateError('invalid_argument', message);
 
 function userId(value: string): string {
-  if (!UUID.test(value)) throw invalid('user_id must be a user id');
+  if (!isUuid(value)) throw invalid('user_id must be a user id');
   return value;
 }
 
 /** An entry as auth stores it, or INVALID_ARGUMENT naming the entry's position and the fault. */
 function checkedRecord(record: ChangeRecord, index: number, now: number): ChangeInput {
   const fault = (what: string) => invalid(`changes[${index}]: ${what}`);
-  if (!UUID.test(record.id)) throw fault('id must be a UUID');
-  if (!UUID.test(record.userId)) throw fault('user_id must be a user id');
+  if (!isUuid(record.id)) throw fault('id must be a UUID');
+  if (!isUuid(record.userId)) throw fault('user_id must be a user id');
   if (!(record.occurredAtMs > 0 && record.occurredAtMs <= now + CLOCK_SKEW_MS))
     throw fault('occurred_at_ms must be a time no later than now');
   const credentialKind = KIND_NAMES.get(record.credentialKind);
@@ -72,8 +71,7 @@ function checkedRecord(record: ChangeRecord, index: number, now: number): Change
   if (record.payload.length > MAX_CHANGE_PAYLOAD_BYTES)
     throw fault(`payload is larger than ${MAX_CHANGE_PAYLOAD_BYTES} bytes`);
   if (record.undoable && record.payload.length === 0) throw fault('an undoable entry needs its payload');
-  if (record.undoesChangeId && !UUID.test(record.undoesChangeId))
-    throw fault('undoes_change_id must be a UUID');
+  if (record.undoesChangeId && !isUuid(record.undoesChangeId)) throw fault('undoes_change_id must be a UUID');
   return {
     id: record.id.toLowerCase(),
     userId: record.userId,
@@ -192,7 +190,7 @@ export function changeJournalHandlers(deps: {
 
     getChange: unaryHandler<GetChangeRequest, GetChangeResponse>(logger, 'GetChange', async (request) => {
       const user = userId(request.userId);
-      if (request.changeId && !UUID.test(request.changeId)) throw notFound();
+      if (request.changeId && !isUuid(request.changeId)) throw notFound();
       if (request.credentialId.length > MAX_ID_LENGTH) throw invalid('credential_id is too long');
       const found = await journal.get(
         user,
@@ -208,8 +206,8 @@ export function changeJournalHandlers(deps: {
       'MarkChangeUndone',
       async (request) => {
         const user = userId(request.userId);
-        if (!UUID.test(request.changeId)) throw notFound();
-        if (!UUID.test(request.undoneByChangeId)) throw invalid('undone_by_change_id must be a UUID');
+        if (!isUuid(request.changeId)) throw notFound();
+        if (!isUuid(request.undoneByChangeId)) throw invalid('undone_by_change_id must be a UUID');
         const outcome = await journal.markUndone(
           user,
           request.changeId.toLowerCase(),

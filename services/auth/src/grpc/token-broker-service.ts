@@ -10,8 +10,7 @@ import {
   toGetGoogleAccessTokenResponse,
   toResolveApiKeyResponse,
 } from '@sheetgate/proto';
-import { type Logger, SheetgateError } from '@sheetgate/service-runtime';
-import { UUID } from '../api-keys/api-key-input.ts';
+import { isUuid, type Logger, SheetgateError } from '@sheetgate/service-runtime';
 import type { ApiKeyLibrary } from '../api-keys/index.ts';
 import type { GoogleTokenBroker } from '../google/index.ts';
 import { unaryHandler } from './unary-handler.ts';
@@ -43,8 +42,7 @@ export function tokenBrokerHandlers(deps: {
       logger,
       'LeaseApiKeyAllowance',
       async (request) => {
-        if (!UUID.test(request.keyId))
-          throw new SheetgateError('invalid_argument', 'key_id must be a key id');
+        if (!isUuid(request.keyId)) throw new SheetgateError('invalid_argument', 'key_id must be a key id');
         if (!(request.requested >= 1 && request.requested <= MAX_API_KEY_LEASE)) {
           throw new SheetgateError('invalid_argument', `requested must be 1..${MAX_API_KEY_LEASE}`);
         }

@@ -1,8 +1,7 @@
-import { SheetgateError } from '@sheetgate/service-runtime';
+import { isUuid, SheetgateError } from '@sheetgate/service-runtime';
 import { namedStatementsWhereSafe } from '../db/named-statements.ts';
 import type { DatabasePool } from '../db/pool.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Drive file ids are URL-safe base64 characters. */
 const FILE_ID = /^[A-Za-z0-9_-]{1,200}$/;
 /** At most this many files in one Picker selection, and kept per person. */
@@ -32,7 +31,7 @@ export function createPickedFiles(database: DatabasePool) {
   return {
     /** Newest first. */
     async list(userId: string): Promise<PickedFile[]> {
-      if (!UUID.test(userId)) return [];
+      if (!isUuid(userId)) return [];
       const { rows } = await pool.query<PickedFile>({
         name: 'picked-files-list',
         text: `SELECT file_id AS "fileId", name, mime_type AS "mimeType", picked_at AS "pickedAt"
@@ -48,7 +47,7 @@ export function createPickedFiles(database: DatabasePool) {
      * `invalid_argument`. Answers how many were recorded.
      */
     async record(userId: string, files: ReadonlyArray<{ fileId: string; name: string; mimeType: string }>) {
-      if (!UUID.test(userId)) throw new SheetgateError('permission_denied', 'no such person');
+      if (!isUuid(userId)) throw new SheetgateError('permission_denied', 'no such person');
       if (files.length === 0 || files.length > MAX_PICKED_PER_CALL)
         throw new SheetgateError(
           'invalid_argument',
@@ -84,7 +83,7 @@ export function createPickedFiles(database: DatabasePool) {
 
     /** Forgets one choice; false when the person had not picked that file. */
     async forget(userId: string, fileId: string): Promise<boolean> {
-      if (!UUID.test(userId) || !FILE_ID.test(fileId)) return false;
+      if (!isUuid(userId) || !FILE_ID.test(fileId)) return false;
       const { rowCount } = await pool.query({
         name: 'picked-files-forget',
         text: 'DELETE FROM picked_files WHERE user_id = $1 AND file_id = $2',

@@ -1,7 +1,6 @@
+import { isUuid } from '@sheetgate/service-runtime';
 import type { DatabasePool } from '../db/pool.ts';
 import { createUserQueries, type User } from './user-queries.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Service users: one per Google account, found by the account's stable subject, never by email. */
 export function createUserLibrary(pool: DatabasePool) {
@@ -22,7 +21,7 @@ export function createUserLibrary(pool: DatabasePool) {
 
     /** The user, or undefined; ids that are not UUIDs (a tampered token subject) are simply unknown. */
     async findById(id: string): Promise<User | undefined> {
-      if (!UUID.test(id)) return undefined;
+      if (!isUuid(id)) return undefined;
       return queries.findById(id);
     },
   };

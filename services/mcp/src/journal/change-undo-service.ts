@@ -6,6 +6,7 @@ import {
   type UndoChangeResponse,
 } from '@sheetgate/proto';
 import type { Logger } from '@sheetgate/service-runtime';
+import { isUuid } from '@sheetgate/service-runtime';
 import type { AuthInfo } from '../auth/auth-info.ts';
 import { GoogleReconnectNeeded } from '../google/google-errors.ts';
 import { runAsTool } from '../google/tool-attribution.ts';
@@ -14,7 +15,6 @@ import type { ChangeUndo, UndoOutcome } from './undo-change.ts';
 
 /** A refusal names at most this many cells changed since (undo_change's bound too). */
 const NAMED_CELLS = 20;
-const CHANGE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The session cookie's value: auth's are far shorter; anything longer names no session. */
 const MAX_COOKIE_LENGTH = 1024;
 /** The person on the dashboard acts with both of the resource's scopes, as their own Google account. */
@@ -79,7 +79,7 @@ export function changeUndoHandlers(deps: {
       throw new CallRefused(GRPC_STATUS_OF_KIND.permission_denied, 'no signed-in session');
     const session = await accounts.getSession({ sessionCookie: request.sessionCookie });
     if (!session.user) throw new CallRefused(GRPC_STATUS_OF_KIND.permission_denied, 'no signed-in session');
-    if (!CHANGE_ID.test(request.changeId)) return { notFound: {} };
+    if (!isUuid(request.changeId)) return { notFound: {} };
     if (!undo)
       return {
         notPossible: {

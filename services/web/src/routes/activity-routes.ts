@@ -4,7 +4,7 @@ import {
   kindOfCallError,
   type UndoChangeResponse,
 } from '@sheetgate/proto';
-import { type Route, route, singleQueryValue } from '@sheetgate/service-runtime';
+import { isUuid, type Route, route, singleQueryValue } from '@sheetgate/service-runtime';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { formGuard } from '../forms/form-guard.ts';
@@ -14,7 +14,6 @@ import { sendPage, sessionCookieOf } from './request-values.ts';
 
 const PAGE_SIZE = 50;
 /** Change ids are UUIDs the MCP service chose; anything else names no change. */
-const CHANGE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const NOT_FOUND: ActivityMessage = {
   kind: 'not_undone',
@@ -122,7 +121,7 @@ export function activityRoutes(deps: {
         change: singleQueryValue,
       }),
       async handle(ctx, { query }) {
-        const changeId = CHANGE_ID.test(query.change ?? '') ? query.change! : '';
+        const changeId = isUuid(query.change ?? '') ? query.change! : '';
         const message: ActivityMessage | undefined =
           query.notice === 'undone' && changeId
             ? { kind: 'undone', changeId }
@@ -150,7 +149,7 @@ export function activityRoutes(deps: {
       async handle(ctx, { form }) {
         const spreadsheetId = (form.spreadsheet ?? '').slice(0, 200);
         const changeId = form.change ?? '';
-        if (!CHANGE_ID.test(changeId)) {
+        if (!isUuid(changeId)) {
           ctx.status = 303;
           ctx.redirect(activityUrl(spreadsheetId, { notice: 'undo_not_found' }));
           return;
