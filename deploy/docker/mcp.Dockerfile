@@ -37,8 +37,9 @@ WORKDIR /app
 COPY --from=build /out /app
 # 1000 is the `node` user of the official image; numeric so Kubernetes can check runAsNonRoot.
 USER 1000:1000
-# 9082: Prometheus /metrics (MCP_METRICS_PORT), for the scraper only.
-EXPOSE 8082 9082
+# 8085: internal gRPC (MCP_GRPC_PORT), the dashboard's Undo, for web only; 9082: Prometheus
+# /metrics (MCP_METRICS_PORT), for the scraper only.
+EXPOSE 8082 8085 9082
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.MCP_PORT||8082)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 CMD ["node", "src/main.ts"]

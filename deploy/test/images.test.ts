@@ -42,18 +42,21 @@ const ports = {
     setting: 'AUTH_PORT',
     host: 'AUTH_HOST',
     fallback: authSettingsSchema.shape.AUTH_PORT.parse(undefined),
+    grpc: authSettingsSchema.shape.AUTH_GRPC_PORT.parse(undefined),
     metrics: authSettingsSchema.shape.AUTH_METRICS_PORT.parse(undefined),
   },
   mcp: {
     setting: 'MCP_PORT',
     host: 'MCP_HOST',
     fallback: mcpSettingsSchema.shape.MCP_PORT.parse(undefined),
+    grpc: mcpSettingsSchema.shape.MCP_GRPC_PORT.parse(undefined),
     metrics: mcpSettingsSchema.shape.MCP_METRICS_PORT.parse(undefined),
   },
   web: {
     setting: 'WEB_PORT',
     host: 'WEB_HOST',
     fallback: webSettingsSchema.shape.WEB_PORT.parse(undefined),
+    grpc: undefined,
     metrics: webSettingsSchema.shape.WEB_METRICS_PORT.parse(undefined),
   },
 } as const;
@@ -83,10 +86,11 @@ describe.each(serviceNames)('%s.Dockerfile', (service) => {
     expect(users).toEqual(['1000:1000']);
     expect(stages[1]).toContain(`${ports[service].host}=0.0.0.0`);
     expect(stages[1]).toContain(`${ports[service].setting}=${ports[service].fallback}`);
-    // The service port (and auth's gRPC), then the metrics port: what the manifests name too.
-    expect(stages[1]).toMatch(
-      new RegExp(`^EXPOSE ${ports[service].fallback}( 8084)? ${ports[service].metrics}$`, 'm'),
-    );
+    // The service port, its internal gRPC port if it has one, then the metrics port: what the
+    // manifests name too.
+    const { fallback, grpc, metrics } = ports[service];
+    const exposed = [...stages[1]!.matchAll(/^EXPOSE (.+)$/gm)].map((m) => m[1]);
+    expect(exposed).toEqual([[fallback, grpc, metrics].filter((port) => port !== undefined).join(' ')]);
   });
 
   it("checks health at the service's own /healthz with node's fetch, and starts with node src/main.ts", () => {
