@@ -55,6 +55,7 @@ export {
   toGoogleQuotaBucket,
   toGoogleQuotaLimit,
 } from './google-quota.ts';
+export { grpcCallMetrics } from './grpc-call-metrics.ts';
 export {
   accountService,
   changeJournalService,

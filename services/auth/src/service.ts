@@ -4,6 +4,7 @@ import {
   changeJournalService,
   GoogleQuotaServiceService,
   googleQuotaService,
+  grpcCallMetrics,
   RevocationServiceService,
   startGrpcServer,
   TokenBrokerServiceService,
@@ -217,15 +218,13 @@ export async function createAuthService(
     port: settings.AUTH_GRPC_PORT,
     serviceToken: settings.INTERNAL_SERVICE_TOKEN,
     interceptors: [
-      metrics.grpcInterceptor(
-        [
-          TokenBrokerServiceService,
-          AccountServiceService,
-          RevocationServiceService,
-          GoogleQuotaServiceService,
-          ChangeJournalServiceService,
-        ].flatMap((service) => Object.values(service).map((method) => method.path)),
-      ),
+      grpcCallMetrics(metrics.collector, 'auth', [
+        TokenBrokerServiceService,
+        AccountServiceService,
+        RevocationServiceService,
+        GoogleQuotaServiceService,
+        ChangeJournalServiceService,
+      ]),
     ],
     services: [
       {

@@ -1,5 +1,3 @@
-import { ServerInterceptingCall, type ServerInterceptor } from '@grpc/grpc-js';
-import { GrpcStatus } from '@sheetgate/proto';
 import { createServiceMetrics } from '@sheetgate/service-runtime';
 import {
   type GoogleQuotaScheduler,
@@ -29,21 +27,11 @@ export const AUTH_HTTP_ROUTES = [
 export type GoogleRefreshOutcome = 'ok' | 'invalid_grant' | 'unavailable' | 'refused';
 
 /**
- * auth's Prometheus series: the HTTP series every service has, gRPC calls by method and status,
- * rate-limit refusals by limit, and Google token refreshes by outcome.
+ * auth's Prometheus series: the HTTP series every service has, rate-limit refusals by limit, and
+ * Google token refreshes by outcome (its gRPC calls: `grpcCallMetrics` of @sheetgate/proto).
  */
 export function createAuthMetrics() {
   const metrics = createServiceMetrics('auth', { routes: AUTH_HTTP_ROUTES });
-  const grpcCalls = metrics.counter({
-    name: 'sheetgate_auth_grpc_calls_total',
-    help: 'Internal gRPC calls answered (TokenBroker, AccountService), by method and status (ok, or the gRPC status name).',
-    labelNames: ['method', 'outcome'] as const,
-  });
-  const grpcDuration = metrics.histogram({
-    name: 'sheetgate_auth_grpc_call_duration_seconds',
-    help: 'Time to answer an internal gRPC call, by method.',
-    labelNames: ['method'] as const,
-  });
   const rateLimitRefusals = metrics.counter({
     name: 'sheetgate_auth_rate_limit_refusals_total',
     help: 'Requests refused by a rate limit (answered 429 or RATE_LIMITED), by limit.',
@@ -107,28 +95,6 @@ export function createAuthMetrics() {
 
   return {
     collector: metrics,
-
-    /**
-     * A gRPC server interceptor that counts every call with the status it ends with — including
-     * calls the service credential check refuses, which never reach a handler. `methods` are the
-     * served methods' paths; any other path is counted as `unknown`.
-     */
-    grpcInterceptor(methods: Iterable<string>): ServerInterceptor {
-      const known = new Map([...methods].map((path) => [path, path.slice(path.lastIndexOf('/') + 1)]));
-      return (descriptor, call) => {
-        const method = known.get(descriptor.path) ?? 'unknown';
-        const started = performance.now();
-        return new ServerInterceptingCall(call, {
-          sendStatus(status, next) {
-            const code = status.code ?? GrpcStatus.UNKNOWN;
-            const outcome = code === GrpcStatus.OK ? 'ok' : (GrpcStatus[code]?.toLowerCase() ?? 'unknown');
-            grpcCalls.inc({ method, outcome });
-            grpcDuration.observe({ method }, (performance.now() - started) / 1000);
-            next(status);
-          },
-        });
-      };
-    },
 
     /** The same limits, with every refused request counted by limit name. */
     countRateLimitRefusals(limits: RateLimits): RateLimits {
