@@ -56,7 +56,8 @@ afterAll(async () => {
 function servicePid(name: 'auth' | 'mcp'): number {
   const found = execFileSync(
     'pgrep',
-    ['-P', String(stack.process.pid), '-f', `services/${name}/src/main.ts`],
+    // The launcher's child whose command names the service's folder: its bundle or its sources.
+    ['-P', String(stack.process.pid), '-f', `/services/${name}/`],
     { encoding: 'utf8' },
   );
   return Number(found.trim().split('\n')[0]);

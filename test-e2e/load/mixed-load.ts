@@ -84,7 +84,7 @@ const SETTLED_MB = 8;
 
 /** The MCP service this stack's launcher started (its direct child running services/mcp). */
 function mcpPid(stack: Stack): number {
-  const found = execFileSync('pgrep', ['-P', String(stack.process.pid), '-f', 'services/mcp/src/main.ts'], {
+  const found = execFileSync('pgrep', ['-P', String(stack.process.pid), '-f', '/services/mcp/'], {
     encoding: 'utf8',
   }).trim();
   const pid = Number(found.split('\n')[0]);
