@@ -208,6 +208,23 @@ describe('ChangeUndoService', () => {
     expect(refused.changedSince?.cells[0]).toBe('Budget!D1');
   });
 
+  it('runs two undos of one change one after the other: the tab is recreated once', async () => {
+    const titles = async () =>
+      ((await ok('get_spreadsheet', {})).structured.sheets as Array<{ title: string }>).map(
+        (tab) => tab.title,
+      );
+    const scratch = await ok('add_sheet', { title: 'Scratch' });
+    const deleted = await ok('delete_sheet', { sheetId: scratch.structured.sheetId });
+    const changeId = deleted.structured.changeId as string;
+    // A double click: both requests arrive before either has finished.
+    const answers = await Promise.all([undoAs(aliceCookie, changeId), undoAs(aliceCookie, changeId)]);
+    expect(answers.filter((answer) => answer.undone)).toHaveLength(1);
+    expect(
+      answers.filter((answer) => answer.notPossible?.message === 'This change was undone already.'),
+    ).toHaveLength(1);
+    expect((await titles()).filter((title) => title.startsWith('Scratch'))).toEqual(['Scratch']);
+  });
+
   it('recreates a deleted tab', async () => {
     const tabs = (await ok('get_spreadsheet', {})).structured.sheets as Array<{
       sheetId: number;

@@ -432,7 +432,30 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
     };
   }
 
-  return async function undoChange(auth, signal, request) {
+  /**
+   * Undos under way on this replica, by person and change. A second undo of a change (a double
+   * click, a model calling undo_change twice at once) waits for the first and then finds it undone;
+   * run side by side, both would write to Google (a deleted tab recreated twice). Across replicas
+   * this is not guarded (docs/design.md §11.8).
+   */
+  const underWay = new Map<string, Promise<UndoOutcome>>();
+
+  return function undoChange(auth, signal, request) {
+    const key = `${auth.userId}/${request.changeId}`;
+    const earlier = underWay.get(key);
+    const settled = () => undefined;
+    const run = (earlier ? earlier.then(settled, settled) : Promise.resolve()).then(() =>
+      undoOnce(auth, signal, request),
+    );
+    underWay.set(key, run);
+    const forget = () => {
+      if (underWay.get(key) === run) underWay.delete(key);
+    };
+    run.then(forget, forget);
+    return run;
+  };
+
+  async function undoOnce(auth: AuthInfo, signal: AbortSignal, request: UndoRequest): Promise<UndoOutcome> {
     // The caller's own change may still be on its way to auth.
     await journal.flush();
     const found = await journal.get(auth, request.changeId);
@@ -482,5 +505,5 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
       dryRun: request.dryRun,
       text: outcome.text,
     };
-  };
+  }
 }
