@@ -78,7 +78,7 @@ describe('the embedded PostgreSQL template', () => {
   it('is refused when a file differs from its manifest, leaving the data folder empty', async () => {
     // A copy of the good template with one file changed.
     const damaged = path.join(scratch, 'damaged');
-    await cp(templateDir, damaged, { recursive: true });
+    await cp(templateDir, damaged, { recursive: true, preserveTimestamps: true });
     await writeFile(path.join(damaged, 'global', 'pg_control'), 'not a control file');
     const dataDir = await mkdtemp(path.join(scratch, 'data-'));
     const copy = await copyDatabaseTemplate(damaged, dataDir);
@@ -87,6 +87,37 @@ describe('the embedded PostgreSQL template', () => {
       reason: "the database template's global/pg_control differs from its manifest",
     });
     expect(await readdir(dataDir)).toEqual([]);
+  });
+
+  it('is refused when a file was rewritten with the same size (its modification time tells)', async () => {
+    const rewritten = path.join(scratch, 'rewritten');
+    await cp(templateDir, rewritten, { recursive: true, preserveTimestamps: true });
+    const file = path.join(rewritten, 'PG_VERSION');
+    await writeFile(file, Buffer.from(await readFile(file)).reverse());
+    const dataDir = await mkdtemp(path.join(scratch, 'data-'));
+    expect(await copyDatabaseTemplate(rewritten, dataDir)).toEqual({
+      copied: false,
+      reason: "the database template's PG_VERSION differs from its manifest",
+    });
+    expect(await readdir(dataDir)).toEqual([]);
+  });
+
+  it('checks a template made before modification times were recorded by its contents', async () => {
+    const older = path.join(scratch, 'older');
+    await cp(templateDir, older, { recursive: true });
+    const manifestFile = path.join(older, 'sheetgate-template.json');
+    const manifest = JSON.parse(await readFile(manifestFile, 'utf8'));
+    for (const entry of Object.values(manifest.files) as Array<{ mtimeMs?: number }>) delete entry.mtimeMs;
+    await writeFile(manifestFile, JSON.stringify(manifest));
+    const good = await mkdtemp(path.join(scratch, 'data-'));
+    expect(await copyDatabaseTemplate(older, good)).toEqual({ copied: true });
+    const file = path.join(older, 'PG_VERSION');
+    await writeFile(file, Buffer.from(await readFile(file)).reverse());
+    const dataDir = await mkdtemp(path.join(scratch, 'data-'));
+    expect(await copyDatabaseTemplate(older, dataDir)).toEqual({
+      copied: false,
+      reason: "the database template's PG_VERSION differs from its manifest",
+    });
   });
 
   it('starts an in-memory database from its tarball (the tests’ databases), a working one', async () => {
