@@ -76,7 +76,10 @@ describe('grpcCallMetrics', () => {
     const durations = await metrics.registry
       .getSingleMetric('sheetgate_mcp_grpc_call_duration_seconds')!
       .get();
-    const observed = durations.values.find(
+    // A histogram's values carry the series' name (`_count`, `_sum`, `_bucket`).
+    const observed = (
+      durations.values as Array<(typeof durations.values)[number] & { metricName?: string }>
+    ).find(
       (value) =>
         value.metricName === 'sheetgate_mcp_grpc_call_duration_seconds_count' &&
         value.labels.method === 'UndoChange',
