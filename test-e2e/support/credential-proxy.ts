@@ -53,7 +53,15 @@ export async function startCredentialProxy(): Promise<CredentialProxy> {
       agent,
     });
     upstream.on('response', (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
+      // Connection and Keep-Alive are hop-by-hop: this server says its own (the stack's 75 s,
+      // passed on, had clients reuse connections this server had closed after its 5 s).
+      const headers: string[] = [];
+      for (let index = 0; index < answer.rawHeaders.length; index += 2) {
+        const name = answer.rawHeaders[index]!;
+        if (/^(connection|keep-alive)$/i.test(name)) continue;
+        headers.push(name, answer.rawHeaders[index + 1]!);
+      }
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
       answer.pipe(res);
     });
     upstream.on('error', (error) => {

@@ -17,6 +17,12 @@ const BODY_LIMIT = 2 * 1024 * 1024;
 const DRAIN_LIMIT = 16 * 1024 * 1024;
 /** How long a service may take to answer, and a connection to it may stay silent mid-request. */
 const PROXY_TIMEOUT = 120_000;
+/**
+ * How long a client's kept-alive connection may sit idle: nginx's default (`keepalive_timeout
+ * 75s`), as the Ingress keeps it. Node's 5 s made a client that reuses a connection after a few
+ * seconds' pause (a test waiting on a browser) race the gateway's close ("other side closed").
+ */
+const CLIENT_KEEP_ALIVE_TIMEOUT = 75_000;
 
 /**
  * The local stand-in for the Ingress: one origin that forwards each request to the service the
@@ -38,6 +44,19 @@ export function createGateway(origins: ServiceOrigins): http.Server {
   const refusedBodies = new WeakSet<http.IncomingMessage>();
   proxy.on('proxyReq', (upstream, req) => upstreamRequests.set(req, upstream));
   proxy.on('proxyRes', (answer, req, res) => {
+    // Keep-Alive is hop-by-hop: the service's hint is about its connection with the gateway. The
+    // client is told the gateway's own (passed on, a service's 65 s had clients reuse connections
+    // the gateway had closed after its 5 s). Set on the answer once http-proxy has copied the
+    // service's headers to it (it pipes right after): `answer.headers` must keep the service's
+    // hint, which the gateway's agent reads to drop its idle connection in time.
+    res.once('pipe', () => {
+      if (res.headersSent) return;
+      const closing = [res.getHeader('connection'), req.headers.connection].some(
+        (value) => String(value).toLowerCase() === 'close',
+      );
+      if (closing) res.removeHeader('keep-alive');
+      else res.setHeader('keep-alive', `timeout=${CLIENT_KEEP_ALIVE_TIMEOUT / 1000}`);
+    });
     if (refusedBodies.has(req)) {
       // The gateway's own 413 is the answer: the service's is read and dropped, never piped.
       answer.resume();
@@ -124,6 +143,9 @@ export function createGateway(origins: ServiceOrigins): http.Server {
     });
     proxy.web(req, res, { target: origins[route.service] });
   });
+  server.keepAliveTimeout = CLIENT_KEEP_ALIVE_TIMEOUT;
+  // Above the idle time, so an idle connection is not taken for a client slow to send headers.
+  server.headersTimeout = CLIENT_KEEP_ALIVE_TIMEOUT + 1_000;
   server.on('close', () => agent.destroy());
   return server;
 }

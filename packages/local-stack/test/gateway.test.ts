@@ -99,16 +99,20 @@ describe('local gateway follows the route table (docs/design.md §2)', () => {
     mcp.on('connection', onConnection);
     try {
       for (let index = 0; index < 3; index++) {
-        const connection = await new Promise<string | undefined>((resolve, reject) => {
+        const [connection, keepAlive] = await new Promise<Array<string | undefined>>((resolve, reject) => {
           http
             .get(`${gatewayUrl}/api/mcp`, { agent }, (response) => {
               clientSockets.add(response.socket);
               response.resume();
-              response.on('end', () => resolve(response.headers.connection));
+              // Kept idle as long as the Ingress keeps it (nginx's 75 s), announced to the client.
+              response.on('end', () =>
+                resolve([response.headers.connection, response.headers['keep-alive']]),
+              );
             })
             .on('error', reject);
         });
         expect(connection).toBe('keep-alive');
+        expect(keepAlive).toBe('timeout=75');
       }
     } finally {
       mcp.off('connection', onConnection);
