@@ -17,6 +17,7 @@
  * NODE_OPTIONS=--enable-source-maps for stack traces that name the TypeScript sources (it costs
  * half a second of CPU per service at start, so it is not the default).
  */
+import { statSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -42,8 +43,12 @@ export const launcherSource = path.join(repoRoot, 'packages/local-stack/src/run-
  */
 const EXTERNAL = [/^@electric-sql\/pglite/];
 
-/** Builds kept besides the current one: a stack still running may load a lazy chunk of its build. */
+/**
+ * Builds kept besides the current one: a stack still running may load a lazy chunk of its build,
+ * and one starting beside this one (tests start stacks in parallel) may have just made its own.
+ */
 const KEPT_OLD_BUILDS = 2;
+const KEPT_BUILD_AGE_MS = 10 * 60_000;
 
 /** What bundle-manifest.js reads: written last, by rename, when a build is whole. */
 interface Manifest {
@@ -89,7 +94,8 @@ export async function bundledEntry(
 async function makeBundle(sourceEntry: string, bundleDir: string): Promise<string> {
   // Loaded only to make a bundle: a start whose bundles are current never pays for it.
   const { rolldown } = await import('rolldown');
-  const inputs = new Set<string>();
+  /** Each input's size and modification time when the build read it. */
+  const inputs = new Map<string, [size: number, mtimeMs: number] | undefined>();
   const build = `build-${Date.now().toString(36)}-${process.pid}`;
   const outDir = path.join(bundleDir, build);
   await mkdir(bundleDir, { recursive: true });
@@ -115,10 +121,12 @@ async function makeBundle(sourceEntry: string, bundleDir: string): Promise<strin
     await bundle.close();
   }
   for (const chunk of output.output)
-    if (chunk.type === 'chunk') for (const id of chunk.moduleIds) inputs.add(id);
+    if (chunk.type === 'chunk')
+      for (const id of chunk.moduleIds) if (!inputs.has(id)) inputs.set(id, undefined);
   const manifest: Manifest = { format: BUNDLE_FORMAT, build, inputs: {} };
-  for (const file of [...inputs].filter((id) => path.isAbsolute(id)).sort()) {
-    const { size, mtimeMs } = await stat(file);
+  for (const [file, read] of [...inputs].filter(([id]) => path.isAbsolute(id)).sort()) {
+    // As read (a file saved during the build then counts as changed), else as it is now.
+    const { size, mtimeMs } = read ? { size: read[0], mtimeMs: read[1] } : await stat(file);
     manifest.inputs[file] = [size, mtimeMs];
   }
   const partial = path.join(bundleDir, `${MANIFEST}.${process.pid}.partial`);
@@ -133,12 +141,13 @@ async function makeBundle(sourceEntry: string, bundleDir: string): Promise<strin
  * and CommonJS's `__dirname` and `__filename` become the module's source path, not the bundle's.
  * Rolldown rewrites neither for an ESM output. Also records every module read, for the manifest.
  */
-function ownLocations(inputs: Set<string>): Plugin {
+function ownLocations(inputs: Map<string, [size: number, mtimeMs: number] | undefined>): Plugin {
   return {
     name: 'sheetgate-own-locations',
     transform(code, id) {
       if (!path.isAbsolute(id)) return null;
-      inputs.add(id);
+      const read = statSync(id, { throwIfNoEntry: false });
+      inputs.set(id, read ? [read.size, read.mtimeMs] : undefined);
       const locations = { url: pathToFileURL(id).href, dirname: path.dirname(id), filename: id };
       let changed = code.replace(
         /\bimport\.meta\.(url|dirname|filename)\b/g,
@@ -200,6 +209,7 @@ async function removeOldBuilds(bundleDir: string, current: string): Promise<void
     builds.map(async (name) => ({ name, mtimeMs: (await stat(path.join(bundleDir, name))).mtimeMs })),
   );
   byAge.sort((a, b) => b.mtimeMs - a.mtimeMs);
-  for (const { name } of byAge.slice(KEPT_OLD_BUILDS))
-    await rm(path.join(bundleDir, name), { recursive: true, force: true });
+  for (const { name, mtimeMs } of byAge.slice(KEPT_OLD_BUILDS))
+    if (Date.now() - mtimeMs > KEPT_BUILD_AGE_MS)
+      await rm(path.join(bundleDir, name), { recursive: true, force: true });
 }

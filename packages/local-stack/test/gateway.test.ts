@@ -106,7 +106,7 @@ describe('local gateway follows the route table (docs/design.md §2)', () => {
               response.resume();
               // Kept idle as long as the Ingress keeps it (nginx's 75 s), announced to the client.
               response.on('end', () =>
-                resolve([response.headers.connection, response.headers['keep-alive']]),
+                resolve([response.headers.connection, String(response.headers['keep-alive'])]),
               );
             })
             .on('error', reject);

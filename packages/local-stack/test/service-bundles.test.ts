@@ -99,18 +99,25 @@ describe('service bundles', () => {
     expect((await runEntry(again.entry)).depDir).toBe('changed');
   });
 
-  it('keeps the newest builds only, the current one among them', async () => {
-    for (let round = 0; round < 3; round++) {
-      await writeFile(
-        path.join(pkg, 'src/greeting.ts'),
-        `export const greeting: string = 'round ${round}';\n`,
-      );
-      expect((await bundledEntry(sourceEntry, () => {})).made).toBeDefined();
-    }
-    const current = await bundledEntry(sourceEntry, () => {});
-    const builds = (await readdir(bundleDirOf(sourceEntry))).filter((name) => name.startsWith('build-'));
-    expect(builds).toHaveLength(3);
-    expect(builds).toContain(path.basename(path.dirname(current.entry)));
+  it('removes builds beyond the two newest once they are ten minutes old, never the current one', async () => {
+    const builds = async () =>
+      (await readdir(bundleDirOf(sourceEntry))).filter((name) => name.startsWith('build-'));
+    const rebuild = async (round: string) => {
+      await writeFile(path.join(pkg, 'src/greeting.ts'), `export const greeting: string = '${round}';\n`);
+      const bundled = await bundledEntry(sourceEntry, () => {});
+      expect(bundled.made).toBeDefined();
+      return path.basename(path.dirname(bundled.entry));
+    };
+    for (const round of ['a', 'b', 'c']) await rebuild(round);
+    // Young builds stay: a stack starting beside this one may have just made one of them.
+    const young = await builds();
+    expect(young.length).toBeGreaterThan(3);
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    for (const name of young) await utimes(path.join(bundleDirOf(sourceEntry), name), hourAgo, hourAgo);
+    const current = await rebuild('d');
+    const kept = await builds();
+    expect(kept).toHaveLength(3);
+    expect(kept).toContain(current);
   });
 
   it('runs a service from its sources, saying why, when it cannot be bundled', async () => {
