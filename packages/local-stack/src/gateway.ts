@@ -119,8 +119,17 @@ export function createGateway(origins: ServiceOrigins): http.Server {
       answerJson(req, res, 404, { error: 'not_found', error_description: 'nothing is served at this path' });
       return;
     }
-    if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT) {
-      answerJson(req, res, 413, TOO_LARGE);
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > BODY_LIMIT) {
+      // Answered once the client has sent the body (read and dropped), on a connection then
+      // closed. Answered at once, Node's server stopped reading the rest: the client's upload,
+      // and its next request on that connection, stalled until the idle timeout ended it. Past
+      // DRAIN_LIMIT it is answered at once, and the connection cut once it is out.
+      if (declared > DRAIN_LIMIT) answerJson(req, res, 413, TOO_LARGE, { connection: 'close' });
+      else {
+        discardRestOfBody(req);
+        req.once('end', () => answerJson(req, res, 413, TOO_LARGE, { connection: 'close' }));
+      }
       return;
     }
     // A chunked body declares no length: counted as it passes, and cut off past the limit.
