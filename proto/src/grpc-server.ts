@@ -1,11 +1,11 @@
 import {
   Server,
   ServerCredentials,
-  type ServerInterceptor,
   type ServerOptions,
   type ServiceDefinition,
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
+import type { ServiceMetrics } from '@sheetgate/service-runtime';
 import { type AccountServiceServer, AccountServiceService } from '../gen/sheetgate/v1/account_service.ts';
 import {
   type ChangeJournalServiceServer,
@@ -21,6 +21,7 @@ import {
   type TokenBrokerServiceServer,
   TokenBrokerServiceService,
 } from '../gen/sheetgate/v1/token_broker.ts';
+import { grpcCallMetrics } from './grpc-call-metrics.ts';
 import { requireServiceCredential } from './service-credential.ts';
 
 /** A service definition and the handlers that implement it (missing ones answer UNIMPLEMENTED). */
@@ -69,8 +70,11 @@ export interface GrpcServerOptions {
   services: GrpcServiceBinding[];
   /** Largest request accepted, in bytes (1 MiB when unset). */
   maxReceiveMessageBytes?: number;
-  /** grpc-js server interceptors; they see every call, also those the credential check refuses. */
-  interceptors?: ServerInterceptor[];
+  /**
+   * Counts and times every call of the bound services, also those the credential check refuses
+   * (`sheetgate_<service>_grpc_calls_total`, grpc-call-metrics.ts).
+   */
+  callMetrics?: { metrics: ServiceMetrics; service: string };
 }
 
 export interface RunningGrpcServer {
@@ -101,7 +105,17 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Runni
   }
   const serverOptions: ServerOptions = {
     'grpc.max_receive_message_length': options.maxReceiveMessageBytes ?? 1024 * 1024,
-    ...(options.interceptors ? { interceptors: options.interceptors } : {}),
+    ...(options.callMetrics
+      ? {
+          interceptors: [
+            grpcCallMetrics(
+              options.callMetrics.metrics,
+              options.callMetrics.service,
+              options.services.map((binding) => binding.definition),
+            ),
+          ],
+        }
+      : {}),
   };
   const server = new Server(serverOptions);
   for (const service of options.services) {

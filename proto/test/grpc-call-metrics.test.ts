@@ -23,7 +23,7 @@ beforeAll(async () => {
     host: '127.0.0.1',
     port: 0,
     serviceToken: TOKEN,
-    interceptors: [grpcCallMetrics(metrics, 'mcp', [ChangeUndoServiceService])],
+    callMetrics: { metrics, service: 'mcp' },
     services: [
       changeUndoService({
         undoChange(call, callback) {

@@ -1,10 +1,7 @@
 import {
   AccountServiceService,
-  ChangeJournalServiceService,
   changeJournalService,
-  GoogleQuotaServiceService,
   googleQuotaService,
-  grpcCallMetrics,
   RevocationServiceService,
   startGrpcServer,
   TokenBrokerServiceService,
@@ -217,15 +214,7 @@ export async function createAuthService(
     host: settings.AUTH_HOST,
     port: settings.AUTH_GRPC_PORT,
     serviceToken: settings.INTERNAL_SERVICE_TOKEN,
-    interceptors: [
-      grpcCallMetrics(metrics.collector, 'auth', [
-        TokenBrokerServiceService,
-        AccountServiceService,
-        RevocationServiceService,
-        GoogleQuotaServiceService,
-        ChangeJournalServiceService,
-      ]),
-    ],
+    callMetrics: { metrics: metrics.collector, service: 'auth' },
     services: [
       {
         definition: TokenBrokerServiceService,

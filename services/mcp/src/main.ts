@@ -1,4 +1,4 @@
-import { ChangeUndoServiceService, grpcCallMetrics, startGrpcServer } from '@sheetgate/proto';
+import { startGrpcServer } from '@sheetgate/proto';
 import { createLogger, loadSettingsOrExit, runService } from '@sheetgate/service-runtime';
 import { createMcpMetrics } from './metrics/mcp-metrics.ts';
 import { createMcpService } from './service.ts';
@@ -14,7 +14,7 @@ await runService('mcp', logger, async () => {
     host: settings.MCP_HOST,
     port: settings.MCP_GRPC_PORT,
     serviceToken: settings.INTERNAL_SERVICE_TOKEN,
-    interceptors: [grpcCallMetrics(metrics.collector, 'mcp', [ChangeUndoServiceService])],
+    callMetrics: { metrics: metrics.collector, service: 'mcp' },
     services: [service.changeUndo],
   });
   logger.info({ port: grpc.port }, 'mcp gRPC listening');

@@ -28,7 +28,7 @@ export type GoogleRefreshOutcome = 'ok' | 'invalid_grant' | 'unavailable' | 'ref
 
 /**
  * auth's Prometheus series: the HTTP series every service has, rate-limit refusals by limit, and
- * Google token refreshes by outcome (its gRPC calls: `grpcCallMetrics` of @sheetgate/proto).
+ * Google token refreshes by outcome (its gRPC calls: `startGrpcServer`'s `callMetrics`, @sheetgate/proto).
  */
 export function createAuthMetrics() {
   const metrics = createServiceMetrics('auth', { routes: AUTH_HTTP_ROUTES });
