@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { resolveRoute, type ServiceName } from '@sheetgate/route-table';
+import { keepIdleConnections } from '@sheetgate/service-runtime/http-server';
 import { createProxyServer } from 'http-proxy-3';
 
 export type ServiceOrigins = Record<ServiceName, string>;
@@ -125,10 +126,10 @@ export function createGateway(origins: ServiceOrigins): http.Server {
       // closed. Answered at once, Node's server stopped reading the rest: the client's upload,
       // and its next request on that connection, stalled until the idle timeout ended it. Past
       // DRAIN_LIMIT it is answered at once, and the connection cut once it is out.
-      if (declared > DRAIN_LIMIT) answerJson(req, res, 413, TOO_LARGE, { connection: 'close' });
+      if (declared > DRAIN_LIMIT) refuseTooLarge(req, res);
       else {
         discardRestOfBody(req);
-        req.once('end', () => answerJson(req, res, 413, TOO_LARGE, { connection: 'close' }));
+        req.once('end', () => refuseTooLarge(req, res));
       }
       return;
     }
@@ -144,7 +145,7 @@ export function createGateway(origins: ServiceOrigins): http.Server {
         // Answered once the client has sent the rest (up to DRAIN_LIMIT): answering while it still
         // sends, then closing, would reset the connection before the client reads the 413.
         refusedBodies.add(req);
-        req.once('end', () => answerJson(req, res, 413, TOO_LARGE, { connection: 'close' }));
+        req.once('end', () => refuseTooLarge(req, res));
       }
       // The service's request would wait for the rest of its body: end it once ours is answered.
       if (res.writableFinished) upstream?.destroy();
@@ -152,14 +153,16 @@ export function createGateway(origins: ServiceOrigins): http.Server {
     });
     proxy.web(req, res, { target: origins[route.service] });
   });
-  server.keepAliveTimeout = CLIENT_KEEP_ALIVE_TIMEOUT;
-  // Above the idle time, so an idle connection is not taken for a client slow to send headers.
-  server.headersTimeout = CLIENT_KEEP_ALIVE_TIMEOUT + 1_000;
+  keepIdleConnections(server, CLIENT_KEEP_ALIVE_TIMEOUT);
   server.on('close', () => agent.destroy());
   return server;
 }
 
 const TOO_LARGE = { error: 'payload_too_large', error_description: 'the request body is over 2 MiB' };
+
+/** The gateway's 413, on a connection then closed (the rest of such a body is not wanted). */
+const refuseTooLarge = (req: http.IncomingMessage, res: http.ServerResponse) =>
+  answerJson(req, res, 413, TOO_LARGE, { connection: 'close' });
 
 /** Answers here (not from a service), reading and dropping whatever body is left. */
 function answerJson(

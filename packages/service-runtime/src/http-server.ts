@@ -21,11 +21,17 @@ export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 /** A service's HTTP server, its kept-alive connections outliving the proxy's (above). */
 export function createServiceServer(handler: http.RequestListener): http.Server {
-  const server = http.createServer(handler);
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  // Above the idle time, as Node's documentation asks, so a connection idle that long is not
-  // taken for a client slow to send its headers.
-  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+  return keepIdleConnections(http.createServer(handler), KEEP_ALIVE_TIMEOUT_MS);
+}
+
+/**
+ * Keeps `server`'s idle kept-alive connections `idleMs` (and announces it in `Keep-Alive`), its
+ * headers timeout above that, as Node's documentation asks, so that a connection idle that long
+ * is not taken for a client slow to send its headers.
+ */
+export function keepIdleConnections(server: http.Server, idleMs: number): http.Server {
+  server.keepAliveTimeout = idleMs;
+  server.headersTimeout = idleMs + 1_000;
   return server;
 }
 
