@@ -26,7 +26,7 @@ export function bundleDirOf(sourceEntry) {
  */
 export function currentBundle(sourceEntry) {
   const bundleDir = bundleDirOf(sourceEntry);
-  /** @type {{ format: number, build: string, inputs: Record<string, [number, number]> }} */
+  /** @type {import('./bundle-manifest.d.ts').BundleManifest} */
   let manifest;
   try {
     manifest = JSON.parse(readFileSync(path.join(bundleDir, MANIFEST), 'utf8'));

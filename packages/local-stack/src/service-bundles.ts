@@ -22,7 +22,13 @@ import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Plugin, RolldownOutput } from 'rolldown';
-import { BUNDLE_FORMAT, bundleDirOf, currentBundle, MANIFEST } from './bundle-manifest.js';
+import {
+  BUNDLE_FORMAT,
+  type BundleManifest,
+  bundleDirOf,
+  currentBundle,
+  MANIFEST,
+} from './bundle-manifest.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The processes `pnpm start` runs, by the name its log gives them, and their entry modules. */
@@ -49,15 +55,6 @@ const EXTERNAL = [/^@electric-sql\/pglite/];
  */
 const KEPT_OLD_BUILDS = 2;
 const KEPT_BUILD_AGE_MS = 10 * 60_000;
-
-/** What bundle-manifest.js reads: written last, by rename, when a build is whole. */
-interface Manifest {
-  format: number;
-  /** The build's folder, relative to the bundle folder. */
-  build: string;
-  /** Every file the bundle was made from, with the size and modification time it had. */
-  inputs: Record<string, [size: number, mtimeMs: number]>;
-}
 
 export interface BundledEntry {
   /** The module to run: the bundle's entry, or the sources' when bundling failed. */
@@ -123,7 +120,7 @@ async function makeBundle(sourceEntry: string, bundleDir: string): Promise<strin
   for (const chunk of output.output)
     if (chunk.type === 'chunk')
       for (const id of chunk.moduleIds) if (!inputs.has(id)) inputs.set(id, undefined);
-  const manifest: Manifest = { format: BUNDLE_FORMAT, build, inputs: {} };
+  const manifest: BundleManifest = { format: BUNDLE_FORMAT, build, inputs: {} };
   for (const [file, read] of [...inputs].filter(([id]) => path.isAbsolute(id)).sort()) {
     // As read (a file saved during the build then counts as changed), else as it is now.
     const { size, mtimeMs } = read ? { size: read[0], mtimeMs: read[1] } : await stat(file);
