@@ -28,6 +28,21 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
+/**
+ * Rewrites the template's PG_VERSION with bytes of the same size, then expects a copy of it to be
+ * refused, naming the file, and to leave its data folder empty.
+ */
+async function expectSameSizeRewriteRefused(template: string): Promise<void> {
+  const file = path.join(template, 'PG_VERSION');
+  await writeFile(file, Buffer.from(await readFile(file)).reverse());
+  const dataDir = await mkdtemp(path.join(scratch, 'data-'));
+  expect(await copyDatabaseTemplate(template, dataDir)).toEqual({
+    copied: false,
+    reason: "the database template's PG_VERSION differs from its manifest",
+  });
+  expect(await readdir(dataDir)).toEqual([]);
+}
+
 /** The first message PostgreSQL answers on a new connection: 'R' (authentication) when it is up. */
 function firstAnswer(socketDir: string): Promise<string> {
   const user = Buffer.from('user\0postgres\0database\0postgres\0\0');
@@ -92,14 +107,7 @@ describe('the embedded PostgreSQL template', () => {
   it('is refused when a file was rewritten with the same size (its modification time tells)', async () => {
     const rewritten = path.join(scratch, 'rewritten');
     await cp(templateDir, rewritten, { recursive: true, preserveTimestamps: true });
-    const file = path.join(rewritten, 'PG_VERSION');
-    await writeFile(file, Buffer.from(await readFile(file)).reverse());
-    const dataDir = await mkdtemp(path.join(scratch, 'data-'));
-    expect(await copyDatabaseTemplate(rewritten, dataDir)).toEqual({
-      copied: false,
-      reason: "the database template's PG_VERSION differs from its manifest",
-    });
-    expect(await readdir(dataDir)).toEqual([]);
+    await expectSameSizeRewriteRefused(rewritten);
   });
 
   it('checks a template made before modification times were recorded by its contents', async () => {
@@ -111,13 +119,7 @@ describe('the embedded PostgreSQL template', () => {
     await writeFile(manifestFile, JSON.stringify(manifest));
     const good = await mkdtemp(path.join(scratch, 'data-'));
     expect(await copyDatabaseTemplate(older, good)).toEqual({ copied: true });
-    const file = path.join(older, 'PG_VERSION');
-    await writeFile(file, Buffer.from(await readFile(file)).reverse());
-    const dataDir = await mkdtemp(path.join(scratch, 'data-'));
-    expect(await copyDatabaseTemplate(older, dataDir)).toEqual({
-      copied: false,
-      reason: "the database template's PG_VERSION differs from its manifest",
-    });
+    await expectSameSizeRewriteRefused(older);
   });
 
   it('starts an in-memory database from its tarball (the tests’ databases), a working one', async () => {

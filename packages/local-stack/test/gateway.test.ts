@@ -48,6 +48,28 @@ afterAll(async () => {
   await Promise.all([...upstreams.values()].map((server) => closeHttpServer(server)));
 });
 
+/**
+ * Runs `use` against a gateway of its own in front of one service that answers with `handler` and
+ * keeps idle connections 2 s (announcing `Keep-Alive: timeout=2`), both closed afterwards.
+ */
+async function withGatewayOver(
+  handler: http.RequestListener,
+  use: (service: http.Server, mcpUrl: string) => Promise<void>,
+): Promise<void> {
+  const service = http.createServer(handler);
+  service.keepAliveTimeout = 2_000;
+  await listen(service, 0, '127.0.0.1', 'TEST');
+  const origin = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
+  const ownGateway = createGateway({ auth: origin, mcp: origin, web: origin });
+  await listen(ownGateway, 0, '127.0.0.1', 'PORT');
+  try {
+    await use(service, `http://127.0.0.1:${(ownGateway.address() as AddressInfo).port}/api/mcp`);
+  } finally {
+    await closeHttpServer(ownGateway);
+    await closeHttpServer(service);
+  }
+}
+
 // Every route's own path, a path below it, and near misses, checked against the table itself.
 const probePaths = routeTable.flatMap((route) => [
   route.path,
@@ -127,59 +149,40 @@ describe('local gateway follows the route table (docs/design.md §2)', () => {
     // A service announcing `Keep-Alive: timeout=2` (and, as Node does, closing a second later):
     // the gateway must end the idle connection itself. If the service ends it, a request the
     // gateway sends in that moment fails with a reset (a 502 for a POST).
-    const service = http.createServer((_req, res) => res.end('{}'));
-    service.keepAliveTimeout = 2_000;
-    await listen(service, 0, '127.0.0.1', 'TEST');
-    const origin = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
-    const shortGateway = createGateway({ auth: origin, mcp: origin, web: origin });
-    await listen(shortGateway, 0, '127.0.0.1', 'PORT');
-    try {
-      const connectionEnded = new Promise<'by the gateway' | 'by the service'>((resolve) => {
-        service.once('connection', (socket) => {
-          let finFromGateway = false;
-          socket.on('end', () => {
-            finFromGateway = true;
+    await withGatewayOver(
+      (_req, res) => res.end('{}'),
+      async (service, url) => {
+        const connectionEnded = new Promise<'by the gateway' | 'by the service'>((resolve) => {
+          service.once('connection', (socket) => {
+            let finFromGateway = false;
+            socket.on('end', () => {
+              finFromGateway = true;
+            });
+            socket.on('close', () => resolve(finFromGateway ? 'by the gateway' : 'by the service'));
           });
-          socket.on('close', () => resolve(finFromGateway ? 'by the gateway' : 'by the service'));
         });
-      });
-      const response = await fetch(
-        `http://127.0.0.1:${(shortGateway.address() as AddressInfo).port}/api/mcp`,
-        {
-          method: 'POST',
-          body: '{}',
-        },
-      );
-      expect(response.status).toBe(200);
-      await response.arrayBuffer();
-      expect(await connectionEnded).toBe('by the gateway');
-    } finally {
-      await closeHttpServer(shortGateway);
-      await closeHttpServer(service);
-    }
+        const response = await fetch(url, { method: 'POST', body: '{}' });
+        expect(response.status).toBe(200);
+        await response.arrayBuffer();
+        expect(await connectionEnded).toBe('by the gateway');
+      },
+    );
   });
 
   it('waits for a slow answer longer than a kept-alive connection may idle', async () => {
     // The agent's idle timeout must not cut a request in flight: the service answers after the
     // 1 s an idle connection to it may last.
-    const service = http.createServer((_req, res) => setTimeout(() => res.end('{"slow":true}'), 1_500));
-    service.keepAliveTimeout = 2_000;
-    await listen(service, 0, '127.0.0.1', 'TEST');
-    const origin = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
-    const slowGateway = createGateway({ auth: origin, mcp: origin, web: origin });
-    await listen(slowGateway, 0, '127.0.0.1', 'PORT');
-    try {
-      const url = `http://127.0.0.1:${(slowGateway.address() as AddressInfo).port}/api/mcp`;
-      // The first request leaves a kept-alive connection with the 1 s idle timeout; the second reuses it.
-      for (let round = 0; round < 2; round++) {
-        const response = await fetch(url, { method: 'POST', body: '{}' });
-        expect(response.status).toBe(200);
-        expect(await readJsonBody(response)).toEqual({ slow: true });
-      }
-    } finally {
-      await closeHttpServer(slowGateway);
-      await closeHttpServer(service);
-    }
+    await withGatewayOver(
+      (_req, res) => setTimeout(() => res.end('{"slow":true}'), 1_500),
+      async (_service, url) => {
+        // The first request leaves a kept-alive connection with the 1 s idle timeout; the second reuses it.
+        for (let round = 0; round < 2; round++) {
+          const response = await fetch(url, { method: 'POST', body: '{}' });
+          expect(response.status).toBe(200);
+          expect(await readJsonBody(response)).toEqual({ slow: true });
+        }
+      },
+    );
   });
 
   it('answers 502 in JSON when the upstream is down', async () => {
