@@ -50,7 +50,13 @@ export const DEFAULT_CLIENT: OAuthClientConfig = {
 export async function startGoogleEmulator(options: GoogleEmulatorOptions = {}): Promise<GoogleEmulator> {
   const host = options.host ?? '127.0.0.1';
   const logger = options.logger ?? createLogger({ service: 'google-emulator', level: 'silent' });
-  const server = http.createServer();
+  // The app needs the URL, which needs the port (0 in tests: any free one). A request that arrives
+  // while the app is made waits for it: with no 'request' listener yet, Node would leave it
+  // unanswered (a readiness probe then waited out its 2 s timeout).
+  const { promise: handler, resolve: handlerMade } = Promise.withResolvers<http.RequestListener>();
+  const server = http.createServer((request, response) => {
+    void handler.then((handle) => handle(request, response));
+  });
   await listen(server, options.port ?? 8090, host, 'GOOGLE_EMULATOR_PORT');
   const port = (server.address() as AddressInfo).port;
   const url = (options.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(
@@ -68,6 +74,6 @@ export async function startGoogleEmulator(options: GoogleEmulatorOptions = {}): 
     logger,
     sheets: sheetsPart,
   });
-  server.on('request', app.callback());
+  handlerMade(app.callback());
   return { url, port, close: () => closeHttpServer(server) };
 }
