@@ -3,7 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** Bumped when the way bundles are made changes: older bundles are then made again. */
-export const BUNDLE_FORMAT = 2;
+export const BUNDLE_FORMAT = 3;
 export const MANIFEST = 'sheetgate-bundle.json';
 
 /**
@@ -34,7 +34,7 @@ export function currentBundle(sourceEntry) {
     return { staleBecause: 'none was made yet' };
   }
   if (manifest.format !== BUNDLE_FORMAT) return { staleBecause: 'it was made another way' };
-  const entry = path.join(bundleDir, manifest.build, 'main.js');
+  const entry = path.join(bundleDir, manifest.build, 'main.mjs');
   if (!statSync(entry, { throwIfNoEntry: false })) return { staleBecause: 'its build is gone' };
   for (const [file, [size, mtimeMs]] of Object.entries(manifest.inputs)) {
     const now = statSync(file, { throwIfNoEntry: false });

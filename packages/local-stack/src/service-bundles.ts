@@ -110,8 +110,11 @@ async function makeBundle(sourceEntry: string, bundleDir: string): Promise<strin
     output = await bundle.write({
       dir: outDir,
       format: 'esm',
-      entryFileNames: '[name].js',
-      chunkFileNames: '[name]-[hash].js',
+      // .mjs: a bundle's folder is inside node_modules, where Node finds no package.json "type", and
+      // for a .js file there it first compiled the whole bundle as CommonJS, then read it again to
+      // detect ESM syntax (~0.1 s of CPU per service).
+      entryFileNames: '[name].mjs',
+      chunkFileNames: '[name]-[hash].mjs',
       sourcemap: true,
     });
   } finally {
@@ -130,7 +133,7 @@ async function makeBundle(sourceEntry: string, bundleDir: string): Promise<strin
   await writeFile(partial, JSON.stringify(manifest));
   await rename(partial, path.join(bundleDir, MANIFEST));
   await removeOldBuilds(bundleDir, build);
-  return path.join(outDir, 'main.js');
+  return path.join(outDir, 'main.mjs');
 }
 
 /**

@@ -63,7 +63,7 @@ describe('service bundles', () => {
     expect(notes).toEqual([]);
     expect(bundled.made).toMatch(/^none was made yet; made in [\d.]+ s$/);
     expect(bundled.entry.startsWith(bundleDirOf(sourceEntry))).toBe(true);
-    expect(bundled.entry).toMatch(/main\.js$/);
+    expect(bundled.entry).toMatch(/main\.mjs$/); // ESM by its name alone: no syntax detection
     expect(await runEntry(bundled.entry)).toEqual({
       greeting: 'first',
       beside: 'found beside the source',
