@@ -113,7 +113,17 @@ export function createMcpServer(options: {
     outputSchema: portableJsonSchema(z.toJSONSchema(tool.outputSchema)) as Tool['outputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
   });
-  const toolList = new Map(options.tools.map((tool) => [tool.name, listed(tool)]));
+  // Made on first use, not at start: every tool's JSON Schemas take a tenth of a second of CPU,
+  // which a replica's start (and `pnpm start`'s) need not wait for.
+  const listedTools = new Map<string, Tool>();
+  const listedTool = (tool: ToolDefinition): Tool => {
+    let found = listedTools.get(tool.name);
+    if (!found) {
+      found = listed(tool);
+      listedTools.set(tool.name, found);
+    }
+    return found;
+  };
   const modernMeta = { [META.serverInfo]: serverInfo };
   const discover = constant({
     resultType: 'complete',
@@ -135,7 +145,7 @@ export function createMcpServer(options: {
       const names = new Set(key.split(' '));
       const shown = options.tools
         .filter((tool) => names.has(toolsets.setOf.get(tool.name)!))
-        .map((tool) => toolList.get(tool.name)!);
+        .map(listedTool);
       found = {
         legacy: constant({ tools: shown }),
         modern: constant({ resultType: 'complete', tools: shown, ...LIST_CACHE, _meta: modernMeta }),
