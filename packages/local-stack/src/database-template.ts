@@ -19,9 +19,10 @@ import { fileURLToPath } from 'node:url';
  * The embedded PostgreSQL's empty database, made once (docs/design.md §10). PGlite's initdb costs
  * 5–10 s and 7 s of CPU on a 2-core machine, on every new data folder; `pnpm install` runs it once
  * (this package's `postinstall`) into node_modules/.cache, and a new data folder is a checked
- * copy of that (a fraction of a second). The template is PGlite's own output, closed cleanly,
- * with a manifest of every file's size and SHA-256 written last: a folder without one, or whose
- * files differ from it, is not used.
+ * copy of that (a fraction of a second). The template is PGlite's own output with auth's
+ * migrations applied (auth-migrations.ts), closed cleanly, with a manifest of every file's size and
+ * SHA-256 and of the migrations' contents written last: a folder without one, whose files differ
+ * from it, or that applied a migration since changed, is not used.
  */
 
 const MANIFEST = 'sheetgate-template.json';
@@ -41,6 +42,16 @@ interface Manifest {
   files: Record<string, { size: number; sha256: string; mtimeMs?: number }>;
   /** The tarball (DUMP); absent in a template made before it was. */
   dump?: { size: number; sha256: string };
+  /** The migrations applied to the folder (not to the tarball), by file name: SHA-256 of each. */
+  migrations?: Record<string, string>;
+}
+
+/** Migrations a template has applied: their files' contents, and how to apply them to a data folder. */
+export interface TemplateMigrations {
+  /** Each file by name, with the SHA-256 of its contents. */
+  files: Record<string, string>;
+  /** Applies them to the closed database in `dataDir`, leaving it closed. */
+  apply(dataDir: string): Promise<void>;
 }
 
 /** The installed PGlite's version: a template made by another version is not used. */
@@ -60,19 +71,31 @@ export async function defaultTemplateDir(): Promise<string> {
 }
 
 /**
- * Runs PGlite's initdb into `templateDir` (unless a valid template is there); false if one was.
- * A template made before its files' modification times were recorded is made again, once.
+ * Runs PGlite's initdb into `templateDir`, then applies `migrations` (unless a valid template with
+ * the same migrations is there); false if one was. A template made before its files' modification
+ * times were recorded is made again, once.
  */
-export async function createDatabaseTemplate(templateDir: string): Promise<boolean> {
+export async function createDatabaseTemplate(
+  templateDir: string,
+  options: { migrations?: TemplateMigrations } = {},
+): Promise<boolean> {
   const existing = await readManifest(templateDir);
-  if (existing && Object.values(existing.files).every((file) => file.mtimeMs !== undefined)) return false;
+  const migrations = options.migrations?.files ?? {};
+  if (
+    existing &&
+    Object.values(existing.files).every((file) => file.mtimeMs !== undefined) &&
+    sameEntries(existing.migrations ?? {}, migrations)
+  )
+    return false;
   await mkdir(path.dirname(templateDir), { recursive: true });
   const scratch = await mkdtemp(`${templateDir}.partial-`);
   try {
     const { PGlite } = await import('@electric-sql/pglite');
     const db = await PGlite.create({ dataDir: scratch });
+    // Before the migrations: an in-memory database (the tests') runs its own.
     const dump = Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer());
     await db.close();
+    await options.migrations?.apply(scratch);
     const { folders, files: names } = await listTree(scratch);
     const files: Manifest['files'] = {};
     for (const file of names) {
@@ -86,6 +109,7 @@ export async function createDatabaseTemplate(templateDir: string): Promise<boole
       folders,
       files,
       dump: { size: dump.length, sha256: sha256Of(dump) },
+      ...(options.migrations ? { migrations } : {}),
     };
     await writeFile(path.join(scratch, MANIFEST), `${JSON.stringify(manifest)}\n`);
     await rm(templateDir, { recursive: true, force: true });
@@ -98,12 +122,14 @@ export async function createDatabaseTemplate(templateDir: string): Promise<boole
 
 /**
  * Copies the template into the empty `dataDir`, checking each file against the manifest. Answers
- * why not when it cannot (no template, another PGlite version, a file that differs), leaving
- * `dataDir` empty then.
+ * why not when it cannot (no template, another PGlite version, a file that differs, a migration it
+ * applied that is not in `migrations` as it was), leaving `dataDir` empty then. Migrations added
+ * since are left to their owner (auth applies them as it starts).
  */
 export async function copyDatabaseTemplate(
   templateDir: string,
   dataDir: string,
+  migrations: Record<string, string> = {},
 ): Promise<{ copied: true } | { copied: false; reason: string }> {
   const manifest = await readManifest(templateDir);
   if (!manifest) return { copied: false, reason: `no database template in ${templateDir}` };
@@ -112,6 +138,14 @@ export async function copyDatabaseTemplate(
     return {
       copied: false,
       reason: `the database template is for PGlite ${manifest.pglite}, not ${version}`,
+    };
+  const changed = Object.keys(manifest.migrations ?? {}).find(
+    (name) => manifest.migrations?.[name] !== migrations[name],
+  );
+  if (changed)
+    return {
+      copied: false,
+      reason: `the database template applied the migration ${changed}, which has changed or gone since (\`pnpm install\` makes the template again)`,
     };
   try {
     for (const folder of manifest.folders)
@@ -186,6 +220,10 @@ export async function readDatabaseTemplateDump(templateDir: string): Promise<Blo
 }
 
 const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+const sameEntries = (a: Record<string, string>, b: Record<string, string>) =>
+  Object.keys(a).length === Object.keys(b).length &&
+  Object.entries(a).every(([key, value]) => b[key] === value);
 
 /** Removes everything inside `dir`, keeping the folder (and its mode). */
 export async function emptyFolder(dir: string): Promise<void> {

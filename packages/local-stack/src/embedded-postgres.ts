@@ -21,6 +21,8 @@ export interface EmbeddedPostgresOptions {
   maxConnections?: number;
   /** A new `dataDir` starts as a copy of this template (database-template.ts) when it is valid; without a `dataDir`, from its tarball. */
   templateDir?: string;
+  /** The migrations a template may have applied (name → SHA-256): one that applied another is not used. */
+  templateMigrations?: Record<string, string>;
   /** Told how a new data folder was made (from the template, or by initdb and why). */
   onNote?: (note: string) => void;
 }
@@ -112,7 +114,7 @@ async function openPGlite(options: EmbeddedPostgresOptions): Promise<PGlite> {
   }
   const isNew = (await readdir(dataDir)).length === 0;
   if (isNew && templateDir) {
-    const copy = await copyDatabaseTemplate(templateDir, dataDir);
+    const copy = await copyDatabaseTemplate(templateDir, dataDir, options.templateMigrations);
     if (copy.copied) {
       try {
         const db = await PGlite.create({ dataDir, startParams });

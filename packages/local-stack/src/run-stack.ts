@@ -14,6 +14,7 @@ import path from 'node:path';
 // modules cost a quarter of a second of CPU before the services could be started).
 import { closeHttpServer, listen } from '@sheetgate/service-runtime/http-server';
 import { loadSettingsOrExit } from '@sheetgate/service-runtime/settings';
+import { authMigrationFiles } from './auth-migrations.ts';
 import { type ChildService, spawnService, waitUntilReady } from './child-service.ts';
 import { defaultTemplateDir } from './database-template.ts';
 import { type EmbeddedPostgres, listenEmbeddedPostgres } from './embedded-postgres.ts';
@@ -132,6 +133,7 @@ try {
       dataDir,
       socketDir: path.resolve(settings.DATA_DIR, 'postgres-socket'),
       templateDir: await defaultTemplateDir(),
+      templateMigrations: await authMigrationFiles(),
       onNote: log,
     });
     databaseUrl = embeddedPostgres.url;

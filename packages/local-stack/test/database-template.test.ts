@@ -4,24 +4,30 @@ import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authTemplateMigrations } from '../src/auth-migrations.ts';
 import {
   copyDatabaseTemplate,
   createDatabaseTemplate,
   readDatabaseTemplateDump,
+  type TemplateMigrations,
 } from '../src/database-template.ts';
 import { listenEmbeddedPostgres, startEmbeddedPostgres } from '../src/embedded-postgres.ts';
 
 // A new data folder of `pnpm start` is a copy of the template `pnpm install` makes (PGlite's
-// initdb, once); a template that is missing, of another version or damaged is never used, and
-// the database is then made by initdb as before, saying why.
+// initdb and auth's migrations, once); a template that is missing, of another version, damaged or
+// made with a migration that has changed since is never used, and the database is then made by
+// initdb as before, saying why.
 
 let scratch: string;
 let templateDir: string;
+/** auth's migrations, as `pnpm install` applies them to the template. */
+let migrations: TemplateMigrations;
 
 beforeAll(async () => {
   scratch = await mkdtemp(path.join(os.tmpdir(), 'sheetgate-template-'));
   templateDir = path.join(scratch, 'template');
-  expect(await createDatabaseTemplate(templateDir)).toBe(true);
+  migrations = await authTemplateMigrations();
+  expect(await createDatabaseTemplate(templateDir, { migrations })).toBe(true);
 }, 120_000);
 
 afterAll(async () => {
@@ -36,7 +42,7 @@ async function expectSameSizeRewriteRefused(template: string): Promise<void> {
   const file = path.join(template, 'PG_VERSION');
   await writeFile(file, Buffer.from(await readFile(file)).reverse());
   const dataDir = await mkdtemp(path.join(scratch, 'data-'));
-  expect(await copyDatabaseTemplate(template, dataDir)).toEqual({
+  expect(await copyDatabaseTemplate(template, dataDir, migrations.files)).toEqual({
     copied: false,
     reason: "the database template's PG_VERSION differs from its manifest",
   });
@@ -62,16 +68,17 @@ function firstAnswer(socketDir: string): Promise<string> {
 
 describe('the embedded PostgreSQL template', () => {
   it('is made once: a second run finds it and leaves it', async () => {
-    expect(await createDatabaseTemplate(templateDir)).toBe(false);
+    expect(await createDatabaseTemplate(templateDir, { migrations })).toBe(false);
   });
 
-  it('copies into a new data folder that is a working database', async () => {
+  it('copies into a new data folder that is a working database, with auth’s migrations applied', async () => {
     const dataDir = path.join(scratch, 'copied');
     const notes: string[] = [];
     const database = await listenEmbeddedPostgres({
       dataDir,
       socketDir: path.join(scratch, 'copied-socket'),
       templateDir,
+      templateMigrations: migrations.files,
       onNote: (note) => notes.push(note),
     });
     // A client may connect before the database is open: its startup waits for the opening.
@@ -82,6 +89,10 @@ describe('the embedded PostgreSQL template', () => {
     expect(notes).toEqual([`new database copied from the template in ${templateDir}`]);
 
     const db = await PGlite.create({ dataDir });
+    // node-pg-migrate's record of what it applied: every one of auth's migrations, by name.
+    expect(
+      (await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name')).rows,
+    ).toEqual(Object.keys(migrations.files).map((file) => ({ name: file.replace(/\.sql$/, '') })));
     await db.exec('CREATE TABLE notes (id serial PRIMARY KEY, body text NOT NULL)');
     await db.query('INSERT INTO notes (body) VALUES ($1)', ['kept']);
     await db.close();
@@ -96,13 +107,53 @@ describe('the embedded PostgreSQL template', () => {
     await cp(templateDir, damaged, { recursive: true, preserveTimestamps: true });
     await writeFile(path.join(damaged, 'global', 'pg_control'), 'not a control file');
     const dataDir = await mkdtemp(path.join(scratch, 'data-'));
-    const copy = await copyDatabaseTemplate(damaged, dataDir);
+    const copy = await copyDatabaseTemplate(damaged, dataDir, migrations.files);
     expect(copy).toEqual({
       copied: false,
       reason: "the database template's global/pg_control differs from its manifest",
     });
     expect(await readdir(dataDir)).toEqual([]);
   });
+
+  it('is refused when a migration it applied has changed since, and used when one was added', async () => {
+    const [first] = Object.keys(migrations.files);
+    const changed = await mkdtemp(path.join(scratch, 'data-'));
+    expect(
+      await copyDatabaseTemplate(templateDir, changed, { ...migrations.files, [first!]: 'f'.repeat(64) }),
+    ).toEqual({
+      copied: false,
+      reason: `the database template applied the migration ${first}, which has changed or gone since (\`pnpm install\` makes the template again)`,
+    });
+    expect(await readdir(changed)).toEqual([]);
+    const { [first!]: _gone, ...withoutFirst } = migrations.files;
+    expect((await copyDatabaseTemplate(templateDir, changed, withoutFirst)).copied).toBe(false);
+    // Added since the install: auth applies it as it starts.
+    const added = await mkdtemp(path.join(scratch, 'data-'));
+    expect(
+      await copyDatabaseTemplate(templateDir, added, {
+        ...migrations.files,
+        '29991231000000_later.sql': 'a',
+      }),
+    ).toEqual({ copied: true });
+  });
+
+  it('is made again by the next install when the migrations differ from those it applied', async () => {
+    const remade = path.join(scratch, 'remade');
+    await cp(templateDir, remade, { recursive: true, preserveTimestamps: true });
+    const appliedTo: string[] = [];
+    const later: TemplateMigrations = {
+      files: { ...migrations.files, '29991231000000_later.sql': 'a' },
+      apply: async (dataDir) => {
+        appliedTo.push(dataDir);
+        await migrations.apply(dataDir);
+      },
+    };
+    expect(await createDatabaseTemplate(remade, { migrations: later })).toBe(true);
+    expect(appliedTo).toHaveLength(1);
+    const manifest = JSON.parse(await readFile(path.join(remade, 'sheetgate-template.json'), 'utf8'));
+    expect(manifest.migrations).toEqual(later.files);
+    expect(await createDatabaseTemplate(remade, { migrations: later })).toBe(false);
+  }, 120_000);
 
   it('is refused when a file was rewritten with the same size (its modification time tells)', async () => {
     const rewritten = path.join(scratch, 'rewritten');
@@ -118,7 +169,7 @@ describe('the embedded PostgreSQL template', () => {
     for (const entry of Object.values(manifest.files) as Array<{ mtimeMs?: number }>) delete entry.mtimeMs;
     await writeFile(manifestFile, JSON.stringify(manifest));
     const good = await mkdtemp(path.join(scratch, 'data-'));
-    expect(await copyDatabaseTemplate(older, good)).toEqual({ copied: true });
+    expect(await copyDatabaseTemplate(older, good, migrations.files)).toEqual({ copied: true });
     await expectSameSizeRewriteRefused(older);
   });
 
