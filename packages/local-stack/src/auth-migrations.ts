@@ -19,12 +19,11 @@ const AUTH_MIGRATE_JOB = path.join(repoRoot, 'services/auth/src/db/migrate-cli.t
 
 /** Each of auth's migration files by name, with the SHA-256 of its contents. */
 export async function authMigrationFiles(): Promise<Record<string, string>> {
-  const files: Record<string, string> = {};
-  for (const name of (await readdir(AUTH_MIGRATIONS_DIR)).filter((file) => file.endsWith('.sql')).sort())
-    files[name] = createHash('sha256')
-      .update(await readFile(path.join(AUTH_MIGRATIONS_DIR, name)))
-      .digest('hex');
-  return files;
+  const names = (await readdir(AUTH_MIGRATIONS_DIR)).filter((file) => file.endsWith('.sql')).sort();
+  const contents = await Promise.all(names.map((name) => readFile(path.join(AUTH_MIGRATIONS_DIR, name))));
+  return Object.fromEntries(
+    names.map((name, index) => [name, createHash('sha256').update(contents[index]!).digest('hex')]),
+  );
 }
 
 /** auth's migrations as the template applies them: opens `dataDir` and runs auth's migration job on it. */

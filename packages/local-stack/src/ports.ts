@@ -2,11 +2,8 @@ import net from 'node:net';
 
 /** Names of the settings whose ports are already taken on `host`. */
 export async function findTakenPorts(ports: Array<{ setting: string; port: number }>, host: string) {
-  const taken: Array<{ setting: string; port: number }> = [];
-  for (const entry of ports) {
-    if (!(await isFree(entry.port, host))) taken.push(entry);
-  }
-  return taken;
+  const free = await Promise.all(ports.map((entry) => isFree(entry.port, host)));
+  return ports.filter((_entry, index) => !free[index]);
 }
 
 function isFree(port: number, host: string): Promise<boolean> {
