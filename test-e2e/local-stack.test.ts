@@ -306,4 +306,26 @@ describe('pnpm start when a port is taken', () => {
       blocker.close();
     }
   });
+
+  it('says which settings share a port, and starts nothing', async () => {
+    const ports = await stackPorts();
+    const child = spawn(process.execPath, [path.join(repoRoot, 'packages/local-stack/src/start.js')], {
+      cwd: repoRoot,
+      env: {
+        PATH: process.env.PATH,
+        ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])),
+        WEB_PORT: String(ports.AUTH_PORT),
+      },
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(
+      `start: AUTH_PORT, WEB_PORT share port ${ports.AUTH_PORT}: each part needs a port of its own`,
+    );
+    expect(await portIsListening(ports.PORT!)).toBe(false);
+  });
 });

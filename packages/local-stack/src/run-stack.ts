@@ -43,6 +43,21 @@ try {
 const wantedPorts = stackPortSettings
   .filter((setting) => withEmulator || setting !== 'GOOGLE_EMULATOR_PORT')
   .map((setting) => ({ setting, port: settings[setting] }));
+const sharedPorts = new Set(
+  wantedPorts
+    .filter(({ port }, index) => wantedPorts.findIndex((other) => other.port === port) !== index)
+    .map(({ port }) => port),
+);
+if (sharedPorts.size > 0) {
+  fail(
+    [...sharedPorts]
+      .map((port) => {
+        const names = wantedPorts.filter((wanted) => wanted.port === port).map((wanted) => wanted.setting);
+        return `${names.join(', ')} share port ${port}: each part needs a port of its own`;
+      })
+      .join('\n'),
+  );
+}
 const taken = await findTakenPorts(wantedPorts, HOST);
 if (taken.length > 0) {
   fail(
