@@ -143,9 +143,7 @@ export function createMcpServer(options: {
     let found = lists.get(key);
     if (!found) {
       const names = new Set(key.split(' '));
-      const shown = options.tools
-        .filter((tool) => names.has(toolsets.setOf.get(tool.name)!))
-        .map(listedTool);
+      const shown = options.tools.filter((tool) => names.has(toolsets.setOf.get(tool.name)!)).map(listedTool);
       found = {
         legacy: constant({ tools: shown }),
         modern: constant({ resultType: 'complete', tools: shown, ...LIST_CACHE, _meta: modernMeta }),
