@@ -1,5 +1,5 @@
 /** Baseline: a bare grpc-js TokenBroker whose ResolveApiKeys answers a constant, same credential check. */
-import { startGrpcServer, TokenBrokerServiceService } from '@sheetgate/proto';
+import { ResolveApiKeysResponse, startGrpcServer, TokenBrokerServiceService } from '@sheetgate/proto';
 
 const server = await startGrpcServer({
   host: '127.0.0.1',
@@ -10,7 +10,13 @@ const server = await startGrpcServer({
       definition: TokenBrokerServiceService,
       handlers: {
         resolveApiKeys: (_call: unknown, callback: (error: null, response: unknown) => void) =>
-          callback(null, { results: [{ resolved: { userId: 'u', scopes: ['sheets:read'], keyId: 'k' } }] }),
+          // fromPartial: every field the codec writes, as the generated types have them.
+          callback(
+            null,
+            ResolveApiKeysResponse.fromPartial({
+              results: [{ resolved: { userId: 'u', scopes: ['sheets:read'], keyId: 'k' } }],
+            }),
+          ),
       },
     },
   ],
