@@ -1,8 +1,9 @@
 /** Baseline: bare Koa answering POST /api/mcp with fixed bytes (the MCP service's tools/list reply). */
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import Koa from 'koa';
 
-const body = Buffer.from(process.env.BENCH_BODY ?? '{}');
+const body = process.env.BENCH_BODY_FILE ? readFileSync(process.env.BENCH_BODY_FILE) : Buffer.from('{}');
 const app = new Koa();
 app.use(async (ctx) => {
   for await (const _chunk of ctx.req);

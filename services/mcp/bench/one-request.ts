@@ -1,8 +1,27 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 
 /** What the latency benches share: one request at a time over a keep-alive agent, and the seed. */
 
 export const out = (line = '') => process.stdout.write(`${line}\n`);
+
+let bodies: string | undefined;
+/**
+ * `body` in a file of its own, for a baseline server (BENCH_BODY_FILE): all 71 tools' tools/list
+ * is over Linux's 128 KiB limit on one environment variable, so it cannot travel in one.
+ */
+export function benchBodyFile(body: string): string {
+  if (!bodies) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sheetgate-bench-'));
+    bodies = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  const file = path.join(bodies, `body-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+  writeFileSync(file, body);
+  return file;
+}
 export const ms = (value: number) => `${value.toFixed(2)} ms`;
 export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

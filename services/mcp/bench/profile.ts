@@ -15,6 +15,7 @@ import { type LoadRequest, mainThreadSchedule, threadCpuSeconds } from '@sheetga
 import { NICE, OTHER_CORE, SERVER_CORE, startBenchStack } from './bench-stack.ts';
 import { type Era, listTools } from './eras.ts';
 import { createLoadGenerator } from './load.ts';
+import { benchBodyFile } from './one-request.ts';
 import { type Profile, type ProfileSums, sumProfile } from './profile-summary.ts';
 
 const SECONDS = Number(process.env.PROFILE_SECONDS ?? 10);
@@ -82,7 +83,10 @@ try {
   const probe = await fetch(request.url, { method: 'POST', headers: request.headers, body: request.body });
   const body = await probe.text();
   if (probe.status !== 200) throw new Error(`tools/list (${ERA}) is not served: HTTP ${probe.status}`);
-  const bare = await bench.startBaseline('bare-koa.ts', { BENCH_BODY: body, ...profiling(koaDir) });
+  const bare = await bench.startBaseline('bare-koa.ts', {
+    BENCH_BODY_FILE: benchBodyFile(body),
+    ...profiling(koaDir),
+  });
   out(
     `tools/list with a JWT (${ERA} era, ${Buffer.byteLength(body)} bytes), ${generator.description}, ${SECONDS} s each, servers on core ${SERVER_CORE}`,
   );

@@ -35,7 +35,7 @@ import { NICE, OTHER_CORE, SERVER_CORE, startBenchStack } from './bench-stack.ts
 import { ERA_VERSIONS, type Era, type EraRequest, listTools, readRange } from './eras.ts';
 import { measureQuotaFairness } from './google-quota.ts';
 import { createLoadGenerator } from './load.ts';
-import { ms, out, percentile, request, seedBenchSpreadsheet } from './one-request.ts';
+import { benchBodyFile, ms, out, percentile, request, seedBenchSpreadsheet } from './one-request.ts';
 import { measureRevocations } from './revocations.ts';
 import { cpuRatio, describeSide, measure, median, ratio, type Side, type Target } from './rounds.ts';
 import { toolListSizes } from './tool-list-sizes.ts';
@@ -156,7 +156,7 @@ try {
       continue;
     }
     listBytes[era] = Buffer.byteLength(answer.body);
-    const bare = await bench.startBaseline('bare-koa.ts', { BENCH_BODY: answer.body });
+    const bare = await bench.startBaseline('bare-koa.ts', { BENCH_BODY_FILE: benchBodyFile(answer.body) });
     targets[`koa-${era}`] = { ...targets[`koa-${era}`]!, pid: bare.pid, request: { ...list, url: bare.url } };
   }
   const keyList = withCredential(listTools('legacy'), apiKey);
