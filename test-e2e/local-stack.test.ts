@@ -279,28 +279,34 @@ describe('pnpm start with a real PostgreSQL', () => {
   });
 });
 
+/** Runs `pnpm start`'s launcher with `env` on top of free ports, expecting it to refuse to start. */
+async function startRefused(ports: Record<string, number>, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'packages/local-stack/src/start.js')], {
+    cwd: repoRoot,
+    env: {
+      PATH: process.env.PATH,
+      ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])),
+      ...env,
+    },
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  return { code, stderr: stderr.trim() };
+}
+
 describe('pnpm start when a port is taken', () => {
   it('says which port and which setting, and starts nothing', async () => {
     const ports = await stackPorts();
     const blocker = net.createServer();
     await new Promise<void>((resolve) => blocker.listen(ports.MCP_PORT, '127.0.0.1', resolve));
     try {
-      const child = spawn(process.execPath, [path.join(repoRoot, 'packages/local-stack/src/start.js')], {
-        cwd: repoRoot,
-        env: {
-          PATH: process.env.PATH,
-          ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])),
-        },
+      expect(await startRefused(ports)).toEqual({
+        code: 1,
+        stderr: `start: port ${ports.MCP_PORT} (MCP_PORT) is already in use: stop what uses it or set MCP_PORT`,
       });
-      let stderr = '';
-      child.stderr.on('data', (chunk) => {
-        stderr += chunk;
-      });
-      const code = await new Promise((resolve) => child.once('exit', resolve));
-      expect(code).toBe(1);
-      expect(stderr.trim()).toBe(
-        `start: port ${ports.MCP_PORT} (MCP_PORT) is already in use: stop what uses it or set MCP_PORT`,
-      );
       expect(await portIsListening(ports.PORT!)).toBe(false);
     } finally {
       blocker.close();
@@ -309,23 +315,10 @@ describe('pnpm start when a port is taken', () => {
 
   it('says which settings share a port, and starts nothing', async () => {
     const ports = await stackPorts();
-    const child = spawn(process.execPath, [path.join(repoRoot, 'packages/local-stack/src/start.js')], {
-      cwd: repoRoot,
-      env: {
-        PATH: process.env.PATH,
-        ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [name, String(port)])),
-        WEB_PORT: String(ports.AUTH_PORT),
-      },
+    expect(await startRefused(ports, { WEB_PORT: String(ports.AUTH_PORT) })).toEqual({
+      code: 1,
+      stderr: `start: AUTH_PORT, WEB_PORT share port ${ports.AUTH_PORT}: each part needs a port of its own`,
     });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const code = await new Promise((resolve) => child.once('exit', resolve));
-    expect(code).toBe(1);
-    expect(stderr.trim()).toBe(
-      `start: AUTH_PORT, WEB_PORT share port ${ports.AUTH_PORT}: each part needs a port of its own`,
-    );
     expect(await portIsListening(ports.PORT!)).toBe(false);
   });
 });
