@@ -1,5 +1,6 @@
 import type { sheets_v4 } from 'googleapis';
 import { columnLetters, gridBounds, rangeOnSheet, splitRange } from '../tools/a1.ts';
+import { type CellAt, isAmbiguous, type StringKind } from '../tools/cell-kinds.ts';
 import type { NoteArea } from './note-images.ts';
 import type { DimensionImage } from './sheet-image.ts';
 
@@ -21,6 +22,21 @@ export interface ValueArea {
   after: Array<Array<Cell | null>>;
   /** What each cell held before, the same shape (null where `after` is). */
   before: Array<Array<Cell | null>>;
+  /**
+   * Cells of `before` whose string is not the kind it reads as: text starting with `=` (not a
+   * formula) or an error value (not text), so undo puts back the same kind (cell-kinds.ts).
+   * Absent in entries made before kinds were kept, and where there are none.
+   */
+  kinds?: Array<[row: number, column: number, kind: 'text' | 'error']>;
+}
+
+/** What cells held before a write: their tab, top-left cell, FORMULA-rendered values and kinds. */
+export interface CellsBefore {
+  sheet: string;
+  top: number;
+  left: number;
+  values: readonly (readonly unknown[])[];
+  kindOf?(row: number, column: number): StringKind | undefined;
 }
 
 /** Rows an append inserted (INSERT_ROWS): undo deletes them again. */
@@ -76,26 +92,58 @@ export function cornerOf(answeredRange: string): { sheet: string; top: number; l
 }
 
 /**
- * The area a write of `written` changed: `beforeRead` is what a FORMULA read of the range held
- * before, `afterRead` what Google answered it holds after (includeValuesInResponse, FORMULA); a
- * null in `written` leaves its cell alone.
+ * The area a write of `written` changed: `before` is what the cells held (a FORMULA read, from the
+ * area's top-left cell), `afterRead` what Google answered they hold after (includeValuesInResponse,
+ * FORMULA); a null in `written` leaves its cell alone.
  */
 export function valueArea(
-  answeredRange: string,
+  before: CellsBefore,
   written: readonly (readonly unknown[])[],
-  beforeRead: readonly (readonly unknown[])[],
   afterRead: readonly (readonly unknown[])[] | undefined,
 ): ValueArea {
-  const corner = cornerOf(answeredRange);
+  const kinds: Array<[number, number, 'text' | 'error']> = [];
+  const beforeCells = written.map((row, r) =>
+    row.map((value, c) => {
+      if (value === null) return null;
+      const cell = cellOf(before.values[r]?.[c]);
+      const kind = isAmbiguous(cell) ? before.kindOf?.(r, c) : undefined;
+      if (
+        (kind === 'text' && cell.toString().startsWith('=')) ||
+        (kind === 'error' && !cell.toString().startsWith('='))
+      )
+        kinds.push([r, c, kind]);
+      return cell;
+    }),
+  );
   return {
-    ...corner,
+    sheet: before.sheet,
+    top: before.top,
+    left: before.left,
     after: written.map((row, r) =>
       row.map((value, c) => (value === null ? null : afterRead ? cellOf(afterRead[r]?.[c]) : cellOf(value))),
     ),
-    before: written.map((row, r) =>
-      row.map((value, c) => (value === null ? null : cellOf(beforeRead[r]?.[c]))),
-    ),
+    before: beforeCells,
+    ...(kinds.length ? { kinds } : {}),
   };
+}
+
+/** The kind of each cell of an area's before-image that is not the kind it reads as. */
+export function kindsOf(area: ValueArea): (row: number, column: number) => 'text' | 'error' | undefined {
+  const kinds = new Map((area.kinds ?? []).map(([row, column, kind]) => [`${row},${column}`, kind]));
+  return (row, column) => kinds.get(`${row},${column}`);
+}
+
+/** The cells of a FORMULA read from `corner` whose strings do not say their kind (cell-kinds.ts). */
+export function ambiguousCells(
+  corner: { sheet: string; top: number; left: number },
+  values: readonly (readonly unknown[])[],
+): CellAt[] {
+  const cells: CellAt[] = [];
+  for (const [row, line] of values.entries())
+    for (const [column, value] of (line ?? []).entries())
+      if (isAmbiguous(value))
+        cells.push({ sheet: corner.sheet, row: corner.top + row, column: corner.left + column });
+  return cells;
 }
 
 /** Cells an area covers that the change set (not null). */
@@ -123,11 +171,13 @@ export function sameCell(now: unknown, expected: Cell): boolean {
 }
 
 /**
- * A cell's earlier content as a USER_ENTERED write restores it exactly: numbers, booleans and
- * formulas as they are, other text behind an apostrophe (so `001` stays text), empty as ''.
+ * A cell's earlier content as a USER_ENTERED write restores it exactly: numbers, booleans,
+ * formulas and error values as they are, other text behind an apostrophe (so `001` stays text and
+ * `=1+1` that was text does not become a formula), empty as ''.
  */
-export function restoredValue(cell: Cell | null): unknown {
+export function restoredValue(cell: Cell | null, kind?: 'text' | 'error'): unknown {
   if (cell === null) return null;
-  if (typeof cell !== 'string' || cell === '' || cell.startsWith('=')) return cell;
+  if (typeof cell !== 'string' || cell === '') return cell;
+  if (kind === 'error' || (cell.startsWith('=') && kind !== 'text')) return cell;
   return `'${cell}`;
 }

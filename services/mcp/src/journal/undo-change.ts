@@ -1,14 +1,18 @@
+import type { ToolsetName } from '@sheetgate/proto';
 import type { sheets_v4 } from 'googleapis';
 import type { AuthInfo } from '../auth/auth-info.ts';
 import { columnLetters, rangeOnSheet } from '../tools/a1.ts';
+import { readCellKinds } from '../tools/cell-kinds.ts';
 import { amount } from '../tools/loss-phrases.ts';
 import { spreadsheetBatchUpdate } from '../tools/spreadsheet-batch-update.ts';
 import type { ToolDeps } from '../tools/tool-deps.ts';
 import type { ChangeJournal, ListedChange } from './change-journal.ts';
 import {
+  ambiguousCells,
   areaRange,
   bounded,
   type ChangePayload,
+  kindsOf,
   restoredValue,
   type SheetImage,
   sameCell,
@@ -18,6 +22,7 @@ import {
 import { type NoteArea, noteAreaRange, readNotes, restoreNotesRequest } from './note-images.ts';
 import { recordValueChange } from './record-change.ts';
 import { type DimensionImage, SHEET_IMAGE_CELL_FIELDS } from './sheet-image.ts';
+import { undoToolset } from './undo-toolset.ts';
 
 /**
  * What undoing a change came to (docs/design.md §11.8): done (or, for a dry run, what would be
@@ -48,7 +53,9 @@ export type UndoOutcome =
   /** Undo is not available for this change; `reason` says why. */
   | { kind: 'not_undoable'; change: ListedChange; reason: string }
   /** What the change wrote to is gone (the tab); `message` says so, "Not undone: …". */
-  | { kind: 'target_gone'; change: ListedChange; message: string };
+  | { kind: 'target_gone'; change: ListedChange; message: string }
+  /** The credential lacks the toolset of `tool`, whose change the undo would write again (undo-toolset.ts). */
+  | { kind: 'toolset_not_enabled'; change: ListedChange; tool: string; toolset: ToolsetName };
 
 export interface UndoRequest {
   /** The change to undo; absent: this credential's newest change that stands. */
@@ -173,7 +180,18 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
         text: `Undid change ${change.id}: deleted the ${amount(inserted.end - inserted.start, 'row')} it appended (${ranges.join(', ')}).`,
       };
     }
-    const written = payload.areas.map((area) => area.before.map((row) => row.map(restoredValue)));
+    const written = payload.areas.map((area) => {
+      const kindOf = kindsOf(area);
+      return area.before.map((row, r) => row.map((cell, c) => restoredValue(cell, kindOf(r, c))));
+    });
+    // What the undo replaces is itself a before-image (undoing the undo redoes the change).
+    const currentKinds = await readCellKinds(
+      deps,
+      auth,
+      signal,
+      change.spreadsheetId,
+      payload.areas.flatMap((area, index) => ambiguousCells(area, current[index]!)),
+    );
     const { data: response } = await callGoogle(auth.userId, signal, (request) =>
       sheets.spreadsheets.values.batchUpdate(
         {
@@ -194,9 +212,15 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
     );
     const areas: ValueArea[] = payload.areas.map((area, index) =>
       valueArea(
-        rangeOnSheet(area.sheet, ranges[index]!.slice(ranges[index]!.lastIndexOf('!') + 1)),
+        {
+          sheet: area.sheet,
+          top: area.top,
+          left: area.left,
+          values: current[index]!,
+          kindOf: (row, column) =>
+            currentKinds.of({ sheet: area.sheet, row: area.top + row, column: area.left + column }),
+        },
         written[index]!,
-        current[index]!,
         response.responses?.[index]?.updatedData?.values ?? undefined,
       ),
     );
@@ -469,6 +493,11 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
         change,
         reason: change.undoUnavailableReason || 'Undo is not available for it.',
       };
+    // Before any Google read or write: the undo may do only what the credential's sets allow.
+    const needs = await undoToolset(journal, auth, change);
+    if (needs.kind === 'unknown') return { kind: 'not_undoable', change, reason: needs.reason };
+    if (needs.kind === 'not_enabled')
+      return { kind: 'toolset_not_enabled', change, tool: needs.tool, toolset: needs.set };
     const options = { force: request.force, dryRun: request.dryRun };
     let outcome: {
       restored: string[];

@@ -1,5 +1,6 @@
 import type { sheets_v4 } from 'googleapis';
 import type { Area } from './loss-reads.ts';
+import { updateCellsArea } from './written-area.ts';
 
 /**
  * What the earlier requests of a batch_update change, so that a later request's loss is not
@@ -51,16 +52,8 @@ function changesOf(request: sheets_v4.Schema$Request): Change[] {
   if (request.repeatCell)
     return valueMask(request.repeatCell.fields) ? content(request.repeatCell.range ?? {}) : [];
   if (request.updateCells) {
-    const { range, start, fields } = request.updateCells;
-    if (!valueMask(fields)) return [];
-    // From `start`, the rows reach as far as they go: taken as open to the grid's edges.
-    return content(
-      range ?? {
-        sheetId: start?.sheetId ?? 0,
-        startRowIndex: start?.rowIndex ?? 0,
-        startColumnIndex: start?.columnIndex ?? 0,
-      },
-    );
+    if (!valueMask(request.updateCells.fields)) return [];
+    return content(updateCellsArea(request.updateCells)?.range ?? {});
   }
   if (request.findReplace) {
     const { range, sheetId, allSheets } = request.findReplace;

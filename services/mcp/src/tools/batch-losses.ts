@@ -2,6 +2,7 @@ import type { sheets_v4 } from 'googleapis';
 import { batchChanges, maskCovers } from './batch-changes.ts';
 import type { Area, Outline, Tab } from './loss-reads.ts';
 import { ToolError } from './tool-definition.ts';
+import { updateCellsArea } from './written-area.ts';
 
 /**
  * What a batch_update would destroy, request by request, against the spreadsheet as it is now:
@@ -10,11 +11,12 @@ import { ToolError } from './tool-definition.ts';
  * - `deleteDimension`: the rows or columns;
  * - `updateSheetProperties` that shrinks a grid (rowCount/columnCount in its fields): the rows or
  *   columns cut off the end, as deleteDimension would;
- * - `repeatCell` and `updateCells` with a `range`, whose fields include the cell value: every value
- *   in the range is replaced (or cleared, when no value is given).
+ * - `repeatCell` and `updateCells` whose fields include the cell value: every value in the range
+ *   is replaced (or cleared, when no value is given); an `updateCells` from a `start` cell covers
+ *   its rows' extent from there (written-area.ts).
  *
  * Other kinds change formats, borders, filters or sizes, insert, sort, replace text a person asked
- * for by its words, or write from a `start` cell as write_range does. `mergeCells` keeps only the
+ * for by its words, or append after the last row with data (`appendCells`, which replaces nothing). `mergeCells` keeps only the
  * top-left value of each block; it is left out, a merge being what a person asks for by name. A
  * loss in cells an earlier request of the same batch changed (batch-changes.ts) is named "as the
  * requests before it leave it" and not counted: counting them as they are now would state a
@@ -105,9 +107,9 @@ function lossOf(request: sheets_v4.Schema$Request, where: string): PendingLoss |
         fields: request.repeatCell.fields,
         givesValues: request.repeatCell.cell?.userEnteredValue !== undefined,
       }
-    : request.updateCells?.range
+    : request.updateCells && updateCellsArea(request.updateCells)
       ? {
-          range: request.updateCells.range,
+          range: updateCellsArea(request.updateCells)!.range,
           fields: request.updateCells.fields,
           givesValues: (request.updateCells.rows ?? []).some((row) =>
             (row.values ?? []).some((cell) => cell.userEnteredValue !== undefined),

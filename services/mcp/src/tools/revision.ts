@@ -88,6 +88,11 @@ export function parseRevision(token: string): ParsedRevision | undefined {
   return { render, scope: match[2]!, rows, ended: match[4] === 'e', hashes };
 }
 
+/** Whether `revision` is of a read of `range` from its first row (in any rendering). */
+export function isRevisionOf(revision: ParsedRevision, range: string): boolean {
+  return revision.scope === scopeOf(revision.render, range, 0);
+}
+
 export type RevisionCheck =
   | { ok: true }
   | { ok: false; reason: 'other-range' }
@@ -103,7 +108,7 @@ export function checkRevision(
   range: string,
   current: readonly (readonly unknown[])[],
 ): RevisionCheck {
-  if (revision.scope !== scopeOf(revision.render, range, 0)) return { ok: false, reason: 'other-range' };
+  if (!isRevisionOf(revision, range)) return { ok: false, reason: 'other-range' };
   const now = groupHashes(current, revision.rows);
   const size = groupSize(revision.rows);
   const changed: Array<[number, number]> = [];

@@ -1,9 +1,10 @@
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
-import { valueArea } from '../journal/change-payloads.ts';
+import { ambiguousCells, cornerOf, valueArea } from '../journal/change-payloads.ts';
 import { changeNote, recordValueChange } from '../journal/record-change.ts';
 import { captureDimension } from '../journal/sheet-image.ts';
-import { normalizeRange } from './a1.ts';
+import { gridBounds, normalizeRange, splitRange } from './a1.ts';
+import { readCellKinds } from './cell-kinds.ts';
 import {
   a1Range,
   dryRun,
@@ -18,9 +19,10 @@ import {
 import { lossDescriptions } from './loss-descriptions.ts';
 import { amount } from './loss-phrases.ts';
 import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
-import { defineTool } from './tool-definition.ts';
+import { defineTool, type ToolContext } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
 import { guardWrites } from './write-guard.ts';
+import { areaFrom, areaRange, valuesExtent, writtenArea } from './written-area.ts';
 
 /**
  * A write of at least this many cells tells the client when it starts and when Google has it
@@ -47,14 +49,21 @@ function summary(update: sheets_v4.Schema$UpdateValuesResponse | undefined, fall
   };
 }
 
+/** Rows of an answered A1 range (`'Tab'!A1:C4` → 4); undefined for an open one. */
+function tableRowCount(range: string): number | undefined {
+  const bounds = gridBounds(splitRange(range).cells);
+  return bounds?.endRowIndex === undefined ? undefined : bounds.endRowIndex - (bounds.startRowIndex ?? 0);
+}
+
 function cellCount(values: readonly (readonly unknown[])[]): number {
   return values.reduce((sum, row) => sum + row.length, 0);
 }
 
 /** What a write of `values` to `range` would update, said without writing (nulls are skipped). */
 function planned(range: string, values: readonly (readonly unknown[])[]) {
+  const area = writtenArea(range, values);
   return {
-    updatedRange: range,
+    updatedRange: area && area.rows > 0 ? areaRange(area) : range,
     updatedRows: values.length,
     updatedColumns: values.reduce((widest, row) => Math.max(widest, row.length), 0),
     updatedCells: values.reduce((sum, row) => sum + row.filter((value) => value !== null).length, 0),
@@ -70,6 +79,82 @@ export function writeTools(deps: ToolDeps) {
     : {};
   const batchUpdate = spreadsheetBatchUpdate(deps);
   const losses = lossDescriptions(deps);
+
+  /**
+   * append_rows with OVERWRITE replaces whatever the rows after the table hold, and where the
+   * table ends only Google's own table detection says. So Google is asked with an append of no
+   * values (its answer's tableRange names the table; nothing is written), and the values are then
+   * written after that table as write_range writes them: through the formula guard, with the
+   * before-image the change journal's undo restores. Three requests where one append would do,
+   * kept for the mode that overwrites.
+   */
+  async function overwriteAfterTable(
+    input: {
+      spreadsheetId: string;
+      range: string;
+      values: (string | number | boolean | null)[][];
+      valueInputOption: 'USER_ENTERED' | 'RAW';
+      overwriteFormulas: boolean;
+    },
+    { auth, signal }: ToolContext,
+  ) {
+    const range = normalizeRange(input.range);
+    const { data: probe } = await callGoogle(auth.userId, signal, (request) =>
+      sheets.spreadsheets.values.append(
+        {
+          spreadsheetId: input.spreadsheetId,
+          range,
+          valueInputOption: input.valueInputOption,
+          insertDataOption: 'OVERWRITE',
+          requestBody: { majorDimension: 'ROWS', values: [] },
+        },
+        request,
+      ),
+    );
+    const tableRange = probe.tableRange ?? null;
+    // Below the table, from its first column; with no table, where the range starts.
+    const start = tableRange
+      ? cornerOf(tableRange)
+      : cornerOf(
+          probe.updates?.updatedRange ?? areaRange(writtenArea(range, [[null]]) ?? areaFrom(range, [])),
+        );
+    const below = tableRange ? { ...start, top: start.top + (tableRowCount(tableRange) ?? 0) } : start;
+    const target = areaRange({ ...below, sheet: below.sheet || undefined, ...valuesExtent(input.values) });
+    const before = await guardWrites(deps, {
+      auth,
+      signal,
+      spreadsheetId: input.spreadsheetId,
+      writes: [{ range: target, values: input.values }],
+      overwriteFormulas: input.overwriteFormulas,
+      captureBefore: journal !== undefined,
+    });
+    const { data } = await callGoogle(auth.userId, signal, (request) =>
+      sheets.spreadsheets.values.update(
+        {
+          spreadsheetId: input.spreadsheetId,
+          range: target,
+          valueInputOption: input.valueInputOption,
+          ...afterImages,
+          requestBody: { range: target, majorDimension: 'ROWS', values: input.values },
+        },
+        request,
+      ),
+    );
+    const result = { ...summary(data, target), tableRange };
+    const changeId =
+      journal && before?.[0]
+        ? recordValueChange(journal, auth, {
+            tool: 'append_rows',
+            spreadsheetId: input.spreadsheetId,
+            areas: [valueArea(before[0], input.values, data.updatedData?.values ?? undefined)],
+          })
+        : undefined;
+    return {
+      structuredContent: { ...result, ...(changeId ? { changeId } : {}) },
+      text: `Appended ${result.updatedRows} rows at ${result.updatedRange}, overwriting what was there.${changeNote(changeId)}`,
+    };
+  }
+
   return [
     defineTool({
       name: 'write_range',
@@ -125,14 +210,7 @@ export function writeTools(deps: ToolDeps) {
             ? recordValueChange(journal, auth, {
                 tool: 'write_range',
                 spreadsheetId: input.spreadsheetId,
-                areas: [
-                  valueArea(
-                    before[0].range,
-                    input.values,
-                    before[0].values,
-                    data.updatedData?.values ?? undefined,
-                  ),
-                ],
+                areas: [valueArea(before[0], input.values, data.updatedData?.values ?? undefined)],
               })
             : undefined;
         return {
@@ -219,9 +297,8 @@ export function writeTools(deps: ToolDeps) {
                 spreadsheetId: input.spreadsheetId,
                 areas: input.data.map((entry, index) =>
                   valueArea(
-                    before[index]?.range ?? data[index]!.range,
+                    before[index]!,
                     entry.values,
-                    before[index]?.values ?? [],
                     response.responses?.[index]?.updatedData?.values ?? undefined,
                   ),
                 ),
@@ -238,7 +315,7 @@ export function writeTools(deps: ToolDeps) {
       name: 'append_rows',
       title: 'Append rows',
       description:
-        'Appends rows after the last row of the table found in the range. New rows are inserted by default, so nothing below is overwritten.',
+        'Appends rows after the last row of the table found in the range. New rows are inserted by default, so nothing below is overwritten; OVERWRITE writes into the rows after the table instead, refusing to replace formulas there unless overwriteFormulas.',
       scope: 'sheets:write',
       annotations: { ...WRITE, destructiveHint: false, idempotentHint: false },
       inputSchema: z.object({
@@ -249,7 +326,8 @@ export function writeTools(deps: ToolDeps) {
         insertDataOption: z
           .enum(['INSERT_ROWS', 'OVERWRITE'])
           .default('INSERT_ROWS')
-          .describe('INSERT_ROWS adds new rows; OVERWRITE writes into empty cells after the table.'),
+          .describe('INSERT_ROWS adds new rows; OVERWRITE writes into the cells after the table.'),
+        overwriteFormulas,
         dryRun,
       }),
       outputSchema: updateOutput.extend({ tableRange: z.string().nullable() }),
@@ -264,6 +342,7 @@ export function writeTools(deps: ToolDeps) {
             text: `Dry run: would append ${amount(plan.updatedRows, 'row')} (${plan.updatedCells} cells) after the table in ${range}. Nothing was written.`,
           };
         }
+        if (input.insertDataOption === 'OVERWRITE') return overwriteAfterTable(input, context);
         const large = cellCount(input.values) >= LARGE_WRITE_CELLS;
         if (large) context.progress(0, 1, `Appending ${amount(input.values.length, 'row')}`);
         const { data } = await callGoogle(auth.userId, signal, (request) =>
@@ -272,7 +351,7 @@ export function writeTools(deps: ToolDeps) {
               spreadsheetId: input.spreadsheetId,
               range,
               valueInputOption: input.valueInputOption,
-              insertDataOption: input.insertDataOption,
+              insertDataOption: 'INSERT_ROWS',
               ...afterImages,
               requestBody: { majorDimension: 'ROWS', values: input.values },
             },
@@ -281,9 +360,13 @@ export function writeTools(deps: ToolDeps) {
         );
         if (large) context.progress(1, 1, 'Appended');
         const result = { ...summary(data.updates, range), tableRange: data.tableRange ?? null };
-        // What an append replaced is empty by definition: rows it inserted, or empty cells after the table.
+        // Inserted rows held nothing: the append replaced nothing, and undo deletes the rows.
         const area = journal
-          ? valueArea(result.updatedRange, input.values, [], data.updates?.updatedData?.values ?? undefined)
+          ? valueArea(
+              { ...cornerOf(result.updatedRange), values: [] },
+              input.values,
+              data.updates?.updatedData?.values ?? undefined,
+            )
           : undefined;
         const changeId =
           journal && area
@@ -291,15 +374,7 @@ export function writeTools(deps: ToolDeps) {
                 tool: 'append_rows',
                 spreadsheetId: input.spreadsheetId,
                 areas: [area],
-                ...(input.insertDataOption === 'INSERT_ROWS'
-                  ? {
-                      insertedRows: {
-                        sheet: area.sheet,
-                        start: area.top,
-                        end: area.top + input.values.length,
-                      },
-                    }
-                  : {}),
+                insertedRows: { sheet: area.sheet, start: area.top, end: area.top + input.values.length },
               })
             : undefined;
         return {
@@ -353,12 +428,31 @@ export function writeTools(deps: ToolDeps) {
         let changeId: string | undefined;
         if (journal && before) {
           const values = (before.values ?? []) as unknown[][];
+          const corner = cornerOf(before.range ?? clearedRange);
+          const kinds = await readCellKinds(
+            deps,
+            auth,
+            signal,
+            input.spreadsheetId,
+            ambiguousCells(corner, values),
+          );
           // Only the cells that held something changed: each becomes empty.
           const cleared = values.map((row) => row.map(() => ''));
           changeId = recordValueChange(journal, auth, {
             tool: 'clear_range',
             spreadsheetId: input.spreadsheetId,
-            areas: [valueArea(before.range ?? clearedRange, cleared, values, cleared)],
+            areas: [
+              valueArea(
+                {
+                  ...corner,
+                  values,
+                  kindOf: (row, column) =>
+                    kinds.of({ sheet: corner.sheet, row: corner.top + row, column: corner.left + column }),
+                },
+                cleared,
+                cleared,
+              ),
+            ],
             ranges: [clearedRange],
           });
         }
