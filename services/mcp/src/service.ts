@@ -142,6 +142,7 @@ export async function createMcpService(
     drive: drive({ version: 'v3', ...google }),
     callGoogle,
     journal,
+    dashboardUrl: `${settings.BASE_URL}/dashboard`,
   };
   const tools = journalOtherWrites(sheetgateTools(toolDeps), journal);
   // The dashboard's Undo (web → mcp, ChangeUndoService): undo_change's engine, for the person auth

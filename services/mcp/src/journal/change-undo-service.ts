@@ -11,6 +11,7 @@ import type { AuthInfo } from '../auth/auth-info.ts';
 import { GoogleReconnectNeeded } from '../google/google-errors.ts';
 import { runAsTool } from '../google/tool-attribution.ts';
 import { ToolError } from '../tools/tool-definition.ts';
+import { describeToolset } from '../tools/toolsets.ts';
 import type { ChangeUndo, UndoOutcome } from './undo-change.ts';
 
 /** A refusal names at most this many cells changed since (undo_change's bound too). */
@@ -52,6 +53,13 @@ function answerOf(outcome: UndoOutcome): UndoChangeResponse {
       return { notPossible: { message: `This change cannot be undone. ${outcome.reason}` } };
     case 'target_gone':
       return { notPossible: { message: outcome.message } };
+    // The person on the dashboard enables every set; said all the same should that change.
+    case 'toolset_not_enabled':
+      return {
+        notPossible: {
+          message: `Undoing this change needs the toolset ${describeToolset(outcome.toolset)}.`,
+        },
+      };
   }
 }
 

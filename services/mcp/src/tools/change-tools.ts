@@ -7,6 +7,7 @@ import { dryRun, dryRunOutput, spreadsheetId } from './common-schemas.ts';
 import { amount } from './loss-phrases.ts';
 import { defineTool, type ToolDefinition, ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
+import { describeToolset, notEnabledClause } from './toolsets.ts';
 
 /** A refusal names at most this many cells changed since, then how many more. */
 const NAMED_CELLS = 20;
@@ -175,6 +176,10 @@ export function changeTools(deps: ToolDeps): ToolDefinition[] {
             );
           case 'target_gone':
             throw new ToolError(outcome.message);
+          case 'toolset_not_enabled':
+            throw new ToolError(
+              `Not undone: undoing change ${outcome.change.id} writes again what ${outcome.tool} did, which is in the toolset ${describeToolset(outcome.toolset)}, ${notEnabledClause(auth.credential, deps.dashboardUrl)}.`,
+            );
           case 'changed_since':
             throw new ToolError(
               `Not undone: ${changedSinceSentence(outcome.change.id, outcome.cells)} Pass force: true to restore the earlier contents anyway (the later edits are lost).`,

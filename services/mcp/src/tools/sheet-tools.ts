@@ -1,5 +1,7 @@
+import type { ToolsetName } from '@sheetgate/proto';
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
+import type { AuthInfo } from '../auth/auth-info.ts';
 import { changeNote } from '../journal/record-change.ts';
 import { captureSheet } from '../journal/sheet-image.ts';
 import { gridBounds, splitRange } from './a1.ts';
@@ -9,37 +11,90 @@ import { amount } from './loss-phrases.ts';
 import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
 import { defineTool, ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
+import { describeToolset, enablesToolset, notEnabledClause } from './toolsets.ts';
 
 const CHANGE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
 
-/** The request kinds batch_update passes through; anything else is refused before Google sees it. */
-export const ALLOWED_BATCH_REQUESTS = [
-  'addSheet',
-  'deleteSheet',
-  'updateSheetProperties',
-  'duplicateSheet',
-  'insertDimension',
-  'deleteDimension',
-  'repeatCell',
-  'updateCells',
-  'findReplace',
-  'appendCells',
-  'mergeCells',
-  'unmergeCells',
-  'autoResizeDimensions',
-  'updateDimensionProperties',
-  'sortRange',
-  'setBasicFilter',
-  'clearBasicFilter',
-  'addFilterView',
-  'updateFilterView',
-  'deleteFilterView',
-  'duplicateFilterView',
-  'addTable',
-  'updateTable',
-  'deleteTable',
-  'updateBorders',
-] as const;
+/**
+ * The request kinds batch_update passes through (anything else is refused before Google sees it),
+ * each with the toolset whose tools make that change (docs/design.md §11.5, TOOL_TOOLSETS): a batch
+ * holds a kind only when the credential enables its set, so batch_update (Structure) is no way
+ * around Rules. Cells written with a `fields` mask that covers data validation need Rules too
+ * (`batchRequestToolsets`).
+ */
+export const BATCH_REQUEST_TOOLSETS = {
+  // Tabs, the grid and its cells, formats and merges: the structure tools' work.
+  addSheet: 'structure',
+  deleteSheet: 'structure',
+  updateSheetProperties: 'structure',
+  duplicateSheet: 'structure',
+  insertDimension: 'structure',
+  deleteDimension: 'structure',
+  repeatCell: 'structure',
+  updateCells: 'structure',
+  findReplace: 'structure',
+  appendCells: 'structure',
+  mergeCells: 'structure',
+  unmergeCells: 'structure',
+  autoResizeDimensions: 'structure',
+  updateDimensionProperties: 'structure',
+  sortRange: 'structure',
+  updateBorders: 'structure',
+  // Filters, filter views and tables: the filter and table tools' (Rules).
+  setBasicFilter: 'rules',
+  clearBasicFilter: 'rules',
+  addFilterView: 'rules',
+  updateFilterView: 'rules',
+  deleteFilterView: 'rules',
+  duplicateFilterView: 'rules',
+  addTable: 'rules',
+  updateTable: 'rules',
+  deleteTable: 'rules',
+} as const satisfies Record<string, ToolsetName>;
+
+export type BatchRequestKind = keyof typeof BATCH_REQUEST_TOOLSETS;
+
+export const ALLOWED_BATCH_REQUESTS = Object.keys(BATCH_REQUEST_TOOLSETS) as BatchRequestKind[];
+
+/** The kinds whose `fields` mask says which parts of each cell they write. */
+const CELL_WRITES: ReadonlySet<string> = new Set(['repeatCell', 'updateCells', 'appendCells']);
+
+/**
+ * The sets one allowed request needs, each with what needs it: its kind's set, and Rules when it
+ * writes cells' data validation (a `fields` mask naming `dataValidation`, or `*`, which writes or
+ * clears every part of a cell), as set_data_validation does.
+ */
+export function batchRequestToolsets(
+  request: Record<string, unknown>,
+): Array<{ set: ToolsetName; what: string }> {
+  const kind = Object.keys(request)[0] as BatchRequestKind;
+  const needs: Array<{ set: ToolsetName; what: string }> = [
+    { set: BATCH_REQUEST_TOOLSETS[kind], what: kind },
+  ];
+  const fields = (request[kind] as { fields?: unknown } | undefined)?.fields;
+  if (CELL_WRITES.has(kind) && typeof fields === 'string' && topLevelFields(fields).some(writesValidation))
+    needs.push({ set: 'rules', what: `${kind} writing data validation (fields ${JSON.stringify(fields)})` });
+  return needs;
+}
+
+const writesValidation = (path: string) => path === '*' || /^dataValidation(?![A-Za-z0-9_])/.test(path);
+
+/** A field mask's top-level paths: `a,b.c,d(e,f)` → `a`, `b.c`, `d(e,f)`. */
+function topLevelFields(mask: string): string[] {
+  const paths: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < mask.length; i++) {
+    if (mask[i] === '(') depth++;
+    else if (mask[i] === ')') depth--;
+    else if (mask[i] === ',' && depth === 0) {
+      paths.push(mask.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  paths.push(mask.slice(start).trim());
+  return paths;
+}
 
 const hexColor = z
   .string()
@@ -52,6 +107,16 @@ const hexColor = z
 
 export function sheetTools(deps: ToolDeps) {
   const { sheets, callGoogle } = deps;
+
+  /** Refuses, before any Google call, a batch holding a request of a set the credential lacks. */
+  function refuseOutsideToolsets(requests: Array<Record<string, unknown>>, auth: AuthInfo): void {
+    for (const [index, request] of requests.entries())
+      for (const { set, what } of batchRequestToolsets(request))
+        if (!enablesToolset(auth, set))
+          throw new ToolError(
+            `Nothing was changed: request ${index} (${what}) is in the toolset ${describeToolset(set)}, ${notEnabledClause(auth.credential, deps.dashboardUrl)}.`,
+          );
+  }
   const batchUpdate = spreadsheetBatchUpdate(deps);
   const losses = lossDescriptions(deps);
 
@@ -303,7 +368,7 @@ export function sheetTools(deps: ToolDeps) {
     defineTool({
       name: 'batch_update',
       title: 'Apply spreadsheet changes',
-      description: `Applies several Sheets API batchUpdate requests at once. Each request has exactly one of: ${ALLOWED_BATCH_REQUESTS.join(', ')}.`,
+      description: `Applies several Sheets API batchUpdate requests at once. Each request has exactly one of: ${ALLOWED_BATCH_REQUESTS.join(', ')}. Filter, filter view and table requests, and cells written with data validation, need the rules toolset.`,
       scope: 'sheets:write',
       annotations: { ...CHANGE, destructiveHint: true },
       inputSchema: z.object({
@@ -329,6 +394,7 @@ export function sheetTools(deps: ToolDeps) {
       }),
       async run(input, context) {
         const { auth, signal } = context;
+        refuseOutsideToolsets(input.requests, auth);
         const count = input.requests.length;
         if (input.dryRun) {
           const wouldLose = await losses.batch(
@@ -351,11 +417,14 @@ export function sheetTools(deps: ToolDeps) {
         const replies = reply.replies ?? [];
         return { structuredContent: { replies }, text: `Applied ${count} requests.` };
       },
-      describeLoss: (input, context) =>
-        losses.batch(
+      describeLoss: (input, context) => {
+        // Nobody is asked to confirm a batch that would be refused.
+        refuseOutsideToolsets(input.requests, context.auth);
+        return losses.batch(
           { spreadsheetId: input.spreadsheetId, requests: input.requests as sheets_v4.Schema$Request[] },
           context,
-        ),
+        );
+      },
     }),
   ];
 }

@@ -9,4 +9,6 @@ export interface ToolDeps {
   callGoogle: CallGoogle;
   /** The change journal (docs/design.md §11.8); absent when it is off, and then nothing is recorded. */
   journal?: ChangeJournal | undefined;
+  /** `<BASE_URL>/dashboard`, where a refusal for a toolset the credential lacks says to enable it. */
+  dashboardUrl?: string | undefined;
 }

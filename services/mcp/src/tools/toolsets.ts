@@ -1,4 +1,5 @@
 import { TOOLSET_NAMES, TOOLSETS, type ToolsetName, toolset } from '@sheetgate/proto';
+import type { AuthInfo } from '../auth/auth-info.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 
 /**
@@ -126,4 +127,33 @@ export const ALL_TOOLSETS_KEY = TOOLSET_NAMES.join(' ');
 /** A set's name and title, as a refusal names it: `"structure" (Structure and formatting)`. */
 export function describeToolset(name: ToolsetName): string {
   return `"${name}" (${toolset(name).title})`;
+}
+
+/** The set of the tool of that name; undefined for a name no tool has (one from another release). */
+export function toolsetOf(tool: string): ToolsetName | undefined {
+  return Object.hasOwn(TOOL_TOOLSETS, tool) ? TOOL_TOOLSETS[tool] : undefined;
+}
+
+/** Whether the credential enables the set: one that names no sets enables every set. */
+export function enablesToolset(auth: Pick<AuthInfo, 'toolsets'>, set: ToolsetName): boolean {
+  return auth.toolsets === undefined || auth.toolsets.includes(set);
+}
+
+/**
+ * The end of a refusal for something outside the credential's sets, in the words tools/call uses
+ * for a tool outside them (mcp-server.ts): `which this API key does not enable; to use it, create
+ * an API key with it at <BASE_URL>/dashboard`. A tool whose call carries work of another set
+ * (undo_change, batch_update) says it this way too, so a call may do only what its credential's
+ * sets allow whichever tool carries it.
+ */
+export function notEnabledClause(
+  credential: AuthInfo['credential'],
+  dashboardUrl: string | undefined,
+): string {
+  const dashboard = dashboardUrl ?? 'the Sheetgate dashboard';
+  const where =
+    credential === 'api_key'
+      ? `create an API key with it at ${dashboard}`
+      : `disconnect the app at ${dashboard}, connect it again and check the set on the consent screen`;
+  return `which this ${credential === 'api_key' ? 'API key' : 'connection'} does not enable; to use it, ${where}`;
 }

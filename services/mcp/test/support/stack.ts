@@ -98,10 +98,10 @@ export interface McpUnderTest {
   connectClient(userId: string, name: string): Promise<Client>;
   /** A person signed in through the emulator's Google, as the browser does it. */
   signIn(email: string): Promise<{ userId: string; sessionCookie: string }>;
-  /** An API key made through AccountService, as the dashboard makes it. */
+  /** An API key made through AccountService, as the dashboard makes it (every toolset unless `toolsets`). */
   createApiKey(
     sessionCookie: string,
-    options?: { scopes?: string[]; expiresAt?: Date },
+    options?: { scopes?: string[]; expiresAt?: Date; toolsets?: string[] },
   ): Promise<{ secret: string; keyId: string }>;
   revokeApiKey(sessionCookie: string, keyId: string): Promise<void>;
   /** The user's Google access token as the broker hands it out (to see it change). */
@@ -301,6 +301,7 @@ export async function startMcpUnderTest(
           name: `mcp test ${randomBytes(3).toString('hex')}`,
           scopes: options.scopes ?? ['sheets:read', 'sheets:write'],
           expiresAt: options.expiresAt?.toISOString() ?? '',
+          ...(options.toolsets ? { toolsets: { names: options.toolsets } } : {}),
         });
         return { secret: created.secret, keyId: created.key!.id };
       } finally {
