@@ -13,6 +13,7 @@ import { AccountServiceService } from '../gen/sheetgate/v1/account_service.ts';
 import { ChangeJournalServiceService } from '../gen/sheetgate/v1/change_journal.ts';
 import { ChangeUndoServiceService } from '../gen/sheetgate/v1/change_undo.ts';
 import { GoogleQuotaServiceService } from '../gen/sheetgate/v1/google_quota.ts';
+import { RequestStateServiceService } from '../gen/sheetgate/v1/request_states.ts';
 import { TokenBrokerServiceService } from '../gen/sheetgate/v1/token_broker.ts';
 import { serviceCredentialInterceptor } from './service-credential.ts';
 
@@ -175,6 +176,11 @@ export function createChangeJournalClient(options: ClientOptions): ChangeJournal
   return createPromiseClient(ChangeJournalServiceService, options);
 }
 
+/** The MCP service's view of auth's record of used `requestState`s: claim one once. */
+export function createRequestStateClient(options: ClientOptions): RequestStateClient {
+  return createPromiseClient(RequestStateServiceService, options);
+}
+
 /** The web service's view of the MCP service: the dashboard's Undo. */
 export function createChangeUndoClient(options: ClientOptions): ChangeUndoClient {
   return createPromiseClient(ChangeUndoServiceService, options);
@@ -182,6 +188,7 @@ export function createChangeUndoClient(options: ClientOptions): ChangeUndoClient
 
 export type ChangeJournalClient = PromiseClient<typeof ChangeJournalServiceService>;
 export type ChangeUndoClient = PromiseClient<typeof ChangeUndoServiceService>;
+export type RequestStateClient = PromiseClient<typeof RequestStateServiceService>;
 export type TokenBrokerClient = PromiseClient<typeof TokenBrokerServiceService>;
 export type GoogleQuotaClient = PromiseClient<typeof GoogleQuotaServiceService>;
 export type AccountServiceClientApi = PromiseClient<typeof AccountServiceService>;

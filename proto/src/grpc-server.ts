@@ -16,6 +16,10 @@ import {
   type GoogleQuotaServiceServer,
   GoogleQuotaServiceService,
 } from '../gen/sheetgate/v1/google_quota.ts';
+import {
+  type RequestStateServiceServer,
+  RequestStateServiceService,
+} from '../gen/sheetgate/v1/request_states.ts';
 import { type RevocationServiceServer, RevocationServiceService } from '../gen/sheetgate/v1/revocations.ts';
 import {
   type TokenBrokerServiceServer,
@@ -53,6 +57,11 @@ export function googleQuotaService(handlers: Partial<GoogleQuotaServiceServer>):
 /** Typed binding of ChangeJournalService (what each write changed, and its undo). */
 export function changeJournalService(handlers: Partial<ChangeJournalServiceServer>): GrpcServiceBinding {
   return { definition: ChangeJournalServiceService, handlers: handlers as UntypedServiceImplementation };
+}
+
+/** Typed binding of RequestStateService (each MCP `requestState` used once, fleet-wide). */
+export function requestStateService(handlers: Partial<RequestStateServiceServer>): GrpcServiceBinding {
+  return { definition: RequestStateServiceService, handlers: handlers as UntypedServiceImplementation };
 }
 
 /** Typed binding of ChangeUndoService (the MCP service's: the dashboard's Undo, web → mcp). */

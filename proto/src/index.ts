@@ -7,6 +7,7 @@ export * from '../gen/sheetgate/v1/account_service.ts';
 export * from '../gen/sheetgate/v1/change_journal.ts';
 export * from '../gen/sheetgate/v1/change_undo.ts';
 export * from '../gen/sheetgate/v1/google_quota.ts';
+export * from '../gen/sheetgate/v1/request_states.ts';
 export * from '../gen/sheetgate/v1/revocations.ts';
 export * from '../gen/sheetgate/v1/token_broker.ts';
 export {
@@ -31,11 +32,13 @@ export {
   createChangeUndoClient,
   createGoogleQuotaClient,
   createPromiseClient,
+  createRequestStateClient,
   createTokenBrokerClient,
   DEFAULT_DEADLINE_MS,
   type GoogleQuotaClient,
   isServiceError,
   type PromiseClient,
+  type RequestStateClient,
   type TokenBrokerClient,
   type UnaryCall,
 } from './clients.ts';
@@ -64,6 +67,7 @@ export {
   type GrpcServiceBinding,
   googleQuotaService,
   type RunningGrpcServer,
+  requestStateService,
   revocationService,
   startGrpcServer,
   tokenBrokerService,

@@ -3,6 +3,7 @@ import {
   changeJournalService,
   googleQuotaService,
   RevocationServiceService,
+  requestStateService,
   startGrpcServer,
   TokenBrokerServiceService,
 } from '@sheetgate/proto';
@@ -29,6 +30,7 @@ import { createMemoryQuotaScheduler, createRedisQuotaScheduler, googleQuotas } f
 import { accountServiceHandlers } from './grpc/account-service.ts';
 import { changeJournalHandlers } from './grpc/change-journal-service.ts';
 import { googleQuotaHandlers } from './grpc/google-quota-service.ts';
+import { requestStateHandlers } from './grpc/request-state-service.ts';
 import { tokenBrokerHandlers } from './grpc/token-broker-service.ts';
 import { createCsrfTokens } from './interactions/csrf.ts';
 import { interactionRoutes, type SignedInUser } from './interactions/interaction-routes.ts';
@@ -43,6 +45,7 @@ import { createPickedFiles } from './picked-files/picked-files.ts';
 import { createImportedApiKeys } from './provider-migration/imported-api-keys.ts';
 import { createLegacySessionExchange } from './provider-migration/legacy-sessions.ts';
 import { createRateLimits, rateLimitAuthRoutes } from './rate-limits/index.ts';
+import { createRequestStateClaims } from './request-states/request-state-claims.ts';
 import { createSessionStore } from './sessions/index.ts';
 import type { AuthSettings } from './settings.ts';
 import { createSigningKeyStore, parseConfiguredSigningKeys } from './signing-keys/signing-key-store.ts';
@@ -247,6 +250,8 @@ export async function createAuthService(
       changeJournalService(
         changeJournalHandlers({ logger, journal: changeJournal, onRecorded: metrics.changesRecorded }),
       ),
+      // Used MCP requestStates, in the cache every auth replica shares (docs/design.md §15).
+      requestStateService(requestStateHandlers({ logger, claims: createRequestStateClaims(cache) })),
     ],
     // A RecordChanges batch carries up to 50 entries of at most 512 KiB of before-images each; the
     // MCP service keeps a call under 4 MiB.

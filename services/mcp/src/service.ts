@@ -3,6 +3,7 @@ import {
   createAccountServiceClient,
   createChangeJournalClient,
   createGoogleQuotaClient,
+  createRequestStateClient,
   createTokenBrokerClient,
 } from '@sheetgate/proto';
 import { clientAddressResolver, type Logger } from '@sheetgate/service-runtime';
@@ -30,6 +31,7 @@ import { createMcpMetrics, type McpMetrics } from './metrics/mcp-metrics.ts';
 import { mcpResource, RESOURCE_SCOPES } from './protected-resource.ts';
 import { createMcpServer } from './protocol/mcp-server.ts';
 import { createRequestStateCodec } from './protocol/request-state.ts';
+import { grpcRequestStateClaims } from './protocol/request-state-claims.ts';
 import type { McpSettings } from './settings.ts';
 import { journalOtherWrites } from './tools/change-tools.ts';
 import { sheetgateTools } from './tools/registry.ts';
@@ -159,11 +161,19 @@ export async function createMcpService(
       timeoutMs: settings.MCP_REQUEST_TIMEOUT_SECONDS * 1000,
     }),
   );
+  // A confirmed retry claims its requestState from auth once, whichever replica it reaches.
+  const requestStates = createRequestStateClient({
+    address: settings.AUTH_GRPC_ADDRESS,
+    serviceToken: settings.INTERNAL_SERVICE_TOKEN,
+    channelOptions: BROKER_CHANNEL_OPTIONS,
+  });
   const mcp = createMcpServer({
     tools,
     logger,
     baseUrl: settings.BASE_URL,
-    states: createRequestStateCodec(settings.INTERNAL_SERVICE_TOKEN),
+    states: createRequestStateCodec(settings.INTERNAL_SERVICE_TOKEN, {
+      claims: grpcRequestStateClaims(requestStates),
+    }),
     requestTimeoutMs: settings.MCP_REQUEST_TIMEOUT_SECONDS * 1000,
     onToolCall: metrics.toolCalled,
   });
@@ -192,6 +202,7 @@ export async function createMcpService(
       accounts.close();
       broker.close();
       googleQuota.close();
+      requestStates.close();
       jwks.close();
       revocations.close();
     },

@@ -18,7 +18,8 @@ export type Confirmation = { proceed: true } | { proceed: false; result: Record<
 /**
  * Confirm before destroying (docs/design.md §15): a destructive tools/call from a client that can
  * elicit is first answered `input_required`, saying exactly what would be lost; the retry carries
- * the person's answer and the signed `requestState`. Nothing is kept between the two requests.
+ * the person's answer and the signed `requestState`. Nothing is kept here between the two
+ * requests; auth records which states were used (request-state-claims.ts).
  * Clients that cannot elicit (every legacy client, modern ones without the capability) are not
  * asked, as before.
  */
@@ -62,7 +63,17 @@ export async function confirmDestruction(options: {
       `inputResponses.${CONFIRM_KEY} is not an elicitation result: ${z.prettifyError(answer.error)}`,
     );
   }
-  if (answer.data.action === 'accept' && answer.data.content?.confirm === true) return { proceed: true };
+  if (answer.data.action === 'accept' && answer.data.content?.confirm === true) {
+    // Single use (MRTR): the state is claimed fleet-wide before the call runs, so a replayed
+    // retry, on this replica or another, destroys nothing more.
+    if (!(await check.claim())) {
+      throw new RpcFailure(
+        JsonRpcErrorCode.InvalidParams,
+        'requestState refused: already used (each confirmation runs its call once; call the tool again without requestState to be asked anew)',
+      );
+    }
+    return { proceed: true };
+  }
   return {
     proceed: false,
     result: {

@@ -1,6 +1,7 @@
-import { createHash, hkdfSync } from 'node:crypto';
+import { createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { CompactSign, compactVerify } from 'jose';
 import type { AuthInfo } from '../auth/auth-info.ts';
+import type { RequestStateClaims } from './request-state-claims.ts';
 
 /** How long a person has to answer a confirmation before the call must be asked again. */
 const STATE_LIFETIME_SECONDS = 300;
@@ -16,10 +17,11 @@ export interface StateBinding {
 
 /**
  * `askAgain`: the state was sound but has lapsed. A sound one says whether `shown` is the
- * sentence the person was asked to confirm.
+ * sentence the person was asked to confirm, and is claimed (`claim`) when its call is about to run:
+ * false when it was used before.
  */
 export type StateCheck =
-  | { ok: true; wasShown(sentence: string): boolean }
+  | { ok: true; wasShown(sentence: string): boolean; claim(): Promise<boolean> }
   | { ok: false; reason: string; askAgain: boolean };
 
 /**
@@ -28,8 +30,16 @@ export type StateCheck =
  * The client echoes it unchanged, so any edit, another credential, other arguments or a late
  * retry is refused. Any replica can check it: the key is derived from the secret every replica
  * shares with auth (INTERNAL_SERVICE_TOKEN), labelled for this one use.
+ *
+ * A state is used once (MRTR): it carries a random id (`jti`) that `claims` records fleet-wide
+ * when the confirmed call runs, so the same state cannot run it again. Without `claims` (tests
+ * that never confirm) a claim fails: nothing runs unclaimed.
  */
-export function createRequestStateCodec(secret: string, now: () => number = Date.now) {
+export function createRequestStateCodec(
+  secret: string,
+  options: { claims?: RequestStateClaims; now?: () => number } = {},
+) {
+  const now = options.now ?? Date.now;
   const key = new Uint8Array(hkdfSync('sha256', secret, 'sheetgate', 'sheetgate mcp request-state v1', 32));
 
   function claims(binding: StateBinding) {
@@ -44,6 +54,7 @@ export function createRequestStateCodec(secret: string, now: () => number = Date
     async sign(binding: StateBinding, shown: string): Promise<string> {
       const payload = {
         ...claims(binding),
+        jti: randomBytes(16).toString('base64url'),
         shown: digest(shown),
         exp: Math.floor(now() / 1000) + STATE_LIFETIME_SECONDS,
       };
@@ -68,9 +79,19 @@ export function createRequestStateCodec(secret: string, now: () => number = Date
         return { ok: false, reason: 'issued to another credential', askAgain: false };
       if (payload.call !== expected.call)
         return { ok: false, reason: 'issued for another call', askAgain: false };
-      if (typeof payload.exp !== 'number' || payload.exp * 1000 < now())
-        return { ok: false, reason: 'expired', askAgain: true };
-      return { ok: true, wasShown: (sentence) => payload.shown === digest(sentence) };
+      const expiresAt = typeof payload.exp === 'number' ? payload.exp * 1000 : 0;
+      if (expiresAt < now()) return { ok: false, reason: 'expired', askAgain: true };
+      // Signed by a release before single use: it cannot be claimed, so the person is asked anew.
+      const id = payload.jti;
+      if (typeof id !== 'string') return { ok: false, reason: 'without an id', askAgain: true };
+      return {
+        ok: true,
+        wasShown: (sentence) => payload.shown === digest(sentence),
+        async claim() {
+          if (!options.claims) throw new Error('requestState: no claim store to record single use');
+          return options.claims.claim(id, Math.max(1, expiresAt - now()));
+        },
+      };
     },
   };
 }
