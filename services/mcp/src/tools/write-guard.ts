@@ -135,12 +135,15 @@ export async function guardWrites(
       forEachReplaced(writes[index]!.values, values, offset, (now, row, column, written) => {
         if (typeof now !== 'string' || !now.startsWith('=') || written === now) return;
         const address = cellAddress(area.top, area.left, row, column);
-        formulaCells.push(formulaCells.length === 0 && area.sheet ? `${sheetPrefix(area)}${address}` : address);
+        formulaCells.push(
+          formulaCells.length === 0 && area.sheet ? `${sheetPrefix(area)}${address}` : address,
+        );
       });
     });
     if (formulaCells.length) {
       const listed = formulaCells.slice(0, LISTED_CELLS).join(', ');
-      const more = formulaCells.length > LISTED_CELLS ? ` and ${formulaCells.length - LISTED_CELLS} more` : '';
+      const more =
+        formulaCells.length > LISTED_CELLS ? ` and ${formulaCells.length - LISTED_CELLS} more` : '';
       problems.unshift(
         `This would replace ${formulaCells.length === 1 ? 'a formula' : `${formulaCells.length} formulas`} (${listed}${more}); pass overwriteFormulas: true to replace them.`,
       );
@@ -153,7 +156,8 @@ export async function guardWrites(
   const ambiguous: CellAt[] = [];
   images.forEach(({ area, values, offset }, index) => {
     forEachReplaced(writes[index]!.values, values, offset, (now, row, column) => {
-      if (isAmbiguous(now)) ambiguous.push({ sheet: area.sheet ?? '', row: area.top + row, column: area.left + column });
+      if (isAmbiguous(now))
+        ambiguous.push({ sheet: area.sheet ?? '', row: area.top + row, column: area.left + column });
     });
   });
   const kinds = await readCellKinds(deps, options.auth, options.signal, options.spreadsheetId, ambiguous);
@@ -163,7 +167,8 @@ export async function guardWrites(
     top: area.top,
     left: area.left,
     values: values.slice(offset.rows).map((row) => (row ?? []).slice(offset.columns)),
-    kindOf: (row, column) => kinds.of({ sheet: area.sheet ?? '', row: area.top + row, column: area.left + column }),
+    kindOf: (row, column) =>
+      kinds.of({ sheet: area.sheet ?? '', row: area.top + row, column: area.left + column }),
   }));
 }
 

@@ -407,7 +407,8 @@ export function writeTools(deps: ToolDeps) {
             text: `Dry run, nothing was cleared. ${wouldLose ?? `${range} holds no values: clearing it loses nothing.`}`,
           };
         }
-        // The change journal's before-image: one FORMULA read of the range before it is cleared.
+        // The change journal's before-image: one FORMULA read of the range before it is cleared, and
+        // the kinds of cells whose rendering does not say them (text starting with =: cell-kinds.ts).
         const before = journal
           ? (
               await callGoogle(auth.userId, signal, (request) =>
@@ -418,6 +419,11 @@ export function writeTools(deps: ToolDeps) {
               )
             ).data
           : undefined;
+        const values = (before?.values ?? []) as unknown[][];
+        const corner = cornerOf(before?.range ?? range);
+        const kinds = before
+          ? await readCellKinds(deps, auth, signal, input.spreadsheetId, ambiguousCells(corner, values))
+          : undefined;
         const { data } = await callGoogle(auth.userId, signal, (request) =>
           sheets.spreadsheets.values.clear(
             { spreadsheetId: input.spreadsheetId, range, requestBody: {} },
@@ -426,16 +432,7 @@ export function writeTools(deps: ToolDeps) {
         );
         const clearedRange = data.clearedRange ?? range;
         let changeId: string | undefined;
-        if (journal && before) {
-          const values = (before.values ?? []) as unknown[][];
-          const corner = cornerOf(before.range ?? clearedRange);
-          const kinds = await readCellKinds(
-            deps,
-            auth,
-            signal,
-            input.spreadsheetId,
-            ambiguousCells(corner, values),
-          );
+        if (journal && kinds) {
           // Only the cells that held something changed: each becomes empty.
           const cleared = values.map((row) => row.map(() => ''));
           changeId = recordValueChange(journal, auth, {
