@@ -114,6 +114,15 @@ describe('A1 notation', () => {
     expect(bounds("'A1'!B1")).toMatchObject({ sheet: 'A1' });
   });
 
+  it('puts a bare area on the first visible sheet, skipping hidden ones, as Google does', () => {
+    const book = spreadsheet();
+    book.sheets[0]!.properties.hidden = true;
+    book.sheets[1]!.properties.hidden = true;
+    expect(resolveRange(book, 'A1:B2').sheet.properties.title).toBe("It's");
+    // A hidden sheet named is still that sheet.
+    expect(resolveRange(book, 'Sheet1!A1').sheet.properties.title).toBe('Sheet1');
+  });
+
   it("refuses unknown sheets and bad syntax with Google's message", () => {
     for (const text of ['Sheet9!A1', 'Sheet1!A1:B2:C3', 'Sheet1!A:5', "'My tab!A1", 'Sheet1!A0']) {
       expect(() => resolveRange(spreadsheet(), text)).toThrow(`Unable to parse range: ${text}`);

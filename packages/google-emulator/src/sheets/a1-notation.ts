@@ -153,14 +153,26 @@ export function findSheetByTitle(spreadsheet: SpreadsheetModel, title: string): 
 }
 
 /**
- * Resolves a range text against a spreadsheet, filling open bounds from the sheet's grid.
- * Throws Google's `Unable to parse range: …` for bad syntax or an unknown sheet.
+ * The sheet a range without a sheet name is on. Google's A1 notation (Sheets API overview,
+ * https://developers.google.com/workspace/sheets/api/guides/concepts, "A1 notation"):
+ * "`Sheet1!A1:B2` refers to all the cells in the first two rows and columns of Sheet1 … `A1:B2`
+ * refers to all the cells in the first two rows and columns of the first visible sheet" — a hidden
+ * sheet before it is skipped. Google keeps one sheet visible; should none be, the first.
+ */
+export function firstVisibleSheet(spreadsheet: SpreadsheetModel): SheetModel | undefined {
+  return spreadsheet.sheets.find((sheet) => sheet.properties.hidden !== true) ?? spreadsheet.sheets[0];
+}
+
+/**
+ * Resolves a range text against a spreadsheet, filling open bounds from the sheet's grid; a range
+ * without a sheet name is on the first visible sheet. Throws Google's `Unable to parse range: …`
+ * for bad syntax or an unknown sheet.
  */
 export function resolveRange(spreadsheet: SpreadsheetModel, text: string): ResolvedRange {
   for (const reading of parseA1(text)) {
     const sheet =
       reading.sheetName === undefined
-        ? spreadsheet.sheets[0]
+        ? firstVisibleSheet(spreadsheet)
         : findSheetByTitle(spreadsheet, reading.sheetName);
     if (!sheet) continue;
     const grid = sheet.properties.gridProperties;

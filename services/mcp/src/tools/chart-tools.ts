@@ -20,6 +20,7 @@ import {
   specOf,
 } from './chart-spec.ts';
 import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from './common-schemas.ts';
+import { firstVisibleTab, TAB_PROPERTY_FIELDS } from './first-visible-tab.ts';
 import { amount, quotedName } from './loss-phrases.ts';
 import { a1Of, gridRangeOf, type Tab, tabById, tabsOf } from './rule-grid.ts';
 import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
@@ -34,8 +35,7 @@ const DEFAULT_SIZE = { width: 600, height: 371 };
 /** Series beyond this many make an unreadable chart and a huge spec; Sheets itself stops near here. */
 const MAX_SERIES = 50;
 
-const CHARTS_FIELDS =
-  'sheets(properties(sheetId,title,sheetType,gridProperties(rowCount,columnCount)),charts(chartId,spec,position)),namedRanges(namedRangeId,name,range)';
+const CHARTS_FIELDS = `sheets(properties(sheetType,${TAB_PROPERTY_FIELDS}),charts(chartId,spec,position)),namedRanges(namedRangeId,name,range)`;
 
 const chartId = z.number().int().min(0).describe('The chart’s id, from list_charts or add_chart.');
 const chartTitle = z.string().max(500);
@@ -139,7 +139,10 @@ export function chartTools(deps: ToolDeps) {
   /** A range on a tab with cells, as a GridRange; a chart's own sheet has none. */
   function cellsOf(read: ChartsRead, range: string, what: string) {
     const { sheetTitle } = splitRange(range);
-    const tab = sheetTitle === undefined ? read.tabs[0] : read.tabs.find((each) => each.title === sheetTitle);
+    const tab =
+      sheetTitle === undefined
+        ? firstVisibleTab(read.tabs)
+        : read.tabs.find((each) => each.title === sheetTitle);
     if (tab && read.objectSheets.has(tab.sheetId))
       throw new ToolError(
         `${what} ${JSON.stringify(range)} is on ${quotedName(tab.title)}, a sheet holding a chart, which has no cells`,
@@ -498,7 +501,8 @@ export function chartTools(deps: ToolDeps) {
           };
           const anchorTab = current
             ? tabById(read.tabs, current.anchorCell?.sheetId ?? 0)
-            : tabById(read.tabs, shapeTabOf(placed.chart.spec) ?? read.tabs[0]!.sheetId);
+            : // No data tab to go back over: where an anchor without a tab name is, as Google reads A1.
+              tabById(read.tabs, shapeTabOf(placed.chart.spec) ?? firstVisibleTab(read.tabs)!.sheetId);
           position =
             input.anchorCell !== undefined
               ? overlayOf(read, input.anchorCell, anchorTab, size)

@@ -2,6 +2,7 @@ import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import { columnLetters, gridBounds, rangeOnSheet, splitRange } from './a1.ts';
 import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from './common-schemas.ts';
+import { firstVisibleTab, TAB_PROPERTY_FIELDS } from './first-visible-tab.ts';
 import { amount } from './loss-phrases.ts';
 import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
 import { defineTool, ToolError } from './tool-definition.ts';
@@ -23,6 +24,7 @@ interface Tab {
   title: string;
   rows: number;
   columns: number;
+  hidden: boolean;
   merges: Area[];
 }
 
@@ -80,7 +82,7 @@ export function editingTools(deps: ToolDeps) {
       sheets.spreadsheets.get(
         {
           spreadsheetId: id,
-          fields: 'sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)),merges)',
+          fields: `sheets(properties(${TAB_PROPERTY_FIELDS}),merges)`,
         },
         request,
       ),
@@ -92,6 +94,7 @@ export function editingTools(deps: ToolDeps) {
         title: sheet.properties?.title ?? '',
         rows: sheet.properties?.gridProperties?.rowCount ?? 0,
         columns: sheet.properties?.gridProperties?.columnCount ?? 0,
+        hidden: sheet.properties?.hidden === true,
         merges: (sheet.merges ?? []).map((merge) => ({
           sheetId,
           startRowIndex: merge.startRowIndex ?? 0,
@@ -115,7 +118,7 @@ export function editingTools(deps: ToolDeps) {
     // Sheets matches a range's tab name exactly first, then ignoring case.
     const tab =
       sheetTitle === undefined
-        ? tabs[0]
+        ? firstVisibleTab(tabs)
         : (tabs.find((each) => each.title === sheetTitle) ??
           tabs.find((each) => each.title.toLowerCase() === sheetTitle.toLowerCase()));
     if (!tab)

@@ -17,6 +17,7 @@ import {
   sortInput,
   sortSpecsOf,
 } from './filter-views.ts';
+import { TAB_PROPERTY_FIELDS } from './first-visible-tab.ts';
 import { amount, quotedName } from './loss-phrases.ts';
 import { gridRangeOf, type Tab, tabById, tabsOf } from './rule-grid.ts';
 import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
@@ -26,8 +27,7 @@ import type { ToolDeps } from './tool-deps.ts';
 const CHANGE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 
-const FILTER_FIELDS =
-  'sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)),basicFilter,filterViews),namedRanges(namedRangeId,name,range)';
+const FILTER_FIELDS = `sheets(properties(${TAB_PROPERTY_FIELDS}),basicFilter,filterViews),namedRanges(namedRangeId,name,range)`;
 
 const title = z
   .string()

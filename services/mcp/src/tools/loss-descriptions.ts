@@ -1,6 +1,7 @@
 import type { sheets_v4 } from 'googleapis';
 import { gridBounds, splitRange } from './a1.ts';
 import { type BatchLoss, batchLosses, gridArea, mayDestroy, wholeTab } from './batch-losses.ts';
+import { firstVisibleTab } from './first-visible-tab.ts';
 import {
   amount,
   cellsOf,
@@ -73,7 +74,7 @@ export function lossDescriptions(deps: ToolDeps) {
       // Sheets matches a range's tab name exactly first, then ignoring case.
       const tab =
         sheetTitle === undefined
-          ? outline.tabs[0]
+          ? firstVisibleTab(outline.tabs)
           : (outline.tabs.find((each) => each.title === sheetTitle) ??
             outline.tabs.find((each) => each.title.toLowerCase() === sheetTitle.toLowerCase()));
       // Not a tab: Google may still know it as a named range, which this read cannot size. The

@@ -1,4 +1,5 @@
 import { columnLetters, rangeOnSheet } from './a1.ts';
+import { TAB_PROPERTY_FIELDS } from './first-visible-tab.ts';
 import { SEARCH_RANGE_CHARACTERS } from './search-calls.ts';
 import type { ToolContext } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
@@ -15,11 +16,12 @@ export interface Tab {
   title: string;
   rows: number;
   columns: number;
+  hidden?: boolean;
 }
 
 export interface Outline {
   title: string;
-  /** In the order of the spreadsheet's tabs; the first is where a range without a tab goes. */
+  /** In the order of the spreadsheet's tabs; a range without a tab goes to the first visible one. */
   tabs: Tab[];
 }
 
@@ -42,13 +44,13 @@ export interface CellCount {
 /** The Google reads behind a loss description: the spreadsheet's outline, then its cells counted. */
 export function lossReads({ sheets, callGoogle }: ToolDeps) {
   return {
-    /** One spreadsheets.get of the title and the tabs' ids, titles and grid sizes. */
+    /** One spreadsheets.get of the title and the tabs' ids, titles, visibility and grid sizes. */
     async outline(spreadsheetId: string, { auth, signal }: ToolContext): Promise<Outline> {
       const { data } = await callGoogle(auth.userId, signal, (request) =>
         sheets.spreadsheets.get(
           {
             spreadsheetId,
-            fields: 'properties.title,sheets.properties(sheetId,title,gridProperties(rowCount,columnCount))',
+            fields: `properties.title,sheets.properties(${TAB_PROPERTY_FIELDS})`,
           },
           request,
         ),
@@ -60,6 +62,7 @@ export function lossReads({ sheets, callGoogle }: ToolDeps) {
           title: sheet.properties?.title ?? '',
           rows: sheet.properties?.gridProperties?.rowCount ?? 0,
           columns: sheet.properties?.gridProperties?.columnCount ?? 0,
+          hidden: sheet.properties?.hidden === true,
         })),
       };
     },

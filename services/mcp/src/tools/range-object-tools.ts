@@ -7,6 +7,7 @@
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import { a1Range, dryRun, dryRunOutput, spreadsheetId } from './common-schemas.ts';
+import { TAB_PROPERTY_FIELDS } from './first-visible-tab.ts';
 import { amount, quotedName } from './loss-phrases.ts';
 import { a1Of, gridRangeOf, TAB_FIELDS, tabsOf } from './rule-grid.ts';
 import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
@@ -83,7 +84,7 @@ export function rangeObjectTools(deps: ToolDeps) {
       userId,
       signal,
       id,
-      'sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)),protectedRanges),namedRanges(namedRangeId,range)',
+      `sheets(properties(${TAB_PROPERTY_FIELDS}),protectedRanges),namedRanges(namedRangeId,range)`,
     );
     const tabs = tabsOf(data);
     const named = new Map((data.namedRanges ?? []).map((each) => [each.namedRangeId, each.range]));

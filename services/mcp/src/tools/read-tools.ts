@@ -9,6 +9,7 @@ import {
   valueRender,
 } from './common-schemas.ts';
 import { LIST_ALL_DRIVES } from './drive-tools.ts';
+import { firstVisibleTab } from './first-visible-tab.ts';
 import { SPREADSHEET_MIME } from './google-file-types.ts';
 import { amount } from './loss-phrases.ts';
 import { isPastGridError, isUnknownRangeError, type PageWindow, pageWindow } from './page-window.ts';
@@ -316,7 +317,7 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
           sheets.spreadsheets.get(
             {
               spreadsheetId: input.spreadsheetId,
-              fields: 'sheets.properties(title,gridProperties(rowCount,columnCount))',
+              fields: 'sheets.properties(title,hidden,gridProperties(rowCount,columnCount))',
             },
             request,
           ),
@@ -325,6 +326,7 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
           title: sheet.properties?.title ?? '',
           rows: sheet.properties?.gridProperties?.rowCount ?? 0,
           columns: sheet.properties?.gridProperties?.columnCount ?? 0,
+          hidden: sheet.properties?.hidden === true,
         }));
         if (tabs.length === 0) throw new ToolError('the spreadsheet has no tabs');
         const areas = input.range ? [searchAreaOf(input.range, tabs)] : tabs.map((tab) => wholeTab(tab));
@@ -409,16 +411,18 @@ interface Tab {
   title: string;
   rows: number;
   columns: number;
+  hidden: boolean;
 }
 
 function wholeTab(tab: Tab): SearchArea {
   return { title: tab.title, rowStart: 0, rowEnd: tab.rows, columnStart: 0, columnEnd: tab.columns };
 }
 
-/** The area an A1 range names (a1.ts parses it), within its tab's grid; the first tab when unnamed. */
+/** The area an A1 range names (a1.ts parses it), within its tab's grid; the first visible tab when unnamed. */
 function searchAreaOf(range: string, tabs: Tab[]): SearchArea {
   const { sheetTitle, cells } = splitRange(range);
-  const tab = sheetTitle === undefined ? tabs[0] : tabs.find((each) => each.title === sheetTitle);
+  const tab =
+    sheetTitle === undefined ? firstVisibleTab(tabs) : tabs.find((each) => each.title === sheetTitle);
   if (!tab)
     throw new ToolError(
       `there is no tab named ${JSON.stringify(sheetTitle)}; get_spreadsheet lists the tabs`,

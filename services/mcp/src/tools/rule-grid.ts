@@ -5,6 +5,7 @@
  */
 import type { sheets_v4 } from 'googleapis';
 import { columnLetters, gridBounds, rangeOnSheet, splitRange } from './a1.ts';
+import { firstVisibleTab, TAB_PROPERTY_FIELDS } from './first-visible-tab.ts';
 import { ToolError } from './tool-definition.ts';
 
 export interface Tab {
@@ -12,11 +13,11 @@ export interface Tab {
   title: string;
   rowCount: number;
   columnCount: number;
+  hidden: boolean;
 }
 
 /** The mask that reads what `tabsOf` and `gridRangeOf` need; tools add what they list beside it. */
-export const TAB_FIELDS =
-  'sheets.properties(sheetId,title,gridProperties(rowCount,columnCount)),namedRanges(namedRangeId,name,range)';
+export const TAB_FIELDS = `sheets.properties(${TAB_PROPERTY_FIELDS}),namedRanges(namedRangeId,name,range)`;
 
 export function tabsOf(spreadsheet: sheets_v4.Schema$Spreadsheet): Tab[] {
   return (spreadsheet.sheets ?? []).map((sheet) => ({
@@ -24,6 +25,7 @@ export function tabsOf(spreadsheet: sheets_v4.Schema$Spreadsheet): Tab[] {
     title: sheet.properties?.title ?? '',
     rowCount: sheet.properties?.gridProperties?.rowCount ?? 0,
     columnCount: sheet.properties?.gridProperties?.columnCount ?? 0,
+    hidden: sheet.properties?.hidden === true,
   }));
 }
 
@@ -35,7 +37,7 @@ export function tabById(tabs: readonly Tab[], sheetId: number): Tab {
 
 /**
  * The GridRange of an A1 range (`'My tab'!B2:C9`, `Sheet1!A:A`, a tab name alone for the whole tab,
- * bare cells on the first tab, or a named range's name — after the tabs', as Google reads it),
+ * bare cells on the first visible tab, or a named range's name — after the tabs', as Google reads it),
  * checked against the tab's grid before Google sees it.
  */
 export function gridRangeOf(
@@ -44,7 +46,8 @@ export function gridRangeOf(
   namedRanges: readonly sheets_v4.Schema$NamedRange[] = [],
 ): { range: sheets_v4.Schema$GridRange; tab: Tab } {
   const { sheetTitle, cells } = splitRange(range);
-  const tab = sheetTitle === undefined ? tabs[0] : tabs.find((each) => each.title === sheetTitle);
+  const tab =
+    sheetTitle === undefined ? firstVisibleTab(tabs) : tabs.find((each) => each.title === sheetTitle);
   const named =
     tab || cells !== '' || range.includes('!')
       ? undefined

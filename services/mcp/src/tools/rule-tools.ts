@@ -7,6 +7,7 @@
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from './common-schemas.ts';
+import { TAB_PROPERTY_FIELDS } from './first-visible-tab.ts';
 import { amount, quotedName } from './loss-phrases.ts';
 import {
   conditionOf,
@@ -97,7 +98,7 @@ export function ruleTools(deps: ToolDeps) {
       userId,
       signal,
       id,
-      'sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)),conditionalFormats),namedRanges(name,range)',
+      `sheets(properties(${TAB_PROPERTY_FIELDS}),conditionalFormats),namedRanges(name,range)`,
     );
     return { tabs: tabsOf(data), sheets: data.sheets ?? [], namedRanges: data.namedRanges ?? [] };
   }

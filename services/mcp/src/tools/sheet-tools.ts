@@ -6,6 +6,7 @@ import { changeNote } from '../journal/record-change.ts';
 import { captureSheet } from '../journal/sheet-image.ts';
 import { gridBounds, splitRange } from './a1.ts';
 import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from './common-schemas.ts';
+import { firstVisibleTab } from './first-visible-tab.ts';
 import { lossDescriptions } from './loss-descriptions.ts';
 import { amount } from './loss-phrases.ts';
 import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
@@ -122,13 +123,16 @@ export function sheetTools(deps: ToolDeps) {
 
   async function sheetIdForTitle(userId: string, signal: AbortSignal, id: string, title: string | undefined) {
     const { data } = await callGoogle(userId, signal, (request) =>
-      sheets.spreadsheets.get({ spreadsheetId: id, fields: 'sheets.properties(sheetId,title)' }, request),
+      sheets.spreadsheets.get(
+        { spreadsheetId: id, fields: 'sheets.properties(sheetId,title,hidden)' },
+        request,
+      ),
     );
-    const tabs = data.sheets ?? [];
-    const tab = title === undefined ? tabs[0] : tabs.find((sheet) => sheet.properties?.title === title);
+    const tabs = (data.sheets ?? []).map((sheet) => sheet.properties ?? {});
+    const tab = title === undefined ? firstVisibleTab(tabs) : tabs.find((each) => each.title === title);
     if (!tab)
       throw new ToolError(`there is no tab named ${JSON.stringify(title)}; get_spreadsheet lists the tabs`);
-    return tab.properties?.sheetId ?? 0;
+    return tab.sheetId ?? 0;
   }
 
   return [

@@ -1,5 +1,6 @@
 import type { sheets_v4 } from 'googleapis';
 import { columnLetters, gridBounds, rangeOnSheet, splitRange } from './a1.ts';
+import { firstVisibleTab, TAB_PROPERTY_FIELDS } from './first-visible-tab.ts';
 import { isPastGridError, isUnknownRangeError } from './page-window.ts';
 import { ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
@@ -19,9 +20,10 @@ export interface TabGrid {
   sheetId: number;
   rows: number;
   columns: number;
+  hidden: boolean;
 }
 
-/** One spreadsheets.get of the tabs' ids, titles and grid sizes. */
+/** One spreadsheets.get of the tabs' ids, titles, visibility and grid sizes. */
 export async function readTabGrids(
   { sheets, callGoogle }: ToolDeps,
   userId: string,
@@ -29,10 +31,7 @@ export async function readTabGrids(
   spreadsheetId: string,
 ): Promise<TabGrid[]> {
   const { data } = await callGoogle(userId, signal, (request) =>
-    sheets.spreadsheets.get(
-      { spreadsheetId, fields: 'sheets.properties(sheetId,title,gridProperties(rowCount,columnCount))' },
-      request,
-    ),
+    sheets.spreadsheets.get({ spreadsheetId, fields: `sheets.properties(${TAB_PROPERTY_FIELDS})` }, request),
   );
   return (data.sheets ?? []).map(tabGridOf);
 }
@@ -43,6 +42,7 @@ function tabGridOf(sheet: sheets_v4.Schema$Sheet): TabGrid {
     sheetId: sheet.properties?.sheetId ?? 0,
     rows: sheet.properties?.gridProperties?.rowCount ?? 0,
     columns: sheet.properties?.gridProperties?.columnCount ?? 0,
+    hidden: sheet.properties?.hidden === true,
   };
 }
 
@@ -75,7 +75,7 @@ export async function readTabGridsWithData(
           spreadsheetId,
           ranges,
           includeGridData: true,
-          fields: `sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)),data(startRow,startColumn,rowData(values(${cellFields}))))`,
+          fields: `sheets(properties(${TAB_PROPERTY_FIELDS}),data(startRow,startColumn,rowData(values(${cellFields}))))`,
         },
         request,
       ),
@@ -110,7 +110,7 @@ export function tabAreaOf(range: string, tabs: readonly TabGrid[]): TabArea {
   // Google matches a tab's name exactly, then ignoring case.
   const tab =
     sheetTitle === undefined
-      ? tabs[0]
+      ? firstVisibleTab(tabs)
       : (tabs.find((each) => each.title === sheetTitle) ??
         tabs.find((each) => each.title.toLowerCase() === sheetTitle.toLowerCase()));
   if (!tab)

@@ -8,6 +8,7 @@ import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import { columnLetters } from './a1.ts';
 import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from './common-schemas.ts';
+import { TAB_PROPERTY_FIELDS } from './first-visible-tab.ts';
 import { amount, quotedName } from './loss-phrases.ts';
 import { a1Of, gridRangeOf, type Tab, tabById, tabsOf } from './rule-grid.ts';
 import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
@@ -17,8 +18,7 @@ import type { ToolDeps } from './tool-deps.ts';
 const CHANGE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 
-const TABLE_FIELDS =
-  'sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)),tables),namedRanges(namedRangeId,name,range)';
+const TABLE_FIELDS = `sheets(properties(${TAB_PROPERTY_FIELDS}),tables),namedRanges(namedRangeId,name,range)`;
 
 /** The column types a tool sets (Sheets API ColumnType; BOOLEAN is a checkbox column). */
 const COLUMN_TYPES = [
