@@ -13,6 +13,7 @@ import { runAsTool } from '../google/tool-attribution.ts';
 import { type ToolContext, type ToolDefinition, ToolError } from '../tools/tool-definition.ts';
 import { describeToolset, toolsetIndex, toolsetKey } from '../tools/toolsets.ts';
 import { confirmDestruction } from './confirmations.ts';
+import { describeInvalidArguments } from './invalid-arguments.ts';
 import {
   JsonRpcErrorCode,
   type JsonRpcId,
@@ -190,7 +191,9 @@ export function createMcpServer(options: {
     const parsed = tool.inputSchema.safeParse(args);
     if (!parsed.success) {
       count('invalid_arguments');
-      return toolError(`invalid arguments: ${z.prettifyError(parsed.error)}`);
+      // A tool result, not a JSON-RPC error: the model reads it and corrects the call (MCP asks
+      // for input validation errors to be tool execution errors for that reason).
+      return toolError(describeInvalidArguments(tool.name, tool.inputSchema, parsed.error));
     }
     const reporter = progressReporter(params, call);
     const context: ToolContext = { auth: call.auth, signal, progress: reporter.progress };

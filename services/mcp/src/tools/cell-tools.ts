@@ -142,6 +142,7 @@ export function cellTools(deps: ToolDeps) {
               nextOffset = row + index - area.rowStart;
               break scan;
             }
+            characters += size;
             cells.push(...found);
             scannedCells += width;
           }
@@ -173,12 +174,25 @@ export function cellTools(deps: ToolDeps) {
           )
           .min(1)
           .max(500),
+        dryRun,
       }),
       outputSchema: z.object({
         updatedRanges: z.array(z.string()),
         changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
+        dryRun: dryRunOutput,
+        wouldLose: z.string().nullable().optional(),
       }),
       async run(input, { auth, signal }) {
+        if (input.dryRun) {
+          // The confirmation's own read: it checks every range against its tab (refusing as a real
+          // call would) and finds the notes that would be replaced or cleared; nothing is written.
+          const { areas, wouldLose } = await notesLost(input, auth.userId, signal);
+          const updatedRanges = areas.map(({ area }) => areaRows(area, area.rowStart, area.rowEnd));
+          return {
+            structuredContent: { updatedRanges, dryRun: true, wouldLose },
+            text: `Dry run, no note was changed. It would set or clear the notes of ${updatedRanges.join(', ')}. ${wouldLose ? `It would lose ${wouldLose}.` : 'No note would be lost.'}`,
+          };
+        }
         // A second request is needed: batchUpdate names a tab by sheetId, which only the tabs' read gives.
         const areas = await notedAreas(input.spreadsheetId, input.notes, auth.userId, signal);
         // The change journal's before-image: the notes the areas hold now (one more read).
@@ -236,64 +250,75 @@ export function cellTools(deps: ToolDeps) {
           text: `Set the note of ${amount(set, 'range')} and cleared it on ${amount(areas.length - set, 'range')}: ${updatedRanges.join(', ')}.${changeNote(changeId)}`,
         };
       },
-      async describeLoss(input, { auth, signal }) {
-        // One spreadsheets.get of the ranges as written answers the tabs' sizes and the notes.
-        const written = input.notes.map(({ range }) => {
-          const { sheetTitle, cells } = splitRange(range);
-          return gridBounds(cells) === undefined
-            ? undefined
-            : sheetTitle === undefined
-              ? cells
-              : rangeOnSheet(sheetTitle, cells || undefined);
-        });
-        const answer = written.every((range) => range !== undefined)
-          ? await readTabGridsWithData(deps, auth.userId, signal, input.spreadsheetId, written, 'note')
-          : undefined;
-        let areas: Array<{ area: TabArea; note: string | null }>;
-        let perTab: Map<string, sheets_v4.Schema$GridData[]>;
-        if (answer) {
-          areas = notedAreasOf(answer.tabs, input.notes);
-          perTab = answer.data;
-        } else {
-          // A range Google refused (no such tab, outside the grid) or not A1: the sizes alone say why.
-          areas = await notedAreas(input.spreadsheetId, input.notes, auth.userId, signal);
-          const { data } = await callGoogle(auth.userId, signal, (request) =>
-            sheets.spreadsheets.get(
-              {
-                spreadsheetId: input.spreadsheetId,
-                ranges: areas.map(({ area }) => areaRows(area, area.rowStart, area.rowEnd)),
-                includeGridData: true,
-                fields: 'sheets(properties(title),data(startRow,startColumn,rowData(values(note))))',
-              },
-              request,
-            ),
-          );
-          perTab = new Map(
-            (data.sheets ?? []).map((sheet) => [sheet.properties?.title ?? '', [...(sheet.data ?? [])]]),
-          );
-        }
-        // Grid data comes back per tab, each range's in the order asked.
-        const lost: string[] = [];
-        for (const { area, note } of areas) {
-          const grid = perTab.get(area.title)?.shift();
-          for (const [rowIndex, rowData] of (grid?.rowData ?? []).entries()) {
-            for (const [columnIndex, cell] of (rowData.values ?? []).entries()) {
-              if (cell.note && cell.note !== note)
-                lost.push(
-                  rangeOnSheet(
-                    area.title,
-                    cellAddress(area.rowStart + rowIndex, area.columnStart + columnIndex),
-                  ),
-                );
-            }
-          }
-        }
-        if (lost.length === 0) return null;
-        const shown = lost.slice(0, 5).join(', ');
-        return `the text of ${amount(lost.length, 'note')} (on ${shown}${lost.length > 5 ? ', …' : ''})`;
-      },
+      describeLoss: async (input, { auth, signal }) =>
+        (await notesLost(input, auth.userId, signal)).wouldLose,
     }),
   ];
+
+  /**
+   * The areas a set_notes call would change and the notes it would replace or clear, as the
+   * confirmation's sentence (null when none). One spreadsheets.get of the ranges as written answers
+   * the tabs' sizes and the notes.
+   */
+  async function notesLost(
+    input: { spreadsheetId: string; notes: Array<{ range: string; note: string | null }> },
+    userId: string,
+    signal: AbortSignal,
+  ): Promise<{ areas: Array<{ area: TabArea; note: string | null }>; wouldLose: string | null }> {
+    const written = input.notes.map(({ range }) => {
+      const { sheetTitle, cells } = splitRange(range);
+      return gridBounds(cells) === undefined
+        ? undefined
+        : sheetTitle === undefined
+          ? cells
+          : rangeOnSheet(sheetTitle, cells || undefined);
+    });
+    const answer = written.every((range) => range !== undefined)
+      ? await readTabGridsWithData(deps, userId, signal, input.spreadsheetId, written, 'note')
+      : undefined;
+    let areas: Array<{ area: TabArea; note: string | null }>;
+    let perTab: Map<string, sheets_v4.Schema$GridData[]>;
+    if (answer) {
+      areas = notedAreasOf(answer.tabs, input.notes);
+      perTab = answer.data;
+    } else {
+      // A range Google refused (no such tab, outside the grid) or not A1: the sizes alone say why.
+      areas = await notedAreas(input.spreadsheetId, input.notes, userId, signal);
+      const { data } = await callGoogle(userId, signal, (request) =>
+        sheets.spreadsheets.get(
+          {
+            spreadsheetId: input.spreadsheetId,
+            ranges: areas.map(({ area }) => areaRows(area, area.rowStart, area.rowEnd)),
+            includeGridData: true,
+            fields: 'sheets(properties(title),data(startRow,startColumn,rowData(values(note))))',
+          },
+          request,
+        ),
+      );
+      perTab = new Map(
+        (data.sheets ?? []).map((sheet) => [sheet.properties?.title ?? '', [...(sheet.data ?? [])]]),
+      );
+    }
+    // Grid data comes back per tab, each range's in the order asked.
+    const lost: string[] = [];
+    for (const { area, note } of areas) {
+      const grid = perTab.get(area.title)?.shift();
+      for (const [rowIndex, rowData] of (grid?.rowData ?? []).entries()) {
+        for (const [columnIndex, cell] of (rowData.values ?? []).entries()) {
+          if (cell.note && cell.note !== note)
+            lost.push(
+              rangeOnSheet(area.title, cellAddress(area.rowStart + rowIndex, area.columnStart + columnIndex)),
+            );
+        }
+      }
+    }
+    if (lost.length === 0) return { areas, wouldLose: null };
+    const shown = lost.slice(0, 5).join(', ');
+    return {
+      areas,
+      wouldLose: `the text of ${amount(lost.length, 'note')} (on ${shown}${lost.length > 5 ? ', …' : ''})`,
+    };
+  }
 
   /**
    * The tab's size and the cells of read_cell_details's first window, in one spreadsheets.get: the

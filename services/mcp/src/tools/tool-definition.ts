@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { AuthInfo } from '../auth/auth-info.ts';
+import { strictInput } from './strict-input.ts';
 
 export type ResourceScope = 'sheets:read' | 'sheets:write';
 
@@ -55,7 +56,10 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
   describeLoss?(input: z.infer<Input>, context: ToolContext): Promise<string | null>;
 }
 
-/** Keeps the input type of each definition while collecting them in one array. */
+/**
+ * Keeps the input type of each definition while collecting them in one array, and makes its input
+ * schema refuse unknown arguments at every depth (strict-input.ts).
+ */
 export function defineTool<Input extends z.ZodObject>(definition: ToolDefinition<Input>): ToolDefinition {
-  return definition as unknown as ToolDefinition;
+  return { ...definition, inputSchema: strictInput(definition.inputSchema) } as unknown as ToolDefinition;
 }
