@@ -4,8 +4,9 @@ import { bounded } from '../journal/change-payloads.ts';
 import { readNotes } from '../journal/note-images.ts';
 import { changeNote } from '../journal/record-change.ts';
 import { columnLetters, gridBounds, rangeOnSheet, splitRange } from './a1.ts';
-import { a1Range, spreadsheetId } from './common-schemas.ts';
+import { a1Range, dryRun, dryRunOutput, spreadsheetId } from './common-schemas.ts';
 import { amount } from './loss-phrases.ts';
+import { PAGE_CHARACTER_BUDGET } from './paging.ts';
 import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
 import {
   areaRows,
@@ -58,6 +59,11 @@ const cellDetail = z.object({
 });
 type CellDetail = z.infer<typeof cellDetail>;
 
+/** What a detail adds to an answer, in characters: once in the text, once in the structure. */
+function detailLength(detail: CellDetail): number {
+  return JSON.stringify(detail).length;
+}
+
 export function cellTools(deps: ToolDeps) {
   const { sheets, callGoogle } = deps;
   const batchUpdate = spreadsheetBatchUpdate(deps);
@@ -105,6 +111,7 @@ export function cellTools(deps: ToolDeps) {
         const width = Math.max(1, area.columnEnd - area.columnStart);
         const windowRows = Math.max(1, Math.floor(DETAIL_WINDOW_CELLS / width));
         const cells: CellDetail[] = [];
+        let characters = 0;
         let scannedCells = 0;
         let row = area.rowStart + input.offset;
         let nextOffset: number | null = null;
@@ -138,7 +145,13 @@ export function cellTools(deps: ToolDeps) {
           first = undefined;
           for (let index = 0; index < end - row; index++) {
             const found = detailsOfRow(rowData[index]?.values ?? [], area, row + index, fields);
-            if (cells.length > 0 && cells.length + found.length > input.limit) {
+            const size = found.reduce((sum, detail) => sum + detailLength(detail), 0);
+            // A page stops before a row that would pass `limit`, or the characters of one answer
+            // (1,000 cells of long notes would be megabytes); it holds at least one row.
+            if (
+              cells.length > 0 &&
+              (cells.length + found.length > input.limit || characters + size > PAGE_CHARACTER_BUDGET)
+            ) {
               nextOffset = row + index - area.rowStart;
               break scan;
             }

@@ -13,10 +13,11 @@ import { firstVisibleTab } from './first-visible-tab.ts';
 import { SPREADSHEET_MIME } from './google-file-types.ts';
 import { amount } from './loss-phrases.ts';
 import { isPastGridError, isUnknownRangeError, type PageWindow, pageWindow } from './page-window.ts';
-import { type PageBudget, page, pageBudget, pagingNotice } from './paging.ts';
+import { PAGE_CHARACTER_BUDGET, type PageBudget, page, pageBudget, pagingNotice } from './paging.ts';
 import { renderRows } from './render.ts';
 import { revisionOf } from './revision.ts';
 import { nextSearchCall, type SearchArea, type SearchCursor, searchStart } from './search-calls.ts';
+import { matchSnippet } from './search-snippets.ts';
 import { defineTool, type ToolContext, ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
@@ -28,6 +29,8 @@ const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true,
 const SEARCH_CHUNK_CELLS = 100_000;
 /** …and this many in all, so a search of a huge spreadsheet stays a bounded amount of work. */
 const SEARCH_MAX_CELLS = 500_000;
+/** What one match adds to find_in_spreadsheet's answer beyond its texts (keys, punctuation, notices). */
+const MATCH_OVERHEAD = 100;
 
 export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
   return [
@@ -292,7 +295,7 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
       name: 'find_in_spreadsheet',
       title: 'Find values',
       description:
-        'Searches every tab (or one range) for cells containing text; returns matching cells with their A1 address. Stops at maxResults matches or after 500,000 cells, and says where it stopped.',
+        'Searches every tab (or one range) for cells containing text; returns matching cells with their A1 address and the text around the match (read_range gives a long cell whole). Stops at maxResults matches, after 500,000 cells or at about 60,000 characters of answer, and says where it stopped.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
@@ -303,8 +306,18 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
         maxResults: z.number().int().min(1).max(500).default(50),
       }),
       outputSchema: z.object({
-        matches: z.array(z.object({ range: z.string(), cell: z.string(), value: z.string() })),
-        /** True when the search stopped before the end (at maxResults, or at the cell budget). */
+        matches: z.array(
+          z.object({
+            range: z.string(),
+            cell: z.string(),
+            value: z.string().describe('The cell, or the text around the match with … where it was cut.'),
+            fullLength: z
+              .number()
+              .optional()
+              .describe("Only when value was cut: the cell's length in characters."),
+          }),
+        ),
+        /** True when the search stopped before the end (at maxResults, the cell budget or the answer's size). */
         truncated: z.boolean(),
         /** The first cell not searched, when the search stopped early. */
         stoppedAt: z.string().nullable(),
@@ -332,9 +345,13 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
         const areas = input.range ? [searchAreaOf(input.range, tabs)] : tabs.map((tab) => wholeTab(tab));
 
         const needle = input.matchCase ? input.query : input.query.toLowerCase();
-        const matches: Array<{ range: string; cell: string; value: string }> = [];
+        const matches: Array<{ range: string; cell: string; value: string; fullLength?: number }> = [];
         let scannedCells = 0;
         let stoppedAt: string | null = null;
+        // The answer's characters, capped as read_range's are: 500 matches of long tab names
+        // and snippets would otherwise still be hundreds of kilobytes, twice (text and structure).
+        let characters = 0;
+        let full = false;
         let cursor = searchStart(areas, { area: 0, row: 0 });
         const progress = searchProgress(context, areas);
         search: while (cursor) {
@@ -363,13 +380,21 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
               const row = rows[rowIndex] ?? [];
               for (let columnIndex = 0; columnIndex < row.length; columnIndex++) {
                 const text = String(row[columnIndex] ?? '');
-                if (!(input.matchCase ? text : text.toLowerCase()).includes(needle)) continue;
+                const at = (input.matchCase ? text : text.toLowerCase()).indexOf(needle);
+                if (at < 0) continue;
                 const address = `${columnLetters(piece.area.columnStart + columnIndex)}${piece.top + rowIndex + 1}`;
-                if (matches.length >= input.maxResults) {
-                  stoppedAt = rangeOnSheet(piece.area.title, address);
+                const range = rangeOnSheet(piece.area.title, address);
+                const snippet = matchSnippet(text, at, needle.length);
+                // Counted as the answer carries it: the range twice (text and structure), the cell, the
+                // snippet and about a hundred characters of keys and the text's notice of a cut.
+                const size = 2 * range.length + address.length + snippet.value.length + MATCH_OVERHEAD;
+                if (matches.length >= input.maxResults || characters + size > PAGE_CHARACTER_BUDGET) {
+                  full = matches.length < input.maxResults;
+                  stoppedAt = range;
                   break search;
                 }
-                matches.push({ range: rangeOnSheet(piece.area.title, address), cell: address, value: text });
+                characters += size;
+                matches.push({ range, cell: address, ...snippet });
               }
             }
           }
@@ -377,13 +402,16 @@ export function readTools({ sheets, drive, callGoogle }: ToolDeps) {
           progress(cursor);
         }
         const truncated = stoppedAt !== null;
+        const why = full ? ', at the size limit of one answer' : '';
         const notice = truncated
-          ? `\n(stopped at ${stoppedAt} after ${matches.length} matches and ${scannedCells} cells; search a narrower range for more)`
+          ? `\n(stopped at ${stoppedAt} after ${matches.length} matches and ${scannedCells} cells${why}; search a narrower range, or from ${stoppedAt} on, for more)`
           : '';
+        const shown = (match: (typeof matches)[number]) =>
+          `${match.range}: ${match.value}${match.fullLength === undefined ? '' : ` (cut from ${match.fullLength} characters; read_range ${match.range} gives it whole)`}`;
         return {
           structuredContent: { matches, truncated, stoppedAt, scannedCells },
           text: matches.length
-            ? `${matches.map((match) => `${match.range}: ${match.value}`).join('\n')}${notice}`
+            ? `${matches.map(shown).join('\n')}${notice}`
             : `No cell contains ${JSON.stringify(input.query)}.${notice}`,
         };
       },

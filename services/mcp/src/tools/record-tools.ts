@@ -137,7 +137,11 @@ export function recordTools(deps: ToolDeps) {
             if (!keep!(row)) continue;
             const record = header.record(row);
             const values = Object.values(record);
-            const characters = values.reduce<number>((sum, value) => sum + String(value).length + 1, 0);
+            // Each value is returned under its header name: both count against the answer's budget.
+            const characters = Object.entries(record).reduce<number>(
+              (sum, [name, value]) => sum + name.length + String(value).length + 1,
+              0,
+            );
             if ((characters > budget.characters || values.length > budget.cells) && records.length > 0) {
               scanned--;
               nextOffset = offset;
@@ -276,6 +280,16 @@ interface Header {
  * ` (2)`, ` (3)`, so every record has distinct keys. A column is found by name exactly, then
  * ignoring case; an unknown name is a tool error listing the known ones.
  */
+/**
+ * The longest header name, as `columns` takes them: a longer header is cut to it (ending "…"),
+ * so every column can still be named, and a record's keys stay small whatever the header holds.
+ */
+const MAX_HEADER_NAME = 500;
+
+function headerName(text: string): string {
+  return text.length > MAX_HEADER_NAME ? `${text.slice(0, MAX_HEADER_NAME - 1)}…` : text;
+}
+
 function headerOf(row: Row, area: TabArea, headerIndex: number): Header {
   const width = Math.min(row.length, area.columnEnd - area.columnStart);
   if (width === 0 || row.slice(0, width).every((cell) => String(cell ?? '').trim() === ''))
@@ -285,7 +299,7 @@ function headerOf(row: Row, area: TabArea, headerIndex: number): Header {
   const names: string[] = [];
   const seen = new Set<string>();
   for (let index = 0; index < width; index++) {
-    const text = String(row[index] ?? '').trim();
+    const text = headerName(String(row[index] ?? '').trim());
     let name = text === '' ? columnLetters(area.columnStart + index) : text;
     for (let copy = 2; seen.has(name); copy++)
       name = `${text || columnLetters(area.columnStart + index)} (${copy})`;
