@@ -452,3 +452,46 @@ describe('set_notes', () => {
     ).rejects.toThrow(/there is no tab named "Nope"/);
   });
 });
+
+describe('copy_range and autofill: the cells they overwrite', () => {
+  it('a paste from one cell is described by the cells the source covers there; a multiple repeats it', async () => {
+    // Summary holds "total" in A1; Q3 holds labels in A and numbers in B (every third row empty).
+    const once = await describeLoss('copy_range', {
+      spreadsheetId,
+      source: 'Summary!A1:B2',
+      destination: 'Q3!A2',
+    });
+    expect(once.sentence).toBe(
+      `Overwrites A2:B3 of the tab "Q3": ${nonEmpty(q3, 1, 3, 0, 2)} non-empty cells.`,
+    );
+    const repeated = await describeLoss('copy_range', {
+      spreadsheetId,
+      source: 'Summary!A1',
+      destination: 'Q3!A1:A9',
+    });
+    expect(repeated.sentence).toBe(
+      `Overwrites A1:A9 of the tab "Q3": ${nonEmpty(q3, 0, 9, 0, 1)} non-empty cells.`,
+    );
+    // Over empty cells nothing is lost, so nobody is asked.
+    expect(
+      (await describeLoss('copy_range', { spreadsheetId, source: 'Q3!A1:B2', destination: 'Summary!D5' }))
+        .sentence,
+    ).toBeNull();
+  });
+
+  it('an autofill is described by the rows or columns it fills, not its source', async () => {
+    const down = await describeLoss('autofill', {
+      spreadsheetId,
+      source: 'Q3!A1:B2',
+      direction: 'down',
+      count: 4,
+    });
+    expect(down.sentence).toBe(
+      `Overwrites A3:B6 of the tab "Q3": ${nonEmpty(q3, 2, 6, 0, 2)} non-empty cells.`,
+    );
+    expect(
+      (await describeLoss('autofill', { spreadsheetId, source: 'Q3!B2:B3', direction: 'right', count: 2 }))
+        .sentence,
+    ).toBeNull();
+  });
+});

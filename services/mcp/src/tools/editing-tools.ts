@@ -3,9 +3,10 @@ import { z } from 'zod';
 import { columnLetters, gridBounds, rangeOnSheet, splitRange } from './a1.ts';
 import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from './common-schemas.ts';
 import { firstVisibleTab, TAB_PROPERTY_FIELDS } from './first-visible-tab.ts';
-import { amount } from './loss-phrases.ts';
+import { amount, cellsOf, nonEmptyCount, tabName } from './loss-phrases.ts';
+import { lossReads } from './loss-reads.ts';
 import { spreadsheetBatchUpdate } from './spreadsheet-batch-update.ts';
-import { defineTool, ToolError } from './tool-definition.ts';
+import { defineTool, type ToolContext, ToolError } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
 /**
@@ -75,6 +76,7 @@ const MERGE_TYPES = { all: 'MERGE_ALL', columns: 'MERGE_COLUMNS', rows: 'MERGE_R
 export function editingTools(deps: ToolDeps) {
   const { sheets, callGoogle } = deps;
   const batchUpdate = spreadsheetBatchUpdate(deps);
+  const reads = lossReads(deps);
 
   /** The tabs' ids, titles, grid sizes and merges: one spreadsheets.get. */
   async function readTabs(userId: string, signal: AbortSignal, id: string): Promise<Tab[]> {
@@ -165,6 +167,89 @@ export function editingTools(deps: ToolDeps) {
     return { sheetId: tab.sheetId, dimension, startIndex, endIndex };
   }
 
+  /**
+   * The cells a paste writes (written-area.ts's rule for pastes): a cell or a range that is not a
+   * multiple of the source takes the source once from its top-left cell; a multiple repeats it.
+   */
+  function pasteArea(
+    tabs: Tab[],
+    input: { source: string; destination: string; mode: 'copy' | 'cut' },
+  ): { source: { tab: Tab; area: Area }; destination: { tab: Tab; area: Area }; written: Area } {
+    const source = resolve(tabs, input.source, 'source');
+    // A tab's name alone is its top-left cell: the whole tab would repeat the source all over it.
+    const destination = resolve(
+      tabs,
+      splitRange(input.destination).cells === '' ? `${input.destination}!A1` : input.destination,
+      'destination',
+    );
+    const rows = heightOf(source.area);
+    const columns = widthOf(source.area);
+    const singleCell = cellCount(destination.area) === 1;
+    if (
+      input.mode === 'cut' &&
+      !singleCell &&
+      (heightOf(destination.area) !== rows || widthOf(destination.area) !== columns)
+    )
+      throw new ToolError(
+        `a cut moves ${input.source} (${amount(rows, 'row')} × ${amount(columns, 'column')}) as it is: give its destination as one cell or a range of that size, not ${input.destination}`,
+      );
+    // As Sheets pastes: a multiple of the source's height (width) repeats it, else it is pasted once.
+    const repeat = (span: number, unit: number) =>
+      input.mode === 'copy' && span > unit && span % unit === 0 ? span / unit : 1;
+    const written: Area = {
+      sheetId: destination.tab.sheetId,
+      startRowIndex: destination.area.startRowIndex,
+      endRowIndex: destination.area.startRowIndex + rows * repeat(heightOf(destination.area), rows),
+      startColumnIndex: destination.area.startColumnIndex,
+      endColumnIndex:
+        destination.area.startColumnIndex + columns * repeat(widthOf(destination.area), columns),
+    };
+    checkOnGrid(destination.tab, written, `pasting ${input.source} at ${input.destination}`);
+    return { source, destination, written };
+  }
+
+  /** The cells an autofill writes: `count` rows or columns beside the source, in its direction. */
+  function fillArea(
+    tabs: Tab[],
+    input: { source: string; direction: 'down' | 'up' | 'right' | 'left'; count: number },
+  ): { tab: Tab; area: Area; filled: Area } {
+    const { tab, area } = resolve(tabs, input.source, 'source');
+    const filled = { ...area };
+    if (input.direction === 'down') {
+      filled.startRowIndex = area.endRowIndex;
+      filled.endRowIndex = area.endRowIndex + input.count;
+    } else if (input.direction === 'up') {
+      filled.startRowIndex = area.startRowIndex - input.count;
+      filled.endRowIndex = area.startRowIndex;
+    } else if (input.direction === 'right') {
+      filled.startColumnIndex = area.endColumnIndex;
+      filled.endColumnIndex = area.endColumnIndex + input.count;
+    } else {
+      filled.startColumnIndex = area.startColumnIndex - input.count;
+      filled.endColumnIndex = area.startColumnIndex;
+    }
+    if (filled.startRowIndex < 0 || filled.startColumnIndex < 0)
+      throw new ToolError(
+        `filling ${input.count} ${input.direction} from ${input.source} would go before the first row or column`,
+      );
+    checkOnGrid(tab, filled, `filling ${input.count} ${input.direction} from ${input.source}`);
+    return { tab, area, filled };
+  }
+
+  /** `Overwrites B2:D5 of the tab "Q3": 12 non-empty cells.`, or null when they hold nothing. */
+  async function overwriteLoss(spreadsheetId: string, tab: Tab, area: Area, context: ToolContext) {
+    const lossArea = {
+      tab: { sheetId: tab.sheetId, title: tab.title, rows: tab.rows, columns: tab.columns },
+      rowStart: area.startRowIndex,
+      rowEnd: area.endRowIndex,
+      columnStart: area.startColumnIndex,
+      columnEnd: area.endColumnIndex,
+    };
+    const [count] = await reads.count(spreadsheetId, [lossArea], context);
+    if (count!.complete && count!.nonEmpty === 0) return null;
+    return `Overwrites ${cellsOf(lossArea)} of ${tabName(lossArea.tab)}: ${nonEmptyCount(count!)}.`;
+  }
+
   const dryRunText = (sentence: string) => `Dry run: would ${sentence}. Nothing was changed.`;
 
   return [
@@ -195,36 +280,7 @@ export function editingTools(deps: ToolDeps) {
       }),
       async run(input, { auth, signal }) {
         const tabs = await readTabs(auth.userId, signal, input.spreadsheetId);
-        const source = resolve(tabs, input.source, 'source');
-        // A tab's name alone is its top-left cell: the whole tab would repeat the source all over it.
-        const destination = resolve(
-          tabs,
-          splitRange(input.destination).cells === '' ? `${input.destination}!A1` : input.destination,
-          'destination',
-        );
-        const rows = heightOf(source.area);
-        const columns = widthOf(source.area);
-        const singleCell = cellCount(destination.area) === 1;
-        if (
-          input.mode === 'cut' &&
-          !singleCell &&
-          (heightOf(destination.area) !== rows || widthOf(destination.area) !== columns)
-        )
-          throw new ToolError(
-            `a cut moves ${input.source} (${amount(rows, 'row')} × ${amount(columns, 'column')}) as it is: give its destination as one cell or a range of that size, not ${input.destination}`,
-          );
-        // As Sheets pastes: a multiple of the source's height (width) repeats it, else it is pasted once.
-        const repeat = (span: number, unit: number) =>
-          input.mode === 'copy' && span > unit && span % unit === 0 ? span / unit : 1;
-        const written: Area = {
-          sheetId: destination.tab.sheetId,
-          startRowIndex: destination.area.startRowIndex,
-          endRowIndex: destination.area.startRowIndex + rows * repeat(heightOf(destination.area), rows),
-          startColumnIndex: destination.area.startColumnIndex,
-          endColumnIndex:
-            destination.area.startColumnIndex + columns * repeat(widthOf(destination.area), columns),
-        };
-        checkOnGrid(destination.tab, written, `pasting ${input.source} at ${input.destination}`);
+        const { source, destination, written } = pasteArea(tabs, input);
         const result = {
           source: a1Of(source.tab, source.area),
           destination: a1Of(destination.tab, written),
@@ -256,6 +312,11 @@ export function editingTools(deps: ToolDeps) {
           text: `${input.mode === 'cut' ? 'Moved' : 'Copied'} ${result.source} to ${result.destination} (${amount(result.cells, 'cell')}).`,
         };
       },
+      async describeLoss(input, context) {
+        const tabs = await readTabs(context.auth.userId, context.signal, input.spreadsheetId);
+        const { destination, written } = pasteArea(tabs, input);
+        return overwriteLoss(input.spreadsheetId, destination.tab, written, context);
+      },
     }),
 
     defineTool({
@@ -280,26 +341,7 @@ export function editingTools(deps: ToolDeps) {
       }),
       async run(input, { auth, signal }) {
         const tabs = await readTabs(auth.userId, signal, input.spreadsheetId);
-        const { tab, area } = resolve(tabs, input.source, 'source');
-        const filled = { ...area };
-        if (input.direction === 'down') {
-          filled.startRowIndex = area.endRowIndex;
-          filled.endRowIndex = area.endRowIndex + input.count;
-        } else if (input.direction === 'up') {
-          filled.startRowIndex = area.startRowIndex - input.count;
-          filled.endRowIndex = area.startRowIndex;
-        } else if (input.direction === 'right') {
-          filled.startColumnIndex = area.endColumnIndex;
-          filled.endColumnIndex = area.endColumnIndex + input.count;
-        } else {
-          filled.startColumnIndex = area.startColumnIndex - input.count;
-          filled.endColumnIndex = area.startColumnIndex;
-        }
-        if (filled.startRowIndex < 0 || filled.startColumnIndex < 0)
-          throw new ToolError(
-            `filling ${input.count} ${input.direction} from ${input.source} would go before the first row or column`,
-          );
-        checkOnGrid(tab, filled, `filling ${input.count} ${input.direction} from ${input.source}`);
+        const { tab, area, filled } = fillArea(tabs, input);
         const result = { source: a1Of(tab, area), filled: a1Of(tab, filled), cells: cellCount(filled) };
         if (input.dryRun)
           return {
@@ -323,6 +365,11 @@ export function editingTools(deps: ToolDeps) {
           structuredContent: result,
           text: `Filled ${result.filled} from ${result.source} (${amount(result.cells, 'cell')}).`,
         };
+      },
+      async describeLoss(input, context) {
+        const tabs = await readTabs(context.auth.userId, context.signal, input.spreadsheetId);
+        const { tab, filled } = fillArea(tabs, input);
+        return overwriteLoss(input.spreadsheetId, tab, filled, context);
       },
     }),
 
