@@ -61,7 +61,7 @@ describe('grid bounds', () => {
     expect(gridBounds(cells)).toEqual(bounds);
   });
 
-  it.each(['A1:B2:C3', '1A', 'A:', 'A1;DROP', 'ABCD1'])('refuses %j', (cells) => {
+  it.each(['A1:B2:C3', '1A', 'A:', 'A1;DROP', 'ABCD1', 'BIG', '12'])('refuses %j', (cells) => {
     expect(gridBounds(cells)).toBeUndefined();
   });
 
@@ -69,5 +69,7 @@ describe('grid bounds', () => {
     expect(splitRange("'My tab'!A1:B2")).toEqual({ sheetTitle: 'My tab', cells: 'A1:B2' });
     expect(splitRange('A1:B2')).toEqual({ sheetTitle: undefined, cells: 'A1:B2' });
     expect(splitRange('Budget')).toEqual({ sheetTitle: 'Budget', cells: '' });
+    // A name of three letters or fewer is a tab, as Sheets reads it, not a lone column.
+    expect(splitRange('Big')).toEqual({ sheetTitle: 'Big', cells: '' });
   });
 });

@@ -85,6 +85,8 @@ export function gridBounds(cells: string): GridBounds | undefined {
   const start = corner.exec(first);
   const end = corner.exec(second ?? first);
   if (!start || !end || (!start[1] && !start[2]) || (!end[1] && !end[2])) return undefined;
+  // Alone, a column (`BIG`) or a row (`12`) is no range: Sheets reads such a name as a tab's.
+  if (second === undefined && (!start[1] || !start[2])) return undefined;
   const bounds: GridBounds = {};
   if (start[1]) bounds.startColumnIndex = columnIndex(start[1]);
   if (end[1]) bounds.endColumnIndex = columnIndex(end[1]) + 1;
