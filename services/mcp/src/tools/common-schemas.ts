@@ -74,7 +74,9 @@ export const ifRevision = z
   .string()
   .max(200)
   .optional()
-  .describe('The revision a read of this range returned: the write is refused if the range changed since.');
+  .describe(
+    'The revision a read_range of this range (or of exactly the cells the values cover), from its first row, returned: the write is refused if those cells changed since.',
+  );
 /** In a result only when the call was a dry run. */
 export const dryRunOutput = z.literal(true).optional();
 /** A short token for exactly what was read (docs/design.md §11); pass it as ifRevision to a write. */

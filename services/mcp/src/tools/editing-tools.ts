@@ -414,7 +414,7 @@ export function editingTools(deps: ToolDeps) {
         const sorted = { ...area, startRowIndex: area.startRowIndex + (input.headerRow ? 1 : 0) };
         if (heightOf(sorted) < 1) throw new ToolError(`${input.range} has no rows below its header to sort`);
         const sortSpecs = input.sortBy.map(({ column, order }) => {
-          const index = gridBounds(column)?.startColumnIndex ?? -1;
+          const index = gridBounds(`${column}:${column}`)?.startColumnIndex ?? -1;
           if (index < area.startColumnIndex || index >= area.endColumnIndex)
             throw new ToolError(`column ${column.toUpperCase()} is not inside ${input.range}`);
           return { dimensionIndex: index, sortOrder: order === 'ascending' ? 'ASCENDING' : 'DESCENDING' };

@@ -336,7 +336,7 @@ export function writeTools(deps: ToolDeps) {
         const range = normalizeRange(input.range);
         if (input.dryRun) {
           // Where the table ends is known only to Google's append; the dry run says what, not where.
-          const plan = { ...planned(range, input.values), tableRange: null };
+          const plan = { ...planned(range, input.values), updatedRange: range, tableRange: null };
           return {
             structuredContent: plan,
             text: `Dry run: would append ${amount(plan.updatedRows, 'row')} (${plan.updatedCells} cells) after the table in ${range}. Nothing was written.`,
