@@ -46,6 +46,7 @@ import {
   updateNamedRange,
 } from './batch-update-rules.ts';
 import { addTable, deleteTable, updateTable } from './batch-update-tables.ts';
+import { rewriteFormulasForDimension } from './dimension-references.ts';
 import { applyMaskedUpdate } from './field-mask.ts';
 import {
   cellAt,
@@ -335,6 +336,7 @@ function insertDimension(
   else insertColumns(sheet, start, end - start);
   shiftRangesForDimension(spreadsheet, sheet, rows, start, end - start);
   shiftChartsForDimension(spreadsheet, sheet, rows, start, end - start);
+  rewriteFormulasForDimension(spreadsheet, sheet, rows, start, end - start);
   inheritFormats(sheet, rows, start, end, request.inheritFromBefore ? start - 1 : end);
   return {};
 }
@@ -369,6 +371,7 @@ function deleteDimension(
   else deleteColumns(sheet, start, last);
   shiftRangesForDimension(spreadsheet, sheet, rows, start, start - last);
   shiftChartsForDimension(spreadsheet, sheet, rows, start, start - last);
+  rewriteFormulasForDimension(spreadsheet, sheet, rows, start, start - last);
   return {};
 }
 

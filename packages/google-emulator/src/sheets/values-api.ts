@@ -11,7 +11,10 @@ import {
   type ResolvedRange,
   resolveRange,
 } from './a1-notation.ts';
+import { shiftChartsForDimension } from './batch-update-charts.ts';
+import { shiftRangesForDimension } from './batch-update-rules.ts';
 import { effectiveCell, type RenderedValue, type RenderOptions, renderCell } from './cell-values.ts';
+import { rewriteFormulasForDimension } from './dimension-references.ts';
 import { evaluateSpreadsheet } from './formulas.ts';
 import { cellAt, ensureGridSize, hasValue, insertRows, setCell, storedCellsIn } from './grid.ts';
 import type { SheetModel, SpreadsheetModel } from './model.ts';
@@ -222,7 +225,13 @@ export function appendValueRange(
   const table = findTable(sheet, bounds);
   const at = table ? table.endRow : bounds.startRow;
   const column = table ? table.startColumn : bounds.startColumn;
-  if (options.insertDataOption === 'INSERT_ROWS' && rows.length > 0) insertRows(sheet, at, rows.length);
+  if (options.insertDataOption === 'INSERT_ROWS' && rows.length > 0) {
+    // Whole rows go in, as with insertDimension: what refers to the rows below follows them.
+    insertRows(sheet, at, rows.length);
+    shiftRangesForDimension(spreadsheet, sheet, true, at, rows.length);
+    shiftChartsForDimension(spreadsheet, sheet, true, at, rows.length);
+    rewriteFormulasForDimension(spreadsheet, sheet, true, at, rows.length);
+  }
   const updates = writeRows(spreadsheet, sheet, at, column, rows, options.valueInputOption);
   return {
     ...(table ? { tableRange: formatRange(sheet.properties.title, table) } : {}),
