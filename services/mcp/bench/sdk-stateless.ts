@@ -8,8 +8,8 @@ import http from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
+import type { ToolDeps } from '../src/tools/kit/tool-deps.ts';
 import { sheetgateTools } from '../src/tools/registry.ts';
-import type { ToolDeps } from '../src/tools/tool-deps.ts';
 
 const issuer = process.env.BASE_URL!;
 const jwks = createRemoteJWKSet(new URL(`${process.env.AUTH_INTERNAL_URL}/api/auth/jwks`));

@@ -4,8 +4,8 @@ import type { AuthInfo } from '../src/auth/auth-info.ts';
 import { serializeReply } from '../src/protocol/json-rpc.ts';
 import { createMcpServer } from '../src/protocol/mcp-server.ts';
 import { createRequestStateCodec } from '../src/protocol/request-state.ts';
+import type { ToolDeps } from '../src/tools/kit/tool-deps.ts';
 import { sheetgateTools } from '../src/tools/registry.ts';
-import type { ToolDeps } from '../src/tools/tool-deps.ts';
 
 /**
  * What a conversation pays for `tools/list` (docs/design.md §11, "Toolsets"): the legacy reply's

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { columnLetters, gridBounds, normalizeRange, rangeOnSheet, splitRange } from '../src/tools/a1.ts';
+import { columnLetters, gridBounds, normalizeRange, rangeOnSheet, splitRange } from '../src/tools/kit/a1.ts';
 
 // Property-based: A1 ranges as the tools build and read them, for tab names of any characters a
 // person may type into Google Sheets — quotes, spaces, `!`, `:`, digits, emoji, other scripts.

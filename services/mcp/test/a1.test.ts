@@ -6,7 +6,7 @@ import {
   quoteSheetName,
   rangeOnSheet,
   splitRange,
-} from '../src/tools/a1.ts';
+} from '../src/tools/kit/a1.ts';
 
 describe('A1 helpers', () => {
   it.each([

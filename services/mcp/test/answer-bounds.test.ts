@@ -2,8 +2,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import type { ToolDeps } from '../src/tools/kit/tool-deps.ts';
 import { sheetgateTools } from '../src/tools/registry.ts';
-import type { ToolDeps } from '../src/tools/tool-deps.ts';
 import { oneCallOfEachTool } from './support/every-tool-call.ts';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 

@@ -1,8 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ToolDeps } from '../src/tools/kit/tool-deps.ts';
 import { sheetgateTools } from '../src/tools/registry.ts';
-import type { ToolDeps } from '../src/tools/tool-deps.ts';
 import { measureGoogleRequestsPerTool } from './support/every-tool-call.ts';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOSS_COUNT_MAX_CELLS } from '../src/tools/loss-reads.ts';
-import { ToolError } from '../src/tools/tool-definition.ts';
+import { ToolError } from '../src/errors/tool-error.ts';
+import { LOSS_COUNT_MAX_CELLS } from '../src/tools/guards/loss-reads.ts';
 import { startToolsUnderTest, type ToolsUnderTest } from './support/tools-in-process.ts';
 
 // describeLoss of the destructive tools (the sentence a person confirms before a delete or clear),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPastGridError, pageWindow, WINDOW_ROWS } from '../src/tools/page-window.ts';
+import { isPastGridError, pageWindow, WINDOW_ROWS } from '../src/tools/kit/page-window.ts';
 
 describe('pageWindow', () => {
   it('a tab alone: whole rows from the offset, at least WINDOW_ROWS tall', () => {

@@ -5,7 +5,7 @@ import {
   page,
   pageBudget,
   pagingNotice,
-} from '../src/tools/paging.ts';
+} from '../src/tools/kit/paging.ts';
 
 const rows = (count: number, cell: string, width = 1) =>
   Array.from({ length: count }, () => Array.from({ length: width }, () => cell));

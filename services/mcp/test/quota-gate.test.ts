@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
+import { ToolError } from '../src/errors/tool-error.ts';
 import { quotaBucketOf } from '../src/google/quota-buckets.ts';
 import { createQuotaGate, type GoogleQuotaAuthority, type QuotaTurn } from '../src/google/quota-gate.ts';
-import { ToolError } from '../src/tools/tool-definition.ts';
 
 // The MCP side of Google's quota: how a request waits for its turn (auth's answers scripted here;
 // the real service answers them in google-quota.test.ts and auth's google-quota-scheduler.test.ts),

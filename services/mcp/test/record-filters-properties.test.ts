@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ToolError } from '../src/errors/tool-error.ts';
 import {
   FILTER_OPERATORS,
   type Filter,
@@ -8,8 +9,7 @@ import {
   numberOf,
   parseFilter,
   rowFilter,
-} from '../src/tools/record-filters.ts';
-import { ToolError } from '../src/tools/tool-definition.ts';
+} from '../src/tools/sets/core-read/record-filters.ts';
 
 // Property-based: read_records' filters for hostile text — quotes, operators, `contains`, spaces,
 // emoji and other scripts in column names and values — and cells of any kind.

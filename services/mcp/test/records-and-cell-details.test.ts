@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DETAIL_MAX_SCANNED_CELLS } from '../src/tools/cell-tools.ts';
-import { RECORDS_MAX_SCANNED_ROWS } from '../src/tools/record-tools.ts';
+import { DETAIL_MAX_SCANNED_CELLS } from '../src/tools/sets/core-read/cell-details.ts';
+import { RECORDS_MAX_SCANNED_ROWS } from '../src/tools/sets/core-read/records.ts';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 
 // read_records, read_cell_details and set_notes through the MCP SDK client, real mcp and auth

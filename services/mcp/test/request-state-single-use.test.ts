@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { confirmDestruction } from '../src/protocol/confirmations.ts';
 import { createRequestStateCodec } from '../src/protocol/request-state.ts';
 import { grpcRequestStateClaims } from '../src/protocol/request-state-claims.ts';
-import type { ToolContext, ToolDefinition } from '../src/tools/tool-definition.ts';
+import type { ToolContext, ToolDefinition } from '../src/tools/kit/tool-definition.ts';
 import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
 
 // A confirmed requestState runs its call once (MCP 2026-07-28 multi round-trip requests; docs/

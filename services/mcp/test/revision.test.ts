@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkRevision, parseRevision, revisionOf } from '../src/tools/revision.ts';
+import { checkRevision, parseRevision, revisionOf } from '../src/tools/kit/revision.ts';
 
 // The revision token (docs/design.md §11): what it covers, and that no string a client sends can
 // make checking it throw, loop long, or pass for a range it was not taken of.

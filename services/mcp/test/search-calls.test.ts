@@ -4,7 +4,7 @@ import {
   SEARCH_RANGE_CHARACTERS,
   type SearchArea,
   searchStart,
-} from '../src/tools/search-calls.ts';
+} from '../src/tools/kit/search-calls.ts';
 
 const tab = (title: string, rows: number, columns: number): SearchArea => ({
   title,

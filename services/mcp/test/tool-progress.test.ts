@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ToolError } from '../src/tools/tool-definition.ts';
-import { LARGE_WRITE_CELLS } from '../src/tools/write-tools.ts';
+import { ToolError } from '../src/errors/tool-error.ts';
+import { LARGE_WRITE_CELLS } from '../src/tools/sets/core-write/values.ts';
 import { type ProgressReport, startToolsUnderTest, type ToolsUnderTest } from './support/tools-in-process.ts';
 
 // What the long tools report through context.progress (the lead's protocol turns it into

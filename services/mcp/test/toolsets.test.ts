@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { TOOLSET_NAMES, type ToolsetName } from '@sheetgate/proto';
 import { createLogger } from '@sheetgate/service-runtime';
 import { describe, expect, it } from 'vitest';
@@ -5,9 +7,9 @@ import type { AuthInfo } from '../src/auth/auth-info.ts';
 import { serializeReply } from '../src/protocol/json-rpc.ts';
 import { type CallContext, createMcpServer } from '../src/protocol/mcp-server.ts';
 import { createRequestStateCodec } from '../src/protocol/request-state.ts';
+import type { ToolDeps } from '../src/tools/kit/tool-deps.ts';
 import { sheetgateTools } from '../src/tools/registry.ts';
-import type { ToolDeps } from '../src/tools/tool-deps.ts';
-import { TOOL_TOOLSETS, toolsetIndex, toolsetKey } from '../src/tools/toolsets.ts';
+import { toolsetIndex, toolsetKey } from '../src/tools/toolsets.ts';
 
 // Toolsets (docs/design.md §11): every registered tool belongs to one set, and tools/list and
 // tools/call follow the credential's sets. The registry is built with clients that are never
@@ -45,11 +47,23 @@ async function listNames(auth: Partial<AuthInfo>): Promise<string[]> {
 }
 
 const inSet = (...sets: ToolsetName[]) =>
-  tools.filter((tool) => sets.includes(TOOL_TOOLSETS[tool.name]!)).map((tool) => tool.name);
+  tools.filter((tool) => sets.includes(tool.toolset)).map((tool) => tool.name);
 
-describe('the toolset map', () => {
+describe('the toolsets of the definitions', () => {
   it('gives every registered tool exactly one known set', () => {
-    for (const tool of tools) expect(TOOLSET_NAMES, tool.name).toContain(TOOL_TOOLSETS[tool.name]);
+    for (const tool of tools) expect(TOOLSET_NAMES, tool.name).toContain(tool.toolset);
+  });
+
+  it("defines each tool in its set's folder (src/tools/sets/<set>/)", () => {
+    const setsDir = fileURLToPath(new URL('../src/tools/sets/', import.meta.url));
+    const definedIn = new Map<string, string>();
+    for (const set of readdirSync(setsDir))
+      for (const file of readdirSync(`${setsDir}${set}`))
+        for (const [, name] of readFileSync(`${setsDir}${set}/${file}`, 'utf8').matchAll(
+          /^ {6}name: '([a-z_]+)',$/gm,
+        ))
+          definedIn.set(name!, set);
+    for (const tool of tools) expect(definedIn.get(tool.name), tool.name).toBe(tool.toolset);
   });
 
   it('leaves no set empty', () => {
@@ -58,7 +72,7 @@ describe('the toolset map', () => {
   });
 
   it('refuses to start with a tool that has no set, naming it', () => {
-    const stray = { ...tools[0]!, name: 'stray_tool' };
+    const stray = { ...tools[0]!, name: 'stray_tool', toolset: 'nonsense' as ToolsetName };
     expect(() => toolsetIndex([...tools, stray])).toThrow(/stray_tool has no toolset/);
   });
 

@@ -6,8 +6,8 @@ import {
   MAX_API_KEYS_PER_BATCH,
   type TokenBrokerClient,
 } from '@sheetgate/proto';
+import { ToolError } from '../errors/tool-error.ts';
 import type { GoogleAccessTokens } from '../google/google-access.ts';
-import { ToolError } from '../tools/tool-definition.ts';
 
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 

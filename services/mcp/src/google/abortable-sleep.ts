@@ -1,4 +1,4 @@
-import { ToolError } from '../tools/tool-definition.ts';
+import { ToolError } from '../errors/tool-error.ts';
 
 /** Resolves after `ms`, or rejects with "the request was cancelled" as soon as `signal` aborts. */
 export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {

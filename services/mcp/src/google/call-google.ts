@@ -1,4 +1,4 @@
-import { ToolError } from '../tools/tool-definition.ts';
+import { ToolError } from '../errors/tool-error.ts';
 import { abortableSleep } from './abortable-sleep.ts';
 import type { GoogleAccessTokens } from './google-access.ts';
 import {

@@ -1,4 +1,4 @@
-import { ToolError } from '../tools/tool-definition.ts';
+import { ToolError } from '../errors/tool-error.ts';
 
 /** A Google API error as gaxios reports it, reduced to what we classify on. */
 export interface GoogleFailure {

@@ -6,7 +6,7 @@ import {
   toGoogleQuotaBucket,
 } from '@sheetgate/proto';
 import type { Logger } from '@sheetgate/service-runtime';
-import { ToolError } from '../tools/tool-definition.ts';
+import { ToolError } from '../errors/tool-error.ts';
 import { abortableSleep } from './abortable-sleep.ts';
 
 export type QuotaTurn =

@@ -1,4 +1,4 @@
-import { ToolError } from '../tools/tool-definition.ts';
+import { ToolError } from '../errors/tool-error.ts';
 
 export interface UserConcurrencyOptions {
   /** Google calls one user may have running at once on this replica. */

@@ -1,6 +1,6 @@
 import type { sheets_v4 } from 'googleapis';
-import { columnLetters, gridBounds, rangeOnSheet, splitRange } from '../tools/a1.ts';
-import { type CellAt, isAmbiguous, type StringKind } from '../tools/cell-kinds.ts';
+import { columnLetters, gridBounds, rangeOnSheet, splitRange } from '../tools/kit/a1.ts';
+import { type CellAt, isAmbiguous, type StringKind } from '../tools/kit/cell-kinds.ts';
 import type { NoteArea } from './note-images.ts';
 import type { DimensionImage } from './sheet-image.ts';
 

@@ -8,9 +8,9 @@ import {
 import type { Logger } from '@sheetgate/service-runtime';
 import { isUuid } from '@sheetgate/service-runtime';
 import type { AuthInfo } from '../auth/auth-info.ts';
+import { ToolError } from '../errors/tool-error.ts';
 import { GoogleReconnectNeeded } from '../google/google-errors.ts';
 import { runAsTool } from '../google/tool-attribution.ts';
-import { ToolError } from '../tools/tool-definition.ts';
 import { describeToolset } from '../tools/toolsets.ts';
 import type { ChangeUndo, UndoOutcome } from './undo-change.ts';
 

@@ -1,7 +1,7 @@
 import type { sheets_v4 } from 'googleapis';
 import type { AuthInfo } from '../auth/auth-info.ts';
-import { areaRows, type TabArea } from '../tools/table-area.ts';
-import type { ToolDeps } from '../tools/tool-deps.ts';
+import { areaRows, type TabArea } from '../tools/kit/table-area.ts';
+import type { ToolDeps } from '../tools/kit/tool-deps.ts';
 
 /** The notes of one rectangle of a tab, before and after a change ('' is no note). */
 export interface NoteArea {

@@ -1,8 +1,8 @@
 import type { sheets_v4 } from 'googleapis';
 import type { AuthInfo } from '../auth/auth-info.ts';
-import { columnLetters, rangeOnSheet } from '../tools/a1.ts';
-import { ToolError } from '../tools/tool-definition.ts';
-import type { ToolDeps } from '../tools/tool-deps.ts';
+import { ToolError } from '../errors/tool-error.ts';
+import { columnLetters, rangeOnSheet } from '../tools/kit/a1.ts';
+import type { ToolDeps } from '../tools/kit/tool-deps.ts';
 import { MAX_PAYLOAD_BYTES, MAX_UNDO_CELLS, type SheetImage, tooLargeReason } from './change-payloads.ts';
 
 /** The cell fields a deleted tab is recreated with. */

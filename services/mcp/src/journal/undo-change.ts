@@ -1,11 +1,11 @@
 import type { ToolsetName } from '@sheetgate/proto';
 import type { sheets_v4 } from 'googleapis';
 import type { AuthInfo } from '../auth/auth-info.ts';
-import { columnLetters, rangeOnSheet } from '../tools/a1.ts';
-import { readCellKinds } from '../tools/cell-kinds.ts';
-import { amount } from '../tools/loss-phrases.ts';
-import { spreadsheetBatchUpdate } from '../tools/spreadsheet-batch-update.ts';
-import type { ToolDeps } from '../tools/tool-deps.ts';
+import { amount } from '../tools/guards/loss-phrases.ts';
+import { columnLetters, rangeOnSheet } from '../tools/kit/a1.ts';
+import { readCellKinds } from '../tools/kit/cell-kinds.ts';
+import { spreadsheetBatchUpdate } from '../tools/kit/spreadsheet-batch-update.ts';
+import type { ToolDeps } from '../tools/kit/tool-deps.ts';
 import type { ChangeJournal, ListedChange } from './change-journal.ts';
 import {
   ambiguousCells,

@@ -1,6 +1,7 @@
 import type { ToolsetName } from '@sheetgate/proto';
 import type { AuthInfo } from '../auth/auth-info.ts';
-import { enablesToolset, toolsetOf } from '../tools/toolsets.ts';
+import { toolsetOf } from '../tools/registry.ts';
+import { enablesToolset } from '../tools/toolsets.ts';
 import type { ChangeJournal, ListedChange } from './change-journal.ts';
 
 /** Undos of undos followed back to the change they redo; a longer chain is refused. */

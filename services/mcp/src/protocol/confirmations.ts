@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ToolContext, ToolDefinition } from '../tools/tool-definition.ts';
+import type { ToolContext, ToolDefinition } from '../tools/kit/tool-definition.ts';
 import { JsonRpcErrorCode } from './json-rpc.ts';
 import type { RequestStateCodec } from './request-state.ts';
 import { RpcFailure } from './rpc-failure.ts';

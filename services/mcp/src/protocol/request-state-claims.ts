@@ -1,5 +1,5 @@
 import { GrpcStatus, isServiceError, kindOfCallError, type RequestStateClient } from '@sheetgate/proto';
-import { ToolError } from '../tools/tool-definition.ts';
+import { ToolError } from '../errors/tool-error.ts';
 
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 

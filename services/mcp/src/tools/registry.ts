@@ -1,38 +1,68 @@
-import { cellTools } from './cell-tools.ts';
-import { changeTools } from './change-tools.ts';
-import { chartTools } from './chart-tools.ts';
-import { commentTools, driveTools, sharingTools } from './drive-tools.ts';
-import { editingTools } from './editing-tools.ts';
-import { fileTools } from './file-tools.ts';
-import { filterTools } from './filter-tools.ts';
-import { rangeObjectTools } from './range-object-tools.ts';
-import { readTools } from './read-tools.ts';
-import { recordTools } from './record-tools.ts';
-import { ruleTools } from './rule-tools.ts';
-import { sheetTools } from './sheet-tools.ts';
-import { tableTools } from './table-tools.ts';
-import type { ToolDefinition } from './tool-definition.ts';
-import type { ToolDeps } from './tool-deps.ts';
-import { writeTools } from './write-tools.ts';
+import type { ToolsetName } from '@sheetgate/proto';
+import type { ToolDefinition } from './kit/tool-definition.ts';
+import type { ToolDeps } from './kit/tool-deps.ts';
+import { chartTools } from './sets/charts/charts.ts';
+import { cellDetailTools } from './sets/core-read/cell-details.ts';
+import { driveSearchTools } from './sets/core-read/drive-search.ts';
+import { listChangesTools } from './sets/core-read/list-changes.ts';
+import { readTools } from './sets/core-read/reading.ts';
+import { recordTools } from './sets/core-read/records.ts';
+import { noteTools } from './sets/core-write/notes.ts';
+import { undoChangeTools } from './sets/core-write/undo-change.ts';
+import { valueWriteTools } from './sets/core-write/values.ts';
+import { driveFileTools } from './sets/files/drive-files.ts';
+import { newSpreadsheetTools } from './sets/files/new-spreadsheets.ts';
+import { cellRuleTools } from './sets/rules/cell-rules.ts';
+import { filterTools } from './sets/rules/filters.ts';
+import { rangeObjectTools } from './sets/rules/range-objects.ts';
+import { tableTools } from './sets/rules/tables.ts';
+import { commentTools } from './sets/sharing/comments.ts';
+import { sharingTools } from './sets/sharing/permissions.ts';
+import { dimensionTools } from './sets/structure/dimensions.ts';
+import { editingTools } from './sets/structure/editing.ts';
+import { sheetTools } from './sets/structure/sheets.ts';
 
-/** The tool registry (docs/design.md §11): every tool, in the order tools/list shows them. */
+/**
+ * The tool registry (docs/design.md §11): every tool, in the order tools/list shows them. Each
+ * definition names its own toolset; what lists tools by name or by set (toolsets.ts, the tests)
+ * reads it from here.
+ */
 export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
   return [
     ...readTools(deps),
     ...recordTools(deps),
-    ...cellTools(deps),
-    ...writeTools(deps),
-    ...changeTools(deps),
+    ...cellDetailTools(deps),
+    ...noteTools(deps),
+    ...valueWriteTools(deps),
+    ...dimensionTools(deps),
+    ...listChangesTools(deps),
+    ...undoChangeTools(deps),
     ...sheetTools(deps),
-    ...ruleTools(deps),
+    ...cellRuleTools(deps),
     ...rangeObjectTools(deps),
     ...chartTools(deps),
     ...filterTools(deps),
     ...tableTools(deps),
     ...editingTools(deps),
-    ...fileTools(deps),
-    ...driveTools(deps),
+    ...newSpreadsheetTools(deps),
+    ...driveSearchTools(deps),
+    ...driveFileTools(deps),
     ...sharingTools(deps),
     ...commentTools(deps),
   ];
+}
+
+/**
+ * The registered tools as definitions only, to read names and sets without a person or Google:
+ * built once with no clients, which a definition only closes over and never calls until it runs.
+ */
+let definitions: readonly ToolDefinition[] | undefined;
+export function registeredTools(): readonly ToolDefinition[] {
+  definitions ??= sheetgateTools({} as ToolDeps);
+  return definitions;
+}
+
+/** The set of the registered tool of that name; undefined for a name no tool has (one from another release). */
+export function toolsetOf(tool: string): ToolsetName | undefined {
+  return registeredTools().find((definition) => definition.name === tool)?.toolset;
 }

@@ -1,5 +1,5 @@
+import type { ToolDeps } from '../../src/tools/kit/tool-deps.ts';
 import { sheetgateTools } from '../../src/tools/registry.ts';
-import type { ToolDeps } from '../../src/tools/tool-deps.ts';
 
 /**
  * How many tools `tools/list` shows a credential with every set: the registry's own count (built

@@ -2,8 +2,8 @@ import { freePort } from '@sheetgate/test-harness';
 import { drive } from 'googleapis/build/src/apis/drive/index.js';
 import { sheets } from 'googleapis/build/src/apis/sheets/index.js';
 import { createGoogleCaller } from '../../src/google/call-google.ts';
+import type { ToolContext, ToolDefinition } from '../../src/tools/kit/tool-definition.ts';
 import { sheetgateTools } from '../../src/tools/registry.ts';
-import type { ToolContext, ToolDefinition } from '../../src/tools/tool-definition.ts';
 import { startEmulator } from './emulator.ts';
 
 /** One `context.progress` call a tool made. */

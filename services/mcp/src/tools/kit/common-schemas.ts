@@ -1,0 +1,90 @@
+import { z } from 'zod';
+
+export const spreadsheetId = z
+  .string()
+  .min(10)
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+$/, 'a spreadsheetId has only letters, digits, - and _')
+  .describe('The spreadsheet id (from its URL /d/<id>/ or from list_spreadsheets).');
+
+export const a1Range = z
+  .string()
+  .min(1)
+  .max(500)
+  .describe("A range in A1 notation, e.g. 'My tab'!A1:C9, Sheet1!A:A or a tab name alone for the whole tab.");
+
+export const sheetId = z
+  .number()
+  .int()
+  .min(0)
+  .describe('The numeric id of a tab (sheetId), from get_spreadsheet.');
+
+export const cellValue = z.union([z.string().max(50_000), z.number(), z.boolean(), z.null()]);
+export const rows = z
+  .array(z.array(cellValue).max(1_000))
+  .max(10_000)
+  .describe(
+    'Rows of cells, e.g. [["Name","Total"],["Ada",12]]. Strings starting with = are formulas when interpreted.',
+  );
+
+export const valueRender = z
+  .enum(['FORMATTED_VALUE', 'UNFORMATTED_VALUE', 'FORMULA'])
+  .default('FORMATTED_VALUE')
+  .describe(
+    'FORMATTED_VALUE as shown in the sheet, UNFORMATTED_VALUE raw numbers, FORMULA the formulas themselves.',
+  );
+
+export const valueInput = z
+  .enum(['USER_ENTERED', 'RAW'])
+  .default('USER_ENTERED')
+  .describe('USER_ENTERED parses values as if typed (numbers, dates, formulas); RAW stores them as given.');
+
+export const pageOffset = z
+  .number()
+  .int()
+  .min(0)
+  .default(0)
+  .describe('Skip this many rows of the range (paging).');
+export const pageLimit = z
+  .number()
+  .int()
+  .min(1)
+  .max(2_000)
+  .default(200)
+  .describe('At most this many rows are returned; the result says how to fetch the rest.');
+
+export const valueRangeOutput = z.object({
+  range: z.string(),
+  // What the Sheets API puts in a cell: text, a number, a boolean (empty cells are "").
+  values: z.array(z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]))),
+  // Rows in the range when its data's end was seen; null when more rows may follow.
+  totalRows: z.number().nullable(),
+  offset: z.number(),
+  returnedRows: z.number(),
+  nextOffset: z.number().nullable(),
+  revision: z.string(),
+});
+
+export const overwriteFormulas = z
+  .boolean()
+  .default(false)
+  .describe('Replace cells that hold formulas; without it such a write is refused, naming them.');
+export const dryRun = z.boolean().default(false).describe('Only say what would change; nothing is changed.');
+export const ifRevision = z
+  .string()
+  .max(200)
+  .optional()
+  .describe(
+    'The revision a read_range of this range (or of exactly the cells the values cover), from its first row, returned: the write is refused if those cells changed since.',
+  );
+/** In a result only when the call was a dry run. */
+export const dryRunOutput = z.literal(true).optional();
+/** A short token for exactly what was read (docs/design.md §11); pass it as ifRevision to a write. */
+export const revisionOutput = z.string();
+
+export const anyFileId = z
+  .string()
+  .min(5)
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+$/, 'a fileId has only letters, digits, - and _')
+  .describe('The file’s id: a spreadsheetId, or any Drive file id.');

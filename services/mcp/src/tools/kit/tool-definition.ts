@@ -1,0 +1,63 @@
+import type { ToolsetName } from '@sheetgate/proto';
+import type { z } from 'zod';
+import type { AuthInfo } from '../../auth/auth-info.ts';
+import { strictInput } from './strict-input.ts';
+
+export type ResourceScope = 'sheets:read' | 'sheets:write';
+
+export interface ToolContext {
+  auth: AuthInfo;
+  /** Aborted when the client goes away, cancels the request, or the request times out. */
+  signal: AbortSignal;
+  /**
+   * Tells the client how far a long call has got (`notifications/progress`) when its request
+   * carried a progressToken; a no-op otherwise. `progress` must grow from call to call; `total`
+   * is given when known.
+   */
+  progress(progress: number, total?: number, message?: string): void;
+}
+
+export interface ToolOutput {
+  /** Matches the tool's output schema. */
+  structuredContent: Record<string, unknown>;
+  /** A readable rendering of the same result, for clients that show text. */
+  text: string;
+}
+
+/** One entry of the tool registry (docs/design.md §11): schema, scope, annotations and behaviour. */
+export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
+  name: string;
+  /**
+   * The set that enables the tool (docs/design.md §11.5): one of @sheetgate/proto's TOOLSETS, and
+   * the folder under sets/ its file is in.
+   */
+  toolset: ToolsetName;
+  title: string;
+  description: string;
+  scope: ResourceScope;
+  inputSchema: Input;
+  outputSchema: z.ZodObject;
+  annotations: {
+    readOnlyHint: boolean;
+    destructiveHint: boolean;
+    idempotentHint: boolean;
+    openWorldHint: boolean;
+  };
+  run(input: z.infer<Input>, context: ToolContext): Promise<ToolOutput>;
+  /**
+   * Destructive tools only: what this call would destroy, read from Google without changing
+   * anything — e.g. `the tab "Q3" (1,200 rows × 26 columns, 4,312 non-empty cells)` — or null when
+   * it would destroy nothing (clearing empty cells). Asked before `run` when the client can confirm
+   * (MCP 2026-07-28 elicitation through an input_required result); the sentence is shown to the
+   * person, who accepts or declines.
+   */
+  describeLoss?(input: z.infer<Input>, context: ToolContext): Promise<string | null>;
+}
+
+/**
+ * Keeps the input type of each definition while collecting them in one array, and makes its input
+ * schema refuse unknown arguments at every depth (strict-input.ts).
+ */
+export function defineTool<Input extends z.ZodObject>(definition: ToolDefinition<Input>): ToolDefinition {
+  return { ...definition, inputSchema: strictInput(definition.inputSchema) } as unknown as ToolDefinition;
+}

@@ -1,0 +1,14 @@
+import type { drive_v3, sheets_v4 } from 'googleapis';
+import type { CallGoogle } from '../../google/call-google.ts';
+import type { ChangeJournal } from '../../journal/change-journal.ts';
+
+/** What every Sheets/Drive tool needs: the API clients (one per process) and the call wrapper. */
+export interface ToolDeps {
+  sheets: sheets_v4.Sheets;
+  drive: drive_v3.Drive;
+  callGoogle: CallGoogle;
+  /** The change journal (docs/design.md §11.8); absent when it is off, and then nothing is recorded. */
+  journal?: ChangeJournal | undefined;
+  /** `<BASE_URL>/dashboard`, where a refusal for a toolset the credential lacks says to enable it. */
+  dashboardUrl?: string | undefined;
+}

@@ -1,0 +1,466 @@
+import type { sheets_v4 } from 'googleapis';
+import { z } from 'zod';
+import { ambiguousCells, cornerOf, valueArea } from '../../../journal/change-payloads.ts';
+import { changeNote, recordValueChange } from '../../../journal/record-change.ts';
+import { lossDescriptions } from '../../guards/loss-descriptions.ts';
+import { amount } from '../../guards/loss-phrases.ts';
+import { guardWrites } from '../../guards/write-guard.ts';
+import { gridBounds, normalizeRange, splitRange } from '../../kit/a1.ts';
+import { readCellKinds } from '../../kit/cell-kinds.ts';
+import {
+  a1Range,
+  dryRun,
+  dryRunOutput,
+  ifRevision,
+  overwriteFormulas,
+  rows,
+  spreadsheetId,
+  valueInput,
+} from '../../kit/common-schemas.ts';
+import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
+import { defineTool, type ToolContext } from '../../kit/tool-definition.ts';
+import type { ToolDeps } from '../../kit/tool-deps.ts';
+import { areaFrom, areaRange, valuesExtent, writtenArea } from '../../kit/written-area.ts';
+
+/**
+ * A write of at least this many cells tells the client when it starts and when Google has it
+ * (progress); a smaller one is answered before a progress bar could show anything.
+ */
+export const LARGE_WRITE_CELLS = 5_000;
+
+const WRITE = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
+const updateOutput = z.object({
+  updatedRange: z.string(),
+  updatedRows: z.number(),
+  updatedColumns: z.number(),
+  updatedCells: z.number(),
+  dryRun: dryRunOutput,
+  changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
+});
+
+function summary(update: sheets_v4.Schema$UpdateValuesResponse | undefined, fallbackRange: string) {
+  return {
+    updatedRange: update?.updatedRange ?? fallbackRange,
+    updatedRows: update?.updatedRows ?? 0,
+    updatedColumns: update?.updatedColumns ?? 0,
+    updatedCells: update?.updatedCells ?? 0,
+  };
+}
+
+/** Rows of an answered A1 range (`'Tab'!A1:C4` → 4); undefined for an open one. */
+function tableRowCount(range: string): number | undefined {
+  const bounds = gridBounds(splitRange(range).cells);
+  return bounds?.endRowIndex === undefined ? undefined : bounds.endRowIndex - (bounds.startRowIndex ?? 0);
+}
+
+function cellCount(values: readonly (readonly unknown[])[]): number {
+  return values.reduce((sum, row) => sum + row.length, 0);
+}
+
+/** What a write of `values` to `range` would update, said without writing (nulls are skipped). */
+function planned(range: string, values: readonly (readonly unknown[])[]) {
+  const area = writtenArea(range, values);
+  return {
+    updatedRange: area && area.rows > 0 ? areaRange(area) : range,
+    updatedRows: values.length,
+    updatedColumns: values.reduce((widest, row) => Math.max(widest, row.length), 0),
+    updatedCells: values.reduce((sum, row) => sum + row.filter((value) => value !== null).length, 0),
+    dryRun: true as const,
+  };
+}
+
+export function valueWriteTools(deps: ToolDeps) {
+  const { sheets, callGoogle, journal } = deps;
+  // With the journal on, Google answers each write with what the cells hold after it (FORMULA).
+  const afterImages = journal
+    ? { includeValuesInResponse: true, responseValueRenderOption: 'FORMULA' as const }
+    : {};
+  const _batchUpdate = spreadsheetBatchUpdate(deps);
+  const losses = lossDescriptions(deps);
+
+  /**
+   * append_rows with OVERWRITE replaces whatever the rows after the table hold, and where the
+   * table ends only Google's own table detection says. So Google is asked with an append of no
+   * values (its answer's tableRange names the table; nothing is written), and the values are then
+   * written after that table as write_range writes them: through the formula guard, with the
+   * before-image the change journal's undo restores. Three requests where one append would do,
+   * kept for the mode that overwrites.
+   */
+  async function overwriteAfterTable(
+    input: {
+      spreadsheetId: string;
+      range: string;
+      values: (string | number | boolean | null)[][];
+      valueInputOption: 'USER_ENTERED' | 'RAW';
+      overwriteFormulas: boolean;
+    },
+    { auth, signal }: ToolContext,
+  ) {
+    const range = normalizeRange(input.range);
+    const { data: probe } = await callGoogle(auth.userId, signal, (request) =>
+      sheets.spreadsheets.values.append(
+        {
+          spreadsheetId: input.spreadsheetId,
+          range,
+          valueInputOption: input.valueInputOption,
+          insertDataOption: 'OVERWRITE',
+          requestBody: { majorDimension: 'ROWS', values: [] },
+        },
+        request,
+      ),
+    );
+    const tableRange = probe.tableRange ?? null;
+    // Below the table, from its first column; with no table, where the range starts.
+    const start = tableRange
+      ? cornerOf(tableRange)
+      : cornerOf(
+          probe.updates?.updatedRange ?? areaRange(writtenArea(range, [[null]]) ?? areaFrom(range, [])),
+        );
+    const below = tableRange ? { ...start, top: start.top + (tableRowCount(tableRange) ?? 0) } : start;
+    const target = areaRange({ ...below, sheet: below.sheet || undefined, ...valuesExtent(input.values) });
+    const before = await guardWrites(deps, {
+      auth,
+      signal,
+      spreadsheetId: input.spreadsheetId,
+      writes: [{ range: target, values: input.values }],
+      overwriteFormulas: input.overwriteFormulas,
+      captureBefore: journal !== undefined,
+    });
+    const { data } = await callGoogle(auth.userId, signal, (request) =>
+      sheets.spreadsheets.values.update(
+        {
+          spreadsheetId: input.spreadsheetId,
+          range: target,
+          valueInputOption: input.valueInputOption,
+          ...afterImages,
+          requestBody: { range: target, majorDimension: 'ROWS', values: input.values },
+        },
+        request,
+      ),
+    );
+    const result = { ...summary(data, target), tableRange };
+    const changeId =
+      journal && before?.[0]
+        ? recordValueChange(journal, auth, {
+            tool: 'append_rows',
+            spreadsheetId: input.spreadsheetId,
+            areas: [valueArea(before[0], input.values, data.updatedData?.values ?? undefined)],
+          })
+        : undefined;
+    return {
+      structuredContent: { ...result, ...(changeId ? { changeId } : {}) },
+      text: `Appended ${result.updatedRows} rows at ${result.updatedRange}, overwriting what was there.${changeNote(changeId)}`,
+    };
+  }
+
+  return [
+    defineTool({
+      name: 'write_range',
+      toolset: 'core-write',
+      title: 'Write a range',
+      description:
+        'Writes rows of values into a range, replacing what is there. Values are parsed as typed unless RAW.',
+      scope: 'sheets:write',
+      annotations: WRITE,
+      inputSchema: z.object({
+        spreadsheetId,
+        range: a1Range,
+        values: rows,
+        valueInputOption: valueInput,
+        overwriteFormulas,
+        ifRevision,
+        dryRun,
+      }),
+      outputSchema: updateOutput,
+      async run(input, { auth, signal }) {
+        const range = normalizeRange(input.range);
+        // A second request is needed: Sheets has no conditional write, so what it would replace is read
+        // first; the same read is the change journal's before-image.
+        const before = await guardWrites(deps, {
+          auth,
+          signal,
+          spreadsheetId: input.spreadsheetId,
+          writes: [{ range, values: input.values, ifRevision: input.ifRevision }],
+          overwriteFormulas: input.overwriteFormulas,
+          captureBefore: journal !== undefined && !input.dryRun,
+        });
+        if (input.dryRun) {
+          const plan = planned(range, input.values);
+          return {
+            structuredContent: plan,
+            text: `Dry run: would update ${plan.updatedCells} cells in ${range}. Nothing was written.`,
+          };
+        }
+        const { data } = await callGoogle(auth.userId, signal, (request) =>
+          sheets.spreadsheets.values.update(
+            {
+              spreadsheetId: input.spreadsheetId,
+              range,
+              valueInputOption: input.valueInputOption,
+              ...afterImages,
+              requestBody: { range, majorDimension: 'ROWS', values: input.values },
+            },
+            request,
+          ),
+        );
+        const result = summary(data, range);
+        const changeId =
+          journal && before?.[0]
+            ? recordValueChange(journal, auth, {
+                tool: 'write_range',
+                spreadsheetId: input.spreadsheetId,
+                areas: [valueArea(before[0], input.values, data.updatedData?.values ?? undefined)],
+              })
+            : undefined;
+        return {
+          structuredContent: { ...result, ...(changeId ? { changeId } : {}) },
+          text: `Updated ${result.updatedCells} cells in ${result.updatedRange}.${changeNote(changeId)}`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'write_ranges',
+      toolset: 'core-write',
+      title: 'Write several ranges',
+      description: 'Writes several ranges of one spreadsheet in one call.',
+      scope: 'sheets:write',
+      annotations: WRITE,
+      inputSchema: z.object({
+        spreadsheetId,
+        data: z
+          .array(z.object({ range: a1Range, values: rows, ifRevision }))
+          .min(1)
+          .max(100),
+        valueInputOption: valueInput,
+        overwriteFormulas,
+        dryRun,
+      }),
+      outputSchema: z.object({
+        totalUpdatedCells: z.number(),
+        responses: z.array(updateOutput),
+        dryRun: dryRunOutput,
+        changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
+      }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        // A second request is needed: Sheets has no conditional write, so what it would replace is read
+        // first; the same read is the change journal's before-image.
+        const before = await guardWrites(deps, {
+          auth,
+          signal,
+          spreadsheetId: input.spreadsheetId,
+          captureBefore: journal !== undefined && !input.dryRun,
+          writes: input.data.map((entry) => ({
+            range: normalizeRange(entry.range),
+            values: entry.values,
+            ifRevision: entry.ifRevision,
+          })),
+          overwriteFormulas: input.overwriteFormulas,
+        });
+        if (input.dryRun) {
+          const responses = input.data.map((entry) => planned(normalizeRange(entry.range), entry.values));
+          const total = responses.reduce((sum, update) => sum + update.updatedCells, 0);
+          return {
+            structuredContent: { totalUpdatedCells: total, responses, dryRun: true },
+            text: `Dry run: would update ${total} cells in ${responses.length} ranges. Nothing was written.`,
+          };
+        }
+        const cells = input.data.reduce((sum, entry) => sum + cellCount(entry.values), 0);
+        const large = cells >= LARGE_WRITE_CELLS;
+        const data = input.data.map((entry) => ({
+          range: normalizeRange(entry.range),
+          majorDimension: 'ROWS',
+          values: entry.values,
+        }));
+        if (large)
+          context.progress(0, 1, `Writing ${amount(cells, 'cell')} in ${amount(data.length, 'range')}`);
+        const { data: response } = await callGoogle(auth.userId, signal, (request) =>
+          sheets.spreadsheets.values.batchUpdate(
+            {
+              spreadsheetId: input.spreadsheetId,
+              requestBody: { valueInputOption: input.valueInputOption, ...afterImages, data },
+            },
+            request,
+          ),
+        );
+        if (large) context.progress(1, 1, 'Written');
+        const responses = (response.responses ?? []).map((update, index) =>
+          summary(update, data[index]?.range ?? ''),
+        );
+        const total =
+          response.totalUpdatedCells ?? responses.reduce((sum, update) => sum + update.updatedCells, 0);
+        const changeId =
+          journal && before
+            ? recordValueChange(journal, auth, {
+                tool: 'write_ranges',
+                spreadsheetId: input.spreadsheetId,
+                areas: input.data.map((entry, index) =>
+                  valueArea(
+                    before[index]!,
+                    entry.values,
+                    response.responses?.[index]?.updatedData?.values ?? undefined,
+                  ),
+                ),
+              })
+            : undefined;
+        return {
+          structuredContent: { totalUpdatedCells: total, responses, ...(changeId ? { changeId } : {}) },
+          text: `Updated ${total} cells in ${responses.length} ranges.${changeNote(changeId)}`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'append_rows',
+      toolset: 'core-write',
+      title: 'Append rows',
+      description:
+        'Appends rows after the last row of the table found in the range. New rows are inserted by default, so nothing below is overwritten; OVERWRITE writes into the rows after the table instead, refusing to replace formulas there unless overwriteFormulas.',
+      scope: 'sheets:write',
+      annotations: { ...WRITE, destructiveHint: false, idempotentHint: false },
+      inputSchema: z.object({
+        spreadsheetId,
+        range: a1Range.describe("The table to append to, e.g. 'Orders'!A:F or a tab name."),
+        values: rows,
+        valueInputOption: valueInput,
+        insertDataOption: z
+          .enum(['INSERT_ROWS', 'OVERWRITE'])
+          .default('INSERT_ROWS')
+          .describe('INSERT_ROWS adds new rows; OVERWRITE writes into the cells after the table.'),
+        overwriteFormulas,
+        dryRun,
+      }),
+      outputSchema: updateOutput.extend({ tableRange: z.string().nullable() }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        const range = normalizeRange(input.range);
+        if (input.dryRun) {
+          // Where the table ends is known only to Google's append; the dry run says what, not where.
+          const plan = { ...planned(range, input.values), updatedRange: range, tableRange: null };
+          return {
+            structuredContent: plan,
+            text: `Dry run: would append ${amount(plan.updatedRows, 'row')} (${plan.updatedCells} cells) after the table in ${range}. Nothing was written.`,
+          };
+        }
+        if (input.insertDataOption === 'OVERWRITE') return overwriteAfterTable(input, context);
+        const large = cellCount(input.values) >= LARGE_WRITE_CELLS;
+        if (large) context.progress(0, 1, `Appending ${amount(input.values.length, 'row')}`);
+        const { data } = await callGoogle(auth.userId, signal, (request) =>
+          sheets.spreadsheets.values.append(
+            {
+              spreadsheetId: input.spreadsheetId,
+              range,
+              valueInputOption: input.valueInputOption,
+              insertDataOption: 'INSERT_ROWS',
+              ...afterImages,
+              requestBody: { majorDimension: 'ROWS', values: input.values },
+            },
+            request,
+          ),
+        );
+        if (large) context.progress(1, 1, 'Appended');
+        const result = { ...summary(data.updates, range), tableRange: data.tableRange ?? null };
+        // Inserted rows held nothing: the append replaced nothing, and undo deletes the rows.
+        const area = journal
+          ? valueArea(
+              { ...cornerOf(result.updatedRange), values: [] },
+              input.values,
+              data.updates?.updatedData?.values ?? undefined,
+            )
+          : undefined;
+        const changeId =
+          journal && area
+            ? recordValueChange(journal, auth, {
+                tool: 'append_rows',
+                spreadsheetId: input.spreadsheetId,
+                areas: [area],
+                insertedRows: { sheet: area.sheet, start: area.top, end: area.top + input.values.length },
+              })
+            : undefined;
+        return {
+          structuredContent: { ...result, ...(changeId ? { changeId } : {}) },
+          text: `Appended ${result.updatedRows} rows at ${result.updatedRange}.${changeNote(changeId)}`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'clear_range',
+      toolset: 'core-write',
+      title: 'Clear a range',
+      description: 'Clears the values of a range (formatting stays).',
+      scope: 'sheets:write',
+      annotations: WRITE,
+      inputSchema: z.object({ spreadsheetId, range: a1Range, dryRun }),
+      outputSchema: z.object({
+        clearedRange: z.string(),
+        dryRun: dryRunOutput,
+        wouldLose: z.string().nullable().optional(),
+        changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
+      }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        const range = normalizeRange(input.range);
+        if (input.dryRun) {
+          const wouldLose = await losses.clear(input, context);
+          return {
+            structuredContent: { clearedRange: range, dryRun: true, wouldLose },
+            text: `Dry run, nothing was cleared. ${wouldLose ?? `${range} holds no values: clearing it loses nothing.`}`,
+          };
+        }
+        // The change journal's before-image: one FORMULA read of the range before it is cleared, and
+        // the kinds of cells whose rendering does not say them (text starting with =: cell-kinds.ts).
+        const before = journal
+          ? (
+              await callGoogle(auth.userId, signal, (request) =>
+                sheets.spreadsheets.values.get(
+                  { spreadsheetId: input.spreadsheetId, range, valueRenderOption: 'FORMULA' },
+                  request,
+                ),
+              )
+            ).data
+          : undefined;
+        const values = (before?.values ?? []) as unknown[][];
+        const corner = cornerOf(before?.range ?? range);
+        const kinds = before
+          ? await readCellKinds(deps, auth, signal, input.spreadsheetId, ambiguousCells(corner, values))
+          : undefined;
+        const { data } = await callGoogle(auth.userId, signal, (request) =>
+          sheets.spreadsheets.values.clear(
+            { spreadsheetId: input.spreadsheetId, range, requestBody: {} },
+            request,
+          ),
+        );
+        const clearedRange = data.clearedRange ?? range;
+        let changeId: string | undefined;
+        if (journal && kinds) {
+          // Only the cells that held something changed: each becomes empty.
+          const cleared = values.map((row) => row.map(() => ''));
+          changeId = recordValueChange(journal, auth, {
+            tool: 'clear_range',
+            spreadsheetId: input.spreadsheetId,
+            areas: [
+              valueArea(
+                {
+                  ...corner,
+                  values,
+                  kindOf: (row, column) =>
+                    kinds.of({ sheet: corner.sheet, row: corner.top + row, column: corner.left + column }),
+                },
+                cleared,
+                cleared,
+              ),
+            ],
+            ranges: [clearedRange],
+          });
+        }
+        return {
+          structuredContent: { clearedRange, ...(changeId ? { changeId } : {}) },
+          text: `Cleared ${clearedRange}.${changeNote(changeId)}`,
+        };
+      },
+      describeLoss: (input, context) => losses.clear(input, context),
+    }),
+  ];
+}

@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import { ToolError } from '../../../errors/tool-error.ts';
+import { dryRun, dryRunOutput, spreadsheetId } from '../../kit/common-schemas.ts';
+import { checkFolder, FOLDER_MIME, folderId, intoFolder } from '../../kit/drive-folders.ts';
+import { ALL_DRIVES } from '../../kit/drive-options.ts';
+import { SPREADSHEET_MIME } from '../../kit/google-file-types.ts';
+import { defineTool } from '../../kit/tool-definition.ts';
+import type { ToolDeps } from '../../kit/tool-deps.ts';
+
+/** copy_spreadsheet and create_folder: new files in Drive from existing ones, and folders to hold them. */
+export function driveFileTools(deps: ToolDeps) {
+  const { drive, callGoogle } = deps;
+  return [
+    defineTool({
+      name: 'copy_spreadsheet',
+      toolset: 'files',
+      title: 'Copy a spreadsheet',
+      description:
+        'Makes a copy of a spreadsheet (tabs, values, formulas and formats), optionally named and put in a folder. An xlsx, csv or ods file is copied as a Google spreadsheet.',
+      scope: 'sheets:write',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+      inputSchema: z.object({
+        spreadsheetId,
+        name: z
+          .string()
+          .trim()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('The copy’s name; "Copy of <name>" by default.'),
+        folderId: folderId
+          .optional()
+          .describe('The folder to put the copy in; beside the original by default.'),
+        dryRun,
+      }),
+      outputSchema: z.object({
+        // null in a dry run: Google assigns the id.
+        spreadsheetId: z.string().nullable(),
+        name: z.string(),
+        url: z.string().nullable(),
+        folderId: z.string().nullable(),
+        dryRun: dryRunOutput,
+      }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        const folder = input.folderId ? await checkFolder(deps, context, input.folderId) : undefined;
+        const where = folder ? ` in the folder "${folder.name}"` : '';
+        if (input.dryRun) {
+          const { data: source } = await callGoogle(auth.userId, signal, (request) =>
+            drive.files.get(
+              { fileId: input.spreadsheetId, fields: 'id, name, mimeType', ...ALL_DRIVES },
+              request,
+            ),
+          );
+          const name = input.name ?? `Copy of ${source.name ?? ''}`;
+          return {
+            structuredContent: {
+              spreadsheetId: null,
+              name,
+              url: null,
+              folderId: folder?.folderId ?? null,
+              dryRun: true,
+            },
+            text: `Dry run: would copy ${source.name} as ${name}${where}. Nothing was changed.`,
+          };
+        }
+        let copy: {
+          id?: string | null;
+          name?: string | null;
+          webViewLink?: string | null;
+          parents?: string[] | null;
+        };
+        try {
+          ({ data: copy } = await intoFolder(folder, () =>
+            callGoogle(auth.userId, signal, (request) =>
+              drive.files.copy(
+                {
+                  fileId: input.spreadsheetId,
+                  fields: 'id, name, webViewLink, parents',
+                  requestBody: {
+                    // The copy is a spreadsheet whatever the source: Google converts xlsx, csv and ods.
+                    mimeType: SPREADSHEET_MIME,
+                    ...(input.name ? { name: input.name } : {}),
+                    ...(folder ? { parents: [folder.folderId] } : {}),
+                  },
+                  ...ALL_DRIVES,
+                },
+                request,
+              ),
+            ),
+          ));
+        } catch (error) {
+          if (error instanceof ToolError && /conversion is not supported/i.test(error.message)) {
+            throw new ToolError(
+              `${input.spreadsheetId} is neither a spreadsheet nor an xlsx, csv or ods file, so it cannot be copied as a spreadsheet`,
+            );
+          }
+          throw error;
+        }
+        if (!copy.id) throw new ToolError('Google did not return the copy’s id');
+        const result = {
+          spreadsheetId: copy.id,
+          name: copy.name ?? '',
+          url: copy.webViewLink ?? null,
+          folderId: folder?.folderId ?? copy.parents?.[0] ?? null,
+        };
+        return {
+          structuredContent: result,
+          text: `Copied as ${result.name} (spreadsheetId ${result.spreadsheetId})${where}${result.url ? `: ${result.url}` : ''}.`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'create_folder',
+      toolset: 'files',
+      title: 'Create a folder',
+      description:
+        'Creates a Drive folder, optionally inside another: Sheetgate can put files only in folders it created, so make one here for create_spreadsheet, copy_spreadsheet and convert_file.',
+      scope: 'sheets:write',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+      inputSchema: z.object({
+        name: z.string().trim().min(1).max(200),
+        parentId: folderId.optional().describe('The folder to create it in; the top of My Drive by default.'),
+        dryRun,
+      }),
+      outputSchema: z.object({
+        // null in a dry run: Google assigns the id.
+        folderId: z.string().nullable(),
+        name: z.string(),
+        parentId: z.string().nullable(),
+        dryRun: dryRunOutput,
+      }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        const parent = input.parentId ? await checkFolder(deps, context, input.parentId) : undefined;
+        const where = parent ? ` in the folder "${parent.name}"` : ' at the top of My Drive';
+        if (input.dryRun) {
+          return {
+            structuredContent: {
+              folderId: null,
+              name: input.name,
+              parentId: parent?.folderId ?? null,
+              dryRun: true,
+            },
+            text: `Dry run: would create the folder ${input.name}${where}. Nothing was changed.`,
+          };
+        }
+        const { data } = await intoFolder(parent, () =>
+          callGoogle(auth.userId, signal, (request) =>
+            drive.files.create(
+              {
+                fields: 'id, name, parents',
+                requestBody: {
+                  name: input.name,
+                  mimeType: FOLDER_MIME,
+                  ...(parent ? { parents: [parent.folderId] } : {}),
+                },
+                ...ALL_DRIVES,
+              },
+              request,
+            ),
+          ),
+        );
+        if (!data.id) throw new ToolError('Google did not return the new folder’s id');
+        const result = {
+          folderId: data.id,
+          name: data.name ?? input.name,
+          parentId: data.parents?.[0] ?? null,
+        };
+        return {
+          structuredContent: result,
+          text: `Created the folder ${result.name}${where} (folderId ${result.folderId}).`,
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,259 @@
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import { ToolError } from '../../../errors/tool-error.ts';
+import { rangeOnSheet } from '../../kit/a1.ts';
+import { dryRun, dryRunOutput, rows } from '../../kit/common-schemas.ts';
+import { checkFolder, folderId, intoFolder } from '../../kit/drive-folders.ts';
+import { ALL_DRIVES } from '../../kit/drive-options.ts';
+import { EXPORT_TYPES, IMPORTABLE_TYPES, SPREADSHEET_MIME } from '../../kit/google-file-types.ts';
+import { defineTool } from '../../kit/tool-definition.ts';
+import type { ToolDeps } from '../../kit/tool-deps.ts';
+
+const fileId = z
+  .string()
+  .min(5)
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+$/)
+  .describe('A Drive file id.');
+
+export function newSpreadsheetTools(deps: ToolDeps) {
+  const { sheets, drive, callGoogle } = deps;
+  return [
+    defineTool({
+      name: 'create_spreadsheet',
+      toolset: 'files',
+      title: 'Create a spreadsheet',
+      description:
+        'Creates a new spreadsheet in your Drive, optionally with named tabs and starting values on the first tab.',
+      scope: 'sheets:write',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+      inputSchema: z.object({
+        title: z.string().min(1).max(200),
+        sheetTitles: z.array(z.string().min(1).max(100)).max(50).optional(),
+        values: rows.optional().describe('Rows written to the first tab from A1 (parsed as typed).'),
+        folderId: folderId.optional().describe('The folder to create it in; the top of My Drive by default.'),
+        dryRun,
+      }),
+      outputSchema: z.object({
+        // null in a dry run: Google assigns the id.
+        spreadsheetId: z.string().nullable(),
+        url: z.string().nullable(),
+        sheets: z.array(z.string()),
+        folderId: z.string().nullable().optional(),
+        dryRun: dryRunOutput,
+      }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        // The folder is checked first, so that a wrong id creates nothing.
+        const folder = input.folderId ? await checkFolder(deps, context, input.folderId) : undefined;
+        const where = folder ? ` in the folder "${folder.name}"` : '';
+        if (input.dryRun) {
+          const tabs = input.sheetTitles?.length ? input.sheetTitles : ['Sheet1'];
+          const cells = (input.values ?? []).reduce((sum, row) => sum + row.length, 0);
+          return {
+            structuredContent: {
+              spreadsheetId: null,
+              url: null,
+              sheets: tabs,
+              ...(folder ? { folderId: folder.folderId } : {}),
+              dryRun: true,
+            },
+            text: `Dry run: would create ${input.title}${where} with ${tabs.length} tabs${cells ? ` and ${cells} cells on the first` : ''}. Nothing was created.`,
+          };
+        }
+        const { data } = await callGoogle(auth.userId, signal, (request) =>
+          sheets.spreadsheets.create(
+            {
+              requestBody: {
+                properties: { title: input.title },
+                ...(input.sheetTitles?.length
+                  ? { sheets: input.sheetTitles.map((title) => ({ properties: { title } })) }
+                  : {}),
+              },
+            },
+            request,
+          ),
+        );
+        const spreadsheetId = data.spreadsheetId;
+        if (!spreadsheetId) throw new ToolError('Google did not return the new spreadsheet’s id');
+        const tabs = (data.sheets ?? []).map((sheet) => sheet.properties?.title ?? '');
+        // Sheets creates in My Drive's root and takes no parent: Drive moves it (one files.update).
+        if (folder) {
+          const made = `Created ${input.title} (spreadsheetId ${spreadsheetId}) at the top of My Drive, but did not move it: `;
+          await intoFolder(
+            folder,
+            () =>
+              callGoogle(auth.userId, signal, (request) =>
+                drive.files.update(
+                  {
+                    fileId: spreadsheetId,
+                    addParents: folder.folderId,
+                    removeParents: 'root',
+                    fields: 'id',
+                    ...ALL_DRIVES,
+                  },
+                  request,
+                ),
+              ),
+            made,
+          );
+        }
+        // A second request only with values: create takes typed cells, not values parsed as typed.
+        if (input.values?.length) {
+          await callGoogle(auth.userId, signal, (request) =>
+            sheets.spreadsheets.values.update(
+              {
+                spreadsheetId,
+                range: rangeOnSheet(tabs[0] ?? 'Sheet1', 'A1'),
+                valueInputOption: 'USER_ENTERED',
+                requestBody: { values: input.values },
+              },
+              request,
+            ),
+          );
+        }
+        return {
+          structuredContent: {
+            spreadsheetId,
+            url: data.spreadsheetUrl ?? null,
+            sheets: tabs,
+            ...(folder ? { folderId: folder.folderId } : {}),
+          },
+          text: `Created ${input.title}${where} (spreadsheetId ${spreadsheetId})${data.spreadsheetUrl ? `: ${data.spreadsheetUrl}` : ''}.`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'convert_file',
+      toolset: 'files',
+      title: 'Convert a file',
+      description:
+        'Converts a Drive xlsx, csv or ods file into a Google spreadsheet (to: "spreadsheet"), or a Google spreadsheet into an xlsx, csv, ods or pdf file in Drive.',
+      scope: 'sheets:write',
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+      inputSchema: z.object({
+        fileId,
+        to: z.enum(['spreadsheet', 'xlsx', 'csv', 'ods', 'pdf']),
+        name: z
+          .string()
+          .min(1)
+          .max(200)
+          .optional()
+          .describe('Name of the new file; derived from the source by default.'),
+        folderId: folderId
+          .optional()
+          .describe('The folder to put the new file in; the top of My Drive by default.'),
+        dryRun,
+      }),
+      // fileId is null in a dry run: the file is not made.
+      outputSchema: z.object({
+        fileId: z.string().nullable(),
+        name: z.string(),
+        mimeType: z.string(),
+        dryRun: dryRunOutput,
+      }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        // Steps: read the file's type, then a copy Google converts, or an export and its upload.
+        // Each is needed: the type decides copy or export and names the new file; Drive cannot export into Drive.
+        const steps = input.to === 'spreadsheet' ? 2 : 3;
+        const folder = input.folderId ? await checkFolder(deps, context, input.folderId) : undefined;
+        const parents = folder ? { parents: [folder.folderId] } : {};
+        const { data: source } = await callGoogle(auth.userId, signal, (request) =>
+          drive.files.get({ fileId: input.fileId, fields: 'id, name, mimeType', ...ALL_DRIVES }, request),
+        );
+        const sourceName = (source.name ?? 'file').replace(/\.(xlsx|xls|csv|ods)$/i, '');
+        if (input.to === 'spreadsheet') {
+          if (!IMPORTABLE_TYPES.has(source.mimeType ?? '')) {
+            throw new ToolError(
+              `only xlsx, csv and ods files convert to a spreadsheet; this file is ${source.mimeType}`,
+            );
+          }
+          if (input.dryRun) return planned(input.name ?? sourceName, SPREADSHEET_MIME);
+          context.progress(1, steps, 'Converting the file into a Google spreadsheet');
+          signal.throwIfAborted();
+          const { data: copy } = await intoFolder(folder, () =>
+            callGoogle(auth.userId, signal, (request) =>
+              drive.files.copy(
+                {
+                  fileId: input.fileId,
+                  fields: 'id, name, mimeType',
+                  requestBody: { name: input.name ?? sourceName, mimeType: SPREADSHEET_MIME, ...parents },
+                  ...ALL_DRIVES,
+                },
+                request,
+              ),
+            ),
+          );
+          context.progress(2, steps, 'Converted');
+          return converted(copy.id, copy.name, copy.mimeType);
+        }
+        if (source.mimeType !== SPREADSHEET_MIME) {
+          throw new ToolError(
+            `only a Google spreadsheet converts to ${input.to}; this file is ${source.mimeType}`,
+          );
+        }
+        const mimeType = EXPORT_TYPES[input.to];
+        if (input.dryRun) return planned(input.name ?? `${sourceName}.${input.to}`, mimeType);
+        context.progress(1, steps, `Exporting the spreadsheet as ${input.to}`);
+        signal.throwIfAborted();
+        const { data: bytes } = await callGoogle(auth.userId, signal, (request) =>
+          drive.files.export(
+            { fileId: input.fileId, mimeType, ...ALL_DRIVES },
+            { ...request, responseType: 'arraybuffer' },
+          ),
+        );
+        context.progress(2, steps, `Uploading the ${input.to} file to Drive`);
+        // Cancelled after the export: the bytes are not uploaded.
+        signal.throwIfAborted();
+        const { data: created } = await intoFolder(folder, () =>
+          callGoogle(auth.userId, signal, (request) =>
+            drive.files.create(
+              {
+                fields: 'id, name, mimeType',
+                requestBody: { name: input.name ?? `${sourceName}.${input.to}`, mimeType, ...parents },
+                ...ALL_DRIVES,
+                media: { mimeType, body: Readable.from(Buffer.from(bytes as ArrayBuffer)) },
+              },
+              request,
+            ),
+          ),
+        );
+        context.progress(3, steps, 'Converted');
+        return converted(created.id, created.name, created.mimeType);
+      },
+    }),
+  ];
+}
+
+/** A dry run's answer: the file a conversion would make, checked against its source's type. */
+function planned(name: string, mimeType: string) {
+  return {
+    structuredContent: { fileId: null, name, mimeType, dryRun: true },
+    text: `Dry run: would create ${name} (${mimeType}). Nothing was created.`,
+  };
+}
+
+function converted(
+  id: string | null | undefined,
+  name: string | null | undefined,
+  mimeType: string | null | undefined,
+) {
+  if (!id) throw new ToolError('Google did not return the converted file’s id');
+  const result = { fileId: id, name: name ?? '', mimeType: mimeType ?? '' };
+  return {
+    structuredContent: result,
+    text: `Created ${result.name} (fileId ${result.fileId}, ${result.mimeType}).`,
+  };
+}

@@ -1,0 +1,277 @@
+import { z } from 'zod';
+import { ToolError } from '../../../errors/tool-error.ts';
+import { CHANGE, READ } from '../../kit/annotations.ts';
+import { anyFileId, dryRun, dryRunOutput } from '../../kit/common-schemas.ts';
+import { ALL_DRIVES } from '../../kit/drive-options.ts';
+import { nextPage, pageToken } from '../../kit/drive-pages.ts';
+import { defineTool, type ToolContext } from '../../kit/tool-definition.ts';
+import type { ToolDeps } from '../../kit/tool-deps.ts';
+
+const commentId = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[A-Za-z0-9_-]+$/, 'a commentId has only letters, digits, - and _')
+  .describe('The comment’s id, from list_comments or add_comment.');
+const commentText = z.string().trim().min(1).max(4_000);
+
+/** Under drive.file Google lets Sheetgate comment only on files it created or was opened with. */
+async function commentChange<T>(fileId: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (
+      error instanceof ToolError &&
+      ((error.message.startsWith('Not found:') && error.message.includes(`File not found: ${fileId}`)) ||
+        error.message.startsWith('Google refused access to this file'))
+    ) {
+      throw new ToolError(
+        `Not found among the files Sheetgate may change: Sheetgate can comment only on files it created or that were opened with it, and ${fileId} is not one (or is not in your Drive). Comment in Google Sheets instead, or work on a copy (copy_spreadsheet).`,
+      );
+    }
+    throw error;
+  }
+}
+
+const replyOutput = z.object({
+  replyId: z.string(),
+  author: z.string().nullable(),
+  content: z.string(),
+  action: z.string().nullable(),
+  createdTime: z.string().nullable(),
+});
+const commentOutput = z.object({
+  commentId: z.string(),
+  author: z.string().nullable(),
+  content: z.string(),
+  quotedText: z.string().nullable(),
+  resolved: z.boolean(),
+  createdTime: z.string().nullable(),
+  replies: z.array(replyOutput),
+});
+const COMMENT_FIELDS =
+  'id, content, createdTime, resolved, author(displayName), quotedFileContent(value), replies(id, content, action, createdTime, author(displayName))';
+
+/** list_comments, add_comment, reply_to_comment and resolve_comment (Drive comments and replies). */
+export function commentTools(deps: ToolDeps) {
+  const { drive, callGoogle } = deps;
+  const checkComment = async (context: Pick<ToolContext, 'auth' | 'signal'>, fileId: string, id: string) => {
+    const { data } = await callGoogle(context.auth.userId, context.signal, (request) =>
+      drive.comments.get({ fileId, commentId: id, fields: 'id, content, resolved' }, request),
+    );
+    return data;
+  };
+  return [
+    defineTool({
+      name: 'list_comments',
+      toolset: 'sharing',
+      title: 'List comments',
+      description: 'Lists a spreadsheet’s (or file’s) comments with their replies, oldest first, paged.',
+      scope: 'sheets:read',
+      annotations: READ,
+      inputSchema: z.object({
+        fileId: anyFileId,
+        includeResolved: z.boolean().default(true).describe('Also the resolved comments.'),
+        pageSize: z.number().int().min(1).max(100).default(20),
+        pageToken,
+      }),
+      outputSchema: z.object({ comments: z.array(commentOutput), nextPageToken: z.string().nullable() }),
+      async run(input, { auth, signal }) {
+        const { data } = await callGoogle(auth.userId, signal, (request) =>
+          drive.comments.list(
+            {
+              fileId: input.fileId,
+              pageSize: input.pageSize,
+              pageToken: input.pageToken,
+              fields: `nextPageToken, comments(${COMMENT_FIELDS})`,
+            },
+            request,
+          ),
+        );
+        const comments = (data.comments ?? [])
+          .filter((comment) => input.includeResolved || !comment.resolved)
+          .map((comment) => ({
+            commentId: comment.id ?? '',
+            author: comment.author?.displayName ?? null,
+            content: comment.content ?? '',
+            quotedText: comment.quotedFileContent?.value ?? null,
+            resolved: comment.resolved ?? false,
+            createdTime: comment.createdTime ?? null,
+            replies: (comment.replies ?? []).map((reply) => ({
+              replyId: reply.id ?? '',
+              author: reply.author?.displayName ?? null,
+              content: reply.content ?? '',
+              action: reply.action ?? null,
+              createdTime: reply.createdTime ?? null,
+            })),
+          }));
+        const lines = comments.flatMap((comment) => [
+          `${comment.author ?? 'someone'}${comment.resolved ? ' (resolved)' : ''}: ${comment.content}  (commentId ${comment.commentId})`,
+          ...comment.replies.map(
+            (reply) =>
+              `  ↳ ${reply.author ?? 'someone'}: ${reply.action ? `[${reply.action}] ` : ''}${reply.content}`,
+          ),
+        ]);
+        return {
+          structuredContent: { comments, nextPageToken: data.nextPageToken ?? null },
+          text: (lines.length ? lines.join('\n') : 'No comments.') + nextPage(data.nextPageToken),
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'add_comment',
+      toolset: 'sharing',
+      title: 'Add a comment',
+      description:
+        'Adds a comment to a spreadsheet or file Sheetgate created (or that was opened with it), optionally quoting the text it is about.',
+      scope: 'sheets:write',
+      annotations: CHANGE,
+      inputSchema: z.object({
+        fileId: anyFileId,
+        content: commentText.describe('The comment.'),
+        quotedText: z
+          .string()
+          .max(1_000)
+          .optional()
+          .describe('The text the comment is about, shown with it.'),
+        dryRun,
+      }),
+      outputSchema: z.object({ commentId: z.string().nullable(), content: z.string(), dryRun: dryRunOutput }),
+      async run(input, { auth, signal }) {
+        if (input.dryRun) {
+          const { data: file } = await callGoogle(auth.userId, signal, (request) =>
+            drive.files.get({ fileId: input.fileId, fields: 'id, name', ...ALL_DRIVES }, request),
+          );
+          return {
+            structuredContent: { commentId: null, content: input.content, dryRun: true },
+            text: `Dry run: would comment on ${file.name}: ${input.content}. Nothing was changed.`,
+          };
+        }
+        const { data } = await commentChange(input.fileId, () =>
+          callGoogle(auth.userId, signal, (request) =>
+            drive.comments.create(
+              {
+                fileId: input.fileId,
+                fields: 'id, content',
+                requestBody: {
+                  content: input.content,
+                  ...(input.quotedText
+                    ? { quotedFileContent: { mimeType: 'text/plain', value: input.quotedText } }
+                    : {}),
+                },
+              },
+              request,
+            ),
+          ),
+        );
+        if (!data.id) throw new ToolError('Google did not return the comment’s id');
+        return {
+          structuredContent: { commentId: data.id, content: data.content ?? input.content },
+          text: `Commented on ${input.fileId} (commentId ${data.id}).`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'reply_to_comment',
+      toolset: 'sharing',
+      title: 'Reply to a comment',
+      description: 'Replies to a comment, optionally resolving it with the reply.',
+      scope: 'sheets:write',
+      annotations: CHANGE,
+      inputSchema: z.object({
+        fileId: anyFileId,
+        commentId,
+        content: commentText.describe('The reply.'),
+        resolve: z.boolean().default(false).describe('Also mark the comment resolved.'),
+        dryRun,
+      }),
+      outputSchema: z.object({
+        replyId: z.string().nullable(),
+        resolved: z.boolean(),
+        dryRun: dryRunOutput,
+      }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        if (input.dryRun) {
+          const comment = await checkComment(context, input.fileId, input.commentId);
+          return {
+            structuredContent: {
+              replyId: null,
+              resolved: input.resolve || (comment.resolved ?? false),
+              dryRun: true,
+            },
+            text: `Dry run: would reply to "${comment.content}"${input.resolve ? ' and resolve it' : ''}. Nothing was changed.`,
+          };
+        }
+        const { data } = await commentChange(input.fileId, () =>
+          callGoogle(auth.userId, signal, (request) =>
+            drive.replies.create(
+              {
+                fileId: input.fileId,
+                commentId: input.commentId,
+                fields: 'id',
+                requestBody: { content: input.content, ...(input.resolve ? { action: 'resolve' } : {}) },
+              },
+              request,
+            ),
+          ),
+        );
+        if (!data.id) throw new ToolError('Google did not return the reply’s id');
+        return {
+          structuredContent: { replyId: data.id, resolved: input.resolve },
+          text: `Replied to ${input.commentId}${input.resolve ? ' and resolved it' : ''} (replyId ${data.id}).`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'resolve_comment',
+      toolset: 'sharing',
+      title: 'Resolve or reopen a comment',
+      description: 'Marks a comment resolved (or reopens it), as a reply with an optional note.',
+      scope: 'sheets:write',
+      annotations: { ...CHANGE, idempotentHint: true },
+      inputSchema: z.object({
+        fileId: anyFileId,
+        commentId,
+        reopen: z.boolean().default(false).describe('Reopen a resolved comment instead.'),
+        content: commentText.optional().describe('A note with it.'),
+        dryRun,
+      }),
+      outputSchema: z.object({ commentId: z.string(), resolved: z.boolean(), dryRun: dryRunOutput }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        const resolved = !input.reopen;
+        if (input.dryRun) {
+          const comment = await checkComment(context, input.fileId, input.commentId);
+          return {
+            structuredContent: { commentId: input.commentId, resolved, dryRun: true },
+            text: `Dry run: would ${input.reopen ? 'reopen' : 'resolve'} "${comment.content}". Nothing was changed.`,
+          };
+        }
+        await commentChange(input.fileId, () =>
+          callGoogle(auth.userId, signal, (request) =>
+            drive.replies.create(
+              {
+                fileId: input.fileId,
+                commentId: input.commentId,
+                fields: 'id',
+                requestBody: {
+                  action: input.reopen ? 'reopen' : 'resolve',
+                  ...(input.content ? { content: input.content } : {}),
+                },
+              },
+              request,
+            ),
+          ),
+        );
+        return {
+          structuredContent: { commentId: input.commentId, resolved },
+          text: `${input.reopen ? 'Reopened' : 'Resolved'} ${input.commentId}.`,
+        };
+      },
+    }),
+  ];
+}

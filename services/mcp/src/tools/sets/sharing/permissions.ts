@@ -1,0 +1,318 @@
+import { z } from 'zod';
+import { ToolError } from '../../../errors/tool-error.ts';
+import { READ } from '../../kit/annotations.ts';
+import { anyFileId, dryRun, dryRunOutput } from '../../kit/common-schemas.ts';
+import { ALL_DRIVES } from '../../kit/drive-options.ts';
+import { nextPage, pageToken } from '../../kit/drive-pages.ts';
+import { defineTool } from '../../kit/tool-definition.ts';
+import type { ToolDeps } from '../../kit/tool-deps.ts';
+
+const permissionId = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9_-]+$/, 'a permissionId has only letters, digits, - and _')
+  .describe('The permission’s id, from list_permissions or share_file.');
+const shareRole = z
+  .enum(['reader', 'commenter', 'writer'])
+  .describe('reader sees, commenter also comments, writer also edits and may share.');
+
+const permissionOutput = z.object({
+  permissionId: z.string(),
+  type: z.string(),
+  role: z.string(),
+  emailAddress: z.string().nullable(),
+  domain: z.string().nullable(),
+});
+const PERMISSION_FIELDS = 'id, type, role, emailAddress, domain';
+
+function permissionOf(permission: {
+  id?: string | null;
+  type?: string | null;
+  role?: string | null;
+  emailAddress?: string | null;
+  domain?: string | null;
+}) {
+  return {
+    permissionId: permission.id ?? '',
+    type: permission.type ?? '',
+    role: permission.role ?? '',
+    emailAddress: permission.emailAddress ?? null,
+    domain: permission.domain ?? null,
+  };
+}
+
+/** Who a permission is for, as a person would say it. */
+function grantee(permission: { type: string; emailAddress: string | null; domain: string | null }): string {
+  if (permission.type === 'anyone') return 'anyone with the link';
+  if (permission.type === 'domain') return `everyone at ${permission.domain}`;
+  return `${permission.emailAddress ?? 'an unnamed grantee'}${permission.type === 'group' ? ' (group)' : ''}`;
+}
+
+/**
+ * Runs a change of a file's sharing. Under drive.file Google lets Sheetgate change the sharing
+ * only of files it created or that were opened with it, and answers 404 (or 403) for the others:
+ * said here with what to do instead.
+ */
+async function sharingChange<T>(fileId: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (
+      error instanceof ToolError &&
+      ((error.message.startsWith('Not found:') && error.message.includes(`File not found: ${fileId}`)) ||
+        error.message.startsWith('Google refused access to this file'))
+    ) {
+      throw new ToolError(
+        `Not found among the files Sheetgate may change: Sheetgate can change the sharing only of files it created or that were opened with it, and ${fileId} is not one (or is not in your Drive). Share it in Google Drive instead, or copy it with copy_spreadsheet — the copy is Sheetgate's — and share the copy.`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** share_file, list_permissions, update_permission and remove_permission (Drive permissions). */
+export function sharingTools(deps: ToolDeps) {
+  const { drive, callGoogle } = deps;
+  const CHANGE = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+  return [
+    defineTool({
+      name: 'share_file',
+      toolset: 'sharing',
+      title: 'Share a file',
+      description:
+        'Shares a spreadsheet or file Sheetgate created (or that was opened with it) with a person or group (by email), a whole domain, or anyone with the link, as reader, commenter or writer.',
+      scope: 'sheets:write',
+      annotations: CHANGE,
+      inputSchema: z.object({
+        fileId: anyFileId,
+        type: z.enum(['user', 'group', 'domain', 'anyone']).default('user'),
+        role: shareRole,
+        emailAddress: z
+          .email()
+          .max(320)
+          .optional()
+          .describe('The person’s or group’s email (type user or group).'),
+        domain: z
+          .string()
+          .max(253)
+          .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'a domain such as example.com')
+          .optional()
+          .describe('The domain (type domain), e.g. example.com.'),
+        sendNotificationEmail: z
+          .boolean()
+          .optional()
+          .describe('Email the person or group about it (default true; user and group only).'),
+        emailMessage: z.string().max(2_000).optional().describe('A message for the notification email.'),
+        dryRun,
+      }),
+      outputSchema: permissionOutput.extend({
+        permissionId: z.string().nullable(),
+        fileName: z.string().nullable(),
+        dryRun: dryRunOutput,
+      }),
+      async run(input, { auth, signal }) {
+        const person = input.type === 'user' || input.type === 'group';
+        if (person && !input.emailAddress)
+          throw new ToolError(`sharing with a ${input.type} needs its emailAddress`);
+        if (!person && input.emailAddress)
+          throw new ToolError(`emailAddress is for type user or group, not ${input.type}`);
+        if (input.type === 'domain' && !input.domain)
+          throw new ToolError('sharing with a domain needs domain');
+        if (input.type !== 'domain' && input.domain)
+          throw new ToolError(`domain is for type domain, not ${input.type}`);
+        if (!person && (input.sendNotificationEmail !== undefined || input.emailMessage !== undefined)) {
+          throw new ToolError(
+            'notifications (sendNotificationEmail, emailMessage) go only to a user or group',
+          );
+        }
+        if (input.sendNotificationEmail === false && input.emailMessage !== undefined)
+          throw new ToolError('emailMessage needs sendNotificationEmail (it is the notification’s text)');
+        const planned = {
+          type: input.type,
+          role: input.role,
+          emailAddress: input.emailAddress?.toLowerCase() ?? null,
+          domain: input.domain?.toLowerCase() ?? null,
+        };
+        if (input.dryRun) {
+          const { data: file } = await callGoogle(auth.userId, signal, (request) =>
+            drive.files.get({ fileId: input.fileId, fields: 'id, name', ...ALL_DRIVES }, request),
+          );
+          return {
+            structuredContent: { permissionId: null, ...planned, fileName: file.name ?? null, dryRun: true },
+            text: `Dry run: would share ${file.name} with ${grantee(planned)} as ${input.role}. Nothing was changed.`,
+          };
+        }
+        const { data } = await sharingChange(input.fileId, () =>
+          callGoogle(auth.userId, signal, (request) =>
+            drive.permissions.create(
+              {
+                fileId: input.fileId,
+                fields: PERMISSION_FIELDS,
+                requestBody: {
+                  type: input.type,
+                  role: input.role,
+                  ...(planned.emailAddress ? { emailAddress: planned.emailAddress } : {}),
+                  ...(planned.domain ? { domain: planned.domain } : {}),
+                },
+                // Google refuses the flag for a domain or anyone: sent only for a user or group.
+                ...(person ? { sendNotificationEmail: input.sendNotificationEmail ?? true } : {}),
+                ...(input.emailMessage !== undefined ? { emailMessage: input.emailMessage } : {}),
+                ...ALL_DRIVES,
+              },
+              request,
+            ),
+          ),
+        );
+        const permission = permissionOf(data);
+        return {
+          structuredContent: { ...permission, fileName: null },
+          text: `Shared ${input.fileId} with ${grantee(permission)} as ${permission.role} (permissionId ${permission.permissionId}).`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'list_permissions',
+      toolset: 'sharing',
+      title: 'List who a file is shared with',
+      description:
+        'Lists a file’s permissions: who has access (owner, people, groups, domains, anyone) and their role.',
+      scope: 'sheets:read',
+      annotations: READ,
+      inputSchema: z.object({ fileId: anyFileId, pageToken }),
+      outputSchema: z.object({
+        permissions: z.array(permissionOutput),
+        nextPageToken: z.string().nullable(),
+      }),
+      async run(input, { auth, signal }) {
+        const { data } = await callGoogle(auth.userId, signal, (request) =>
+          drive.permissions.list(
+            {
+              fileId: input.fileId,
+              pageSize: 100,
+              pageToken: input.pageToken,
+              fields: `nextPageToken, permissions(${PERMISSION_FIELDS})`,
+              ...ALL_DRIVES,
+            },
+            request,
+          ),
+        );
+        const permissions = (data.permissions ?? []).map(permissionOf);
+        const lines = permissions.map(
+          (permission) =>
+            `${grantee(permission)}: ${permission.role}  (permissionId ${permission.permissionId})`,
+        );
+        return {
+          structuredContent: { permissions, nextPageToken: data.nextPageToken ?? null },
+          text: (lines.length ? lines.join('\n') : 'No permissions.') + nextPage(data.nextPageToken),
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'update_permission',
+      toolset: 'sharing',
+      title: 'Change a sharing role',
+      description:
+        'Changes the role (reader, commenter, writer) of one permission of a file Sheetgate created or that was opened with it.',
+      scope: 'sheets:write',
+      annotations: CHANGE,
+      inputSchema: z.object({ fileId: anyFileId, permissionId, role: shareRole, dryRun }),
+      outputSchema: permissionOutput.extend({ previousRole: z.string().nullable(), dryRun: dryRunOutput }),
+      async run(input, { auth, signal }) {
+        if (input.dryRun) {
+          const { data } = await callGoogle(auth.userId, signal, (request) =>
+            drive.permissions.get(
+              {
+                fileId: input.fileId,
+                permissionId: input.permissionId,
+                fields: PERMISSION_FIELDS,
+                ...ALL_DRIVES,
+              },
+              request,
+            ),
+          );
+          const current = permissionOf(data);
+          return {
+            structuredContent: { ...current, role: input.role, previousRole: current.role, dryRun: true },
+            text: `Dry run: would change ${grantee(current)} from ${current.role} to ${input.role}. Nothing was changed.`,
+          };
+        }
+        const { data } = await sharingChange(input.fileId, () =>
+          callGoogle(auth.userId, signal, (request) =>
+            drive.permissions.update(
+              {
+                fileId: input.fileId,
+                permissionId: input.permissionId,
+                fields: PERMISSION_FIELDS,
+                requestBody: { role: input.role },
+                ...ALL_DRIVES,
+              },
+              request,
+            ),
+          ),
+        );
+        const permission = permissionOf(data);
+        return {
+          structuredContent: { ...permission, previousRole: null },
+          text: `${grantee(permission)} is now ${permission.role} of ${input.fileId}.`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'remove_permission',
+      toolset: 'sharing',
+      title: 'Stop sharing with someone',
+      description:
+        'Removes one permission (a person, group, domain or link) from a file Sheetgate created or that was opened with it. The owner’s cannot be removed.',
+      scope: 'sheets:write',
+      annotations: { ...CHANGE, destructiveHint: true },
+      inputSchema: z.object({ fileId: anyFileId, permissionId, dryRun }),
+      outputSchema: z.object({
+        fileId: z.string(),
+        permissionId: z.string(),
+        removed: z.boolean(),
+        dryRun: dryRunOutput,
+      }),
+      async run(input, { auth, signal }) {
+        if (input.dryRun) {
+          const { data } = await callGoogle(auth.userId, signal, (request) =>
+            drive.permissions.get(
+              {
+                fileId: input.fileId,
+                permissionId: input.permissionId,
+                fields: PERMISSION_FIELDS,
+                ...ALL_DRIVES,
+              },
+              request,
+            ),
+          );
+          const current = permissionOf(data);
+          return {
+            structuredContent: {
+              fileId: input.fileId,
+              permissionId: input.permissionId,
+              removed: false,
+              dryRun: true,
+            },
+            text: `Dry run: would remove ${grantee(current)}'s ${current.role} access. Nothing was changed.`,
+          };
+        }
+        await sharingChange(input.fileId, () =>
+          callGoogle(auth.userId, signal, (request) =>
+            drive.permissions.delete(
+              { fileId: input.fileId, permissionId: input.permissionId, ...ALL_DRIVES },
+              request,
+            ),
+          ),
+        );
+        return {
+          structuredContent: { fileId: input.fileId, permissionId: input.permissionId, removed: true },
+          text: `Removed permission ${input.permissionId} from ${input.fileId}.`,
+        };
+      },
+    }),
+  ];
+}

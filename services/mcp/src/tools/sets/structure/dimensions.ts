@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { changeNote } from '../../../journal/record-change.ts';
+import { captureDimension } from '../../../journal/sheet-image.ts';
+import { lossDescriptions } from '../../guards/loss-descriptions.ts';
+import { dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit/common-schemas.ts';
+import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
+import { defineTool } from '../../kit/tool-definition.ts';
+import type { ToolDeps } from '../../kit/tool-deps.ts';
+
+const WRITE = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
+
+/** insert_dimension and delete_dimension: rows and columns added to or removed from a tab's grid. */
+export function dimensionTools(deps: ToolDeps) {
+  const { journal } = deps;
+  const batchUpdate = spreadsheetBatchUpdate(deps);
+  const losses = lossDescriptions(deps);
+  return [
+    defineTool({
+      name: 'insert_dimension',
+      toolset: 'structure',
+      title: 'Insert rows or columns',
+      description: 'Inserts empty rows or columns into a tab at a zero-based index.',
+      scope: 'sheets:write',
+      annotations: { ...WRITE, destructiveHint: false, idempotentHint: false },
+      inputSchema: z.object({
+        spreadsheetId,
+        sheetId,
+        dimension: z.enum(['ROWS', 'COLUMNS']),
+        startIndex: z.number().int().min(0).describe('Zero-based: 0 inserts before the first row/column.'),
+        count: z.number().int().min(1).max(10_000),
+        inheritFromBefore: z.boolean().default(false),
+        dryRun,
+      }),
+      outputSchema: z.object({ inserted: z.number(), dryRun: dryRunOutput }),
+      async run(input, { auth, signal }) {
+        if (input.dryRun)
+          return {
+            structuredContent: { inserted: input.count, dryRun: true },
+            text: `Dry run: would insert ${input.count} ${input.dimension.toLowerCase()} at index ${input.startIndex}. Nothing was changed.`,
+          };
+        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
+          {
+            insertDimension: {
+              range: {
+                sheetId: input.sheetId,
+                dimension: input.dimension,
+                startIndex: input.startIndex,
+                endIndex: input.startIndex + input.count,
+              },
+              inheritFromBefore: input.inheritFromBefore && input.startIndex > 0,
+            },
+          },
+        ]);
+        return {
+          structuredContent: { inserted: input.count },
+          text: `Inserted ${input.count} ${input.dimension.toLowerCase()} at index ${input.startIndex}.`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'delete_dimension',
+      toolset: 'structure',
+      title: 'Delete rows or columns',
+      description: 'Deletes rows or columns [startIndex, endIndex) of a tab (zero-based, end exclusive).',
+      scope: 'sheets:write',
+      annotations: { ...WRITE, idempotentHint: false },
+      inputSchema: z
+        .object({
+          spreadsheetId,
+          sheetId,
+          dimension: z.enum(['ROWS', 'COLUMNS']),
+          startIndex: z.number().int().min(0),
+          endIndex: z.number().int().min(1),
+          dryRun,
+        })
+        .refine((value) => value.endIndex > value.startIndex, {
+          message: 'endIndex must be greater than startIndex',
+        }),
+      outputSchema: z.object({
+        deleted: z.number(),
+        dryRun: dryRunOutput,
+        wouldLose: z.string().nullable().optional(),
+        changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
+      }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        if (input.dryRun) {
+          const wouldLose = await losses.dimensionDeletion(input, context);
+          const count = input.endIndex - input.startIndex;
+          return {
+            structuredContent: { deleted: count, dryRun: true, wouldLose },
+            text: `Dry run, nothing was changed. ${wouldLose ?? `Would delete ${count} empty ${input.dimension.toLowerCase()}.`}`,
+          };
+        }
+        // The change journal keeps the removed cells, to insert them again (two reads first).
+        const captured = journal ? await captureDimension(deps, auth, signal, input) : undefined;
+        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
+          {
+            deleteDimension: {
+              range: {
+                sheetId: input.sheetId,
+                dimension: input.dimension,
+                startIndex: input.startIndex,
+                endIndex: input.endIndex,
+              },
+            },
+          },
+        ]);
+        const deleted = input.endIndex - input.startIndex;
+        const changeId =
+          journal && captured
+            ? journal.record(auth, {
+                tool: 'delete_dimension',
+                spreadsheetId: input.spreadsheetId,
+                ranges: [
+                  `${captured.title} ${input.dimension.toLowerCase()} ${input.startIndex}–${input.endIndex - 1} (zero-based)`,
+                ],
+                cells: captured.image?.rows.reduce((sum, row) => sum + (row.values?.length ?? 0), 0) ?? 0,
+                rows: input.dimension === 'ROWS' ? deleted : 0,
+                ...(captured.image
+                  ? { payload: { v: 1, kind: 'dimension', dimension: captured.image } }
+                  : { undoUnavailableReason: captured.undoUnavailableReason ?? '' }),
+              })
+            : undefined;
+        return {
+          structuredContent: { deleted, ...(changeId ? { changeId } : {}) },
+          text: `Deleted ${deleted} ${input.dimension.toLowerCase()}.${changeNote(changeId)}`,
+        };
+      },
+      describeLoss: (input, context) => losses.dimensionDeletion(input, context),
+    }),
+  ];
+}

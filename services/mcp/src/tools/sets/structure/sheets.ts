@@ -1,0 +1,476 @@
+import type { ToolsetName } from '@sheetgate/proto';
+import type { sheets_v4 } from 'googleapis';
+import { z } from 'zod';
+import type { AuthInfo } from '../../../auth/auth-info.ts';
+import { ToolError } from '../../../errors/tool-error.ts';
+import { changeNote } from '../../../journal/record-change.ts';
+import { captureSheet } from '../../../journal/sheet-image.ts';
+import { lossDescriptions } from '../../guards/loss-descriptions.ts';
+import { amount } from '../../guards/loss-phrases.ts';
+import { gridBounds, splitRange } from '../../kit/a1.ts';
+import { CHANGE } from '../../kit/annotations.ts';
+import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit/common-schemas.ts';
+import { firstVisibleTab } from '../../kit/first-visible-tab.ts';
+import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
+import { defineTool } from '../../kit/tool-definition.ts';
+import type { ToolDeps } from '../../kit/tool-deps.ts';
+import { describeToolset, enablesToolset, notEnabledClause } from '../../toolsets.ts';
+
+/**
+ * The request kinds batch_update passes through (anything else is refused before Google sees it),
+ * each with the toolset whose tools make that change (docs/design.md §11.5, TOOL_TOOLSETS): a batch
+ * holds a kind only when the credential enables its set, so batch_update (Structure) is no way
+ * around Rules. Cells written with a `fields` mask that covers data validation need Rules too
+ * (`batchRequestToolsets`).
+ */
+export const BATCH_REQUEST_TOOLSETS = {
+  // Tabs, the grid and its cells, formats and merges: the structure tools' work.
+  addSheet: 'structure',
+  deleteSheet: 'structure',
+  updateSheetProperties: 'structure',
+  duplicateSheet: 'structure',
+  insertDimension: 'structure',
+  deleteDimension: 'structure',
+  repeatCell: 'structure',
+  updateCells: 'structure',
+  findReplace: 'structure',
+  appendCells: 'structure',
+  mergeCells: 'structure',
+  unmergeCells: 'structure',
+  autoResizeDimensions: 'structure',
+  updateDimensionProperties: 'structure',
+  sortRange: 'structure',
+  updateBorders: 'structure',
+  // Filters, filter views and tables: the filter and table tools' (Rules).
+  setBasicFilter: 'rules',
+  clearBasicFilter: 'rules',
+  addFilterView: 'rules',
+  updateFilterView: 'rules',
+  deleteFilterView: 'rules',
+  duplicateFilterView: 'rules',
+  addTable: 'rules',
+  updateTable: 'rules',
+  deleteTable: 'rules',
+} as const satisfies Record<string, ToolsetName>;
+
+export type BatchRequestKind = keyof typeof BATCH_REQUEST_TOOLSETS;
+
+export const ALLOWED_BATCH_REQUESTS = Object.keys(BATCH_REQUEST_TOOLSETS) as BatchRequestKind[];
+
+/** The kinds whose `fields` mask says which parts of each cell they write. */
+const CELL_WRITES: ReadonlySet<string> = new Set(['repeatCell', 'updateCells', 'appendCells']);
+
+/**
+ * The sets one allowed request needs, each with what needs it: its kind's set, and Rules when it
+ * writes cells' data validation (a `fields` mask naming `dataValidation`, or `*`, which writes or
+ * clears every part of a cell), as set_data_validation does.
+ */
+export function batchRequestToolsets(
+  request: Record<string, unknown>,
+): Array<{ set: ToolsetName; what: string }> {
+  const kind = Object.keys(request)[0] as BatchRequestKind;
+  const needs: Array<{ set: ToolsetName; what: string }> = [
+    { set: BATCH_REQUEST_TOOLSETS[kind], what: kind },
+  ];
+  const fields = (request[kind] as { fields?: unknown } | undefined)?.fields;
+  if (CELL_WRITES.has(kind) && typeof fields === 'string' && topLevelFields(fields).some(writesValidation))
+    needs.push({ set: 'rules', what: `${kind} writing data validation (fields ${JSON.stringify(fields)})` });
+  return needs;
+}
+
+const writesValidation = (path: string) => path === '*' || /^dataValidation(?![A-Za-z0-9_])/.test(path);
+
+/** A field mask's top-level paths: `a,b.c,d(e,f)` → `a`, `b.c`, `d(e,f)`. */
+function topLevelFields(mask: string): string[] {
+  const paths: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < mask.length; i++) {
+    if (mask[i] === '(') depth++;
+    else if (mask[i] === ')') depth--;
+    else if (mask[i] === ',' && depth === 0) {
+      paths.push(mask.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  paths.push(mask.slice(start).trim());
+  return paths;
+}
+
+const hexColor = z
+  .string()
+  .regex(/^#[0-9a-fA-F]{6}$/, 'a colour like #1a73e8')
+  .transform((hex) => ({
+    red: Number.parseInt(hex.slice(1, 3), 16) / 255,
+    green: Number.parseInt(hex.slice(3, 5), 16) / 255,
+    blue: Number.parseInt(hex.slice(5, 7), 16) / 255,
+  }));
+
+export function sheetTools(deps: ToolDeps) {
+  const { sheets, callGoogle } = deps;
+
+  /** Refuses, before any Google call, a batch holding a request of a set the credential lacks. */
+  function refuseOutsideToolsets(requests: Array<Record<string, unknown>>, auth: AuthInfo): void {
+    for (const [index, request] of requests.entries())
+      for (const { set, what } of batchRequestToolsets(request))
+        if (!enablesToolset(auth, set))
+          throw new ToolError(
+            `Nothing was changed: request ${index} (${what}) is in the toolset ${describeToolset(set)}, ${notEnabledClause(auth.credential, deps.dashboardUrl)}.`,
+          );
+  }
+  const batchUpdate = spreadsheetBatchUpdate(deps);
+  const losses = lossDescriptions(deps);
+
+  async function sheetIdForTitle(userId: string, signal: AbortSignal, id: string, title: string | undefined) {
+    const { data } = await callGoogle(userId, signal, (request) =>
+      sheets.spreadsheets.get(
+        { spreadsheetId: id, fields: 'sheets.properties(sheetId,title,hidden)' },
+        request,
+      ),
+    );
+    const tabs = (data.sheets ?? []).map((sheet) => sheet.properties ?? {});
+    const tab = title === undefined ? firstVisibleTab(tabs) : tabs.find((each) => each.title === title);
+    if (!tab)
+      throw new ToolError(`there is no tab named ${JSON.stringify(title)}; get_spreadsheet lists the tabs`);
+    return tab.sheetId ?? 0;
+  }
+
+  return [
+    defineTool({
+      name: 'add_sheet',
+      toolset: 'structure',
+      title: 'Add a tab',
+      description: 'Adds a tab (sheet) to a spreadsheet.',
+      scope: 'sheets:write',
+      annotations: CHANGE,
+      inputSchema: z.object({
+        spreadsheetId,
+        title: z.string().min(1).max(100),
+        index: z.number().int().min(0).optional().describe('Position among the tabs; last by default.'),
+        rowCount: z.number().int().min(1).max(100_000).optional(),
+        columnCount: z.number().int().min(1).max(18_278).optional(),
+        dryRun,
+      }),
+      // sheetId is null in a dry run: Google assigns it when the tab is made.
+      outputSchema: z.object({ sheetId: z.number().nullable(), title: z.string(), dryRun: dryRunOutput }),
+      async run(input, { auth, signal }) {
+        if (input.dryRun)
+          return {
+            structuredContent: { sheetId: null, title: input.title, dryRun: true },
+            text: `Dry run: would add the tab ${input.title}. Nothing was changed.`,
+          };
+        const reply = await batchUpdate(auth.userId, signal, input.spreadsheetId, [
+          {
+            addSheet: {
+              properties: {
+                title: input.title,
+                ...(input.index === undefined ? {} : { index: input.index }),
+                ...(input.rowCount || input.columnCount
+                  ? {
+                      gridProperties: {
+                        rowCount: input.rowCount ?? 1000,
+                        columnCount: input.columnCount ?? 26,
+                      },
+                    }
+                  : {}),
+              },
+            },
+          },
+        ]);
+        const properties = reply.replies?.[0]?.addSheet?.properties;
+        const result = { sheetId: properties?.sheetId ?? 0, title: properties?.title ?? input.title };
+        return { structuredContent: result, text: `Added tab ${result.title} (sheetId ${result.sheetId}).` };
+      },
+    }),
+
+    defineTool({
+      name: 'rename_sheet',
+      toolset: 'structure',
+      title: 'Rename a tab',
+      description: 'Renames a tab.',
+      scope: 'sheets:write',
+      annotations: { ...CHANGE, idempotentHint: true },
+      inputSchema: z.object({ spreadsheetId, sheetId, title: z.string().min(1).max(100), dryRun }),
+      outputSchema: z.object({ sheetId: z.number(), title: z.string(), dryRun: dryRunOutput }),
+      async run(input, { auth, signal }) {
+        if (input.dryRun)
+          return {
+            structuredContent: { sheetId: input.sheetId, title: input.title, dryRun: true },
+            text: `Dry run: would rename the tab with sheetId ${input.sheetId} to ${input.title}. Nothing was changed.`,
+          };
+        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
+          {
+            updateSheetProperties: {
+              properties: { sheetId: input.sheetId, title: input.title },
+              fields: 'title',
+            },
+          },
+        ]);
+        return {
+          structuredContent: { sheetId: input.sheetId, title: input.title },
+          text: `Renamed the tab to ${input.title}.`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'delete_sheet',
+      toolset: 'structure',
+      title: 'Delete a tab',
+      description: 'Deletes a tab and everything on it.',
+      scope: 'sheets:write',
+      annotations: { ...CHANGE, destructiveHint: true },
+      inputSchema: z.object({ spreadsheetId, sheetId, dryRun }),
+      outputSchema: z.object({
+        deletedSheetId: z.number(),
+        dryRun: dryRunOutput,
+        wouldLose: z.string().nullable().optional(),
+        changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
+      }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        if (input.dryRun) {
+          const wouldLose = await losses.sheetDeletion(input, context);
+          return {
+            structuredContent: { deletedSheetId: input.sheetId, dryRun: true, wouldLose },
+            text: `Dry run, nothing was changed. ${wouldLose}`,
+          };
+        }
+        // The change journal keeps enough of the tab to recreate it (two reads first).
+        const captured = deps.journal
+          ? await captureSheet(deps, auth, signal, input.spreadsheetId, input.sheetId)
+          : undefined;
+        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
+          { deleteSheet: { sheetId: input.sheetId } },
+        ]);
+        const changeId =
+          deps.journal && captured
+            ? deps.journal.record(auth, {
+                tool: 'delete_sheet',
+                spreadsheetId: input.spreadsheetId,
+                ranges: [captured.title],
+                cells: captured.cells,
+                rows: captured.rows,
+                ...(captured.image
+                  ? { payload: { v: 1, kind: 'sheet', sheet: captured.image } }
+                  : { undoUnavailableReason: captured.undoUnavailableReason ?? '' }),
+              })
+            : undefined;
+        return {
+          structuredContent: { deletedSheetId: input.sheetId, ...(changeId ? { changeId } : {}) },
+          text: `Deleted the tab with sheetId ${input.sheetId}.${changeNote(changeId)}`,
+        };
+      },
+      describeLoss: (input, context) => losses.sheetDeletion(input, context),
+    }),
+
+    defineTool({
+      name: 'duplicate_sheet',
+      toolset: 'structure',
+      title: 'Duplicate a tab',
+      description: 'Copies a tab, with its values and formatting, within the same spreadsheet.',
+      scope: 'sheets:write',
+      annotations: CHANGE,
+      inputSchema: z.object({
+        spreadsheetId,
+        sheetId,
+        newTitle: z.string().min(1).max(100).optional(),
+        insertIndex: z.number().int().min(0).optional(),
+        dryRun,
+      }),
+      // sheetId (and a title Google picks) are null in a dry run.
+      outputSchema: z.object({
+        sheetId: z.number().nullable(),
+        title: z.string().nullable(),
+        dryRun: dryRunOutput,
+      }),
+      async run(input, { auth, signal }) {
+        if (input.dryRun)
+          return {
+            structuredContent: { sheetId: null, title: input.newTitle ?? null, dryRun: true },
+            text: `Dry run: would copy the tab with sheetId ${input.sheetId}. Nothing was changed.`,
+          };
+        const reply = await batchUpdate(auth.userId, signal, input.spreadsheetId, [
+          {
+            duplicateSheet: {
+              sourceSheetId: input.sheetId,
+              ...(input.newTitle ? { newSheetName: input.newTitle } : {}),
+              ...(input.insertIndex === undefined ? {} : { insertSheetIndex: input.insertIndex }),
+            },
+          },
+        ]);
+        const properties = reply.replies?.[0]?.duplicateSheet?.properties;
+        const result = {
+          sheetId: properties?.sheetId ?? 0,
+          title: properties?.title ?? input.newTitle ?? '',
+        };
+        return { structuredContent: result, text: `Created ${result.title} (sheetId ${result.sheetId}).` };
+      },
+    }),
+
+    defineTool({
+      name: 'format_range',
+      toolset: 'structure',
+      title: 'Format a range',
+      description: 'Sets text style, colours, alignment, wrapping or number format on every cell of a range.',
+      scope: 'sheets:write',
+      annotations: { ...CHANGE, idempotentHint: true },
+      inputSchema: z.object({
+        spreadsheetId,
+        range: a1Range,
+        bold: z.boolean().optional(),
+        italic: z.boolean().optional(),
+        fontSize: z.number().int().min(6).max(96).optional(),
+        textColor: hexColor.optional(),
+        backgroundColor: hexColor.optional(),
+        horizontalAlignment: z.enum(['LEFT', 'CENTER', 'RIGHT']).optional(),
+        wrapStrategy: z.enum(['OVERFLOW_CELL', 'CLIP', 'WRAP']).optional(),
+        numberFormat: z
+          .object({
+            type: z.enum([
+              'TEXT',
+              'NUMBER',
+              'PERCENT',
+              'CURRENCY',
+              'DATE',
+              'TIME',
+              'DATE_TIME',
+              'SCIENTIFIC',
+            ]),
+            pattern: z.string().max(100).optional(),
+          })
+          .optional(),
+        dryRun,
+      }),
+      outputSchema: z.object({ range: z.string(), fields: z.string(), dryRun: dryRunOutput }),
+      async run(input, { auth, signal }) {
+        const { sheetTitle, cells } = splitRange(input.range);
+        const bounds = gridBounds(cells);
+        if (!bounds)
+          throw new ToolError(`cannot read the cells of ${JSON.stringify(input.range)} as A1 notation`);
+        const { format, fields } = cellFormatFor(input);
+        if (fields.length === 0)
+          throw new ToolError('name at least one format to set (bold, backgroundColor, numberFormat, …)');
+        // A second request is needed: batchUpdate names a tab by sheetId, which only the tabs' read gives.
+        const id = await sheetIdForTitle(auth.userId, signal, input.spreadsheetId, sheetTitle);
+        if (input.dryRun)
+          return {
+            structuredContent: { range: input.range, fields: fields.join(','), dryRun: true },
+            text: `Dry run: would format ${input.range} (${fields.map((field) => field.split('.').at(-1)).join(', ')}). Nothing was changed.`,
+          };
+        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
+          {
+            repeatCell: {
+              range: { sheetId: id, ...bounds },
+              cell: { userEnteredFormat: format },
+              fields: fields.join(','),
+            },
+          },
+        ]);
+        return {
+          structuredContent: { range: input.range, fields: fields.join(',') },
+          text: `Formatted ${input.range} (${fields.map((field) => field.split('.').at(-1)).join(', ')}).`,
+        };
+      },
+    }),
+
+    defineTool({
+      name: 'batch_update',
+      toolset: 'structure',
+      title: 'Apply spreadsheet changes',
+      description: `Applies several Sheets API batchUpdate requests at once. Each request has exactly one of: ${ALLOWED_BATCH_REQUESTS.join(', ')}. Filter, filter view and table requests, and cells written with data validation, need the rules toolset.`,
+      scope: 'sheets:write',
+      annotations: { ...CHANGE, destructiveHint: true },
+      inputSchema: z.object({
+        spreadsheetId,
+        requests: z
+          .array(z.record(z.string(), z.looseObject({})))
+          .min(1)
+          .max(100)
+          .refine(
+            (requests) =>
+              requests.every((request) => {
+                const keys = Object.keys(request);
+                return keys.length === 1 && (ALLOWED_BATCH_REQUESTS as readonly string[]).includes(keys[0]!);
+              }),
+            { message: `each request must have exactly one key among: ${ALLOWED_BATCH_REQUESTS.join(', ')}` },
+          ),
+        dryRun,
+      }),
+      outputSchema: z.object({
+        replies: z.array(z.looseObject({})),
+        dryRun: dryRunOutput,
+        wouldLose: z.string().nullable().optional(),
+      }),
+      async run(input, context) {
+        const { auth, signal } = context;
+        refuseOutsideToolsets(input.requests, auth);
+        const count = input.requests.length;
+        if (input.dryRun) {
+          const wouldLose = await losses.batch(
+            { spreadsheetId: input.spreadsheetId, requests: input.requests as sheets_v4.Schema$Request[] },
+            context,
+          );
+          return {
+            structuredContent: { replies: [], dryRun: true, wouldLose },
+            text: `Dry run, nothing was changed: ${amount(count, 'request')} checked. ${wouldLose ?? 'It would destroy nothing.'}`,
+          };
+        }
+        context.progress(0, 1, `Applying ${amount(count, 'request')}`);
+        const reply = await batchUpdate(
+          auth.userId,
+          signal,
+          input.spreadsheetId,
+          input.requests as sheets_v4.Schema$Request[],
+        );
+        context.progress(1, 1, 'Applied');
+        const replies = reply.replies ?? [];
+        return { structuredContent: { replies }, text: `Applied ${count} requests.` };
+      },
+      describeLoss: (input, context) => {
+        // Nobody is asked to confirm a batch that would be refused.
+        refuseOutsideToolsets(input.requests, context.auth);
+        return losses.batch(
+          { spreadsheetId: input.spreadsheetId, requests: input.requests as sheets_v4.Schema$Request[] },
+          context,
+        );
+      },
+    }),
+  ];
+}
+
+/** The CellFormat and the `fields` mask for the formats a format_range call names. */
+function cellFormatFor(input: {
+  bold?: boolean | undefined;
+  italic?: boolean | undefined;
+  fontSize?: number | undefined;
+  textColor?: sheets_v4.Schema$Color | undefined;
+  backgroundColor?: sheets_v4.Schema$Color | undefined;
+  horizontalAlignment?: string | undefined;
+  wrapStrategy?: string | undefined;
+  numberFormat?: sheets_v4.Schema$NumberFormat | undefined;
+}) {
+  const textFormat: sheets_v4.Schema$TextFormat = {};
+  const format: sheets_v4.Schema$CellFormat = {};
+  const fields: string[] = [];
+  const text = (key: keyof sheets_v4.Schema$TextFormat, value: unknown) => {
+    if (value === undefined) return;
+    (textFormat as Record<string, unknown>)[key] = value;
+    fields.push(`userEnteredFormat.textFormat.${key}`);
+  };
+  const cell = (key: keyof sheets_v4.Schema$CellFormat, value: unknown) => {
+    if (value === undefined) return;
+    (format as Record<string, unknown>)[key] = value;
+    fields.push(`userEnteredFormat.${key}`);
+  };
+  text('bold', input.bold);
+  text('italic', input.italic);
+  text('fontSize', input.fontSize);
+  text('foregroundColor', input.textColor);
+  if (Object.keys(textFormat).length > 0) format.textFormat = textFormat;
+  cell('backgroundColor', input.backgroundColor);
+  cell('horizontalAlignment', input.horizontalAlignment);
+  cell('wrapStrategy', input.wrapStrategy);
+  cell('numberFormat', input.numberFormat);
+  return { format, fields };
+}
