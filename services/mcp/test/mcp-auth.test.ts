@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { freePort, readJson } from '@sheetgate/test-harness';
 import { base64url, CompactEncrypt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registeredTools } from '../src/tools/registry.ts';
+import { oneCallOfEachTool, TOOL_CALL_BOOK } from './support/every-tool-call.ts';
 import { REGISTERED_TOOL_COUNT } from './support/registered-tools.ts';
 import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
 
@@ -366,81 +368,18 @@ describe('API keys at /api/mcp (docs/design.md §8)', () => {
 });
 
 describe('every tool needs the scope docs/design.md §11 gives it', () => {
-  const READ_TOOLS = [
-    'list_spreadsheets',
-    'get_spreadsheet',
-    'read_range',
-    'read_ranges',
-    'find_in_spreadsheet',
-    'read_records',
-    'read_cell_details',
-    'list_conditional_formats',
-    'list_named_ranges',
-    'list_protected_ranges',
-    'list_filters',
-    'list_tables',
-    'list_charts',
-    'list_folders',
-    'search_spreadsheets',
-    'list_permissions',
-    'list_comments',
-    'list_changes',
-  ];
-  const WRITE_TOOLS = [
-    'set_notes',
-    'write_range',
-    'write_ranges',
-    'append_rows',
-    'clear_range',
-    'undo_change',
-    'insert_dimension',
-    'delete_dimension',
-    'add_sheet',
-    'rename_sheet',
-    'delete_sheet',
-    'duplicate_sheet',
-    'format_range',
-    'batch_update',
-    'set_data_validation',
-    'add_conditional_format',
-    'update_conditional_format',
-    'delete_conditional_format',
-    'add_named_range',
-    'update_named_range',
-    'delete_named_range',
-    'add_protected_range',
-    'delete_protected_range',
-    'add_chart',
-    'update_chart',
-    'delete_chart',
-    'set_basic_filter',
-    'clear_basic_filter',
-    'add_filter_view',
-    'update_filter_view',
-    'delete_filter_view',
-    'add_table',
-    'update_table',
-    'delete_table',
-    'copy_range',
-    'autofill',
-    'sort_range',
-    'find_replace',
-    'merge_cells',
-    'unmerge_cells',
-    'freeze',
-    'set_dimension_properties',
-    'copy_sheet_to',
-    'create_spreadsheet',
-    'convert_file',
-    'copy_spreadsheet',
-    'create_folder',
-    'share_file',
-    'update_permission',
-    'remove_permission',
-    'add_comment',
-    'reply_to_comment',
-    'resolve_comment',
-  ];
+  // The registry's own lists: a tool's scope is named once, in its definition.
+  const READ_TOOLS = registeredTools()
+    .filter((tool) => tool.scope === 'sheets:read')
+    .map((tool) => tool.name);
+  const WRITE_TOOLS = registeredTools()
+    .filter((tool) => tool.scope === 'sheets:write')
+    .map((tool) => tool.name);
+  let readCalls: Map<string, Record<string, unknown>>;
+  beforeAll(async () => {
+    const [spreadsheetId] = await stack.seed('alice@example.com', TOOL_CALL_BOOK);
+    readCalls = new Map(oneCallOfEachTool({ spreadsheetId: spreadsheetId!, planId: 0, notesId: 1 }));
+  });
 
   it.each(['a read-only access token', 'a read-only API key'])(
     'with %s: each listed write tool is 403 insufficient_scope (sheets:write), each read tool runs',
@@ -459,7 +398,12 @@ describe('every tool needs the scope docs/design.md §11 gives it', () => {
       expect(listed.map((tool) => tool.name).sort()).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort());
       for (const tool of listed) {
         const response = await post(
-          { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: tool.name, arguments: {} } },
+          {
+            jsonrpc: '2.0',
+            id: 5,
+            method: 'tools/call',
+            params: { name: tool.name, arguments: readCalls.get(tool.name) ?? {} },
+          },
           headers,
         );
         if (WRITE_TOOLS.includes(tool.name)) {
@@ -469,9 +413,11 @@ describe('every tool needs the scope docs/design.md §11 gives it', () => {
           );
           expect(tool.annotations.readOnlyHint, tool.name).toBe(false);
         } else {
-          // Reached the tool (empty arguments may make it a tool error, never a refusal).
+          // Reached the tool and ran it: an answer, not a refusal nor a tool error.
           expect(response.status, tool.name).toBe(200);
-          expect((await readJson(response)).result, tool.name).toBeDefined();
+          const { result } = await readJson(response);
+          expect(result, tool.name).toBeDefined();
+          expect(result.isError, `${tool.name}: ${JSON.stringify(result.content)}`).not.toBe(true);
           expect(tool.annotations.readOnlyHint, tool.name).toBe(true);
         }
       }
