@@ -9,8 +9,7 @@ import { startEmbeddedPostgres } from './embedded-postgres.ts';
 /**
  * auth's schema migrations, which the database template has applied (database-template.ts): on
  * a new data folder auth then finds its schema made, instead of running its twelve-odd migrations
- * in PGlite on the way to ready (~0.3–0.5 s of CPU on a 2-core machine, before auth and web can be
- * ready). They are applied by auth's own migration job (`pnpm --filter @sheetgate/auth migrate`),
+ * in PGlite on the way to ready (CPU spent before auth and web can be ready). They are applied by auth's own migration job (`pnpm --filter @sheetgate/auth migrate`),
  * the one operators run, so the template's schema is exactly what auth would have made.
  */
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -70,8 +70,8 @@ export async function waitUntilReady(url: string, child: ChildService, timeoutMs
 }
 
 /**
- * One probe with node:http rather than fetch: loading fetch's client (undici) costs the launcher
- * a tenth of a second of CPU while the services start. No answer (not listening yet) is false.
+ * One probe with node:http rather than fetch: loading fetch's client (undici) would cost the
+ * launcher CPU while the services start. No answer (not listening yet) is false.
  */
 function answers200(url: string): Promise<boolean> {
   return new Promise((resolve) => {

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The embedded PostgreSQL's empty database, made once (docs/design.md §10). PGlite's initdb costs
- * 5–10 s and 7 s of CPU on a 2-core machine, on every new data folder; `pnpm install` runs it once
+ * seconds of CPU, on every new data folder; `pnpm install` runs it once
  * (this package's `postinstall`) into node_modules/.cache, and a new data folder is a checked
  * copy of that (a fraction of a second). The template is PGlite's own output with auth's
  * migrations applied (auth-migrations.ts), closed cleanly, with a manifest of every file's size and
@@ -179,8 +179,8 @@ const COPIES_AT_ONCE = 16;
 /**
  * Copies one file of the template, checked against its manifest entry first. A file unchanged
  * since the manifest was made (its size and modification time) is copied by the kernel
- * (`copyFile`), never read here: hashing and writing the ~40 MB from JavaScript cost 0.5–1.4 s of
- * CPU on the first start of each data folder. A template made before modification times were
+ * (`copyFile`), never read here: hashing and writing the template's files from JavaScript was a
+ * large part of the first start of each data folder. A template made before modification times were
  * recorded is checked by SHA-256, as it was.
  */
 async function copyTemplateFile(

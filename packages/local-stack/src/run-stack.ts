@@ -11,7 +11,7 @@ import { chmod, mkdir } from 'node:fs/promises';
 import type http from 'node:http';
 import path from 'node:path';
 // The settings and server helpers alone (not the package's index, whose logging, metrics and Koa
-// modules cost a quarter of a second of CPU before the services could be started).
+// modules would cost CPU before the services could be started).
 import { closeHttpServer, listen } from '@sheetgate/service-runtime/http-server';
 import { loadSettingsOrExit } from '@sheetgate/service-runtime/settings';
 import { authMigrationFiles } from './auth-migrations.ts';
@@ -222,7 +222,7 @@ try {
 
   // Until here: Node's own start, the launcher's modules, the port checks and the spawns.
   mark('services started');
-  // Loaded while the services start (http-proxy-3 and the route table: a quarter of a second of CPU).
+  // Loaded while the services start (http-proxy-3 and the route table), not before them.
   const gatewayModule = import('./gateway.ts');
   for (const child of children) {
     void child.exited.then((code) => {

@@ -3,8 +3,8 @@
  * From its sources a service loads 500–950 modules (its own TypeScript, oidc-provider, grpc-js,
  * googleapis, zod, OpenTelemetry's API …), and Node's module loader spends more CPU resolving,
  * reading and linking them than the service spends starting: on a 2-core machine, where four
- * services and PGlite start at once, that was most of `pnpm start`'s wait. Bundled, auth starts in
- * 0.6 s of CPU instead of 1.3–1.6 s.
+ * services and PGlite start at once, that was most of `pnpm start`'s wait; bundled, a service
+ * starts in about half the CPU (docs/benchmarks.md).
  *
  * Rolldown (a well-kept bundler) does the bundling; written here is only when to bundle: a bundle
  * is used while every file it was made from is unchanged (size and modification time, checked at
@@ -14,8 +14,8 @@
  * worker file) resolves as from the service's own folder; and each module keeps its own location
  * (`import.meta.url`, `__dirname`), which the services and their libraries use to find their
  * files (migrations, page assets, protos). Source maps are written beside the bundle: set
- * NODE_OPTIONS=--enable-source-maps for stack traces that name the TypeScript sources (it costs
- * half a second of CPU per service at start, so it is not the default).
+ * NODE_OPTIONS=--enable-source-maps for stack traces that name the TypeScript sources (it adds
+ * to every service's start CPU, so it is not the default).
  */
 import { statSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -112,7 +112,7 @@ async function makeBundle(sourceEntry: string, bundleDir: string): Promise<strin
       format: 'esm',
       // .mjs: a bundle's folder is inside node_modules, where Node finds no package.json "type", and
       // for a .js file there it first compiled the whole bundle as CommonJS, then read it again to
-      // detect ESM syntax (~0.1 s of CPU per service).
+      // detect ESM syntax: compiled twice per service.
       entryFileNames: '[name].mjs',
       chunkFileNames: '[name]-[hash].mjs',
       sourcemap: true,
@@ -178,7 +178,7 @@ const UNDICI_GETTERS = new Set(['WebSocket', 'CloseEvent', 'MessageEvent']);
 /**
  * Imports of `node:http` served by `process.getBuiltinModule` instead. An ES import of a built-in
  * module reads every property to make its namespace, and node:http's WebSocket, CloseEvent and
- * MessageEvent getters then load undici: ~80 ms of CPU per process at start, for classes nothing
+ * MessageEvent getters then load undici: CPU at every process's start, for classes nothing
  * here uses from there (the bundle fails to build, and the service runs from its sources, should
  * a module ever import one of them). CommonJS `require` never had the cost.
  */

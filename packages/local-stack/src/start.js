@@ -1,8 +1,8 @@
 /**
  * `pnpm start`'s entry point (docs/design.md §6, §10), in plain JavaScript: a start whose launcher
  * bundle is current (service-bundles.ts; run-stack.ts and what it imports, in one file) never
- * loads Node's TypeScript stripper, which costs ~0.3 s of CPU at every start before the services
- * can be spawned. It first turns on Node's compile cache (compile-cache.js; the services started
+ * loads Node's TypeScript stripper, whose CPU every start would spend before the services can be
+ * spawned. It first turns on Node's compile cache (compile-cache.js; the services started
  * by the stack inherit it), then runs the launcher's bundle, made first if stale.
  */
 import module from 'node:module';

@@ -7,8 +7,8 @@ const COMPILED_NOT_RUN = Symbol('compiled, not run');
 
 /**
  * Fills Node's compile cache (compile-cache.js) with `entries` without running them, so that the
- * first `pnpm start` after `pnpm install` finds its bundles compiled (~0.4 s of CPU less across
- * the five processes on a 2-core machine). Node stores a module's cache entry as it compiles the
+ * first `pnpm start` after `pnpm install` finds its bundles compiled (less CPU across the five
+ * processes, which on a 2-core machine is the start's wait). Node stores a module's cache entry as it compiles the
  * module, before running it (the entry of a bundle that never ran is the size of one that served
  * for minutes), so compiling is enough: a resolve hook refuses the bundle's own imports, which
  * ends its loading after the compile and before anything in it runs. Call it in a process that

@@ -104,8 +104,8 @@ export function createLogger({ service, level = 'info', destination }: LoggerOpt
     },
     // Each line written at once (pino's own default). The asynchronous destination handed every
     // line to libuv's thread pool: a switch to a pool thread and back per request, which for the
-    // MCP service pinned to one core was a fifth of its main thread's profile per tool call in
-    // bench:latency. The price: a reader that stops reading standard output holds the process
+    // MCP service pinned to one core was a large share of its main thread's profile per tool call
+    // in bench:latency (docs/benchmarks.md). The price: a reader that stops reading standard output holds the process
     // (pnpm start and container runtimes read it continuously).
     destination ?? pino.destination({ fd: 1, sync: true }),
   );

@@ -24,8 +24,8 @@ const help = {
  * `sheetgate_http_request_duration_seconds` — counted in plain numbers per (route, method) as
  * requests end, and turned into Prometheus samples only when scraped. prom-client's labelled
  * `inc` and `observe` build and look up a label string each, per request: on the MCP service's
- * `tools/list` the two series cost ~10% of its CPU that way, ~5% this way (an A/B of the service
- * with and without them under services/mcp/bench's load).
+ * `tools/list` this way costs half as much (an A/B under services/mcp/bench's load,
+ * docs/benchmarks.md).
  */
 export function createRequestSeries(registry: Registry, bounds: readonly number[]) {
   const byRoute = new Map<string, Map<string, RequestSeries>>();

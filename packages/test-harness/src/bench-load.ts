@@ -1,7 +1,7 @@
 /**
  * Load for the services' benchmarks: Debian's `wrk` pinned to a core of its own, with what it
  * cost. A benchmark whose load generator is the bottleneck measures the generator (a Node one
- * saturates below bare Koa's rate for a 25 KB answer), so every run says how much of its core the
+ * saturates below bare Koa's rate for a large answer), so every run says how much of its core the
  * generator used, from the kernel's own accounting.
  */
 

@@ -13,7 +13,7 @@ export interface TestDatabase {
 /**
  * A fresh, empty PostgreSQL database for one test file: a new database on the server named by
  * DATABASE_URL (dropped afterwards), else a Testcontainers PostgreSQL when Docker answers, else
- * an in-memory embedded PGlite, started from the install-time template (initdb otherwise: 5 s
+ * an in-memory embedded PGlite, started from the install-time template (initdb otherwise: seconds
  * of CPU more for every test file).
  */
 export async function createTestDatabase(): Promise<TestDatabase> {

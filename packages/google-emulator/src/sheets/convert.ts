@@ -1,8 +1,8 @@
 /**
  * Conversions between native spreadsheets and files, as Drive performs them on upload, copy and
  * export: csv / tsv / xlsx / ods in, csv / tsv (first sheet) / xlsx / ods / pdf out. The xlsx, ods
- * and pdf modules load on their first use: ExcelJS, pdfkit and the XML parser are ~300 modules,
- * about half a second of CPU at every emulator start (`pnpm start`, docs/design.md §10).
+ * and pdf modules load on their first use: ExcelJS, pdfkit and the XML parser are hundreds of
+ * modules, which every emulator start would load for nothing (`pnpm start`, docs/design.md §10).
  */
 import { googleErrors } from '../google-error.ts';
 import { formatDelimited, parseDelimited } from './delimited-text.ts';

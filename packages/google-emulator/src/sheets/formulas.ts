@@ -23,8 +23,8 @@ export interface Evaluation {
 }
 
 /**
- * HyperFormula, loaded on the first formula: its ~200 modules cost every emulator start about a
- * quarter of a second of CPU (`pnpm start`, docs/design.md §10). Required (its CommonJS build), as
+ * HyperFormula, loaded on the first formula: its modules would add to every emulator start's CPU
+ * (`pnpm start`, docs/design.md §10). Required (its CommonJS build), as
  * evaluation is synchronous.
  */
 let hyperFormula: typeof import('hyperformula') | undefined;

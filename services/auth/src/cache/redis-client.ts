@@ -45,7 +45,7 @@ export async function createAuthRedisClient(
 ): Promise<AuthRedisClient> {
   const { label, logger } = options;
   // Loaded with the first client: without REDIS_URL (the local stack) auth never needs node-redis,
-  // whose modules cost a third of a second of CPU at every start (docs/design.md §10).
+  // whose modules are a measurable share of every start's CPU (docs/design.md §10, docs/benchmarks.md).
   const { createClient } = await import('redis');
   const client = createClient({
     url,

@@ -65,9 +65,10 @@ export interface RevocationCheck {
  * Verifies Sheetgate access tokens locally: compact JWS, allow-listed algorithm, a key from our
  * JWKS, `typ: at+jwt`, exact issuer, our resource in the audience, not expired, not issued in the
  * future. Verified tokens are remembered (keyed by the exact token string, until `exp`, bounded)
- * so a client's repeated calls skip the ~120 µs signature check; entries signed by a key that
- * leaves the JWKS are dropped at once. Every token, remembered or not, is then held against what
- * auth revoked (its grant, its person's grants, its signing key, the provider's reset).
+ * so a client's repeated calls skip the signature check, the verification's main cost; entries
+ * signed by a key that leaves the JWKS are dropped at once. Every token, remembered or not, is
+ * then held against what auth revoked (its grant, its person's grants, its signing key, the
+ * provider's reset).
  */
 export function createAccessTokenVerifier(options: {
   issuer: string;

@@ -101,8 +101,8 @@ export function parseError(reason = 'the body is not valid JSON'): JsonRpcReply 
   return rpcError(null, JsonRpcErrorCode.ParseError, `Parse error: ${reason}`);
 }
 
-// Serialised forms of results that never change (tools/list): a 25 KB JSON.stringify per request
-// was a fifth of the service's CPU under load. Keyed by object identity; the objects are frozen.
+// Serialised forms of results that never change (tools/list): serialising the whole list for
+// every request was a large share of the service's CPU under load (docs/benchmarks.md). Keyed by object identity; the objects are frozen.
 const constantResultTails = new WeakMap<object, Buffer>();
 
 /** Registers a frozen result object whose serialisation can be reused for every reply. */
@@ -112,7 +112,7 @@ export function markConstantResult(result: object): void {
 
 // Whole replies carrying a constant result, by request id. Clients number their requests from 0
 // or 1 and list tools early, so a handful of ids cover nearly every tools/list; each hit saves
-// copying the 25 KB tail into a new buffer. Only those small ids are kept: ids are client-chosen,
+// copying the long tail into a new buffer. Only those small ids are kept: ids are client-chosen,
 // and a first-come table would let one client's odd ids take every slot for good.
 const constantReplies: Array<{ result: object; bytes: Buffer } | undefined> = [];
 const CACHED_IDS = 32;
