@@ -49,6 +49,27 @@ const services = {
 } satisfies Record<ServiceName, { schema: z.ZodObject; portSetting: string }>;
 const serviceNames = Object.keys(services) as ServiceName[];
 
+/**
+ * A Kubernetes resource quantity (`250m`, `192Mi`, `1G`, `0.5`) as a number of cores or bytes;
+ * NaN for anything Kubernetes would not read as one (so a comparison with it fails).
+ */
+function quantity(value: unknown): number {
+  const match = /^([0-9]+(?:\.[0-9]+)?)(m|k|M|G|T|Ki|Mi|Gi|Ti)?$/.exec(String(value ?? ''));
+  if (!match) return Number.NaN;
+  const scale: Record<string, number> = {
+    m: 1e-3,
+    k: 1e3,
+    M: 1e6,
+    G: 1e9,
+    T: 1e12,
+    Ki: 2 ** 10,
+    Mi: 2 ** 20,
+    Gi: 2 ** 30,
+    Ti: 2 ** 40,
+  };
+  return Number(match[1]) * (match[2] ? scale[match[2]]! : 1);
+}
+
 /** A setting's default in the service's own schema (what it listens on when nothing is set). */
 function defaultOf(schema: z.ZodObject, key: string): unknown {
   const field = schema.shape[key] as z.ZodType | undefined;
@@ -212,9 +233,11 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
     expect(probe('readinessProbe')).toEqual({ path: '/readyz', port: httpPort(service) });
     expect(probe('livenessProbe')).toEqual({ path: '/healthz', port: httpPort(service) });
     expect(probe('startupProbe')).toEqual({ path: '/healthz', port: httpPort(service) });
-    expect(container!.resources?.requests?.cpu).toBeDefined();
-    expect(container!.resources?.requests?.memory).toBeDefined();
-    expect(container!.resources?.limits?.memory).toBeDefined();
+    // Requests the scheduler can place by, and a memory limit it admits (not below the request).
+    const { requests, limits } = container!.resources ?? {};
+    expect(quantity(requests?.cpu), 'requests.cpu').toBeGreaterThan(0);
+    expect(quantity(requests?.memory), 'requests.memory').toBeGreaterThanOrEqual(64 * 2 ** 20);
+    expect(quantity(limits?.memory), 'limits.memory').toBeGreaterThanOrEqual(quantity(requests?.memory));
     const spread = deployment.spec.template.spec.topologySpreadConstraints as Array<{ topologyKey: string }>;
     expect(spread.map((s) => s.topologyKey).sort()).toEqual([
       'kubernetes.io/hostname',

@@ -334,6 +334,15 @@ describe('misconfiguration fails loudly', () => {
 
 describe('shutdown', () => {
   it('tryShutdown lets a call in flight finish, then refuses new connections', async () => {
+    // The handler holds its answer until the shutdown has begun.
+    let arrived!: () => void;
+    const handlerRunning = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const own = await startGrpcServer({
       host: '127.0.0.1',
       port: 0,
@@ -341,9 +350,9 @@ describe('shutdown', () => {
       services: [
         tokenBrokerService({
           getGoogleAccessToken(_call, callback) {
-            setTimeout(
-              () => callback(null, { token: { accessToken: 'late', expiresAt: 1, scopes: [] } }),
-              200,
+            arrived();
+            void released.then(() =>
+              callback(null, { token: { accessToken: 'late', expiresAt: 1, scopes: [] } }),
             );
           },
         }),
@@ -352,8 +361,17 @@ describe('shutdown', () => {
     const broker = createTokenBrokerClient({ address: `127.0.0.1:${own.port}`, serviceToken: TOKEN });
     try {
       const inFlight = broker.getGoogleAccessToken({ userId: 'user-1', forceRefresh: false });
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      await own.tryShutdown();
+      await handlerRunning;
+      const shutdown = own.tryShutdown();
+      let shutDown = false;
+      void shutdown.then(() => {
+        shutDown = true;
+      });
+      // Not done while the call is in flight.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(shutDown).toBe(false);
+      release();
+      await shutdown;
       await expect(inFlight).resolves.toMatchObject({ token: { accessToken: 'late' } });
       const later = createTokenBrokerClient({
         address: `127.0.0.1:${own.port}`,

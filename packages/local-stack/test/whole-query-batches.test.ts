@@ -1,7 +1,22 @@
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from '../src/embedded-postgres.ts';
+
+// The socket server the embedded PostgreSQL makes, kept as it is handed to the rule under test, so
+// the test can see its query queue (the field whole-query-batches.ts itself relies on).
+const servers = vi.hoisted(() => [] as PGLiteSocketServer[]);
+vi.mock('../src/whole-query-batches.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../src/whole-query-batches.ts')>();
+  return {
+    ...original,
+    keepQueryBatchesWhole(server: PGLiteSocketServer) {
+      servers.push(server);
+      original.keepQueryBatchesWhole(server);
+    },
+  };
+});
 
 // Two connections to the one PGlite session, their wire-protocol messages sent by hand so that
 // they interleave exactly where a `pg` client's do under load (whole-query-batches.ts): inside an
@@ -133,7 +148,15 @@ describe('the embedded PostgreSQL runs each connection’s query batch whole', (
     await first.until('2');
     // The second's whole query, with a statement of another shape, arrives in the middle.
     second.send(parse('SELECT $1::text || $2::text'), bind(['two', 'three']), describePortal, execute, sync);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The server has the second's Parse (the first's ran already): waiting in its queue — or, were
+    // the batch not kept whole, its whole query answered.
+    const queue = (servers[0] as unknown as { queryQueue: { queue: Array<{ message: Uint8Array }> } })
+      .queryQueue;
+    const secondParseQueued = () => queue.queue.some((item) => item.message[0] === 'P'.charCodeAt(0));
+    await vi.waitFor(() => expect(secondParseQueued() || second.has('Z')).toBe(true), {
+      timeout: 5_000,
+      interval: 5,
+    });
     // Inside the first's batch it must not have run (before the fix it ran, and replaced the
     // unnamed statement the first was about to execute).
     expect(second.has('Z')).toBe(false);

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   closeHttpServer,
   createServiceServer,
@@ -70,13 +70,24 @@ describe('kept-alive connections', () => {
 
 describe('graceful shutdown', () => {
   it('finishes in-flight requests and refuses new connections', async () => {
+    // The handler answers only once the test lets it, after the close has begun.
+    let arrived!: () => void;
+    const handling = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const { server, url } = await serve((_req, res) => {
-      setTimeout(() => res.end('finished'), 300);
+      arrived();
+      void released.then(() => res.end('finished'));
     });
     const inFlight = fetch(url).then(async (response) => [response.status, await response.text()]);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await handling;
     const closed = closeHttpServer(server);
     await expect(fetch(url)).rejects.toThrow();
+    release();
     expect(await inFlight).toEqual([200, 'finished']);
     await closed;
     expect(server.listening).toBe(false);
@@ -99,7 +110,14 @@ describe('graceful shutdown', () => {
         }
       }
     })();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The client is sending request after request on its kept-alive connection.
+    await vi.waitFor(
+      () => expect(statuses.filter((status) => status === '200 answered').length).toBeGreaterThan(2),
+      {
+        timeout: 5_000,
+        interval: 5,
+      },
+    );
     // Before the fix the kept-alive connection carried requests for as long as they came.
     const closed = await Promise.race([
       closeHttpServer(server).then(() => 'closed'),

@@ -132,12 +132,18 @@ describe('service metrics over HTTP', () => {
     const done = new Promise<void>((resolve) => {
       responded = resolve;
     });
+    let arrived!: () => void;
+    const handling = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
     const { url, metricsUrl } = await serve(metrics, (_req, res) => {
       res.once('close', () => responded());
+      arrived();
     });
     const controller = new AbortController();
     const pending = fetch(`${url}/hang`, { signal: controller.signal }).catch(() => 'aborted');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Abandoned once the server is answering it, not before it arrived.
+    await handling;
     controller.abort();
     expect(await pending).toBe('aborted');
     await done;

@@ -19,7 +19,7 @@ import {
   type TestRedis,
 } from '@sheetgate/test-harness';
 import { createClient } from 'redis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   API_KEY_PATTERN,
   type ApiKeyLibrary,
@@ -370,7 +370,17 @@ describe('API keys: listing and input', () => {
     for (const [input, field] of bad) {
       await expect(keys.create(input)).rejects.toMatchObject({ name: 'ApiKeyInputError', field });
     }
-    expect(await keys.create({ userId: alice, name: 'é'.repeat(100), scopes: ['sheets:read'] })).toBeTruthy();
+    // A name is counted in characters, not bytes or UTF-16 units, and kept as typed: 100 of
+    // 'é' (200 bytes) and of '📊' (200 UTF-16 units) are accepted and read back whole; 101 are not.
+    for (const character of ['é', '📊']) {
+      const name = character.repeat(100);
+      const { key } = await keys.create({ userId: alice, name, scopes: ['sheets:read'] });
+      expect(key.name).toBe(name);
+      expect((await keys.list(alice)).find((listed) => listed.id === key.id)?.name).toBe(name);
+      await expect(
+        keys.create({ userId: alice, name: character.repeat(101), scopes: ['sheets:read'] }),
+      ).rejects.toMatchObject({ name: 'ApiKeyInputError', field: 'name' });
+    }
   });
 });
 
@@ -474,10 +484,13 @@ describe('API keys: last use', () => {
     const timed = await openLibrary({ lastUsedFlushIntervalMs: 100 });
     const one = await newKey(timed);
     await timed.resolve(one.secret);
-    await new Promise((resolve) => setTimeout(resolve, 400));
     const read = async (id: string) =>
       (await pool.query('SELECT last_used_at FROM api_keys WHERE id = $1', [id])).rows[0].last_used_at;
-    expect(await read(one.key.id)).toBeInstanceOf(Date);
+    // Nothing but the timer writes it here (no flush, no close): wait for the row to show it.
+    await vi.waitFor(async () => expect(await read(one.key.id)).toBeInstanceOf(Date), {
+      timeout: 5_000,
+      interval: 20,
+    });
 
     const closing = await openLibrary();
     const two = await newKey(closing);

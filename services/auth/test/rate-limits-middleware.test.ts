@@ -26,6 +26,7 @@ let pool: DatabasePool;
 let limits: RateLimits;
 let server: Server;
 let baseUrl: string;
+const auditWrites: Array<Promise<void>> = [];
 
 beforeAll(async () => {
   [database, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
@@ -49,7 +50,21 @@ beforeAll(async () => {
     ctx.request.ip = clientAddress(ctx.req);
     await next();
   });
-  app.use(rateLimitAuthRoutes(limits, { audit: createAuditLog(pool) }));
+  // The middleware records an audit without awaiting it (the answer does not wait for the
+  // database): the test keeps each record's promise to know when every one started is written.
+  const audit = createAuditLog(pool);
+  app.use(
+    rateLimitAuthRoutes(limits, {
+      audit: {
+        ...audit,
+        record(...args: Parameters<typeof audit.record>) {
+          const written = audit.record(...args);
+          auditWrites.push(written);
+          return written;
+        },
+      },
+    }),
+  );
   app.use((ctx) => {
     ctx.body = { ok: true };
   });
@@ -133,7 +148,8 @@ describe('rate limits on /api/auth/* (per client IP)', () => {
   it('audits the first refusal of a window, not every refused request', async () => {
     const ip = '192.0.2.50';
     for (let i = 0; i < 8; i++) await call('/api/auth/jwks', ip);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Every audit these answers started, written.
+    await Promise.allSettled(auditWrites);
     const { rows } = await pool.query(
       `SELECT details FROM audit_events WHERE kind = 'rate_limit.hit' AND details->>'ip' = $1`,
       [ip],

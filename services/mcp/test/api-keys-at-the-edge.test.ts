@@ -237,6 +237,36 @@ describe('one auth replica (no Redis when REDIS_URL is unset), one MCP replica',
     expect((await askedAuth(replica)).resolves).toBeGreaterThan(before.resolves);
   });
 
+  it("gives a key's toolsets to the request, from auth's answer and from what the replica holds", async () => {
+    const toolNames = async (key: string) => {
+      const response = await withKey(replica, key);
+      expect(response.status).toBe(200);
+      return ((await readJson(response)).result.tools as Array<{ name: string }>)
+        .map((tool) => tool.name)
+        .sort();
+    };
+    const everySet = await toolNames((await stack.createApiKey(person.sessionCookie)).secret);
+    const reader = await stack.createApiKey(person.sessionCookie, { toolsets: ['core-read'] });
+    const before = await askedAuth(replica);
+    // The first request is resolved by auth; the next ones are served from what the replica holds
+    // (the second by a lease, the third from it).
+    const lists = [
+      await toolNames(reader.secret),
+      await toolNames(reader.secret),
+      await toolNames(reader.secret),
+    ];
+    const asked = await askedAuth(replica);
+    expect(asked.resolves - before.resolves).toBe(1);
+    expect(asked.leases - before.leases).toBe(1);
+    for (const listed of lists) {
+      expect(listed).toEqual(lists[0]);
+      expect(listed).toContain('read_range');
+      expect(listed).not.toContain('write_range');
+      expect(listed.length).toBeLessThan(everySet.length);
+      expect(everySet).toEqual(expect.arrayContaining(listed));
+    }
+  });
+
   it('serves a held key without asking auth each time, and refuses it at the next request after revocation', async () => {
     const key = await stack.createApiKey(person.sessionCookie);
     const before = await askedAuth(replica);

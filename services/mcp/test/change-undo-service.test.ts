@@ -106,9 +106,11 @@ describe('ChangeUndoService', () => {
       expect(await refusal(stranger.undoChange({ sessionCookie: aliceCookie, changeId, force: false }))).toBe(
         GrpcStatus.UNAUTHENTICATED,
       );
-      // Nothing was undone.
+      // Nothing was undone, and the refused call spent nothing: the change is still there to
+      // undo with the credential, and that undo puts the cell back.
       expect(await valuesOf('Budget!B2')).toEqual([['four']]);
-      expect((await undoAs(aliceCookie, changeId)).undone).toBeDefined();
+      expect((await undoAs(aliceCookie, changeId)).undone?.restored).toEqual(['Budget!B2:B2']);
+      expect(await valuesOf('Budget!B2')).toEqual([['3']]);
     } finally {
       stranger.close();
     }
@@ -235,5 +237,23 @@ describe('ChangeUndoService', () => {
     const answer = await undoAs(aliceCookie, deleted.structured.changeId as string);
     expect(answer.undone?.restored).toEqual(['Notes']);
     expect(await valuesOf('Notes!A1')).toEqual([['keep me']]);
+  });
+
+  it('recreates a deleted tab whose name is taken now: refused without force, with it under "<title> (restored)"', async () => {
+    const plans = await ok('add_sheet', { title: 'Plans' });
+    await write('Plans!A1', [['old plan']]);
+    const deleted = await ok('delete_sheet', { sheetId: plans.structured.sheetId });
+    const changeId = deleted.structured.changeId as string;
+    // Another tab takes the name meanwhile.
+    await ok('add_sheet', { title: 'Plans' });
+    await write('Plans!A1', [['new plan']]);
+    const refused = await undoAs(aliceCookie, changeId);
+    expect(refused.undone).toBeUndefined();
+    expect(refused.changedSince?.cells).toEqual(['the tab name "Plans" (a tab of that name exists now)']);
+    const forced = await undoAs(aliceCookie, changeId, true);
+    expect(forced.undone?.restored).toEqual(['Plans (restored)']);
+    expect(await valuesOf("'Plans (restored)'!A1")).toEqual([['old plan']]);
+    // The tab that took the name is left as it is.
+    expect(await valuesOf('Plans!A1')).toEqual([['new plan']]);
   });
 });

@@ -7,7 +7,8 @@ import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 // Accept, Content-Type, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Origin, a 2026-07-28 `_meta` or
 // none, and headers far beyond any sane size — in any
 // combination, with a good, a garbage or no credential. The endpoint answers each with a 2xx or a
-// clear 4xx, never a 5xx; a JSON error body; never a credential; and no credential reaches a log.
+// clear 4xx, never a 5xx; an error body and challenge as docs/design.md §8 gives them for its
+// status; never a credential; and no credential reaches a log.
 
 let stack: McpUnderTest;
 let apiKey: string;
@@ -113,6 +114,48 @@ function requestHeaders(chosen: Headers): Record<string, string> {
 
 const ANSWERS = [200, 202, 400, 401, 403, 406, 413, 415, 431];
 
+/** The codes docs/design.md §8 gives each status of an HTTP error (JSON-RPC errors aside). */
+const HTTP_ERROR_CODES: Record<number, string[]> = {
+  400: ['invalid_request'],
+  401: ['invalid_request', 'invalid_token', 'invalid_api_key'],
+  403: ['forbidden_origin', 'insufficient_scope'],
+  406: ['not_acceptable'],
+  413: ['payload_too_large'],
+  415: ['unsupported_media_type'],
+};
+/** The JSON-RPC errors a `tools/list` may be answered with at 400 (parse, request, params, header mismatch, version). */
+const JSON_RPC_400_CODES = [-32700, -32600, -32602, -32020, -32022];
+
+/**
+ * docs/design.md §8: an HTTP error is `{"error": code, "error_description": text}` with the code of
+ * its status, and a bearer challenge where the table gives one; a JSON-RPC error is a 400 with a
+ * JSON-RPC error object.
+ */
+function expectErrorContract(response: Response, body: string): void {
+  const answer = JSON.parse(body);
+  const challenge = response.headers.get('www-authenticate');
+  if (typeof answer.error === 'object') {
+    expect(response.status, body).toBe(400);
+    expect(answer.jsonrpc, body).toBe('2.0');
+    expect(JSON_RPC_400_CODES, body).toContain(answer.error.code);
+    expect(typeof answer.error.message, body).toBe('string');
+    return;
+  }
+  expect(HTTP_ERROR_CODES[response.status], `${response.status} ${body}`).toContain(answer.error);
+  expect(answer.error_description, body).toEqual(expect.stringMatching(/\S/));
+  if (response.status === 401 && answer.error !== 'invalid_api_key') {
+    expect(challenge, body).toMatch(
+      /^Bearer .*resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource/,
+    );
+    if (answer.error === 'invalid_token') expect(challenge).toMatch(/error="invalid_token"/);
+  } else if (answer.error === 'insufficient_scope') {
+    expect(challenge, body).toMatch(/^Bearer error="insufficient_scope"/);
+  } else {
+    // An API key's refusal and every other error carry no challenge.
+    expect(challenge, `${response.status} ${body}`).toBeNull();
+  }
+}
+
 describe('request headers at /api/mcp (property-based)', () => {
   it('any Accept, Content-Type, MCP-Protocol-Version, Mcp-Method, Mcp-Name, Origin, _meta and size: a 2xx or a clear 4xx, never a 5xx', async () => {
     const seen = new Set<number>();
@@ -148,14 +191,18 @@ describe('request headers at /api/mcp (property-based)', () => {
           expect(reply.result.tools).toHaveLength(REGISTERED_TOOL_COUNT);
         } else if (response.status !== 431 && response.status !== 202) {
           // Node itself answers an oversized head (431) before any handler: no body of ours.
-          expect(JSON.parse(body).error, body).toBeDefined();
+          expectErrorContract(response, body);
         }
       }),
       {
         numRuns: 150,
-        // Random headers rarely make a whole valid request (about 1 run in 80): these two make
-        // sure every run meets an accepted one, whatever the seed.
+        // Random headers rarely make a whole valid request (about 1 run in 80): these make sure
+        // every run meets accepted ones and the refusals of a missing and a garbage credential
+        // (401 with a challenge), whatever the seed.
         examples: [
+          [{ contentType: 'application/json', credential: 'none', modernMeta: false }],
+          [{ contentType: 'application/json', credential: 'garbage', modernMeta: false }],
+          [{ contentType: 'text/plain', credential: 'key', modernMeta: false }],
           [{ contentType: 'application/json', credential: 'jwt', modernMeta: false }],
           [
             {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { RunningService } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -26,14 +27,18 @@ const jwksFetches = () => stack.auth.output.filter((line) => line.includes('"pat
 
 /**
  * The JWKS fetch count once auth's log has caught up: its line is written after the response, and
- * read from a pipe, so it may reach the test after mcp has answered. Waits (up to 5 s) for the
- * count to reach `expected`, or, when it is already there, for a moment in which a late extra line
- * would show up, then returns what it sees.
+ * read from a pipe, so it may reach the test after mcp has answered. Auth logs a request of the
+ * test's own, made now, after every request it answered before; once that line has come through
+ * the pipe, so has every JWKS line of the requests mcp made before answering.
  */
-async function settledJwksFetches(expected: number): Promise<number> {
-  for (let i = 0; i < 100 && jwksFetches() < expected; i++)
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  await new Promise((resolve) => setTimeout(resolve, 200));
+async function settledJwksFetches(): Promise<number> {
+  const marker = `/api/auth/log-marker-${randomUUID()}`;
+  await (await fetch(`${stack.baseUrl}${marker}`)).arrayBuffer();
+  const deadline = Date.now() + 5_000;
+  while (!stack.auth.output.some((line) => line.includes(`"path":"${marker}"`))) {
+    if (Date.now() > deadline) throw new Error(`auth never logged ${marker}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   return jwksFetches();
 }
 
@@ -60,22 +65,22 @@ describe('the JWKS cache', () => {
     const second = await newSigningKey();
     const third = await newSigningKey();
     await stack.restartAuth({ AUTH_SIGNING_KEYS: signingKeysSetting([second, first]) });
-    const before = jwksFetches();
+    const before = await settledJwksFetches();
 
     // A kid the cached set lacks: one fetch, and the new key's token is accepted.
     expect((await post(stack.mcpUrl, await stack.sign({}, {}, second))).status).toBe(200);
-    expect(await settledJwksFetches(before + 1)).toBe(before + 1);
+    expect(await settledJwksFetches()).toBe(before + 1);
 
     // Auth now publishes a third key, but the cooldown has not passed: no fetch, the token is refused.
     await stack.restartAuth({ AUTH_SIGNING_KEYS: signingKeysSetting([third, second, first]) });
-    const afterRestart = await settledJwksFetches(jwksFetches());
+    const afterRestart = await settledJwksFetches();
     const refused = await post(stack.mcpUrl, await stack.sign({}, {}, third));
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
     // Made-up kids do not make it fetch either.
     for (let i = 0; i < 5; i++)
       expect((await post(stack.mcpUrl, await stack.sign({}, { kid: `made-up-${i}` }))).status).toBe(401);
-    expect(await settledJwksFetches(afterRestart)).toBe(afterRestart);
+    expect(await settledJwksFetches()).toBe(afterRestart);
   });
 
   it('refuses the cached tokens of a key removed from the JWKS once the timer has refreshed the set', async () => {
