@@ -15,9 +15,14 @@ import { assetRoutes } from './assets/assets.ts';
 import { createFormTokens } from './forms/form-tokens.ts';
 import { homePage } from './pages/home-page.ts';
 import { activityRoutes } from './routes/activity-routes.ts';
-import { dashboardRoutes, type PickerSettings } from './routes/dashboard-routes.ts';
+import { apiKeyRoutes } from './routes/api-key-routes.ts';
+import { connectedAppRoutes } from './routes/connected-app-routes.ts';
+import { dashboardRoutes } from './routes/dashboard-routes.ts';
+import type { DashboardDeps } from './routes/dashboard-view.ts';
 import { legacySessionExchange } from './routes/legacy-session.ts';
 import { PageError, pageErrors } from './routes/page-errors.ts';
+import { pickedFileRoutes } from './routes/picked-file-routes.ts';
+import type { PickerSettings } from './routes/picked-files-section.ts';
 import { sendPage } from './routes/request-values.ts';
 import { signInRoutes } from './routes/sign-in-routes.ts';
 import { securityHeaders } from './security-headers.ts';
@@ -72,17 +77,16 @@ export function createWebApp(options: {
 
   const home = homePage(baseUrl);
   const formTokens = createFormTokens(options.serviceToken);
+  const dashboard: DashboardDeps = { accounts, formTokens, baseUrl, picker: options.picker };
   app.use(
     routeMiddleware([
       route({ method: 'GET', path: '/', handle: (ctx) => sendPage(ctx, home) }),
       ...signInRoutes({ accounts }),
       ...activityRoutes({ accounts, changeUndo: options.changeUndo, formTokens, baseUrl }),
-      ...dashboardRoutes({
-        accounts,
-        formTokens,
-        baseUrl,
-        picker: options.picker,
-      }),
+      ...dashboardRoutes(dashboard),
+      ...apiKeyRoutes(dashboard),
+      ...connectedAppRoutes(dashboard),
+      ...pickedFileRoutes(dashboard),
     ]),
   );
   app.use(() => {

@@ -1,7 +1,7 @@
 import { knownToolsets, type ToolsetName } from '@sheetgate/proto';
 import { isUuid } from '@sheetgate/service-runtime';
-import { namedStatementsWhereSafe } from '../db/named-statements.ts';
 import type { DatabasePool } from '../db/pool.ts';
+import { createAppToolsetQueries } from './app-toolset-queries.ts';
 
 // Account ids are users.id; anything else (no user could have it) has no choice to find.
 
@@ -11,38 +11,24 @@ import type { DatabasePool } from '../db/pool.ts';
  * `toolsets` claim) and when the consent screen is shown again; dropped on disconnect.
  */
 export function createAppToolsets(database: DatabasePool) {
-  const pool = namedStatementsWhereSafe(database);
+  const queries = createAppToolsetQueries(database);
   return {
     /** The sets chosen for the app, in TOOLSETS order; null when never chosen (every set). */
     async chosen(userId: string, clientId: string): Promise<ToolsetName[] | null> {
       if (!isUuid(userId)) return null;
-      const { rows } = await pool.query<{ toolsets: string[] }>({
-        name: 'app-toolsets-chosen',
-        text: 'SELECT toolsets FROM app_toolsets WHERE user_id = $1 AND client_id = $2',
-        values: [userId, clientId],
-      });
-      const stored = rows[0]?.toolsets;
+      const stored = await queries.find(userId, clientId);
       return stored ? knownToolsets(stored) : null;
     },
 
     /** Keeps the person's choice (at least one known set: the consent route checked it). */
     async choose(userId: string, clientId: string, toolsets: readonly ToolsetName[]): Promise<void> {
-      await pool.query({
-        name: 'app-toolsets-choose',
-        text: `INSERT INTO app_toolsets (user_id, client_id, toolsets) VALUES ($1, $2, $3)
-          ON CONFLICT (user_id, client_id) DO UPDATE SET toolsets = EXCLUDED.toolsets, chosen_at = now()`,
-        values: [userId, clientId, toolsets],
-      });
+      await queries.upsert(userId, clientId, toolsets);
     },
 
     /** Drops the choice (the app was disconnected): a new connection starts from the defaults. */
     async forget(userId: string, clientId: string): Promise<void> {
       if (!isUuid(userId)) return;
-      await pool.query({
-        name: 'app-toolsets-forget',
-        text: 'DELETE FROM app_toolsets WHERE user_id = $1 AND client_id = $2',
-        values: [userId, clientId],
-      });
+      await queries.delete(userId, clientId);
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { DatabasePool } from './pool.ts';
+import type { Queryable } from './pool.ts';
 
 /** PostgreSQL's duplicate_prepared_statement. */
 const DUPLICATE_PREPARED_STATEMENT = '42P05';
@@ -10,7 +10,7 @@ const DUPLICATE_PREPARED_STATEMENT = '42P05';
  * connection's Parse of the same name fails with 42P05: on the first such failure the query is run
  * again unnamed, and this pool stops naming statements. Against a real PostgreSQL nothing changes.
  */
-export function namedStatementsWhereSafe(pool: DatabasePool): DatabasePool {
+export function namedStatementsWhereSafe<Pool extends Queryable>(pool: Pool): Pool {
   let sharedSession = false;
   const query = (config: unknown, ...rest: unknown[]): unknown => {
     const named = typeof config === 'object' && config !== null && 'name' in config;

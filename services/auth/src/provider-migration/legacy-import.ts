@@ -21,6 +21,7 @@ import type {
   SourceUser,
 } from './better-auth-source.ts';
 import { countIn, emptyReport, type ImportReport } from './import-report.ts';
+import { createLegacyImportQueries, type LegacyImportQueries } from './legacy-import-queries.ts';
 
 export interface LegacyImportOptions {
   source: BetterAuthSource;
@@ -35,8 +36,6 @@ export interface LegacyImportOptions {
   /** Users per transaction; each batch commits with its users' connections, sessions and keys. */
   batchSize?: number;
 }
-
-type LegacyKind = 'user' | 'google_connection' | 'session' | 'api_key';
 
 const ALL_SCOPES: ApiKeyScopes = ['sheets:read', 'sheets:write'];
 const READ_ONLY: ApiKeyScopes = ['sheets:read'];
@@ -109,7 +108,8 @@ async function importUser(
   },
 ): Promise<void> {
   const { user, accounts, sessions, apiKeys } = rows;
-  let userId = await mapped(db, 'user', user.id);
+  const imports = createLegacyImportQueries(db);
+  let userId = await imports.mapped('user', user.id);
   const google = accounts[0];
   if (userId) {
     report.users.alreadyImported += 1;
@@ -126,15 +126,15 @@ async function importUser(
       userId = existing.id;
       countIn(report.users.conflicts, 'merged into the Sheetgate user of the same Google account');
     } else {
-      const inserted = await db.query<{ id: string }>(
-        `INSERT INTO users (google_subject, email, display_name, created_at, oauth_reset_at)
-         VALUES ($1, $2, $3, COALESCE($4, now()), now()) RETURNING id`,
-        [google.accountId, user.email, user.name, user.createdAt],
-      );
-      userId = inserted.rows[0]!.id;
+      userId = await imports.insertUser({
+        googleSubject: google.accountId,
+        email: user.email,
+        name: user.name,
+        createdAt: user.createdAt,
+      });
       report.users.imported += 1;
     }
-    await record(db, 'user', user.id, userId);
+    await imports.record('user', user.id, userId);
   }
   if (accounts.length > 1) {
     countIn(
@@ -144,8 +144,8 @@ async function importUser(
     );
   }
   if (google) await importGoogleConnection(db, options, report, userId, user, google);
-  for (const session of sessions) await importSession(db, report, userId, session);
-  for (const key of apiKeys) await importApiKey(db, report, userId, key);
+  for (const session of sessions) await importSession(imports, report, userId, session);
+  for (const key of apiKeys) await importApiKey(imports, report, userId, key);
 }
 
 async function importGoogleConnection(
@@ -157,12 +157,12 @@ async function importGoogleConnection(
   account: SourceGoogleAccount,
 ): Promise<void> {
   const kind = report.googleConnections;
-  if (await mapped(db, 'google_connection', account.id)) {
+  const imports = createLegacyImportQueries(db);
+  if (await imports.mapped('google_connection', account.id)) {
     kind.alreadyImported += 1;
     return;
   }
-  const existing = await db.query('SELECT 1 FROM google_connections WHERE user_id = $1', [userId]);
-  if (existing.rowCount) {
+  if (await imports.hasGoogleConnection(userId)) {
     countIn(kind.conflicts, 'kept the Google connection Sheetgate already had');
   } else {
     let refreshToken: string | null = null;
@@ -188,12 +188,17 @@ async function importGoogleConnection(
     });
     kind.imported += 1;
   }
-  await record(db, 'google_connection', account.id, userId);
+  await imports.record('google_connection', account.id, userId);
 }
 
-async function importSession(db: Queryable, report: ImportReport, userId: string, session: SourceSession) {
+async function importSession(
+  imports: LegacyImportQueries,
+  report: ImportReport,
+  userId: string,
+  session: SourceSession,
+) {
   const kind = report.sessions;
-  if (await mapped(db, 'session', session.id)) {
+  if (await imports.mapped('session', session.id)) {
     kind.alreadyImported += 1;
     return;
   }
@@ -201,22 +206,27 @@ async function importSession(db: Queryable, report: ImportReport, userId: string
     countIn(kind.skipped, 'expired');
     return;
   }
-  const inserted = await db.query<{ id: string }>(
-    `INSERT INTO legacy_sessions (user_id, token_hash, expires_at) VALUES ($1, $2, $3)
-     ON CONFLICT (token_hash) DO NOTHING RETURNING id`,
-    [userId, sessionTokenHash(session.token), session.expiresAt],
-  );
-  if (!inserted.rows[0]) {
+  const insertedId = await imports.insertSession({
+    userId,
+    tokenHash: sessionTokenHash(session.token),
+    expiresAt: session.expiresAt,
+  });
+  if (!insertedId) {
     countIn(kind.skipped, 'same session token as another imported session');
     return;
   }
-  await record(db, 'session', session.id, inserted.rows[0].id);
+  await imports.record('session', session.id, insertedId);
   kind.imported += 1;
 }
 
-async function importApiKey(db: Queryable, report: ImportReport, userId: string, key: SourceApiKey) {
+async function importApiKey(
+  imports: LegacyImportQueries,
+  report: ImportReport,
+  userId: string,
+  key: SourceApiKey,
+) {
   const kind = report.apiKeys;
-  if (await mapped(db, 'api_key', key.id)) {
+  if (await imports.mapped('api_key', key.id)) {
     kind.alreadyImported += 1;
     return;
   }
@@ -230,27 +240,22 @@ async function importApiKey(db: Queryable, report: ImportReport, userId: string,
   const exhausted = key.remaining === 0 && !key.refillAmount;
   const revokedAt = key.enabled === false || exhausted ? (key.updatedAt ?? new Date()) : null;
   if (exhausted && key.enabled !== false) countIn(kind.conflicts, 'no uses left: imported as revoked');
-  const inserted = await db.query<{ id: string }>(
-    `INSERT INTO api_keys (user_id, name, display_prefix, legacy_hash, scopes, created_at, expires_at, revoked_at, last_used_at)
-     VALUES ($1, $2, $3, $4, $5::text[], COALESCE($6, now()), $7, $8, $9)
-     ON CONFLICT (legacy_hash) WHERE legacy_hash IS NOT NULL DO NOTHING RETURNING id`,
-    [
-      userId,
-      keyName(key),
-      displayPrefix(key),
-      key.key,
-      scopesOf(key.permissions),
-      key.createdAt,
-      key.expiresAt,
-      revokedAt,
-      key.lastRequest,
-    ],
-  );
-  if (!inserted.rows[0]) {
+  const insertedId = await imports.insertApiKey({
+    userId,
+    name: keyName(key),
+    displayPrefix: displayPrefix(key),
+    legacyHash: key.key,
+    scopes: scopesOf(key.permissions),
+    createdAt: key.createdAt,
+    expiresAt: key.expiresAt,
+    revokedAt,
+    lastUsedAt: key.lastRequest,
+  });
+  if (!insertedId) {
     countIn(kind.skipped, 'same key as another imported key');
     return;
   }
-  await record(db, 'api_key', key.id, inserted.rows[0].id);
+  await imports.record('api_key', key.id, insertedId);
   kind.imported += 1;
 }
 
@@ -285,20 +290,4 @@ function scopesOf(permissions: string | null): ApiKeyScopes {
   );
   if (actions.length === 0) return ALL_SCOPES;
   return actions.some((action) => /write/i.test(action)) ? ALL_SCOPES : READ_ONLY;
-}
-
-async function mapped(db: Queryable, kind: LegacyKind, legacyId: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ sheetgate_id: string }>(
-    'SELECT sheetgate_id FROM legacy_imports WHERE kind = $1 AND legacy_id = $2',
-    [kind, legacyId],
-  );
-  return rows[0]?.sheetgate_id;
-}
-
-async function record(db: Queryable, kind: LegacyKind, legacyId: string, sheetgateId: string): Promise<void> {
-  await db.query('INSERT INTO legacy_imports (kind, legacy_id, sheetgate_id) VALUES ($1, $2, $3)', [
-    kind,
-    legacyId,
-    sheetgateId,
-  ]);
 }

@@ -1,4 +1,5 @@
 import type { AuditLog } from '../audit/index.ts';
+import { createAppToolsetQueries } from '../connected-apps/app-toolset-queries.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import { withTransaction } from '../db/transaction.ts';
@@ -57,7 +58,7 @@ export async function resetOAuth(deps: {
       const peopleWithApps = await models.markGrantHoldersReset();
       const deleted = await models.deleteAll();
       // The toolsets chosen for apps whose clients are gone (a new registration is a new client).
-      await client.query('DELETE FROM app_toolsets');
+      await createAppToolsetQueries(client).deleteAll();
       const generation = await migration.advanceOAuthGeneration(deps.reason);
       // MCP replicas refuse every access token issued until now as soon as they next connect
       // (auth is restarted after a reset), before the old signing key leaves their JWKS cache.
