@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { freePort } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registeredTools } from '../src/tools/registry.ts';
 import {
   measureGoogleRequestsPerTool,
   oneCallOfEachTool,
@@ -128,6 +129,14 @@ afterAll(async () => {
 
 describe('Google requests per tool call', () => {
   let measured: RequestsPerTool = {};
+
+  it('pins a row for every registered tool, and none for a tool that is not', () => {
+    expect(Object.keys(PINNED).sort()).toEqual(
+      registeredTools()
+        .map((tool) => tool.name)
+        .sort(),
+    );
+  });
 
   it('every registered tool has a call here', async () => {
     const { tools } = await client.listTools();
