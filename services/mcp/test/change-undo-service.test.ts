@@ -110,7 +110,7 @@ describe('ChangeUndoService', () => {
       // undo with the credential, and that undo puts the cell back.
       expect(await valuesOf('Budget!B2')).toEqual([['four']]);
       expect((await undoAs(aliceCookie, changeId)).undone?.restored).toEqual(['Budget!B2:B2']);
-      expect(await valuesOf('Budget!B2')).toEqual([['3']]);
+      expect(await valuesOf('Budget!B2')).toEqual([[3]]);
     } finally {
       stranger.close();
     }
