@@ -10,7 +10,7 @@ import {
 } from '@sheetgate/service-runtime';
 import Koa from 'koa';
 import type { AuthInfo } from './auth/auth-info.ts';
-import { protectedResourceMetadata } from './protected-resource.ts';
+import { protectedResourceMetadata, protectedResourceMetadataUrl } from './protected-resource.ts';
 import { createMcpPostHandler, isMcpPost, MCP_PATH, mcpEndpointRefusals } from './protocol/mcp-endpoint.ts';
 import type { McpServerHandle } from './protocol/mcp-server.ts';
 
@@ -40,7 +40,7 @@ export function createMcpApp(options: {
     mcp: options.mcp,
     logger: options.logger,
     publicOrigin,
-    resourceMetadataUrl: `${options.baseUrl}/.well-known/oauth-protected-resource/api/mcp`,
+    resourceMetadataUrl: protectedResourceMetadataUrl(options.baseUrl),
     authenticate: options.authenticate,
   });
   const app = new Koa({ proxy: false });

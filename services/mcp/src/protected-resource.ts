@@ -6,6 +6,14 @@ export function mcpResource(baseUrl: string): string {
   return `${baseUrl}/api/mcp`;
 }
 
+/**
+ * Where the endpoint's metadata is (RFC 9728 §3.1: the well-known path with the resource's path
+ * after it), named in every `WWW-Authenticate` challenge.
+ */
+export function protectedResourceMetadataUrl(baseUrl: string): string {
+  return `${baseUrl}/.well-known/oauth-protected-resource/api/mcp`;
+}
+
 /** OAuth 2.0 Protected Resource Metadata (RFC 9728 §2) for the MCP endpoint. */
 export function protectedResourceMetadata(baseUrl: string) {
   return {

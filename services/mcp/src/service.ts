@@ -18,6 +18,7 @@ import { createRequestAuthenticator } from './auth/authenticate-request.ts';
 import { brokerApiKeyResolver, brokerGoogleAccessTokens } from './auth/broker-clients.ts';
 import { createJwksCache } from './auth/jwks-cache.ts';
 import { watchRevocations } from './auth/revocation-watch.ts';
+import { createContractChecks } from './errors/contract-violation.ts';
 import { createGoogleCaller } from './google/call-google.ts';
 import { edgeGoogleAccessTokens } from './google/edge-google-tokens.ts';
 import { createGoogleFetch } from './google/google-fetch.ts';
@@ -28,7 +29,7 @@ import { createChangeJournal } from './journal/change-journal.ts';
 import { changeUndoHandlers } from './journal/change-undo-service.ts';
 import { createChangeUndo } from './journal/undo-change.ts';
 import { createMcpMetrics, type McpMetrics } from './metrics/mcp-metrics.ts';
-import { mcpResource, RESOURCE_SCOPES } from './protected-resource.ts';
+import { mcpResource, protectedResourceMetadataUrl, RESOURCE_SCOPES } from './protected-resource.ts';
 import { createMcpServer } from './protocol/mcp-server.ts';
 import { createRequestStateCodec } from './protocol/request-state.ts';
 import { grpcRequestStateClaims } from './protocol/request-state-claims.ts';
@@ -53,6 +54,12 @@ export async function createMcpService(
   logger: Logger,
   metrics: McpMetrics = createMcpMetrics(),
 ) {
+  // A bug that breaks one of the service's own promises fails its call outside production.
+  const contracts = createContractChecks({
+    mode: settings.MCP_CONTRACT_VIOLATIONS,
+    logger,
+    onViolation: metrics.contractViolated,
+  });
   const jwks = createJwksCache({
     url: `${settings.AUTH_INTERNAL_URL}/api/auth/jwks`,
     refreshIntervalMs: settings.JWKS_REFRESH_SECONDS * 1000,
@@ -120,7 +127,7 @@ export async function createMcpService(
   // the error, so a client that disconnected while its write was on the way to Google crashed the
   // process (node-fetch/node-fetch#1801).
   const google = {
-    adapter: withQuotaTurns(quotaGate, withTraceSpans(metrics.googleAdapter)),
+    adapter: withQuotaTurns(quotaGate, withTraceSpans(metrics.googleAdapter), contracts),
     fetchImplementation: createGoogleFetch(),
     ...(rootUrl ? { rootUrl } : {}),
   };
@@ -176,6 +183,7 @@ export async function createMcpService(
     }),
     requestTimeoutMs: settings.MCP_REQUEST_TIMEOUT_SECONDS * 1000,
     onToolCall: metrics.toolCalled,
+    contracts,
   });
   const authenticate = createRequestAuthenticator({
     verifier,
@@ -190,7 +198,7 @@ export async function createMcpService(
       onServed: metrics.apiKeyServed,
     }),
     clientAddress: clientAddressResolver(settings.TRUSTED_PROXIES),
-    resourceMetadataUrl: `${settings.BASE_URL}/.well-known/oauth-protected-resource/api/mcp`,
+    resourceMetadataUrl: protectedResourceMetadataUrl(settings.BASE_URL),
     scopes: RESOURCE_SCOPES,
   });
   return {

@@ -1,5 +1,6 @@
 import { setting } from '@sheetgate/service-runtime';
 import { z } from 'zod';
+import { defaultContractMode } from './errors/contract-violation.ts';
 
 /** Every setting of the MCP service, read from the environment once at start. */
 export const mcpSettingsSchema = z.object({
@@ -56,6 +57,14 @@ export const mcpSettingsSchema = z.object({
    * (and writes read nothing more for it); the two tools then say the journal is off.
    */
   CHANGE_JOURNAL: z.enum(['on', 'off']).default('on'),
+  /**
+   * What a bug that breaks one of the service's own promises does — a tool answer its
+   * `outputSchema` refuses, a Google request made outside a person's context (no quota turn):
+   * `fail` answers the call with an internal error naming it (every test that reaches it fails);
+   * `log` logs it at error, counts it (`sheetgate_mcp_contract_violations_total`) and lets the call
+   * go on. `log` when NODE_ENV is production, `fail` otherwise.
+   */
+  MCP_CONTRACT_VIOLATIONS: z.enum(['fail', 'log']).default(defaultContractMode),
   LOG_LEVEL: setting.logLevel(),
 });
 

@@ -116,8 +116,12 @@ const apiKeyRefusal = {
 
 /** Refuses a call whose credential lacks `scope`, naming it for step-up (MCP 2025-11-25). */
 export function requireScope(authInfo: AuthInfo, scope: string, resourceMetadataUrl: string): void {
-  if (authInfo.scopes.has(scope)) return;
-  throw new HttpError(403, 'insufficient_scope', `this call needs the ${scope} scope`, {
+  if (!authInfo.scopes.has(scope)) throw insufficientScope(scope, resourceMetadataUrl);
+}
+
+/** 403 `insufficient_scope` with its challenge (RFC 6750 §3.1), naming the scope to step up to. */
+export function insufficientScope(scope: string, resourceMetadataUrl: string): HttpError {
+  return new HttpError(403, 'insufficient_scope', `this call needs the ${scope} scope`, {
     'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${resourceMetadataUrl}"`,
   });
 }

@@ -1,3 +1,4 @@
+import { violationIn } from '../errors/contract-violation.ts';
 import { ToolError } from '../errors/tool-error.ts';
 import { abortableSleep } from './abortable-sleep.ts';
 import type { GoogleAccessTokens } from './google-access.ts';
@@ -64,8 +65,11 @@ export function createGoogleCaller(options: GoogleCallOptions) {
           );
         } catch (error) {
           if (signal.aborted) throw new ToolError('the request was cancelled');
-          // The HTTP adapter's own refusal (no turn at Google's quota in time), which gaxios wraps.
+          // The HTTP adapter's own refusal (no turn at Google's quota in time) or a bug it found,
+          // which gaxios wraps: neither is Google's answer to retry.
           if (error instanceof Error && error.cause instanceof ToolError) throw error.cause;
+          const violation = violationIn(error);
+          if (violation) throw violation;
           const failure = describeGoogleFailure(error);
           if (!failure) throw error;
           if (classifyGoogleFailure(failure) === 'unauthenticated' && !forceRefresh) {

@@ -10,6 +10,7 @@ import {
 import { createServiceMetrics } from '@sheetgate/service-runtime';
 import type { VerificationOutcome } from '../auth/access-token-verifier.ts';
 import type { ApiKeyServed } from '../auth/api-key-edge.ts';
+import type { ContractKind } from '../errors/contract-violation.ts';
 import type { GoogleTokenLookup } from '../google/edge-google-tokens.ts';
 import type { GoogleFailureKind } from '../google/google-errors.ts';
 import type { GoogleHttpAdapter } from '../google/http-adapter.ts';
@@ -135,6 +136,11 @@ export function createMcpMetrics() {
   });
   journalEntries.inc(0);
   journalLost.inc(0);
+  const contractViolations = metrics.counter({
+    name: 'sheetgate_mcp_contract_violations_total',
+    help: "Bugs that broke one of the service's own promises, by kind and tool: tool_output (an answer its outputSchema refuses), google_without_person (a Google request made outside a person's context, so without a quota turn). Each is logged; MCP_CONTRACT_VIOLATIONS says whether the call failed.",
+    labelNames: ['kind', 'tool'] as const,
+  });
   // What the revocation stream says, read when scraped (`watchRevocationStream`).
   let revocationStream = { current: () => false, entries: () => 0 };
   metrics.gauge({
@@ -246,6 +252,11 @@ export function createMcpMetrics() {
     /** The quota queue's length (quota-gate.ts's `onWaiting`). */
     googleQuotaWaiting(bucket: GoogleQuotaBucketName, change: 1 | -1): void {
       quotaWaiting.inc({ bucket }, change);
+    },
+
+    /** Counts a broken promise of the service's own (contract-violation.ts's `onViolation`). */
+    contractViolated(kind: ContractKind, tool: string): void {
+      contractViolations.inc({ kind, tool });
     },
 
     /** Counts how a tool call got its Google access token (edge-google-tokens.ts's `onLookup`). */

@@ -73,7 +73,8 @@ export function mcpEndpointRefusals(publicOrigin: string): Middleware {
  * response logic cost a fifth of a `tools/list` under load), so this handler answers its own
  * errors through the same `jsonErrorAnswer` and writes the same request log line as
  * `requestLog`. Order matters: cheap header checks, then authentication (a 401 costs no body
- * parsing), then the body, then the era and its header rules, then scope checks, then the method
+ * parsing), then the body, then the era and its header rules, then whether each call may run
+ * (its scope and toolset, judged for the whole body: `McpServerHandle.admit`), then the method
  * handlers.
  */
 export function createMcpPostHandler(
@@ -160,18 +161,23 @@ export function createMcpPostHandler(
       return accepted(res, incoming.method);
     }
     const request = message.request;
-    checkToolScope(request, auth);
+    // Whether its call may run, before anything runs (a 403 is thrown from here).
+    const admission = mcp.admit(auth, [request]);
     const channel = new ReplyChannel(res, acceptsEventStream(accept));
     const handle = () =>
-      mcp.handle(request, {
-        era: era.era,
-        version: era.version,
-        auth,
-        // Only a tool call does work that a departed client should stop.
-        signal: request.method === 'tools/call' ? clientGone(res) : NEVER,
-        ...(era.clientCapabilities ? { clientCapabilities: era.clientCapabilities } : {}),
-        notify: (notification) => channel.notify(notification),
-      });
+      mcp.handle(
+        request,
+        {
+          era: era.era,
+          version: era.version,
+          auth,
+          // Only a tool call does work that a departed client should stop.
+          signal: request.method === 'tools/call' ? clientGone(res) : NEVER,
+          ...(era.clientCapabilities ? { clientCapabilities: era.clientCapabilities } : {}),
+          notify: (notification) => channel.notify(notification),
+        },
+        admission,
+      );
     const { reply, httpStatus } = tracingOn()
       ? await inSpan(
           requestSpanName(request),
@@ -218,8 +224,11 @@ export function createMcpPostHandler(
       );
     }
     const classified: IncomingRpcMessage[] = payload.map(classifyMessage);
-    // Scope checks come first, for the whole body: a 403 must not follow a half-run batch.
-    for (const message of classified) if (message.kind === 'request') checkToolScope(message.request, auth);
+    // Every call of the body is judged before any runs: a 403 must not follow a half-run batch.
+    const admission = mcp.admit(
+      auth,
+      classified.flatMap((message) => (message.kind === 'request' ? [message.request] : [])),
+    );
     const replies: JsonRpcReply[] = await Promise.all(
       classified.flatMap((message) => {
         if (message.kind === 'invalid') return [Promise.resolve(message.reply)];
@@ -228,19 +237,13 @@ export function createMcpPostHandler(
         if (message.kind !== 'request') return [];
         return [
           mcp
-            .handle(message.request, { era: 'legacy', version, auth, signal, notify: () => {} })
+            .handle(message.request, { era: 'legacy', version, auth, signal, notify: () => {} }, admission)
             .then((outcome) => outcome.reply),
         ];
       }),
     );
     if (replies.length === 0) return accepted(res, 'batch');
     return answer(res, 200, replies, 'batch');
-  }
-
-  function checkToolScope(request: JsonRpcRequest, auth: AuthInfo) {
-    if (request.method !== 'tools/call') return;
-    const tool = mcp.tools.get(String(request.params?.name));
-    if (tool) requireScope(auth, tool.scope, resourceMetadataUrl);
   }
 }
 

@@ -9,10 +9,19 @@ import type { ToolsetName } from '@sheetgate/proto';
 import type { Logger } from '@sheetgate/service-runtime';
 import { z } from 'zod';
 import type { AuthInfo } from '../auth/auth-info.ts';
-import { runAsTool } from '../google/tool-attribution.ts';
+import {
+  type ContractChecks,
+  createContractChecks,
+  defaultContractMode,
+  violationIn,
+} from '../errors/contract-violation.ts';
 import { ToolError } from '../errors/tool-error.ts';
+import { runAsTool } from '../google/tool-attribution.ts';
+import { protectedResourceMetadataUrl } from '../protected-resource.ts';
+import { strictInput } from '../tools/kit/strict-input.ts';
 import type { ToolContext, ToolDefinition } from '../tools/kit/tool-definition.ts';
-import { describeToolset, toolsetIndex, toolsetKey } from '../tools/toolsets.ts';
+import { toolsetIndex, toolsetKey } from '../tools/toolsets.ts';
+import { type CallVerdict, judgeToolCall } from './call-permission.ts';
 import { confirmDestruction } from './confirmations.ts';
 import { describeInvalidArguments } from './invalid-arguments.ts';
 import {
@@ -70,6 +79,16 @@ export interface CallContext {
  * endpoint paid for on every request, and it has no notion of the 2026-07-28 era.
  */
 /**
+ * What the one step (call-permission.ts) said of the tool calls of one HTTP body, all judged before
+ * any of them runs: a missing scope refuses the whole body (`admit` throws its 403), a toolset
+ * outside the credential's answers its own call.
+ */
+export type Admission = ReadonlyMap<JsonRpcRequest, CallVerdict>;
+
+/** Issues named when a tool's answer breaks its output schema: enough to find the bug. */
+const MAX_OUTPUT_ISSUES = 20;
+
+/**
  * How a call of a known tool ended: `ok`; `tool_error` (the tool said why it could not: Google's
  * refusal, bad input it caught, a declined confirmation); `invalid_arguments`; `not_enabled` (its
  * toolset is not the credential's); `failed` (a bug: logged); `cancelled` (the client left or the
@@ -92,8 +111,19 @@ export function createMcpServer(options: {
   requestTimeoutMs?: number;
   /** Told how each call of a known tool ended (the metrics: which tools and toolsets are used). */
   onToolCall?: (tool: string, toolset: ToolsetName, outcome: ToolCallOutcome) => void;
+  /**
+   * What a tool answer outside its output schema does (MCP_CONTRACT_VIOLATIONS); without it, the
+   * call fails outside production.
+   */
+  contracts?: ContractChecks;
 }) {
   const timeoutMs = options.requestTimeoutMs ?? 120_000;
+  const contracts =
+    options.contracts ?? createContractChecks({ mode: defaultContractMode(), logger: options.logger });
+  const where = {
+    baseUrl: options.baseUrl,
+    resourceMetadataUrl: protectedResourceMetadataUrl(options.baseUrl),
+  };
   const icons = sheetgateIcons(options.baseUrl);
   const serverInfo = {
     name: 'sheetgate',
@@ -162,7 +192,48 @@ export function createMcpServer(options: {
   let answering = 0;
   let running = 0;
 
-  async function callTool(request: JsonRpcRequest, call: CallContext, signal: AbortSignal) {
+  function admit(auth: AuthInfo, requests: readonly JsonRpcRequest[]): Admission {
+    // Made only for a body with tool calls: tools/list, the hot path, allocates nothing here.
+    let verdicts: Map<JsonRpcRequest, CallVerdict> | undefined;
+    for (const request of requests) {
+      const tool = request.method === 'tools/call' ? tools.get(String(request.params?.name)) : undefined;
+      // Not a call of a known tool: nothing to judge (callTool answers an unknown one).
+      if (!tool) continue;
+      const toolset = toolsets.setOf.get(tool.name)!;
+      const verdict = judgeToolCall(auth, { name: tool.name, scope: tool.scope, toolset }, where);
+      if (!verdict.may && verdict.refusal === 'scope') throw verdict.answer;
+      verdicts ??= new Map();
+      verdicts.set(request, verdict);
+    }
+    return verdicts ?? EMPTY_ADMISSION;
+  }
+
+  // Checked against what tools/list publishes: `additionalProperties: false` on every object a
+  // schema does not leave open, which a client's validator holds the answer to.
+  const publishedOutputSchemas = new Map<string, z.ZodObject>();
+  function checkOutput(tool: ToolDefinition, structuredContent: unknown) {
+    let schema = publishedOutputSchemas.get(tool.name);
+    if (!schema) {
+      schema = strictInput(tool.outputSchema);
+      publishedOutputSchemas.set(tool.name, schema);
+    }
+    const checked = schema.safeParse(structuredContent);
+    if (checked.success) return;
+    const issues = checked.error.issues;
+    const more = issues.length > MAX_OUTPUT_ISSUES ? `\n(and ${issues.length - MAX_OUTPUT_ISSUES} more)` : '';
+    contracts.violated(
+      'tool_output',
+      tool.name,
+      `${tool.name} answered structuredContent its outputSchema refuses: ${z.prettifyError({ issues: issues.slice(0, MAX_OUTPUT_ISSUES) } as z.ZodError)}${more}`,
+    );
+  }
+
+  async function callTool(
+    request: JsonRpcRequest,
+    call: CallContext,
+    signal: AbortSignal,
+    admission: Admission,
+  ) {
     const params = request.params ?? {};
     const name = params.name;
     if (typeof name !== 'string')
@@ -176,17 +247,12 @@ export function createMcpServer(options: {
     }
     const set = toolsets.setOf.get(name)!;
     const count = (outcome: ToolCallOutcome) => options.onToolCall?.(tool.name, set, outcome);
-    if (call.auth.toolsets !== undefined && !call.auth.toolsets.includes(set)) {
-      count('not_enabled');
-      // Like an unknown tool, for this credential: a client lists again and finds it absent.
-      const where =
-        call.auth.credential === 'api_key'
-          ? `create an API key with it at ${options.baseUrl}/dashboard`
-          : `disconnect the app at ${options.baseUrl}/dashboard, connect it again and check the set on the consent screen`;
-      throw new RpcFailure(
-        JsonRpcErrorCode.InvalidParams,
-        `tool ${JSON.stringify(name)} is in the toolset ${describeToolset(set)}, which this ${call.auth.credential === 'api_key' ? 'API key' : 'connection'} does not enable; to use it, ${where}`,
-      );
+    const verdict = admission.get(request);
+    // Every path admits its calls first; one that did not is a bug, not a call to let through.
+    if (!verdict) throw new Error(`tools/call of ${name} was not admitted`);
+    if (!verdict.may) {
+      if (verdict.refusal === 'toolset') count('not_enabled');
+      throw verdict.answer;
     }
     const args = params.arguments ?? {};
     const parsed = tool.inputSchema.safeParse(args);
@@ -217,6 +283,7 @@ export function createMcpServer(options: {
           }
         }
         const output = await tool.run(parsed.data, context);
+        checkOutput(tool, output.structuredContent);
         count('ok');
         return {
           content: [{ type: 'text', text: output.text }],
@@ -228,6 +295,13 @@ export function createMcpServer(options: {
         count(signal.aborted ? 'cancelled' : 'tool_error');
         return toolError(error.message);
       }
+      // A broken promise of the service's own (logged where it was found): the call answers it,
+      // named, so that the test reaching it fails.
+      const violation = violationIn(error);
+      if (violation) {
+        count('failed');
+        throw new RpcFailure(JsonRpcErrorCode.InternalError, violation.message);
+      }
       if (error instanceof RpcFailure || signal.aborted) {
         count(signal.aborted ? 'cancelled' : 'failed');
         throw error;
@@ -238,7 +312,12 @@ export function createMcpServer(options: {
     }
   }
 
-  async function run(request: JsonRpcRequest, call: CallContext, signal: AbortSignal): Promise<unknown> {
+  async function run(
+    request: JsonRpcRequest,
+    call: CallContext,
+    signal: AbortSignal,
+    admission: Admission,
+  ): Promise<unknown> {
     const modern = call.era === 'modern';
     switch (request.method) {
       case 'tools/list': {
@@ -246,7 +325,7 @@ export function createMcpServer(options: {
         return modern ? list.modern : list.legacy;
       }
       case 'tools/call': {
-        const result = await callTool(request, call, signal);
+        const result = await callTool(request, call, signal, admission);
         return modern && !('resultType' in result)
           ? { resultType: 'complete', ...result, _meta: modernMeta }
           : result;
@@ -291,18 +370,28 @@ export function createMcpServer(options: {
     },
 
     /**
-     * Answers one request. Never rejects: failures become JSON-RPC errors, a timeout or a departed
-     * client -32603, and their work is cancelled through the tool's signal.
+     * Judges the tool calls of one HTTP body (call-permission.ts), before any of them runs: throws
+     * the 403 of the first call whose scope the credential lacks, and says which calls fall outside
+     * its toolsets. Every `handle` of a `tools/call` carries its body's admission.
+     */
+    admit,
+
+    /**
+     * Answers one request. Rejects only with the 403 of a call whose scope the credential lacks,
+     * when no `admission` was given (it is judged alone then); every other failure becomes a
+     * JSON-RPC error, a timeout or a departed client -32603, and their work is cancelled through the
+     * tool's signal.
      */
     async handle(
       request: JsonRpcRequest,
       call: CallContext,
+      admission?: Admission,
     ): Promise<{ reply: JsonRpcReply; httpStatus: number }> {
       // Everything but tools/call answers from memory: no timer, no cancellation to arrange (the
       // hot path: tools/list).
       if (request.method !== 'tools/call') {
         try {
-          const result = await run(request, call, NEVER);
+          const result = await run(request, call, NEVER, EMPTY_ADMISSION);
           return { reply: { jsonrpc: '2.0', id: request.id, result }, httpStatus: 200 };
         } catch (error) {
           if (!(error instanceof RpcFailure)) throw error;
@@ -312,6 +401,7 @@ export function createMcpServer(options: {
           };
         }
       }
+      const verdicts = admission ?? admit(call.auth, [request]);
       const key = inFlightKey(call.auth, request.id);
       const controller = new AbortController();
       const onClientGone = () => controller.abort(new Error('the client went away'));
@@ -322,7 +412,7 @@ export function createMcpServer(options: {
       inFlight.set(key, sameKey);
       answering++;
       running++;
-      const outcome = run(request, call, controller.signal).finally(() => running--);
+      const outcome = run(request, call, controller.signal, verdicts).finally(() => running--);
       // Answered early (timeout, cancellation), the handler still ends in its own time: its
       // rejection is expected and must not surface as an unhandled one.
       outcome.catch(() => {});
@@ -382,6 +472,8 @@ export type McpServerHandle = ReturnType<typeof createMcpServer>;
 
 /** The signal of a request that cannot be cancelled because it does no work. */
 const NEVER = new AbortController().signal;
+/** The admission of a body without tool calls. */
+const EMPTY_ADMISSION: Admission = new Map();
 
 function inFlightKey(auth: AuthInfo, id: JsonRpcId): string {
   return `${auth.userId}\n${auth.clientId ?? ''}\n${auth.apiKeyId ?? ''}\n${typeof id}:${id}`;
