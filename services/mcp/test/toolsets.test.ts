@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { TOOLSET_NAMES, type ToolsetName } from '@sheetgate/proto';
 import { createLogger } from '@sheetgate/service-runtime';
-import { describe, expect, it } from 'vitest';
+import { readJson } from '@sheetgate/test-harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthInfo } from '../src/auth/auth-info.ts';
 import { serializeReply } from '../src/protocol/json-rpc.ts';
 import { type CallContext, createMcpServer } from '../src/protocol/mcp-server.ts';
@@ -10,10 +11,12 @@ import { createRequestStateCodec } from '../src/protocol/request-state.ts';
 import type { ToolDeps } from '../src/tools/kit/tool-deps.ts';
 import { sheetgateTools } from '../src/tools/registry.ts';
 import { toolsetIndex, toolsetKey } from '../src/tools/toolsets.ts';
+import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
 
 // Toolsets (docs/design.md §11): every registered tool belongs to one set, and tools/list and
-// tools/call follow the credential's sets. The registry is built with clients that are never
-// called: listing and refusing touch no Google API.
+// tools/call follow the credential's sets. tools/list runs in-process on a registry built with
+// clients that are never called (listing touches no Google API); tools/call's refusals go through
+// real credentials made by auth.
 
 const tools = sheetgateTools({} as ToolDeps);
 const BASE_URL = 'https://sheetgate.example';
@@ -140,41 +143,58 @@ describe('tools/list by toolset', () => {
   });
 });
 
-describe('tools/call outside the toolsets', () => {
-  const callTool = async (auth: Partial<AuthInfo>, name: string) =>
-    (
-      await server.handle(
-        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name, arguments: {} } },
-        call(auth),
-      )
-    ).reply as { error?: { code: number; message: string } };
+describe('tools/call outside the toolsets, through auth and mcp', () => {
+  // Real auth, mcp and emulator processes: the key is made by auth with the sets chosen, and its
+  // sets reach mcp's AuthInfo by the path every request takes (auth's answer, the edge).
+  let stack: McpUnderTest;
+  let person: { userId: string; sessionCookie: string };
+
+  beforeAll(async () => {
+    stack = await startMcpUnderTest();
+    person = await stack.signIn('alice@example.com');
+  }, 120_000);
+  afterAll(() => stack?.stop());
+
+  async function callTool(
+    credential: Record<string, string>,
+    name: string,
+  ): Promise<{
+    error?: { code: number; message: string };
+    result?: { isError?: boolean; content: Array<{ text: string }> };
+  }> {
+    const response = await postMcp(
+      stack.mcpUrl,
+      { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name, arguments: {} } },
+      { headers: { 'mcp-protocol-version': '2025-11-25', ...credential } },
+    );
+    expect(response.status).toBe(200);
+    return readJson(response);
+  }
+  const withKey = async (toolsets: ToolsetName[]) => ({
+    'x-api-key': (await stack.createApiKey(person.sessionCookie, { toolsets })).secret,
+  });
 
   it('refuses an API key with -32602 naming the set and the dashboard', async () => {
-    const { error } = await callTool({ toolsets: ['core-read'] }, 'add_sheet');
+    const { error } = await callTool(await withKey(['core-read']), 'add_sheet');
     expect(error?.code).toBe(-32602);
     expect(error?.message).toContain('"structure" (Structure and formatting)');
-    expect(error?.message).toContain(`${BASE_URL}/dashboard`);
+    expect(error?.message).toContain(`${stack.baseUrl}/dashboard`);
+    expect(error?.message).toContain('create an API key with it');
   });
 
   it('refuses an access token naming the set and the consent screen', async () => {
-    const { error } = await callTool(
-      { credential: 'access_token', clientId: 'c', toolsets: ['core-read'] },
-      'write_range',
-    );
+    const token = await stack.sign({ sub: person.userId, toolsets: ['core-read'] });
+    const { error } = await callTool({ authorization: `Bearer ${token}` }, 'write_range');
     expect(error?.code).toBe(-32602);
     expect(error?.message).toContain('"core-write" (Writing)');
-    expect(error?.message).toContain(`disconnect the app at ${BASE_URL}/dashboard`);
+    expect(error?.message).toContain(`disconnect the app at ${stack.baseUrl}/dashboard`);
     expect(error?.message).toContain('consent screen');
   });
 
   it('lets a tool of the sets through to its arguments', async () => {
-    const reply = (
-      await server.handle(
-        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'add_sheet', arguments: {} } },
-        call({ toolsets: ['structure'] }),
-      )
-    ).reply as { result?: { isError?: boolean; content: Array<{ text: string }> } };
+    const reply = await callTool(await withKey(['structure']), 'add_sheet');
     // Missing arguments: refused by the tool's schema, past the toolset check.
+    expect(reply.error).toBeUndefined();
     expect(reply.result?.isError).toBe(true);
     expect(reply.result?.content[0]?.text).toMatch(/invalid arguments/);
   });
