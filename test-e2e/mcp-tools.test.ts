@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createTokenBrokerClient, type TokenBrokerClient } from '@sheetgate/proto';
 import { type Stack, startStack } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registeredTools } from '../services/mcp/src/tools/registry.ts';
 import { accountService, createApiKey, signIn } from './support/people.ts';
 
 /** One key through the broker's `ResolveApiKeys`, as the MCP service sends it. */
@@ -14,79 +15,8 @@ async function resolveOne(broker: TokenBrokerClient, apiKey: string) {
 // Every tool of docs/design.md §11 through the real MCP SDK client, with an API key made on the
 // dashboard's AccountService, against the whole stack and the Google emulator.
 
-const PINNED_TOOLS = [
-  'list_spreadsheets',
-  'get_spreadsheet',
-  'read_range',
-  'read_ranges',
-  'find_in_spreadsheet',
-  'read_records',
-  'read_cell_details',
-  'set_notes',
-  'write_range',
-  'write_ranges',
-  'append_rows',
-  'clear_range',
-  'insert_dimension',
-  'delete_dimension',
-  'list_changes',
-  'undo_change',
-  'add_sheet',
-  'rename_sheet',
-  'delete_sheet',
-  'duplicate_sheet',
-  'format_range',
-  'batch_update',
-  'set_data_validation',
-  'add_conditional_format',
-  'list_conditional_formats',
-  'update_conditional_format',
-  'delete_conditional_format',
-  'add_named_range',
-  'list_named_ranges',
-  'update_named_range',
-  'delete_named_range',
-  'add_protected_range',
-  'list_protected_ranges',
-  'delete_protected_range',
-  'add_chart',
-  'list_charts',
-  'update_chart',
-  'delete_chart',
-  'set_basic_filter',
-  'clear_basic_filter',
-  'list_filters',
-  'add_filter_view',
-  'update_filter_view',
-  'delete_filter_view',
-  'add_table',
-  'list_tables',
-  'update_table',
-  'delete_table',
-  'copy_range',
-  'autofill',
-  'sort_range',
-  'find_replace',
-  'merge_cells',
-  'unmerge_cells',
-  'freeze',
-  'set_dimension_properties',
-  'copy_sheet_to',
-  'create_spreadsheet',
-  'convert_file',
-  'list_folders',
-  'search_spreadsheets',
-  'copy_spreadsheet',
-  'create_folder',
-  'share_file',
-  'list_permissions',
-  'update_permission',
-  'remove_permission',
-  'list_comments',
-  'add_comment',
-  'reply_to_comment',
-  'resolve_comment',
-];
+/** The tools the stack must list, in tools/list order: the registry's, read from the definitions. */
+const REGISTERED_TOOLS = registeredTools().map((tool) => tool.name);
 
 let stack: Stack;
 let alice: Client;
@@ -127,9 +57,9 @@ describe('tools over MCP with an API key', () => {
   let spreadsheetId: string;
   let sheetId: number;
 
-  it('lists exactly the pinned tools, each with schemas and annotations', async () => {
+  it('lists exactly the registered tools, each with schemas and annotations', async () => {
     const { tools } = await alice.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(PINNED_TOOLS);
+    expect(tools.map((tool) => tool.name)).toEqual(REGISTERED_TOOLS);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type).toBe('object');
@@ -520,7 +450,7 @@ describe('credentials and people', () => {
   it('a read-only key may read but a write is refused with 403 insufficient_scope', async () => {
     const { sessionCookie } = await signIn(stack, 'alice@example.com');
     const readOnly = await mcpClient((await createApiKey(stack, sessionCookie, ['sheets:read'])).secret);
-    expect((await readOnly.listTools()).tools).toHaveLength(PINNED_TOOLS.length);
+    expect((await readOnly.listTools()).tools).toHaveLength(REGISTERED_TOOLS.length);
     await expect(call(readOnly, 'create_spreadsheet', { title: 'nope' })).rejects.toThrow(
       /403|insufficient_scope|Forbidden/i,
     );
@@ -531,7 +461,7 @@ describe('credentials and people', () => {
     const { sessionCookie } = await signIn(stack, 'alice@example.com');
     const created = await createApiKey(stack, sessionCookie);
     const client = await mcpClient(created.secret);
-    expect((await client.listTools()).tools).toHaveLength(PINNED_TOOLS.length);
+    expect((await client.listTools()).tools).toHaveLength(REGISTERED_TOOLS.length);
     const accounts = accountService(stack);
     await accounts.revokeApiKey({ sessionCookie, keyId: created.key!.id });
     accounts.close();
@@ -545,7 +475,7 @@ describe('credentials and people', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(response.status).toBe(401);
-    expect((await alice.listTools()).tools).toHaveLength(PINNED_TOOLS.length);
+    expect((await alice.listTools()).tools).toHaveLength(REGISTERED_TOOLS.length);
   });
 
   it('one person never sees another person’s spreadsheets', async () => {

@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { registeredTools } from '../../src/tools/registry.ts';
 import type { McpUnderTest, SeedFile } from './stack.ts';
 
 /** The spreadsheet each call works on: a "Plan" table and a "Notes" tab, and a CSV file. */
@@ -22,7 +23,7 @@ export const TOOL_CALL_BOOK: SeedFile[] = [
 
 /**
  * What the change and delete calls of rules and range objects act on: put on the book through the
- * emulator directly (no tool, so no count) for the tools in RULE_FIXTURE_TOOLS.
+ * emulator directly (no tool, so no count) for the calls marked `ON_RULE_FIXTURES` below.
  */
 export const RULE_FIXTURES = {
   namedRange: 'Items',
@@ -31,21 +32,6 @@ export const RULE_FIXTURES = {
   table: 'Fixture',
   chartId: 888,
 } as const;
-const RULE_FIXTURE_TOOLS = new Set([
-  'update_conditional_format',
-  'delete_conditional_format',
-  'update_named_range',
-  'delete_named_range',
-  'delete_protected_range',
-  'clear_basic_filter',
-  'update_filter_view',
-  'delete_filter_view',
-  'update_table',
-  'delete_table',
-  'update_chart',
-  'delete_chart',
-]);
-
 function ruleFixtureRequests(planId: number): unknown[] {
   const items = { sheetId: planId, startRowIndex: 1, endRowIndex: 4, startColumnIndex: 0, endColumnIndex: 1 };
   return [
@@ -118,14 +104,37 @@ export interface ToolCallTarget {
   notesId: number;
 }
 
+/** Marks a call that acts on RULE_FIXTURES, put on its book before it runs. */
+const ON_RULE_FIXTURES = 'on rule fixtures';
+type ToolCall = [tool: string, args: Record<string, unknown>, needs?: typeof ON_RULE_FIXTURES];
+
 /**
  * One ordinary call of every tool, on a fresh copy of TOOL_CALL_BOOK: what the Google requests
  * per tool are counted on (google-requests-per-tool.test.ts pins them; `pnpm bench` prints them).
- * A tool added to the registry without a call here fails that test.
+ * Throws unless there is exactly one call for each registered tool, so a tool added to the registry
+ * without a call here, or a call of a tool no longer registered, fails every test that uses it.
  */
 export function oneCallOfEachTool(
   target: ToolCallTarget,
 ): Array<[tool: string, args: Record<string, unknown>]> {
+  return everyToolCall(target).map(([tool, args]) => [tool, args]);
+}
+
+function everyToolCall(target: ToolCallTarget): ToolCall[] {
+  const calls = toolCalls(target);
+  const called = calls.map(([tool]) => tool);
+  const registered = registeredTools().map((tool) => tool.name);
+  const missing = registered.filter((name) => !called.includes(name));
+  const stale = called.filter((name) => !registered.includes(name));
+  const twice = called.filter((name, index) => called.indexOf(name) !== index);
+  if (missing.length + stale.length + twice.length > 0)
+    throw new Error(
+      `every-tool-call.ts must call each registered tool once: missing ${missing.join(', ') || 'none'}; not registered ${stale.join(', ') || 'none'}; twice ${twice.join(', ') || 'none'}`,
+    );
+  return calls;
+}
+
+function toolCalls(target: ToolCallTarget): ToolCall[] {
   const { spreadsheetId, planId, notesId, permissionId = 'x', commentId = 'x' } = target;
   return [
     ['list_spreadsheets', {}],
@@ -182,19 +191,32 @@ export function oneCallOfEachTool(
     [
       'update_conditional_format',
       { spreadsheetId, sheetId: planId, index: 0, condition: 'NUMBER_LESS', values: [100] },
+      ON_RULE_FIXTURES,
     ],
-    ['delete_conditional_format', { spreadsheetId, sheetId: planId, index: 0 }],
+    ['delete_conditional_format', { spreadsheetId, sheetId: planId, index: 0 }, ON_RULE_FIXTURES],
     ['add_named_range', { spreadsheetId, name: 'Amounts', range: 'Plan!B2:B4' }],
     ['list_named_ranges', { spreadsheetId }],
-    ['update_named_range', { spreadsheetId, name: RULE_FIXTURES.namedRange, newName: 'Things' }],
-    ['delete_named_range', { spreadsheetId, name: RULE_FIXTURES.namedRange }],
+    [
+      'update_named_range',
+      { spreadsheetId, name: RULE_FIXTURES.namedRange, newName: 'Things' },
+      ON_RULE_FIXTURES,
+    ],
+    ['delete_named_range', { spreadsheetId, name: RULE_FIXTURES.namedRange }, ON_RULE_FIXTURES],
     ['add_protected_range', { spreadsheetId, range: 'Notes', warningOnly: true }],
     ['list_protected_ranges', { spreadsheetId }],
-    ['delete_protected_range', { spreadsheetId, protectedRangeId: RULE_FIXTURES.protectedRangeId }],
+    [
+      'delete_protected_range',
+      { spreadsheetId, protectedRangeId: RULE_FIXTURES.protectedRangeId },
+      ON_RULE_FIXTURES,
+    ],
     ['add_chart', { spreadsheetId, type: 'column', range: 'Plan!A1:B4', title: 'Spending' }],
     ['list_charts', { spreadsheetId }],
-    ['update_chart', { spreadsheetId, chartId: RULE_FIXTURES.chartId, type: 'bar', title: 'Spending' }],
-    ['delete_chart', { spreadsheetId, chartId: RULE_FIXTURES.chartId }],
+    [
+      'update_chart',
+      { spreadsheetId, chartId: RULE_FIXTURES.chartId, type: 'bar', title: 'Spending' },
+      ON_RULE_FIXTURES,
+    ],
+    ['delete_chart', { spreadsheetId, chartId: RULE_FIXTURES.chartId }, ON_RULE_FIXTURES],
     [
       'set_basic_filter',
       {
@@ -203,18 +225,22 @@ export function oneCallOfEachTool(
         criteria: [{ column: 'B', condition: 'NUMBER_GREATER', values: [200] }],
       },
     ],
-    ['clear_basic_filter', { spreadsheetId, sheetId: planId }],
+    ['clear_basic_filter', { spreadsheetId, sheetId: planId }, ON_RULE_FIXTURES],
     ['list_filters', { spreadsheetId }],
     ['add_filter_view', { spreadsheetId, title: 'Cheap', range: 'Plan!A1:B4', sort: [{ column: 'B' }] }],
-    ['update_filter_view', { spreadsheetId, filterViewId: RULE_FIXTURES.filterViewId, title: 'Costly' }],
-    ['delete_filter_view', { spreadsheetId, filterViewId: RULE_FIXTURES.filterViewId }],
+    [
+      'update_filter_view',
+      { spreadsheetId, filterViewId: RULE_FIXTURES.filterViewId, title: 'Costly' },
+      ON_RULE_FIXTURES,
+    ],
+    ['delete_filter_view', { spreadsheetId, filterViewId: RULE_FIXTURES.filterViewId }, ON_RULE_FIXTURES],
     [
       'add_table',
       { spreadsheetId, name: 'Budget', range: 'Plan!A1:B4', columns: [{}, { type: 'CURRENCY' }] },
     ],
     ['list_tables', { spreadsheetId }],
-    ['update_table', { spreadsheetId, table: RULE_FIXTURES.table, newName: 'Spending' }],
-    ['delete_table', { spreadsheetId, table: RULE_FIXTURES.table }],
+    ['update_table', { spreadsheetId, table: RULE_FIXTURES.table, newName: 'Spending' }, ON_RULE_FIXTURES],
+    ['delete_table', { spreadsheetId, table: RULE_FIXTURES.table }, ON_RULE_FIXTURES],
     ['copy_range', { spreadsheetId, source: 'Plan!A1:B2', destination: 'Notes!C1' }],
     ['autofill', { spreadsheetId, source: 'Plan!B3:B4', direction: 'down', count: 2 }],
     ['sort_range', { spreadsheetId, range: 'Plan!A1:B4', sortBy: [{ column: 'B' }], headerRow: true }],
@@ -245,19 +271,14 @@ export function oneCallOfEachTool(
 }
 
 /**
- * What sharing and commenting act on: under drive.file only a file Sheetgate made, so the book is
+ * What the sharing set's tools act on: under drive.file only a file Sheetgate made, so the book is
  * copied with the person's own token (no tool, so no count), and given a permission and a comment.
  */
-const SHEETGATE_FILE_TOOLS = new Set([
-  'share_file',
-  'list_permissions',
-  'update_permission',
-  'remove_permission',
-  'list_comments',
-  'add_comment',
-  'reply_to_comment',
-  'resolve_comment',
-]);
+const SHEETGATE_FILE_TOOLS = new Set(
+  registeredTools()
+    .filter((tool) => tool.toolset === 'sharing')
+    .map((tool) => tool.name),
+);
 
 async function sheetgateMadeCopy(
   emulatorUrl: string,
@@ -313,7 +334,7 @@ export async function measureGoogleRequestsPerTool(
     ).json()) as { sheets: Array<{ properties: { sheetId: number; title: string } }> };
     const idOf = (title: string) =>
       book.sheets.find((sheet) => sheet.properties.title === title)!.properties.sheetId;
-    if (RULE_FIXTURE_TOOLS.has(tool)) {
+    if (onRuleFixtures.has(tool)) {
       const response = await fetch(`${stack.emulatorUrl}/v4/spreadsheets/${spreadsheetId}:batchUpdate`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -324,8 +345,12 @@ export async function measureGoogleRequestsPerTool(
     const target = { spreadsheetId: spreadsheetId!, planId: idOf('Plan'), notesId: idOf('Notes') };
     return SHEETGATE_FILE_TOOLS.has(tool) ? sheetgateMadeCopy(stack.emulatorUrl, target, token!) : target;
   };
+  const calls = everyToolCall({ spreadsheetId: 'x', planId: 0, notesId: 1 });
+  const onRuleFixtures = new Set(
+    calls.filter(([, , needs]) => needs === ON_RULE_FIXTURES).map(([tool]) => tool),
+  );
   const measured: RequestsPerTool = {};
-  const tools = oneCallOfEachTool({ spreadsheetId: 'x', planId: 0, notesId: 1 }).map(([tool]) => tool);
+  const tools = calls.map(([tool]) => tool);
   for (const [index, name] of tools.entries()) {
     const [tool, args] = oneCallOfEachTool(await freshBook(name))[index]!;
     const before = await emulatorCounts();

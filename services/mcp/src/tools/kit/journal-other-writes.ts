@@ -12,7 +12,7 @@ export function journalOtherWrites(
 ): ToolDefinition[] {
   if (!journal) return tools;
   return tools.map((tool) => {
-    if (tool.scope !== 'sheets:write' || SELF_JOURNALED.has(tool.name)) return tool;
+    if (tool.scope !== 'sheets:write' || tool.journalsItself) return tool;
     return {
       ...tool,
       async run(input, context) {
@@ -39,15 +39,3 @@ export function journalOtherWrites(
     };
   });
 }
-
-/** Write tools that journal their own changes with what undo needs. */
-const SELF_JOURNALED = new Set([
-  'write_range',
-  'write_ranges',
-  'append_rows',
-  'clear_range',
-  'set_notes',
-  'delete_sheet',
-  'delete_dimension',
-  'undo_change',
-]);

@@ -35,6 +35,12 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
   title: string;
   description: string;
   scope: ResourceScope;
+  /**
+   * A write tool that records its own changes in the change journal with what undo needs
+   * (docs/design.md §11.8); every other write tool is journaled without undo by
+   * journalOtherWrites (kit/journal-other-writes.ts).
+   */
+  journalsItself?: true;
   inputSchema: Input;
   outputSchema: z.ZodObject;
   annotations: {

@@ -32,6 +32,7 @@ export function noteTools(deps: ToolDeps) {
       description:
         'Sets the note of cells (every cell of each range), or clears it with note null; values and formats are untouched. Replacing or clearing a note loses its text.',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
       inputSchema: z.object({
         spreadsheetId,

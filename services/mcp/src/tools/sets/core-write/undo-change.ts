@@ -31,6 +31,7 @@ export function undoChangeTools(deps: ToolDeps): ToolDefinition[] {
       description:
         "Undoes a change made through Sheetgate (by changeId; by default this credential's last change): restores the cells it replaced, or recreates the tab it deleted. Refused, naming the cells, when they were changed since; force: true restores anyway. The undo is itself a change that can be undone.",
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       inputSchema: z.object({
         changeId: changeId.optional(),

@@ -161,6 +161,7 @@ export function valueWriteTools(deps: ToolDeps) {
       description:
         'Writes rows of values into a range, replacing what is there. Values are parsed as typed unless RAW.',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: WRITE,
       inputSchema: z.object({
         spreadsheetId,
@@ -225,6 +226,7 @@ export function valueWriteTools(deps: ToolDeps) {
       title: 'Write several ranges',
       description: 'Writes several ranges of one spreadsheet in one call.',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: WRITE,
       inputSchema: z.object({
         spreadsheetId,
@@ -318,6 +320,7 @@ export function valueWriteTools(deps: ToolDeps) {
       description:
         'Appends rows after the last row of the table found in the range. New rows are inserted by default, so nothing below is overwritten; OVERWRITE writes into the rows after the table instead, refusing to replace formulas there unless overwriteFormulas.',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: { ...WRITE, destructiveHint: false, idempotentHint: false },
       inputSchema: z.object({
         spreadsheetId,
@@ -391,6 +394,7 @@ export function valueWriteTools(deps: ToolDeps) {
       title: 'Clear a range',
       description: 'Clears the values of a range (formatting stays).',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: WRITE,
       inputSchema: z.object({ spreadsheetId, range: a1Range, dryRun }),
       outputSchema: z.object({

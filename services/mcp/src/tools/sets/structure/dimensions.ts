@@ -64,6 +64,7 @@ export function dimensionTools(deps: ToolDeps) {
       title: 'Delete rows or columns',
       description: 'Deletes rows or columns [startIndex, endIndex) of a tab (zero-based, end exclusive).',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: { ...WRITE, idempotentHint: false },
       inputSchema: z
         .object({

@@ -219,6 +219,7 @@ export function sheetTools(deps: ToolDeps) {
       title: 'Delete a tab',
       description: 'Deletes a tab and everything on it.',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: { ...CHANGE, destructiveHint: true },
       inputSchema: z.object({ spreadsheetId, sheetId, dryRun }),
       outputSchema: z.object({
