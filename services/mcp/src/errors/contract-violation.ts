@@ -6,7 +6,8 @@ import type { Logger } from '@sheetgate/service-runtime';
  * listed), and every Google request is made for a person (their turn at Google's quota,
  * docs/design.md §11.6). A broken one is a bug here, never the caller's fault.
  */
-export type ContractKind = 'tool_output' | 'google_without_person';
+export const CONTRACT_KINDS = ['tool_output', 'google_without_person'] as const;
+export type ContractKind = (typeof CONTRACT_KINDS)[number];
 
 /**
  * What a broken promise does: `fail` fails the call with the violation named (so any test that

@@ -10,7 +10,7 @@ import {
 import { createServiceMetrics } from '@sheetgate/service-runtime';
 import type { VerificationOutcome } from '../auth/access-token-verifier.ts';
 import type { ApiKeyServed } from '../auth/api-key-edge.ts';
-import type { ContractKind } from '../errors/contract-violation.ts';
+import { CONTRACT_KINDS, type ContractKind } from '../errors/contract-violation.ts';
 import type { GoogleTokenLookup } from '../google/edge-google-tokens.ts';
 import type { GoogleFailureKind } from '../google/google-errors.ts';
 import type { GoogleHttpAdapter } from '../google/http-adapter.ts';
@@ -141,6 +141,9 @@ export function createMcpMetrics() {
     help: "Bugs that broke one of the service's own promises, by kind and tool: tool_output (an answer its outputSchema refuses), google_without_person (a Google request made outside a person's context, so without a quota turn). Each is logged; MCP_CONTRACT_VIOLATIONS says whether the call failed.",
     labelNames: ['kind', 'tool'] as const,
   });
+  // Exported from the start (`tool` "none": outside any tool call), so a scrape and an alert find
+  // the series before the first violation.
+  for (const kind of CONTRACT_KINDS) contractViolations.inc({ kind, tool: 'none' }, 0);
   // What the revocation stream says, read when scraped (`watchRevocationStream`).
   let revocationStream = { current: () => false, entries: () => 0 };
   metrics.gauge({
