@@ -4,8 +4,11 @@ import type { ToolDeps } from './kit/tool-deps.ts';
 import { chartTools } from './sets/charts/charts.ts';
 import { cellDetailTools } from './sets/core-read/cell-details.ts';
 import { driveSearchTools } from './sets/core-read/drive-search.ts';
+import { findInSpreadsheetTools } from './sets/core-read/find-in-spreadsheet.ts';
+import { getSpreadsheetTools } from './sets/core-read/get-spreadsheet.ts';
 import { listChangesTools } from './sets/core-read/list-changes.ts';
-import { readTools } from './sets/core-read/reading.ts';
+import { listSpreadsheetTools } from './sets/core-read/list-spreadsheets.ts';
+import { readRangeTools } from './sets/core-read/read-ranges.ts';
 import { recordTools } from './sets/core-read/records.ts';
 import { noteTools } from './sets/core-write/notes.ts';
 import { undoChangeTools } from './sets/core-write/undo-change.ts';
@@ -18,9 +21,16 @@ import { rangeObjectTools } from './sets/rules/range-objects.ts';
 import { tableTools } from './sets/rules/tables.ts';
 import { commentTools } from './sets/sharing/comments.ts';
 import { sharingTools } from './sets/sharing/permissions.ts';
+import { autofillTools } from './sets/structure/autofill.ts';
+import { copyRangeTools } from './sets/structure/copy-range.ts';
+import { copySheetToTools } from './sets/structure/copy-sheet-to.ts';
+import { dimensionPropertyTools } from './sets/structure/dimension-properties.ts';
 import { dimensionTools } from './sets/structure/dimensions.ts';
-import { editingTools } from './sets/structure/editing.ts';
+import { findReplaceTools } from './sets/structure/find-replace.ts';
+import { freezeTools } from './sets/structure/freeze.ts';
+import { mergeTools } from './sets/structure/merges.ts';
 import { sheetTools } from './sets/structure/sheets.ts';
+import { sortRangeTools } from './sets/structure/sort-range.ts';
 
 /**
  * The tool registry (docs/design.md §11): every tool, in the order tools/list shows them. Each
@@ -29,7 +39,10 @@ import { sheetTools } from './sets/structure/sheets.ts';
  */
 export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
   return [
-    ...readTools(deps),
+    ...listSpreadsheetTools(deps),
+    ...getSpreadsheetTools(deps),
+    ...readRangeTools(deps),
+    ...findInSpreadsheetTools(deps),
     ...recordTools(deps),
     ...cellDetailTools(deps),
     ...noteTools(deps),
@@ -43,7 +56,14 @@ export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
     ...chartTools(deps),
     ...filterTools(deps),
     ...tableTools(deps),
-    ...editingTools(deps),
+    ...copyRangeTools(deps),
+    ...autofillTools(deps),
+    ...sortRangeTools(deps),
+    ...findReplaceTools(deps),
+    ...mergeTools(deps),
+    ...freezeTools(deps),
+    ...dimensionPropertyTools(deps),
+    ...copySheetToTools(deps),
     ...newSpreadsheetTools(deps),
     ...driveSearchTools(deps),
     ...driveFileTools(deps),

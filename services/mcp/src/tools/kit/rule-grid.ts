@@ -5,8 +5,9 @@
  */
 import type { sheets_v4 } from 'googleapis';
 import { ToolError } from '../../errors/tool-error.ts';
-import { columnLetters, gridBounds, rangeOnSheet, splitRange } from './a1.ts';
-import { firstVisibleTab, TAB_PROPERTY_FIELDS } from './first-visible-tab.ts';
+import { columnLetters, rangeOnSheet } from './a1.ts';
+import { TAB_PROPERTY_FIELDS } from './first-visible-tab.ts';
+import { rangeOnTabs } from './range-on-tabs.ts';
 
 export interface Tab {
   sheetId: number;
@@ -29,7 +30,7 @@ export function tabsOf(spreadsheet: sheets_v4.Schema$Spreadsheet): Tab[] {
   }));
 }
 
-export function tabById(tabs: readonly Tab[], sheetId: number): Tab {
+export function tabById<T extends { sheetId: number }>(tabs: readonly T[], sheetId: number): T {
   const tab = tabs.find((each) => each.sheetId === sheetId);
   if (!tab) throw new ToolError(`there is no tab with sheetId ${sheetId}; get_spreadsheet lists the tabs`);
   return tab;
@@ -45,9 +46,8 @@ export function gridRangeOf(
   tabs: readonly Tab[],
   namedRanges: readonly sheets_v4.Schema$NamedRange[] = [],
 ): { range: sheets_v4.Schema$GridRange; tab: Tab } {
-  const { sheetTitle, cells } = splitRange(range);
-  const tab =
-    sheetTitle === undefined ? firstVisibleTab(tabs) : tabs.find((each) => each.title === sheetTitle);
+  // Exact tab names only: a rule's range may be a named range, looked up when no tab matches.
+  const { sheetTitle, cells, tab, bounds } = rangeOnTabs(tabs, range, { exactName: true });
   const named =
     tab || cells !== '' || range.includes('!')
       ? undefined
@@ -59,7 +59,6 @@ export function gridRangeOf(
       `there is no tab named ${JSON.stringify(sheetTitle)}; get_spreadsheet lists the tabs (${tabs.map((each) => JSON.stringify(each.title)).join(', ')})`,
     );
   }
-  const bounds = gridBounds(cells);
   if (!bounds) throw new ToolError(`cannot read the cells of ${JSON.stringify(range)} as A1 notation`);
   const outside = (start: number | undefined, end: number | undefined, count: number) =>
     (end !== undefined && end > count) || (start !== undefined && start >= count);

@@ -1,8 +1,9 @@
 import type { sheets_v4 } from 'googleapis';
 import { ToolError } from '../../errors/tool-error.ts';
-import { columnLetters, gridBounds, rangeOnSheet, splitRange } from './a1.ts';
-import { firstVisibleTab, TAB_PROPERTY_FIELDS } from './first-visible-tab.ts';
+import { columnLetters, rangeOnSheet } from './a1.ts';
+import { TAB_PROPERTY_FIELDS } from './first-visible-tab.ts';
 import { isPastGridError, isUnknownRangeError } from './page-window.ts';
+import { rangeOnTabs } from './range-on-tabs.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
 /** A rectangle of one tab, zero-based and end-exclusive, within the tab's grid. */
@@ -106,20 +107,13 @@ export async function resolveTabArea(
 }
 
 export function tabAreaOf(range: string, tabs: readonly TabGrid[]): TabArea {
-  const { sheetTitle, cells } = splitRange(range);
-  // Google matches a tab's name exactly, then ignoring case.
-  const tab =
-    sheetTitle === undefined
-      ? firstVisibleTab(tabs)
-      : (tabs.find((each) => each.title === sheetTitle) ??
-        tabs.find((each) => each.title.toLowerCase() === sheetTitle.toLowerCase()));
+  const { sheetTitle, tab, bounds } = rangeOnTabs(tabs, range);
   if (!tab)
     throw new ToolError(
       sheetTitle === undefined
         ? 'the spreadsheet has no tabs'
         : `there is no tab named ${JSON.stringify(sheetTitle)}; get_spreadsheet lists the tabs`,
     );
-  const bounds = gridBounds(cells);
   if (!bounds)
     throw new ToolError(
       `cannot read the cells of ${JSON.stringify(range)} as A1 notation (named ranges are not accepted here)`,

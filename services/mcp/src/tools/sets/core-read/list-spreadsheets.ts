@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { READ } from '../../kit/annotations.ts';
+import { LIST_ALL_DRIVES } from '../../kit/drive-options.ts';
+import { SPREADSHEET_MIME } from '../../kit/google-file-types.ts';
+import { defineTool } from '../../kit/tool-definition.ts';
+import type { ToolDeps } from '../../kit/tool-deps.ts';
+
+/** list_spreadsheets: the person's spreadsheets in Drive, newest first (docs/design.md §11). */
+export function listSpreadsheetTools({ drive, callGoogle }: ToolDeps) {
+  return [
+    defineTool({
+      name: 'list_spreadsheets',
+      toolset: 'core-read',
+      title: 'List spreadsheets',
+      description:
+        'Lists Google Sheets spreadsheets in your Drive, newest first, optionally filtered by a name fragment.',
+      scope: 'sheets:read',
+      annotations: READ,
+      inputSchema: z.object({
+        nameContains: z
+          .string()
+          .max(200)
+          .optional()
+          .describe('Only spreadsheets whose name contains this text.'),
+        pageSize: z.number().int().min(1).max(100).default(25),
+        pageToken: z.string().max(500).optional().describe('From a previous call, to get the next page.'),
+      }),
+      outputSchema: z.object({
+        spreadsheets: z.array(
+          z.object({ spreadsheetId: z.string(), name: z.string(), modifiedTime: z.string().nullable() }),
+        ),
+        nextPageToken: z.string().nullable(),
+      }),
+      async run(input, { auth, signal }) {
+        const clauses = [`mimeType = '${SPREADSHEET_MIME}'`, 'trashed = false'];
+        if (input.nameContains)
+          clauses.push(
+            `name contains '${input.nameContains.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`,
+          );
+        const { data } = await callGoogle(auth.userId, signal, (request) =>
+          drive.files.list(
+            {
+              q: clauses.join(' and '),
+              orderBy: 'modifiedTime desc',
+              pageSize: input.pageSize,
+              pageToken: input.pageToken,
+              fields: 'nextPageToken, files(id, name, modifiedTime)',
+              ...LIST_ALL_DRIVES,
+            },
+            request,
+          ),
+        );
+        const spreadsheets = (data.files ?? []).map((file) => ({
+          spreadsheetId: file.id ?? '',
+          name: file.name ?? '',
+          modifiedTime: file.modifiedTime ?? null,
+        }));
+        const lines = spreadsheets.map((file) => `${file.name}  (spreadsheetId ${file.spreadsheetId})`);
+        const more = data.nextPageToken
+          ? `\nMore: call again with pageToken=${JSON.stringify(data.nextPageToken)}.`
+          : '';
+        return {
+          structuredContent: { spreadsheets, nextPageToken: data.nextPageToken ?? null },
+          text: (lines.length ? lines.join('\n') : 'No spreadsheets found.') + more,
+        };
+      },
+    }),
+  ];
+}

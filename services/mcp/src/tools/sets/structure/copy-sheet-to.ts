@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { CHANGE } from '../../kit/annotations.ts';
+import { dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit/common-schemas.ts';
+import { tabById } from '../../kit/rule-grid.ts';
+import { defineTool } from '../../kit/tool-definition.ts';
+import type { ToolDeps } from '../../kit/tool-deps.ts';
+import { dryRunText, readEditTabs } from './edit-grid.ts';
+
+/** copy_sheet_to: copy a tab into another spreadsheet (docs/design.md §11). */
+export function copySheetToTools(deps: ToolDeps) {
+  const { sheets, callGoogle } = deps;
+  return [
+    defineTool({
+      name: 'copy_sheet_to',
+      toolset: 'structure',
+      title: 'Copy a tab to another spreadsheet',
+      description:
+        'Copies a tab, with its values, formulas, formats and merges, to the end of another spreadsheet (or the same one), where it is named "Copy of <title>".',
+      scope: 'sheets:write',
+      annotations: CHANGE,
+      inputSchema: z.object({
+        spreadsheetId,
+        sheetId,
+        destinationSpreadsheetId: spreadsheetId.describe('The spreadsheet to copy the tab into.'),
+        dryRun,
+      }),
+      // The new tab's id and title are null in a dry run: Google picks them when it copies.
+      outputSchema: z.object({
+        sheetId: z.number().nullable(),
+        title: z.string().nullable(),
+        destinationSpreadsheetId: z.string(),
+        dryRun: dryRunOutput,
+      }),
+      async run(input, { auth, signal }) {
+        if (input.dryRun) {
+          // Reads only: the tab must exist, and the destination must be one the person can open.
+          const tab = tabById(
+            await readEditTabs(deps, auth.userId, signal, input.spreadsheetId),
+            input.sheetId,
+          );
+          const { data } = await callGoogle(auth.userId, signal, (request) =>
+            sheets.spreadsheets.get(
+              { spreadsheetId: input.destinationSpreadsheetId, fields: 'properties.title' },
+              request,
+            ),
+          );
+          return {
+            structuredContent: {
+              sheetId: null,
+              title: null,
+              destinationSpreadsheetId: input.destinationSpreadsheetId,
+              dryRun: true,
+            },
+            text: dryRunText(
+              `copy the tab ${JSON.stringify(tab.title)} to the end of ${JSON.stringify(data.properties?.title ?? '')}`,
+            ),
+          };
+        }
+        // One request: copyTo names the tab by sheetId, and Google's refusal of an unknown one is clear.
+        const { data } = await callGoogle(auth.userId, signal, (request) =>
+          sheets.spreadsheets.sheets.copyTo(
+            {
+              spreadsheetId: input.spreadsheetId,
+              sheetId: input.sheetId,
+              requestBody: { destinationSpreadsheetId: input.destinationSpreadsheetId },
+            },
+            request,
+          ),
+        );
+        const result = {
+          sheetId: data.sheetId ?? 0,
+          title: data.title ?? '',
+          destinationSpreadsheetId: input.destinationSpreadsheetId,
+        };
+        return {
+          structuredContent: result,
+          text: `Copied the tab to ${JSON.stringify(result.title)} (sheetId ${result.sheetId}) in spreadsheet ${result.destinationSpreadsheetId}.`,
+        };
+      },
+    }),
+  ];
+}
