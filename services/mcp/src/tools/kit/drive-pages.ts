@@ -1,4 +1,8 @@
+import type { drive_v3 } from 'googleapis';
 import { z } from 'zod';
+import { LIST_ALL_DRIVES } from './drive-options.ts';
+import type { ToolContext } from './tool-definition.ts';
+import type { ToolDeps } from './tool-deps.ts';
 
 /** Paging of Drive's list calls, as the Drive tools ask for it and say it. */
 export const pageSize = z.number().int().min(1).max(100).default(50);
@@ -17,4 +21,35 @@ export function incomplete(data: { incompleteSearch?: boolean | null }): string 
   return data.incompleteSearch
     ? '\nGoogle searched only part of the shared drives: narrow the search (a folderId, a longer text) to be sure.'
     : '';
+}
+
+/** One page of a Drive search: the clauses of `q` (all must hold), its order, and the fields asked for. */
+export interface DriveListing {
+  clauses: string[];
+  orderBy: string;
+  pageSize: number;
+  pageToken: string | undefined;
+  fields: string;
+}
+
+/** One files.list over every drive the person sees (LIST_ALL_DRIVES): a page of the files that match. */
+export async function listDriveFiles(
+  { drive, callGoogle }: Pick<ToolDeps, 'drive' | 'callGoogle'>,
+  { auth, signal }: Pick<ToolContext, 'auth' | 'signal'>,
+  listing: DriveListing,
+): Promise<drive_v3.Schema$FileList> {
+  const { data } = await callGoogle(auth.userId, signal, (request) =>
+    drive.files.list(
+      {
+        q: listing.clauses.join(' and '),
+        orderBy: listing.orderBy,
+        pageSize: listing.pageSize,
+        pageToken: listing.pageToken,
+        fields: listing.fields,
+        ...LIST_ALL_DRIVES,
+      },
+      request,
+    ),
+  );
+  return data;
 }

@@ -1,15 +1,14 @@
 import { z } from 'zod';
 import { READ } from '../../kit/annotations.ts';
 import { FOLDER_MIME, folderId } from '../../kit/drive-folders.ts';
-import { driveQueryString, LIST_ALL_DRIVES } from '../../kit/drive-options.ts';
-import { incomplete, nextPage, pageSize, pageToken } from '../../kit/drive-pages.ts';
+import { driveQueryString } from '../../kit/drive-options.ts';
+import { incomplete, listDriveFiles, nextPage, pageSize, pageToken } from '../../kit/drive-pages.ts';
 import { SPREADSHEET_MIME } from '../../kit/google-file-types.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 
 /** list_folders and search_spreadsheets: finding a spreadsheet by name or content, and the folders to look in. */
 export function driveSearchTools(deps: ToolDeps) {
-  const { drive, callGoogle } = deps;
   return [
     defineTool({
       name: 'list_folders',
@@ -44,23 +43,17 @@ export function driveSearchTools(deps: ToolDeps) {
         ),
         nextPageToken: z.string().nullable(),
       }),
-      async run(input, { auth, signal }) {
+      async run(input, context) {
         const clauses = [`mimeType = '${FOLDER_MIME}'`, 'trashed = false'];
         if (input.parentId) clauses.push(`${driveQueryString(input.parentId)} in parents`);
         if (input.nameContains) clauses.push(`name contains ${driveQueryString(input.nameContains)}`);
-        const { data } = await callGoogle(auth.userId, signal, (request) =>
-          drive.files.list(
-            {
-              q: clauses.join(' and '),
-              orderBy: 'name',
-              pageSize: input.pageSize,
-              pageToken: input.pageToken,
-              fields: 'nextPageToken, incompleteSearch, files(id, name, parents, driveId)',
-              ...LIST_ALL_DRIVES,
-            },
-            request,
-          ),
-        );
+        const data = await listDriveFiles(deps, context, {
+          clauses,
+          orderBy: 'name',
+          pageSize: input.pageSize,
+          pageToken: input.pageToken,
+          fields: 'nextPageToken, incompleteSearch, files(id, name, parents, driveId)',
+        });
         const folders = (data.files ?? []).map((file) => ({
           folderId: file.id ?? '',
           name: file.name ?? '',
@@ -112,7 +105,7 @@ export function driveSearchTools(deps: ToolDeps) {
         ),
         nextPageToken: z.string().nullable(),
       }),
-      async run(input, { auth, signal }) {
+      async run(input, context) {
         const text = driveQueryString(input.query);
         const byName = `name contains ${text}`;
         const byContent = `fullText contains ${text}`;
@@ -126,19 +119,13 @@ export function driveSearchTools(deps: ToolDeps) {
               : `(${byName} or ${byContent})`,
         ];
         if (input.folderId) clauses.push(`${driveQueryString(input.folderId)} in parents`);
-        const { data } = await callGoogle(auth.userId, signal, (request) =>
-          drive.files.list(
-            {
-              q: clauses.join(' and '),
-              orderBy: 'modifiedTime desc',
-              pageSize: input.pageSize,
-              pageToken: input.pageToken,
-              fields: 'nextPageToken, incompleteSearch, files(id, name, modifiedTime, driveId)',
-              ...LIST_ALL_DRIVES,
-            },
-            request,
-          ),
-        );
+        const data = await listDriveFiles(deps, context, {
+          clauses,
+          orderBy: 'modifiedTime desc',
+          pageSize: input.pageSize,
+          pageToken: input.pageToken,
+          fields: 'nextPageToken, incompleteSearch, files(id, name, modifiedTime, driveId)',
+        });
         const spreadsheets = (data.files ?? []).map((file) => ({
           spreadsheetId: file.id ?? '',
           name: file.name ?? '',

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 import { READ } from '../../kit/annotations.ts';
-import { LIST_ALL_DRIVES } from '../../kit/drive-options.ts';
+import { driveQueryString } from '../../kit/drive-options.ts';
+import { listDriveFiles, nextPage } from '../../kit/drive-pages.ts';
 import { SPREADSHEET_MIME } from '../../kit/google-file-types.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 
 /** list_spreadsheets: the person's spreadsheets in Drive, newest first (docs/design.md §11). */
-export function listSpreadsheetTools({ drive, callGoogle }: ToolDeps) {
+export function listSpreadsheetTools(deps: ToolDeps) {
   return [
     defineTool({
       name: 'list_spreadsheets',
@@ -31,37 +32,25 @@ export function listSpreadsheetTools({ drive, callGoogle }: ToolDeps) {
         ),
         nextPageToken: z.string().nullable(),
       }),
-      async run(input, { auth, signal }) {
+      async run(input, context) {
         const clauses = [`mimeType = '${SPREADSHEET_MIME}'`, 'trashed = false'];
-        if (input.nameContains)
-          clauses.push(
-            `name contains '${input.nameContains.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`,
-          );
-        const { data } = await callGoogle(auth.userId, signal, (request) =>
-          drive.files.list(
-            {
-              q: clauses.join(' and '),
-              orderBy: 'modifiedTime desc',
-              pageSize: input.pageSize,
-              pageToken: input.pageToken,
-              fields: 'nextPageToken, files(id, name, modifiedTime)',
-              ...LIST_ALL_DRIVES,
-            },
-            request,
-          ),
-        );
+        if (input.nameContains) clauses.push(`name contains ${driveQueryString(input.nameContains)}`);
+        const data = await listDriveFiles(deps, context, {
+          clauses,
+          orderBy: 'modifiedTime desc',
+          pageSize: input.pageSize,
+          pageToken: input.pageToken,
+          fields: 'nextPageToken, files(id, name, modifiedTime)',
+        });
         const spreadsheets = (data.files ?? []).map((file) => ({
           spreadsheetId: file.id ?? '',
           name: file.name ?? '',
           modifiedTime: file.modifiedTime ?? null,
         }));
         const lines = spreadsheets.map((file) => `${file.name}  (spreadsheetId ${file.spreadsheetId})`);
-        const more = data.nextPageToken
-          ? `\nMore: call again with pageToken=${JSON.stringify(data.nextPageToken)}.`
-          : '';
         return {
           structuredContent: { spreadsheets, nextPageToken: data.nextPageToken ?? null },
-          text: (lines.length ? lines.join('\n') : 'No spreadsheets found.') + more,
+          text: (lines.length ? lines.join('\n') : 'No spreadsheets found.') + nextPage(data.nextPageToken),
         };
       },
     }),
