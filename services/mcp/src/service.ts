@@ -8,7 +8,7 @@ import {
 } from '@sheetgate/proto';
 import { clientAddressResolver, type Logger } from '@sheetgate/service-runtime';
 // The two APIs the tools use, from their own modules: googleapis' entry point loads all of its
-// ~300 APIs, about 100 MB more resident memory in every replica.
+// hundreds of APIs, which every replica would hold in memory for nothing.
 import { drive } from 'googleapis/build/src/apis/drive/index.js';
 import { sheets } from 'googleapis/build/src/apis/sheets/index.js';
 import { createMcpApp } from './app.ts';

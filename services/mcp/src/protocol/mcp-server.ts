@@ -145,8 +145,8 @@ export function createMcpServer(options: {
     outputSchema: portableJsonSchema(z.toJSONSchema(tool.outputSchema)) as Tool['outputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
   });
-  // Made on first use, not at start: every tool's JSON Schemas take a tenth of a second of CPU,
-  // which a replica's start (and `pnpm start`'s) need not wait for.
+  // Made on first use, not at start: converting every tool's schemas to JSON Schema costs CPU
+  // that a replica's start (and `pnpm start`'s) need not wait for.
   const listedTools = new Map<string, Tool>();
   const listedTool = (tool: ToolDefinition): Tool => {
     let found = listedTools.get(tool.name);
