@@ -44,6 +44,20 @@ export async function checkFolder(
 }
 
 /**
+ * The folder a new file is to go in when the call names one (checkFolder), and the words that say
+ * where it goes: ` in the folder "<name>"`, or `elsewhere` when no folder is named.
+ */
+export async function targetFolder(
+  deps: Pick<ToolDeps, 'drive' | 'callGoogle'>,
+  context: Pick<ToolContext, 'auth' | 'signal'>,
+  id: string | undefined,
+  elsewhere = '',
+): Promise<{ folder: { folderId: string; name: string } | undefined; where: string }> {
+  const folder = id ? await checkFolder(deps, context, id) : undefined;
+  return { folder, where: folder ? ` in the folder "${folder.name}"` : elsewhere };
+}
+
+/**
  * Runs the Google call that puts a file into `folder`. Under drive.file Google finds only folders
  * Sheetgate made or was opened with, and answers 404 for the others: said here in words.
  */

@@ -1,9 +1,11 @@
+import type { drive_v3 } from 'googleapis';
 import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
+import { CHANGE } from '../../kit/annotations.ts';
 import { dryRun, dryRunOutput, spreadsheetId } from '../../kit/common-schemas.ts';
-import { checkFolder, FOLDER_MIME, folderId, intoFolder } from '../../kit/drive-folders.ts';
+import { copyAsSpreadsheet } from '../../kit/drive-copy.ts';
+import { FOLDER_MIME, folderId, intoFolder, targetFolder } from '../../kit/drive-folders.ts';
 import { ALL_DRIVES } from '../../kit/drive-options.ts';
-import { SPREADSHEET_MIME } from '../../kit/google-file-types.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 
@@ -18,12 +20,7 @@ export function driveFileTools(deps: ToolDeps) {
       description:
         'Makes a copy of a spreadsheet (tabs, values, formulas and formats), optionally named and put in a folder. An xlsx, csv or ods file is copied as a Google spreadsheet.',
       scope: 'sheets:write',
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: true,
-      },
+      annotations: CHANGE,
       inputSchema: z.object({
         spreadsheetId,
         name: z
@@ -48,8 +45,7 @@ export function driveFileTools(deps: ToolDeps) {
       }),
       async run(input, context) {
         const { auth, signal } = context;
-        const folder = input.folderId ? await checkFolder(deps, context, input.folderId) : undefined;
-        const where = folder ? ` in the folder "${folder.name}"` : '';
+        const { folder, where } = await targetFolder(deps, context, input.folderId);
         if (input.dryRun) {
           const { data: source } = await callGoogle(auth.userId, signal, (request) =>
             drive.files.get(
@@ -69,31 +65,14 @@ export function driveFileTools(deps: ToolDeps) {
             text: `Dry run: would copy ${source.name} as ${name}${where}. Nothing was changed.`,
           };
         }
-        let copy: {
-          id?: string | null;
-          name?: string | null;
-          webViewLink?: string | null;
-          parents?: string[] | null;
-        };
+        let copy: drive_v3.Schema$File;
         try {
-          ({ data: copy } = await intoFolder(folder, () =>
-            callGoogle(auth.userId, signal, (request) =>
-              drive.files.copy(
-                {
-                  fileId: input.spreadsheetId,
-                  fields: 'id, name, webViewLink, parents',
-                  requestBody: {
-                    // The copy is a spreadsheet whatever the source: Google converts xlsx, csv and ods.
-                    mimeType: SPREADSHEET_MIME,
-                    ...(input.name ? { name: input.name } : {}),
-                    ...(folder ? { parents: [folder.folderId] } : {}),
-                  },
-                  ...ALL_DRIVES,
-                },
-                request,
-              ),
-            ),
-          ));
+          copy = await copyAsSpreadsheet(deps, context, {
+            fileId: input.spreadsheetId,
+            name: input.name,
+            folder,
+            fields: 'id, name, webViewLink, parents',
+          });
         } catch (error) {
           if (error instanceof ToolError && /conversion is not supported/i.test(error.message)) {
             throw new ToolError(
@@ -123,12 +102,7 @@ export function driveFileTools(deps: ToolDeps) {
       description:
         'Creates a Drive folder, optionally inside another: Sheetgate can put files only in folders it created, so make one here for create_spreadsheet, copy_spreadsheet and convert_file.',
       scope: 'sheets:write',
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: true,
-      },
+      annotations: CHANGE,
       inputSchema: z.object({
         name: z.string().trim().min(1).max(200),
         parentId: folderId.optional().describe('The folder to create it in; the top of My Drive by default.'),
@@ -143,8 +117,12 @@ export function driveFileTools(deps: ToolDeps) {
       }),
       async run(input, context) {
         const { auth, signal } = context;
-        const parent = input.parentId ? await checkFolder(deps, context, input.parentId) : undefined;
-        const where = parent ? ` in the folder "${parent.name}"` : ' at the top of My Drive';
+        const { folder: parent, where } = await targetFolder(
+          deps,
+          context,
+          input.parentId,
+          ' at the top of My Drive',
+        );
         if (input.dryRun) {
           return {
             structuredContent: {

@@ -2,8 +2,10 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
 import { rangeOnSheet } from '../../kit/a1.ts';
+import { CHANGE } from '../../kit/annotations.ts';
 import { dryRun, dryRunOutput, rows } from '../../kit/common-schemas.ts';
-import { checkFolder, folderId, intoFolder } from '../../kit/drive-folders.ts';
+import { copyAsSpreadsheet } from '../../kit/drive-copy.ts';
+import { folderId, intoFolder, targetFolder } from '../../kit/drive-folders.ts';
 import { ALL_DRIVES } from '../../kit/drive-options.ts';
 import { EXPORT_TYPES, IMPORTABLE_TYPES, SPREADSHEET_MIME } from '../../kit/google-file-types.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
@@ -26,12 +28,7 @@ export function newSpreadsheetTools(deps: ToolDeps) {
       description:
         'Creates a new spreadsheet in your Drive, optionally with named tabs and starting values on the first tab.',
       scope: 'sheets:write',
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: true,
-      },
+      annotations: CHANGE,
       inputSchema: z.object({
         title: z.string().min(1).max(200),
         sheetTitles: z.array(z.string().min(1).max(100)).max(50).optional(),
@@ -50,8 +47,7 @@ export function newSpreadsheetTools(deps: ToolDeps) {
       async run(input, context) {
         const { auth, signal } = context;
         // The folder is checked first, so that a wrong id creates nothing.
-        const folder = input.folderId ? await checkFolder(deps, context, input.folderId) : undefined;
-        const where = folder ? ` in the folder "${folder.name}"` : '';
+        const { folder, where } = await targetFolder(deps, context, input.folderId);
         if (input.dryRun) {
           const tabs = input.sheetTitles?.length ? input.sheetTitles : ['Sheet1'];
           const cells = (input.values ?? []).reduce((sum, row) => sum + row.length, 0);
@@ -136,12 +132,7 @@ export function newSpreadsheetTools(deps: ToolDeps) {
       description:
         'Converts a Drive xlsx, csv or ods file into a Google spreadsheet (to: "spreadsheet"), or a Google spreadsheet into an xlsx, csv, ods or pdf file in Drive.',
       scope: 'sheets:write',
-      annotations: {
-        readOnlyHint: false,
-        destructiveHint: false,
-        idempotentHint: false,
-        openWorldHint: true,
-      },
+      annotations: CHANGE,
       inputSchema: z.object({
         fileId,
         to: z.enum(['spreadsheet', 'xlsx', 'csv', 'ods', 'pdf']),
@@ -168,7 +159,7 @@ export function newSpreadsheetTools(deps: ToolDeps) {
         // Steps: read the file's type, then a copy Google converts, or an export and its upload.
         // Each is needed: the type decides copy or export and names the new file; Drive cannot export into Drive.
         const steps = input.to === 'spreadsheet' ? 2 : 3;
-        const folder = input.folderId ? await checkFolder(deps, context, input.folderId) : undefined;
+        const { folder } = await targetFolder(deps, context, input.folderId);
         const parents = folder ? { parents: [folder.folderId] } : {};
         const { data: source } = await callGoogle(auth.userId, signal, (request) =>
           drive.files.get({ fileId: input.fileId, fields: 'id, name, mimeType', ...ALL_DRIVES }, request),
@@ -183,19 +174,12 @@ export function newSpreadsheetTools(deps: ToolDeps) {
           if (input.dryRun) return planned(input.name ?? sourceName, SPREADSHEET_MIME);
           context.progress(1, steps, 'Converting the file into a Google spreadsheet');
           signal.throwIfAborted();
-          const { data: copy } = await intoFolder(folder, () =>
-            callGoogle(auth.userId, signal, (request) =>
-              drive.files.copy(
-                {
-                  fileId: input.fileId,
-                  fields: 'id, name, mimeType',
-                  requestBody: { name: input.name ?? sourceName, mimeType: SPREADSHEET_MIME, ...parents },
-                  ...ALL_DRIVES,
-                },
-                request,
-              ),
-            ),
-          );
+          const copy = await copyAsSpreadsheet(deps, context, {
+            fileId: input.fileId,
+            name: input.name ?? sourceName,
+            folder,
+            fields: 'id, name, mimeType',
+          });
           context.progress(2, steps, 'Converted');
           return converted(copy.id, copy.name, copy.mimeType);
         }
