@@ -16,6 +16,24 @@ export function nextPage(token: string | null | undefined): string {
   return token ? `\nMore: call again with pageToken=${JSON.stringify(token)}.` : '';
 }
 
+/**
+ * A page of a Drive list as a tool answers it: the items under their name with the next page's
+ * token, and a line per item (or `empty`) followed by how to get the next page and any `notice`.
+ */
+export function drivePageAnswer<Key extends string>(
+  key: Key,
+  items: unknown[],
+  lines: string[],
+  empty: string,
+  nextPageToken: string | null | undefined,
+  notice = '',
+) {
+  return {
+    structuredContent: { [key]: items, nextPageToken: nextPageToken ?? null },
+    text: (lines.length ? lines.join('\n') : empty) + nextPage(nextPageToken) + notice,
+  };
+}
+
 /** Google may search only part of every drive (corpora allDrives) and says so. */
 export function incomplete(data: { incompleteSearch?: boolean | null }): string {
   return data.incompleteSearch

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { READ } from '../../kit/annotations.ts';
 import { FOLDER_MIME, folderId } from '../../kit/drive-folders.ts';
 import { driveQueryString } from '../../kit/drive-options.ts';
-import { incomplete, listDriveFiles, nextPage, pageSize, pageToken } from '../../kit/drive-pages.ts';
+import { drivePageAnswer, incomplete, listDriveFiles, pageSize, pageToken } from '../../kit/drive-pages.ts';
 import { SPREADSHEET_MIME } from '../../kit/google-file-types.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
@@ -64,13 +64,14 @@ export function driveSearchTools(deps: ToolDeps) {
           (folder) =>
             `${folder.name}  (folderId ${folder.folderId}${folder.parentId ? `, in ${folder.parentId}` : ''}${folder.driveId ? `, shared drive ${folder.driveId}` : ''})`,
         );
-        return {
-          structuredContent: { folders, nextPageToken: data.nextPageToken ?? null },
-          text:
-            (lines.length ? lines.join('\n') : 'No folders found.') +
-            nextPage(data.nextPageToken) +
-            incomplete(data),
-        };
+        return drivePageAnswer(
+          'folders',
+          folders,
+          lines,
+          'No folders found.',
+          data.nextPageToken,
+          incomplete(data),
+        );
       },
     }),
 
@@ -133,13 +134,14 @@ export function driveSearchTools(deps: ToolDeps) {
           driveId: file.driveId ?? null,
         }));
         const lines = spreadsheets.map((file) => `${file.name}  (spreadsheetId ${file.spreadsheetId})`);
-        return {
-          structuredContent: { spreadsheets, nextPageToken: data.nextPageToken ?? null },
-          text:
-            (lines.length ? lines.join('\n') : `No spreadsheets match ${JSON.stringify(input.query)}.`) +
-            nextPage(data.nextPageToken) +
-            incomplete(data),
-        };
+        return drivePageAnswer(
+          'spreadsheets',
+          spreadsheets,
+          lines,
+          `No spreadsheets match ${JSON.stringify(input.query)}.`,
+          data.nextPageToken,
+          incomplete(data),
+        );
       },
     }),
   ];

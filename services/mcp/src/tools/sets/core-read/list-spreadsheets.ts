@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { READ } from '../../kit/annotations.ts';
 import { driveQueryString } from '../../kit/drive-options.ts';
-import { listDriveFiles, nextPage } from '../../kit/drive-pages.ts';
+import { drivePageAnswer, listDriveFiles } from '../../kit/drive-pages.ts';
 import { SPREADSHEET_MIME } from '../../kit/google-file-types.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
@@ -48,10 +48,13 @@ export function listSpreadsheetTools(deps: ToolDeps) {
           modifiedTime: file.modifiedTime ?? null,
         }));
         const lines = spreadsheets.map((file) => `${file.name}  (spreadsheetId ${file.spreadsheetId})`);
-        return {
-          structuredContent: { spreadsheets, nextPageToken: data.nextPageToken ?? null },
-          text: (lines.length ? lines.join('\n') : 'No spreadsheets found.') + nextPage(data.nextPageToken),
-        };
+        return drivePageAnswer(
+          'spreadsheets',
+          spreadsheets,
+          lines,
+          'No spreadsheets found.',
+          data.nextPageToken,
+        );
       },
     }),
   ];

@@ -3,7 +3,8 @@ import { ToolError } from '../../../errors/tool-error.ts';
 import { CHANGE, READ } from '../../kit/annotations.ts';
 import { anyFileId, dryRun, dryRunOutput } from '../../kit/common-schemas.ts';
 import { ALL_DRIVES } from '../../kit/drive-options.ts';
-import { nextPage, pageToken } from '../../kit/drive-pages.ts';
+import { drivePageAnswer, pageToken } from '../../kit/drive-pages.ts';
+import { changeOfSheetgatesFile } from '../../kit/sheetgate-files.ts';
 import { defineTool, type ToolContext } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 
@@ -16,21 +17,12 @@ const commentId = z
 const commentText = z.string().trim().min(1).max(4_000);
 
 /** Under drive.file Google lets Sheetgate comment only on files it created or was opened with. */
-async function commentChange<T>(fileId: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (
-      error instanceof ToolError &&
-      ((error.message.startsWith('Not found:') && error.message.includes(`File not found: ${fileId}`)) ||
-        error.message.startsWith('Google refused access to this file'))
-    ) {
-      throw new ToolError(
-        `Not found among the files Sheetgate may change: Sheetgate can comment only on files it created or that were opened with it, and ${fileId} is not one (or is not in your Drive). Comment in Google Sheets instead, or work on a copy (copy_spreadsheet).`,
-      );
-    }
-    throw error;
-  }
+function commentChange<T>(fileId: string, call: () => Promise<T>): Promise<T> {
+  return changeOfSheetgatesFile(
+    fileId,
+    `Not found among the files Sheetgate may change: Sheetgate can comment only on files it created or that were opened with it, and ${fileId} is not one (or is not in your Drive). Comment in Google Sheets instead, or work on a copy (copy_spreadsheet).`,
+    call,
+  );
 }
 
 const replyOutput = z.object({
@@ -112,10 +104,7 @@ export function commentTools(deps: ToolDeps) {
               `  ↳ ${reply.author ?? 'someone'}: ${reply.action ? `[${reply.action}] ` : ''}${reply.content}`,
           ),
         ]);
-        return {
-          structuredContent: { comments, nextPageToken: data.nextPageToken ?? null },
-          text: (lines.length ? lines.join('\n') : 'No comments.') + nextPage(data.nextPageToken),
-        };
+        return drivePageAnswer('comments', comments, lines, 'No comments.', data.nextPageToken);
       },
     }),
 

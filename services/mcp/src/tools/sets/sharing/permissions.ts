@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
-import { READ } from '../../kit/annotations.ts';
+import { CHANGE, READ } from '../../kit/annotations.ts';
 import { anyFileId, dryRun, dryRunOutput } from '../../kit/common-schemas.ts';
 import { ALL_DRIVES } from '../../kit/drive-options.ts';
-import { nextPage, pageToken } from '../../kit/drive-pages.ts';
-import { defineTool } from '../../kit/tool-definition.ts';
+import { drivePageAnswer, pageToken } from '../../kit/drive-pages.ts';
+import { changeOfSheetgatesFile } from '../../kit/sheetgate-files.ts';
+import { defineTool, type ToolContext } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 
 const permissionId = z
@@ -16,6 +17,9 @@ const permissionId = z
 const shareRole = z
   .enum(['reader', 'commenter', 'writer'])
   .describe('reader sees, commenter also comments, writer also edits and may share.');
+
+/** A change of sharing: giving the same role twice leaves one permission. */
+const SHARING_CHANGE = { ...CHANGE, idempotentHint: true };
 
 const permissionOutput = z.object({
   permissionId: z.string(),
@@ -54,27 +58,28 @@ function grantee(permission: { type: string; emailAddress: string | null; domain
  * only of files it created or that were opened with it, and answers 404 (or 403) for the others:
  * said here with what to do instead.
  */
-async function sharingChange<T>(fileId: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (
-      error instanceof ToolError &&
-      ((error.message.startsWith('Not found:') && error.message.includes(`File not found: ${fileId}`)) ||
-        error.message.startsWith('Google refused access to this file'))
-    ) {
-      throw new ToolError(
-        `Not found among the files Sheetgate may change: Sheetgate can change the sharing only of files it created or that were opened with it, and ${fileId} is not one (or is not in your Drive). Share it in Google Drive instead, or copy it with copy_spreadsheet — the copy is Sheetgate's — and share the copy.`,
-      );
-    }
-    throw error;
-  }
+function sharingChange<T>(fileId: string, call: () => Promise<T>): Promise<T> {
+  return changeOfSheetgatesFile(
+    fileId,
+    `Not found among the files Sheetgate may change: Sheetgate can change the sharing only of files it created or that were opened with it, and ${fileId} is not one (or is not in your Drive). Share it in Google Drive instead, or copy it with copy_spreadsheet — the copy is Sheetgate's — and share the copy.`,
+    call,
+  );
 }
 
 /** share_file, list_permissions, update_permission and remove_permission (Drive permissions). */
 export function sharingTools(deps: ToolDeps) {
   const { drive, callGoogle } = deps;
-  const CHANGE = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+  /** One permission as it is now: what a dry run of a change or removal names. */
+  const readPermission = async (
+    { auth, signal }: Pick<ToolContext, 'auth' | 'signal'>,
+    fileId: string,
+    id: string,
+  ) => {
+    const { data } = await callGoogle(auth.userId, signal, (request) =>
+      drive.permissions.get({ fileId, permissionId: id, fields: PERMISSION_FIELDS, ...ALL_DRIVES }, request),
+    );
+    return permissionOf(data);
+  };
   return [
     defineTool({
       name: 'share_file',
@@ -83,7 +88,7 @@ export function sharingTools(deps: ToolDeps) {
       description:
         'Shares a spreadsheet or file Sheetgate created (or that was opened with it) with a person or group (by email), a whole domain, or anyone with the link, as reader, commenter or writer.',
       scope: 'sheets:write',
-      annotations: CHANGE,
+      annotations: SHARING_CHANGE,
       inputSchema: z.object({
         fileId: anyFileId,
         type: z.enum(['user', 'group', 'domain', 'anyone']).default('user'),
@@ -203,10 +208,7 @@ export function sharingTools(deps: ToolDeps) {
           (permission) =>
             `${grantee(permission)}: ${permission.role}  (permissionId ${permission.permissionId})`,
         );
-        return {
-          structuredContent: { permissions, nextPageToken: data.nextPageToken ?? null },
-          text: (lines.length ? lines.join('\n') : 'No permissions.') + nextPage(data.nextPageToken),
-        };
+        return drivePageAnswer('permissions', permissions, lines, 'No permissions.', data.nextPageToken);
       },
     }),
 
@@ -217,23 +219,12 @@ export function sharingTools(deps: ToolDeps) {
       description:
         'Changes the role (reader, commenter, writer) of one permission of a file Sheetgate created or that was opened with it.',
       scope: 'sheets:write',
-      annotations: CHANGE,
+      annotations: SHARING_CHANGE,
       inputSchema: z.object({ fileId: anyFileId, permissionId, role: shareRole, dryRun }),
       outputSchema: permissionOutput.extend({ previousRole: z.string().nullable(), dryRun: dryRunOutput }),
       async run(input, { auth, signal }) {
         if (input.dryRun) {
-          const { data } = await callGoogle(auth.userId, signal, (request) =>
-            drive.permissions.get(
-              {
-                fileId: input.fileId,
-                permissionId: input.permissionId,
-                fields: PERMISSION_FIELDS,
-                ...ALL_DRIVES,
-              },
-              request,
-            ),
-          );
-          const current = permissionOf(data);
+          const current = await readPermission({ auth, signal }, input.fileId, input.permissionId);
           return {
             structuredContent: { ...current, role: input.role, previousRole: current.role, dryRun: true },
             text: `Dry run: would change ${grantee(current)} from ${current.role} to ${input.role}. Nothing was changed.`,
@@ -268,7 +259,7 @@ export function sharingTools(deps: ToolDeps) {
       description:
         'Removes one permission (a person, group, domain or link) from a file Sheetgate created or that was opened with it. The owner’s cannot be removed.',
       scope: 'sheets:write',
-      annotations: { ...CHANGE, destructiveHint: true },
+      annotations: { ...SHARING_CHANGE, destructiveHint: true },
       inputSchema: z.object({ fileId: anyFileId, permissionId, dryRun }),
       outputSchema: z.object({
         fileId: z.string(),
@@ -278,18 +269,7 @@ export function sharingTools(deps: ToolDeps) {
       }),
       async run(input, { auth, signal }) {
         if (input.dryRun) {
-          const { data } = await callGoogle(auth.userId, signal, (request) =>
-            drive.permissions.get(
-              {
-                fileId: input.fileId,
-                permissionId: input.permissionId,
-                fields: PERMISSION_FIELDS,
-                ...ALL_DRIVES,
-              },
-              request,
-            ),
-          );
-          const current = permissionOf(data);
+          const current = await readPermission({ auth, signal }, input.fileId, input.permissionId);
           return {
             structuredContent: {
               fileId: input.fileId,
