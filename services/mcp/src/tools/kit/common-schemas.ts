@@ -79,6 +79,13 @@ export const ifRevision = z
   );
 /** In a result only when the call was a dry run. */
 export const dryRunOutput = z.literal(true).optional();
+/** In a journaled write's result: its change journal entry, which undo_change takes. */
+export const changeIdOutput = z
+  .string()
+  .optional()
+  .describe('The change journal entry: undo_change can undo it.');
+/** In a destructive call's dry run: what it would destroy, or null when nothing. */
+export const wouldLoseOutput = z.string().nullable().optional();
 /** A short token for exactly what was read (docs/design.md §11); pass it as ifRevision to a write. */
 export const revisionOutput = z.string();
 

@@ -6,7 +6,14 @@ import { readNotes } from '../../../journal/note-images.ts';
 import { changeNote } from '../../../journal/record-change.ts';
 import { amount } from '../../guards/loss-phrases.ts';
 import { gridBounds, rangeOnSheet, splitRange } from '../../kit/a1.ts';
-import { a1Range, dryRun, dryRunOutput, spreadsheetId } from '../../kit/common-schemas.ts';
+import {
+  a1Range,
+  changeIdOutput,
+  dryRun,
+  dryRunOutput,
+  spreadsheetId,
+  wouldLoseOutput,
+} from '../../kit/common-schemas.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import {
   areaRows,
@@ -49,9 +56,9 @@ export function noteTools(deps: ToolDeps) {
       }),
       outputSchema: z.object({
         updatedRanges: z.array(z.string()),
-        changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
+        changeId: changeIdOutput,
         dryRun: dryRunOutput,
-        wouldLose: z.string().nullable().optional(),
+        wouldLose: wouldLoseOutput,
       }),
       async run(input, { auth, signal }) {
         if (input.dryRun) {

@@ -9,6 +9,7 @@ import { gridBounds, normalizeRange, splitRange } from '../../kit/a1.ts';
 import { readCellKinds } from '../../kit/cell-kinds.ts';
 import {
   a1Range,
+  changeIdOutput,
   dryRun,
   dryRunOutput,
   ifRevision,
@@ -16,6 +17,7 @@ import {
   rows,
   spreadsheetId,
   valueInput,
+  wouldLoseOutput,
 } from '../../kit/common-schemas.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { defineTool, type ToolContext } from '../../kit/tool-definition.ts';
@@ -35,7 +37,7 @@ const updateOutput = z.object({
   updatedColumns: z.number(),
   updatedCells: z.number(),
   dryRun: dryRunOutput,
-  changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
+  changeId: changeIdOutput,
 });
 
 function summary(update: sheets_v4.Schema$UpdateValuesResponse | undefined, fallbackRange: string) {
@@ -242,7 +244,7 @@ export function valueWriteTools(deps: ToolDeps) {
         totalUpdatedCells: z.number(),
         responses: z.array(updateOutput),
         dryRun: dryRunOutput,
-        changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
+        changeId: changeIdOutput,
       }),
       async run(input, context) {
         const { auth, signal } = context;
@@ -400,8 +402,8 @@ export function valueWriteTools(deps: ToolDeps) {
       outputSchema: z.object({
         clearedRange: z.string(),
         dryRun: dryRunOutput,
-        wouldLose: z.string().nullable().optional(),
-        changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
+        wouldLose: wouldLoseOutput,
+        changeId: changeIdOutput,
       }),
       async run(input, context) {
         const { auth, signal } = context;

@@ -2,7 +2,15 @@ import { z } from 'zod';
 import { changeNote } from '../../../journal/record-change.ts';
 import { captureDimension } from '../../../journal/sheet-image.ts';
 import { lossDescriptions } from '../../guards/loss-descriptions.ts';
-import { dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit/common-schemas.ts';
+import {
+  changeIdOutput,
+  dryRun,
+  dryRunOutput,
+  sheetId,
+  spreadsheetId,
+  wouldLoseOutput,
+} from '../../kit/common-schemas.ts';
+import { journalDeletion } from '../../kit/journal-deletion.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
@@ -81,8 +89,8 @@ export function dimensionTools(deps: ToolDeps) {
       outputSchema: z.object({
         deleted: z.number(),
         dryRun: dryRunOutput,
-        wouldLose: z.string().nullable().optional(),
-        changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
+        wouldLose: wouldLoseOutput,
+        changeId: changeIdOutput,
       }),
       async run(input, context) {
         const { auth, signal } = context;
@@ -109,21 +117,21 @@ export function dimensionTools(deps: ToolDeps) {
           },
         ]);
         const deleted = input.endIndex - input.startIndex;
-        const changeId =
-          journal && captured
-            ? journal.record(auth, {
-                tool: 'delete_dimension',
-                spreadsheetId: input.spreadsheetId,
-                ranges: [
-                  `${captured.title} ${input.dimension.toLowerCase()} ${input.startIndex}–${input.endIndex - 1} (zero-based)`,
-                ],
-                cells: captured.image?.rows.reduce((sum, row) => sum + (row.values?.length ?? 0), 0) ?? 0,
-                rows: input.dimension === 'ROWS' ? deleted : 0,
-                ...(captured.image
-                  ? { payload: { v: 1, kind: 'dimension', dimension: captured.image } }
-                  : { undoUnavailableReason: captured.undoUnavailableReason ?? '' }),
-              })
-            : undefined;
+        const changeId = journalDeletion(
+          journal,
+          auth,
+          captured,
+          ({ title, image }) => ({
+            tool: 'delete_dimension',
+            spreadsheetId: input.spreadsheetId,
+            ranges: [
+              `${title} ${input.dimension.toLowerCase()} ${input.startIndex}–${input.endIndex - 1} (zero-based)`,
+            ],
+            cells: image?.rows.reduce((sum, row) => sum + (row.values?.length ?? 0), 0) ?? 0,
+            rows: input.dimension === 'ROWS' ? deleted : 0,
+          }),
+          (dimension) => ({ v: 1, kind: 'dimension', dimension }),
+        );
         return {
           structuredContent: { deleted, ...(changeId ? { changeId } : {}) },
           text: `Deleted ${deleted} ${input.dimension.toLowerCase()}.${changeNote(changeId)}`,

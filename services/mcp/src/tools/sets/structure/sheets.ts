@@ -9,8 +9,17 @@ import { lossDescriptions } from '../../guards/loss-descriptions.ts';
 import { amount } from '../../guards/loss-phrases.ts';
 import { gridBounds, splitRange } from '../../kit/a1.ts';
 import { CHANGE } from '../../kit/annotations.ts';
-import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit/common-schemas.ts';
+import {
+  a1Range,
+  changeIdOutput,
+  dryRun,
+  dryRunOutput,
+  sheetId,
+  spreadsheetId,
+  wouldLoseOutput,
+} from '../../kit/common-schemas.ts';
 import { firstVisibleTab } from '../../kit/first-visible-tab.ts';
+import { journalDeletion } from '../../kit/journal-deletion.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
@@ -225,8 +234,8 @@ export function sheetTools(deps: ToolDeps) {
       outputSchema: z.object({
         deletedSheetId: z.number(),
         dryRun: dryRunOutput,
-        wouldLose: z.string().nullable().optional(),
-        changeId: z.string().optional().describe('The change journal entry: undo_change can undo it.'),
+        wouldLose: wouldLoseOutput,
+        changeId: changeIdOutput,
       }),
       async run(input, context) {
         const { auth, signal } = context;
@@ -244,19 +253,19 @@ export function sheetTools(deps: ToolDeps) {
         await batchUpdate(auth.userId, signal, input.spreadsheetId, [
           { deleteSheet: { sheetId: input.sheetId } },
         ]);
-        const changeId =
-          deps.journal && captured
-            ? deps.journal.record(auth, {
-                tool: 'delete_sheet',
-                spreadsheetId: input.spreadsheetId,
-                ranges: [captured.title],
-                cells: captured.cells,
-                rows: captured.rows,
-                ...(captured.image
-                  ? { payload: { v: 1, kind: 'sheet', sheet: captured.image } }
-                  : { undoUnavailableReason: captured.undoUnavailableReason ?? '' }),
-              })
-            : undefined;
+        const changeId = journalDeletion(
+          deps.journal,
+          auth,
+          captured,
+          ({ title, cells, rows }) => ({
+            tool: 'delete_sheet',
+            spreadsheetId: input.spreadsheetId,
+            ranges: [title],
+            cells,
+            rows,
+          }),
+          (sheet) => ({ v: 1, kind: 'sheet', sheet }),
+        );
         return {
           structuredContent: { deletedSheetId: input.sheetId, ...(changeId ? { changeId } : {}) },
           text: `Deleted the tab with sheetId ${input.sheetId}.${changeNote(changeId)}`,
@@ -401,7 +410,7 @@ export function sheetTools(deps: ToolDeps) {
       outputSchema: z.object({
         replies: z.array(z.looseObject({})),
         dryRun: dryRunOutput,
-        wouldLose: z.string().nullable().optional(),
+        wouldLose: wouldLoseOutput,
       }),
       async run(input, context) {
         const { auth, signal } = context;
