@@ -86,6 +86,12 @@ export const changeIdOutput = z
   .describe('The change journal entry: undo_change can undo it.');
 /** In a destructive call's dry run: what it would destroy, or null when nothing. */
 export const wouldLoseOutput = z.string().nullable().optional();
+/** The members a journaled destructive write's result ends with: dry run, what it would lose, its change. */
+export const destructiveWriteOutput = {
+  dryRun: dryRunOutput,
+  wouldLose: wouldLoseOutput,
+  changeId: changeIdOutput,
+};
 /** A short token for exactly what was read (docs/design.md §11); pass it as ifRevision to a write. */
 export const revisionOutput = z.string();
 

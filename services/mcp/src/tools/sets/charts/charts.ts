@@ -16,6 +16,7 @@ import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit
 import { firstVisibleTab, TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import { a1Of, gridRangeOf, type Tab, tabById, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
+import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import {
@@ -99,11 +100,10 @@ type Placement = {
 export function chartTools(deps: ToolDeps) {
   const { sheets, callGoogle } = deps;
   const batchUpdate = spreadsheetBatchUpdate(deps);
+  const readSpreadsheet = spreadsheetRead(deps);
 
   async function readCharts(userId: string, signal: AbortSignal, id: string): Promise<ChartsRead> {
-    const { data } = await callGoogle(userId, signal, (request) =>
-      sheets.spreadsheets.get({ spreadsheetId: id, fields: CHARTS_FIELDS }, request),
-    );
+    const data = await readSpreadsheet(userId, signal, id, CHARTS_FIELDS);
     const objectSheets = new Set(
       (data.sheets ?? [])
         .filter((sheet) => sheet.properties?.sheetType === 'OBJECT')

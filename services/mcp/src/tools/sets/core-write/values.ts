@@ -10,6 +10,7 @@ import { readCellKinds } from '../../kit/cell-kinds.ts';
 import {
   a1Range,
   changeIdOutput,
+  destructiveWriteOutput,
   dryRun,
   dryRunOutput,
   ifRevision,
@@ -17,7 +18,6 @@ import {
   rows,
   spreadsheetId,
   valueInput,
-  wouldLoseOutput,
 } from '../../kit/common-schemas.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { defineTool, type ToolContext } from '../../kit/tool-definition.ts';
@@ -401,9 +401,7 @@ export function valueWriteTools(deps: ToolDeps) {
       inputSchema: z.object({ spreadsheetId, range: a1Range, dryRun }),
       outputSchema: z.object({
         clearedRange: z.string(),
-        dryRun: dryRunOutput,
-        wouldLose: wouldLoseOutput,
-        changeId: changeIdOutput,
+        ...destructiveWriteOutput,
       }),
       async run(input, context) {
         const { auth, signal } = context;

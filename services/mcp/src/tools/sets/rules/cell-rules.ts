@@ -22,6 +22,7 @@ import {
   tabsOf,
 } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
+import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import {
@@ -90,15 +91,8 @@ const validationOutput = z.object({
 });
 
 export function cellRuleTools(deps: ToolDeps) {
-  const { sheets, callGoogle } = deps;
   const batchUpdate = spreadsheetBatchUpdate(deps);
-
-  async function readSpreadsheet(userId: string, signal: AbortSignal, id: string, fields: string) {
-    const { data } = await callGoogle(userId, signal, (request) =>
-      sheets.spreadsheets.get({ spreadsheetId: id, fields }, request),
-    );
-    return data;
-  }
+  const readSpreadsheet = spreadsheetRead(deps);
 
   /** The tabs and, per tab, its conditional format rules in priority order. */
   async function readRules(userId: string, signal: AbortSignal, id: string) {

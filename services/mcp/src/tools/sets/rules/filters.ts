@@ -13,6 +13,7 @@ import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit
 import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import { gridRangeOf, type Tab, tabById, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
+import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import {
@@ -37,13 +38,11 @@ const title = z
 const filterViewId = z.number().int().min(0).describe('The filter view, by its id from list_filters.');
 
 export function filterTools(deps: ToolDeps) {
-  const { sheets, callGoogle } = deps;
   const batchUpdate = spreadsheetBatchUpdate(deps);
+  const readSpreadsheet = spreadsheetRead(deps);
 
   async function readFilters(userId: string, signal: AbortSignal, id: string) {
-    const { data } = await callGoogle(userId, signal, (request) =>
-      sheets.spreadsheets.get({ spreadsheetId: id, fields: FILTER_FIELDS }, request),
-    );
+    const data = await readSpreadsheet(userId, signal, id, FILTER_FIELDS);
     const tabs = tabsOf(data);
     const basic = new Map<number, FilterView>();
     const views: FilterView[] = [];

@@ -13,6 +13,7 @@ import { a1Range, dryRun, dryRunOutput, spreadsheetId } from '../../kit/common-s
 import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import { a1Of, gridRangeOf, TAB_FIELDS, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
+import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 
@@ -46,15 +47,8 @@ const protectedRangeOutput = z.object({
 });
 
 export function rangeObjectTools(deps: ToolDeps) {
-  const { sheets, callGoogle } = deps;
   const batchUpdate = spreadsheetBatchUpdate(deps);
-
-  async function readSpreadsheet(userId: string, signal: AbortSignal, id: string, fields: string) {
-    const { data } = await callGoogle(userId, signal, (request) =>
-      sheets.spreadsheets.get({ spreadsheetId: id, fields }, request),
-    );
-    return data;
-  }
+  const readSpreadsheet = spreadsheetRead(deps);
 
   async function readNamedRanges(userId: string, signal: AbortSignal, id: string) {
     const data = await readSpreadsheet(userId, signal, id, TAB_FIELDS);

@@ -44,11 +44,8 @@ const VALUE_COUNTS = {
 
 type ConditionType = keyof typeof VALUE_COUNTS;
 
-/** The conditions data validation accepts (Sheets API ConditionType). */
-export const VALIDATION_CONDITIONS = [
-  'ONE_OF_LIST',
-  'ONE_OF_RANGE',
-  'BOOLEAN',
+/** The number comparisons, which data validation and conditional formats both accept. */
+const NUMBER_CONDITIONS = [
   'NUMBER_GREATER',
   'NUMBER_GREATER_THAN_EQ',
   'NUMBER_LESS',
@@ -57,6 +54,14 @@ export const VALIDATION_CONDITIONS = [
   'NUMBER_NOT_EQ',
   'NUMBER_BETWEEN',
   'NUMBER_NOT_BETWEEN',
+] as const satisfies readonly ConditionType[];
+
+/** The conditions data validation accepts (Sheets API ConditionType). */
+export const VALIDATION_CONDITIONS = [
+  'ONE_OF_LIST',
+  'ONE_OF_RANGE',
+  'BOOLEAN',
+  ...NUMBER_CONDITIONS,
   'DATE_EQ',
   'DATE_BEFORE',
   'DATE_AFTER',
@@ -75,14 +80,7 @@ export const VALIDATION_CONDITIONS = [
 
 /** The conditions a conditional format's boolean rule accepts. */
 export const FORMAT_CONDITIONS = [
-  'NUMBER_GREATER',
-  'NUMBER_GREATER_THAN_EQ',
-  'NUMBER_LESS',
-  'NUMBER_LESS_THAN_EQ',
-  'NUMBER_EQ',
-  'NUMBER_NOT_EQ',
-  'NUMBER_BETWEEN',
-  'NUMBER_NOT_BETWEEN',
+  ...NUMBER_CONDITIONS,
   'TEXT_CONTAINS',
   'TEXT_NOT_CONTAINS',
   'TEXT_STARTS_WITH',

@@ -14,6 +14,7 @@ import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit
 import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import { a1Of, gridRangeOf, type Tab, tabById, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
+import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 
@@ -131,11 +132,10 @@ function describeTable(table: TableView): string {
 export function tableTools(deps: ToolDeps) {
   const { sheets, callGoogle } = deps;
   const batchUpdate = spreadsheetBatchUpdate(deps);
+  const readSpreadsheet = spreadsheetRead(deps);
 
   async function readTables(userId: string, signal: AbortSignal, id: string) {
-    const { data } = await callGoogle(userId, signal, (request) =>
-      sheets.spreadsheets.get({ spreadsheetId: id, fields: TABLE_FIELDS }, request),
-    );
+    const data = await readSpreadsheet(userId, signal, id, TABLE_FIELDS);
     const tabs = tabsOf(data);
     const tables = (data.sheets ?? []).flatMap((sheet) =>
       (sheet.tables ?? []).map((each) => tableView(each, tabs)),

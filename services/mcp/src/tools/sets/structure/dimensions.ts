@@ -3,12 +3,11 @@ import { changeNote } from '../../../journal/record-change.ts';
 import { captureDimension } from '../../../journal/sheet-image.ts';
 import { lossDescriptions } from '../../guards/loss-descriptions.ts';
 import {
-  changeIdOutput,
+  destructiveWriteOutput,
   dryRun,
   dryRunOutput,
   sheetId,
   spreadsheetId,
-  wouldLoseOutput,
 } from '../../kit/common-schemas.ts';
 import { journalDeletion } from '../../kit/journal-deletion.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
@@ -88,9 +87,7 @@ export function dimensionTools(deps: ToolDeps) {
         }),
       outputSchema: z.object({
         deleted: z.number(),
-        dryRun: dryRunOutput,
-        wouldLose: wouldLoseOutput,
-        changeId: changeIdOutput,
+        ...destructiveWriteOutput,
       }),
       async run(input, context) {
         const { auth, signal } = context;

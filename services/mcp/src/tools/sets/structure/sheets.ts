@@ -11,7 +11,7 @@ import { gridBounds, splitRange } from '../../kit/a1.ts';
 import { CHANGE } from '../../kit/annotations.ts';
 import {
   a1Range,
-  changeIdOutput,
+  destructiveWriteOutput,
   dryRun,
   dryRunOutput,
   sheetId,
@@ -233,9 +233,7 @@ export function sheetTools(deps: ToolDeps) {
       inputSchema: z.object({ spreadsheetId, sheetId, dryRun }),
       outputSchema: z.object({
         deletedSheetId: z.number(),
-        dryRun: dryRunOutput,
-        wouldLose: wouldLoseOutput,
-        changeId: changeIdOutput,
+        ...destructiveWriteOutput,
       }),
       async run(input, context) {
         const { auth, signal } = context;
