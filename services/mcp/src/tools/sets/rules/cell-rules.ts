@@ -105,6 +105,17 @@ export function cellRuleTools(deps: ToolDeps) {
     return { tabs: tabsOf(data), sheets: data.sheets ?? [], namedRanges: data.namedRanges ?? [] };
   }
 
+  /** The rule delete_conditional_format names, as listed, with the read it was found in. */
+  async function ruleToDelete(
+    userId: string,
+    signal: AbortSignal,
+    input: { spreadsheetId: string; sheetId: number; index: number },
+  ) {
+    const read = await readRules(userId, signal, input.spreadsheetId);
+    const rule = ruleView(ruleAt(read, input.sheetId, input.index), input.sheetId, input.index, read.tabs);
+    return { read, rule };
+  }
+
   function ruleAt(read: Awaited<ReturnType<typeof readRules>>, sheetIdAsked: number, index: number) {
     tabById(read.tabs, sheetIdAsked);
     const rules =
@@ -351,13 +362,7 @@ export function cellRuleTools(deps: ToolDeps) {
       inputSchema: z.object({ spreadsheetId, sheetId, index: z.number().int().min(0), dryRun }),
       outputSchema: z.object({ deleted: ruleOutput, dryRun: dryRunOutput }),
       async run(input, { auth, signal }) {
-        const read = await readRules(auth.userId, signal, input.spreadsheetId);
-        const deleted = ruleView(
-          ruleAt(read, input.sheetId, input.index),
-          input.sheetId,
-          input.index,
-          read.tabs,
-        );
+        const { rule: deleted } = await ruleToDelete(auth.userId, signal, input);
         if (input.dryRun)
           return {
             structuredContent: { deleted, dryRun: true },
@@ -372,13 +377,7 @@ export function cellRuleTools(deps: ToolDeps) {
         };
       },
       async describeLoss(input, { auth, signal }) {
-        const read = await readRules(auth.userId, signal, input.spreadsheetId);
-        const rule = ruleView(
-          ruleAt(read, input.sheetId, input.index),
-          input.sheetId,
-          input.index,
-          read.tabs,
-        );
+        const { read, rule } = await ruleToDelete(auth.userId, signal, input);
         // Values, ranges and the tab's title are written by anyone the file is shared with: quoted and escaped.
         const kind = rule.colorScale
           ? 'a colour scale'
