@@ -192,8 +192,12 @@ describe('the change journal through the tools', () => {
       ['this', 2],
       ['new', 3],
     ]);
+    expect(appended.text).toMatch(/^Appended 1 row at /);
     const undone = await undo({ changeId: appended.structured.changeId });
     expect(undone.isError, undone.text).toBe(false);
+    // The undo's own entry cannot be undone, and its answer says so rather than offering it.
+    expect(undone.text).toContain('Undo is not available for an undo that deleted appended rows');
+    expect(undone.text).not.toContain('undo_change can undo it');
     expect(await valuesOf('Old!A1:B3')).toEqual([
       ['keep', 1],
       ['this', 2],

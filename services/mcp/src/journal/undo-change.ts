@@ -39,6 +39,8 @@ export type UndoOutcome =
       changedSince: string[];
       /** The undo's own journal entry; absent for a dry run. */
       undoId?: string | undefined;
+      /** Why the undo itself cannot be undone, when it cannot (its entry says the same). */
+      undoUnavailable?: string | undefined;
       /** The recreated tab, when the change deleted one. */
       sheetId?: number | undefined;
       dryRun: boolean;
@@ -66,6 +68,8 @@ export interface UndoRequest {
 }
 
 export type ChangeUndo = (auth: AuthInfo, signal: AbortSignal, request: UndoRequest) => Promise<UndoOutcome>;
+
+const APPENDED_ROWS_UNDO = 'Undo is not available for an undo that deleted appended rows: append them again.';
 
 /** A refusal found part-way through an undo, carried out to its one answer. */
 class Refusal extends Error {
@@ -170,13 +174,13 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
         cells: change.cells,
         rows: inserted.end - inserted.start,
         undoesChangeId: change.id,
-        undoUnavailableReason:
-          'Undo is not available for an undo that deleted appended rows: append them again.',
+        undoUnavailableReason: APPENDED_ROWS_UNDO,
       });
       return {
         restored: ranges,
         changedSince,
         undoId,
+        undoUnavailable: APPENDED_ROWS_UNDO,
         text: `Undid change ${change.id}: deleted the ${amount(inserted.end - inserted.start, 'row')} it appended (${ranges.join(', ')}).`,
       };
     }
@@ -361,6 +365,7 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
         },
       });
     await batchUpdate(auth.userId, signal, change.spreadsheetId, requests);
+    const undoUnavailable = `Undo is not available for re-inserted ${image.dimension.toLowerCase()}: delete_dimension deletes them again.`;
     const undoId = journal.record(auth, {
       tool: 'undo_change',
       spreadsheetId: change.spreadsheetId,
@@ -368,12 +373,13 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
       cells: change.cells,
       rows: change.rows,
       undoesChangeId: change.id,
-      undoUnavailableReason: `Undo is not available for re-inserted ${image.dimension.toLowerCase()}: delete_dimension deletes them again.`,
+      undoUnavailableReason: undoUnavailable,
     });
     return {
       restored: [change.ranges[0] ?? image.sheet],
       changedSince: [],
       undoId,
+      undoUnavailable,
       text: `Undid change ${change.id}: inserted again the ${what} with their cells.`,
     };
   }
@@ -438,6 +444,7 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
     for (const merge of image.merges)
       requests.push({ mergeCells: { range: { ...merge, sheetId }, mergeType: 'MERGE_ALL' } });
     await batchUpdate(auth.userId, signal, change.spreadsheetId, requests);
+    const undoUnavailable = `Undo is not available for a recreated tab: delete_sheet deletes it again (sheetId ${sheetId}).`;
     const undoId = journal.record(auth, {
       tool: 'undo_change',
       spreadsheetId: change.spreadsheetId,
@@ -445,12 +452,13 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
       cells: change.cells,
       rows: change.rows,
       undoesChangeId: change.id,
-      undoUnavailableReason: `Undo is not available for a recreated tab: delete_sheet deletes it again (sheetId ${sheetId}).`,
+      undoUnavailableReason: undoUnavailable,
     });
     return {
       restored: [newTitle],
       changedSince: taken ? [title] : [],
       undoId,
+      undoUnavailable,
       sheetId,
       text: `Undid change ${change.id}: recreated the tab "${newTitle}" (sheetId ${sheetId}) with its values and formats.`,
     };
@@ -504,6 +512,7 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
       changedSince: string[];
       text: string;
       undoId?: string;
+      undoUnavailable?: string;
       sheetId?: number;
     };
     try {
@@ -530,6 +539,7 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
       restored: outcome.restored,
       changedSince: outcome.changedSince,
       undoId: outcome.undoId,
+      undoUnavailable: outcome.undoUnavailable,
       sheetId: outcome.sheetId,
       dryRun: request.dryRun,
       text: outcome.text,

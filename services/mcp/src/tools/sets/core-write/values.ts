@@ -151,7 +151,7 @@ export function valueWriteTools(deps: ToolDeps) {
         : undefined;
     return {
       structuredContent: { ...result, ...(changeId ? { changeId } : {}) },
-      text: `Appended ${result.updatedRows} rows at ${result.updatedRange}, overwriting what was there.${changeNote(changeId)}`,
+      text: `Appended ${amount(result.updatedRows, 'row')} at ${result.updatedRange}, overwriting what was there.${changeNote(changeId)}`,
     };
   }
 
@@ -385,7 +385,7 @@ export function valueWriteTools(deps: ToolDeps) {
             : undefined;
         return {
           structuredContent: { ...result, ...(changeId ? { changeId } : {}) },
-          text: `Appended ${result.updatedRows} rows at ${result.updatedRange}.${changeNote(changeId)}`,
+          text: `Appended ${amount(result.updatedRows, 'row')} at ${result.updatedRange}.${changeNote(changeId)}`,
         };
       },
     }),
