@@ -18,6 +18,11 @@ export interface ChangeEntry {
   ranges: string[];
   cells: number;
   rows: number;
+  /**
+   * What changed, in words a person reads in the activity log ("12 cells bold on Sheet1!A1:C4",
+   * "rule 2 of 3 on A2:A300", "shared with bob@example.com as commenter"); at most 300 characters.
+   */
+  summary?: string;
   /** What undo needs; absent (with `undoUnavailableReason`) when the change cannot be undone. */
   payload?: ChangePayload | undefined;
   undoUnavailableReason?: string;
