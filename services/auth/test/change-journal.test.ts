@@ -36,6 +36,7 @@ function record(userId: string, overrides: Partial<ChangeRecord> = {}): ChangeRe
     undoUnavailableReason: '',
     payload: payloadOf('secret-cell-contents'),
     undoesChangeId: '',
+    summary: 'wrote 4 cells of Sheet1!A1:B2',
     ...overrides,
   };
 }
@@ -70,6 +71,7 @@ describe('the change journal library (PostgreSQL)', () => {
     undoUnavailableReason: '',
     payload: bytes,
     undoesChangeId: null,
+    summary: '',
   });
 
   it('seals the payload at rest, bound to the person and entry', async () => {
@@ -177,6 +179,7 @@ describe('ChangeJournalService over gRPC', () => {
     const first = await journal.listChanges({
       userId: alice,
       spreadsheetId: 'listed',
+      tool: '',
       credentialId: '',
       sinceMs: 0,
       untilMs: 0,
@@ -193,6 +196,7 @@ describe('ChangeJournalService over gRPC', () => {
     const second = await journal.listChanges({
       userId: alice,
       spreadsheetId: 'listed',
+      tool: '',
       credentialId: '',
       sinceMs: 0,
       untilMs: 0,
@@ -201,11 +205,21 @@ describe('ChangeJournalService over gRPC', () => {
     });
     expect(second.changes.map((change) => change.cells)).toEqual([0]);
     expect(second.nextPageToken).toBe('');
-    const got = await journal.getChange({ userId: alice, changeId: entries[1]!.id, credentialId: '' });
+    const got = await journal.getChange({
+      userId: alice,
+      changeId: entries[1]!.id,
+      credentialId: '',
+      spreadsheetId: '',
+    });
     expect(got.change?.id).toBe(entries[1]!.id);
     expect(got.payload.toString()).toContain('secret-cell-contents');
     // The default is the credential's newest change that stands.
-    const last = await journal.getChange({ userId: alice, changeId: '', credentialId: key });
+    const last = await journal.getChange({
+      userId: alice,
+      changeId: '',
+      credentialId: key,
+      spreadsheetId: '',
+    });
     expect(last.change?.id).toBe(entries[2]!.id);
   });
 
@@ -236,6 +250,7 @@ describe('ChangeJournalService over gRPC', () => {
     const listed = await journal.listChanges({
       userId: alice,
       spreadsheetId: 'named',
+      tool: '',
       credentialId: '',
       sinceMs: 0,
       untilMs: 0,
@@ -246,13 +261,73 @@ describe('ChangeJournalService over gRPC', () => {
     expect(names).toEqual({ [byApp.id]: 'Sheets Agent', [byKey.id]: 'Nightly import' });
   });
 
+  it('keeps what each change did in words, and filters by tool', async () => {
+    const entries = [
+      record(alice, { spreadsheetId: 'worded', summary: 'wrote 12 cells of Sheet1!A1:C4 (3 formulas)' }),
+      record(alice, {
+        spreadsheetId: 'worded',
+        tool: 'delete_sheet',
+        summary: "deleted the tab 'Q3' (1,200 rows, 4,312 cells)",
+      }),
+      // Recorded before summaries existed: none.
+      record(alice, { spreadsheetId: 'worded', tool: 'set_notes', summary: '' }),
+    ];
+    await journal.recordChanges({ changes: entries });
+    const list = (tool: string) =>
+      journal.listChanges({
+        userId: alice,
+        spreadsheetId: 'worded',
+        tool,
+        credentialId: '',
+        sinceMs: 0,
+        untilMs: 0,
+        pageSize: 0,
+        pageToken: '',
+      });
+    const all = await list('');
+    expect(Object.fromEntries(all.changes.map((change) => [change.tool, change.summary]))).toEqual({
+      write_range: 'wrote 12 cells of Sheet1!A1:C4 (3 formulas)',
+      delete_sheet: "deleted the tab 'Q3' (1,200 rows, 4,312 cells)",
+      set_notes: '',
+    });
+    expect((await list('delete_sheet')).changes.map((change) => change.id)).toEqual([entries[1]!.id]);
+    const got = await journal.getChange({
+      userId: alice,
+      changeId: entries[0]!.id,
+      credentialId: '',
+      spreadsheetId: '',
+    });
+    expect(got.change?.summary).toBe('wrote 12 cells of Sheet1!A1:C4 (3 formulas)');
+    await expect(list('DROP TABLE')).rejects.toMatchObject({ code: GrpcStatus.INVALID_ARGUMENT });
+  });
+
+  it("scopes 'the last change' to a spreadsheet, and a change by id to its spreadsheet", async () => {
+    const key = randomUUID();
+    const inFirst = record(alice, {
+      credentialId: key,
+      spreadsheetId: 'first',
+      occurredAtMs: Date.now() - 5_000,
+    });
+    const inSecond = record(alice, { credentialId: key, spreadsheetId: 'second' });
+    await journal.recordChanges({ changes: [inFirst, inSecond] });
+    const last = (spreadsheetId: string) =>
+      journal.getChange({ userId: alice, changeId: '', credentialId: key, spreadsheetId });
+    expect((await last('')).change?.id).toBe(inSecond.id);
+    expect((await last('first')).change?.id).toBe(inFirst.id);
+    await expect(last('third')).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND });
+    const byId = (spreadsheetId: string) =>
+      journal.getChange({ userId: alice, changeId: inFirst.id, credentialId: '', spreadsheetId });
+    expect((await byId('first')).change?.id).toBe(inFirst.id);
+    await expect(byId('second')).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND });
+  });
+
   it("answers NOT_FOUND for another person's change and for an unknown one", async () => {
     const entry = record(alice);
     await journal.recordChanges({ changes: [entry] });
     for (const request of [
-      { userId: bob, changeId: entry.id, credentialId: '' },
-      { userId: alice, changeId: randomUUID(), credentialId: '' },
-      { userId: alice, changeId: 'not-a-uuid', credentialId: '' },
+      { userId: bob, changeId: entry.id, credentialId: '', spreadsheetId: '' },
+      { userId: alice, changeId: randomUUID(), credentialId: '', spreadsheetId: '' },
+      { userId: alice, changeId: 'not-a-uuid', credentialId: '', spreadsheetId: '' },
     ])
       await expect(journal.getChange(request)).rejects.toMatchObject({ code: GrpcStatus.NOT_FOUND });
     await expect(
@@ -261,6 +336,7 @@ describe('ChangeJournalService over gRPC', () => {
     const bobs = await journal.listChanges({
       userId: bob,
       spreadsheetId: '',
+      tool: '',
       credentialId: '',
       sinceMs: 0,
       untilMs: 0,
@@ -280,10 +356,20 @@ describe('ChangeJournalService over gRPC', () => {
     await expect(
       journal.markChangeUndone({ userId: alice, changeId: newer.id, undoneByChangeId: randomUUID() }),
     ).rejects.toMatchObject({ code: GrpcStatus.ALREADY_EXISTS });
-    const undone = await journal.getChange({ userId: alice, changeId: newer.id, credentialId: '' });
+    const undone = await journal.getChange({
+      userId: alice,
+      changeId: newer.id,
+      credentialId: '',
+      spreadsheetId: '',
+    });
     expect(undone.change).toMatchObject({ undoneByChangeId: undo });
     expect(undone.change!.undoneAtMs).toBeGreaterThan(0);
-    const last = await journal.getChange({ userId: alice, changeId: '', credentialId: key });
+    const last = await journal.getChange({
+      userId: alice,
+      changeId: '',
+      credentialId: key,
+      spreadsheetId: '',
+    });
     expect(last.change?.id).toBe(older.id);
   });
 
@@ -302,6 +388,7 @@ describe('ChangeJournalService over gRPC', () => {
       [[record(alice, { occurredAtMs: Date.now() + 3_600_000 })], /occurred_at_ms/],
       [[record(alice, { ranges: Array.from({ length: 101 }, () => 'A1') })], /at most 100 ranges/],
       [[record(alice, { payload: Buffer.alloc(512 * 1024 + 1) })], /payload is larger/],
+      [[record(alice, { summary: 'x'.repeat(301) })], /summary is too long/],
       [[record(alice, { payload: Buffer.alloc(0) })], /needs its payload/],
     ];
     for (const [changes, message] of cases) {
@@ -310,7 +397,7 @@ describe('ChangeJournalService over gRPC', () => {
       expect((error as { details: string }).details).toMatch(message);
     }
     await expect(
-      journal.getChange({ userId: alice, changeId: good.id, credentialId: '' }),
+      journal.getChange({ userId: alice, changeId: good.id, credentialId: '', spreadsheetId: '' }),
     ).rejects.toMatchObject({
       code: GrpcStatus.NOT_FOUND,
     });
@@ -318,6 +405,7 @@ describe('ChangeJournalService over gRPC', () => {
       journal.listChanges({
         userId: alice,
         spreadsheetId: '',
+        tool: '',
         credentialId: '',
         sinceMs: 0,
         untilMs: 0,
@@ -333,7 +421,12 @@ describe('ChangeJournalService over gRPC', () => {
     const big = () => record(carol, { payload: Buffer.alloc(400 * 1024, 'z') });
     const entries = [big(), big(), big()];
     expect(await journal.recordChanges({ changes: entries })).toEqual({ recorded: 3, storedWithoutUndo: 1 });
-    const third = await journal.getChange({ userId: carol, changeId: entries[2]!.id, credentialId: '' });
+    const third = await journal.getChange({
+      userId: carol,
+      changeId: entries[2]!.id,
+      credentialId: '',
+      spreadsheetId: '',
+    });
     expect(third.change).toMatchObject({ undoable: false });
     expect(third.change!.undoUnavailableReason).toMatch(
       /holds the most Sheetgate keeps for one person \(1 MB/,
@@ -379,7 +472,7 @@ describe('ChangeJournalService over gRPC', () => {
         code: GrpcStatus.UNAUTHENTICATED,
       });
       await expect(
-        stranger.getChange({ userId: alice, changeId: randomUUID(), credentialId: '' }),
+        stranger.getChange({ userId: alice, changeId: randomUUID(), credentialId: '', spreadsheetId: '' }),
       ).rejects.toMatchObject({ code: GrpcStatus.UNAUTHENTICATED });
     } finally {
       stranger.close();

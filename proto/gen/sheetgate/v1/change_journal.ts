@@ -122,6 +122,12 @@ export interface ChangeRecord {
   payload: Buffer;
   /** Set on an undo's own entry: the change it undid. */
   undoesChangeId: string;
+  /**
+   * What changed, in words a person reads in the activity log ("wrote 12 cells of Sheet1!A1:C4",
+   * "deleted the tab 'Q3' (1,200 rows, 4,312 cells)"); at most 300 characters, empty for entries
+   * recorded before summaries existed.
+   */
+  summary: string;
 }
 
 export interface RecordChangesRequest {
@@ -157,6 +163,8 @@ export interface ChangeSummary {
   /** When it was undone (Unix milliseconds) and by which entry; 0 and empty while it stands. */
   undoneAtMs: number;
   undoneByChangeId: string;
+  /** As recorded (ChangeRecord.summary); empty for entries recorded before summaries existed. */
+  summary: string;
 }
 
 export interface ListChangesRequest {
@@ -170,6 +178,8 @@ export interface ListChangesRequest {
   pageSize: number;
   /** The previous page's next_page_token. */
   pageToken: string;
+  /** Only changes made by this tool (write_range, delete_sheet, …); empty means any. */
+  tool: string;
 }
 
 export interface ListChangesResponse {
@@ -184,6 +194,11 @@ export interface GetChangeRequest {
   changeId: string;
   /** With an empty change_id: the newest such change made with this credential (its kind's id). */
   credentialId: string;
+  /**
+   * With an empty change_id: the newest such change to this spreadsheet. With a change_id: the
+   * change must be of this spreadsheet, else NOT_FOUND. Empty means any.
+   */
+  spreadsheetId: string;
 }
 
 export interface GetChangeResponse {
@@ -220,6 +235,7 @@ function createBaseChangeRecord(): ChangeRecord {
     undoUnavailableReason: "",
     payload: Buffer.alloc(0),
     undoesChangeId: "",
+    summary: "",
   };
 }
 
@@ -266,6 +282,9 @@ export const ChangeRecord: MessageFns<ChangeRecord> = {
     }
     if (message.undoesChangeId !== "") {
       writer.uint32(114).string(message.undoesChangeId);
+    }
+    if (message.summary !== "") {
+      writer.uint32(122).string(message.summary);
     }
     return writer;
   },
@@ -395,6 +414,14 @@ export const ChangeRecord: MessageFns<ChangeRecord> = {
             message.undoesChangeId = reader.string();
             continue;
           }
+          case 15: {
+            if (tag !== 122) {
+              break;
+            }
+
+            message.summary = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -453,6 +480,7 @@ export const ChangeRecord: MessageFns<ChangeRecord> = {
         : isSet(object.undoes_change_id)
         ? globalThis.String(object.undoes_change_id)
         : "",
+      summary: isSet(object.summary) ? globalThis.String(object.summary) : "",
     };
   },
 
@@ -500,6 +528,9 @@ export const ChangeRecord: MessageFns<ChangeRecord> = {
     if (message.undoesChangeId !== "") {
       obj.undoesChangeId = message.undoesChangeId;
     }
+    if (message.summary !== "") {
+      obj.summary = message.summary;
+    }
     return obj;
   },
 
@@ -522,6 +553,7 @@ export const ChangeRecord: MessageFns<ChangeRecord> = {
     message.undoUnavailableReason = object.undoUnavailableReason ?? "";
     message.payload = object.payload ?? Buffer.alloc(0);
     message.undoesChangeId = object.undoesChangeId ?? "";
+    message.summary = object.summary ?? "";
     return message;
   },
 };
@@ -703,6 +735,7 @@ function createBaseChangeSummary(): ChangeSummary {
     undoesChangeId: "",
     undoneAtMs: 0,
     undoneByChangeId: "",
+    summary: "",
   };
 }
 
@@ -752,6 +785,9 @@ export const ChangeSummary: MessageFns<ChangeSummary> = {
     }
     if (message.undoneByChangeId !== "") {
       writer.uint32(122).string(message.undoneByChangeId);
+    }
+    if (message.summary !== "") {
+      writer.uint32(130).string(message.summary);
     }
     return writer;
   },
@@ -889,6 +925,14 @@ export const ChangeSummary: MessageFns<ChangeSummary> = {
             message.undoneByChangeId = reader.string();
             continue;
           }
+          case 16: {
+            if (tag !== 130) {
+              break;
+            }
+
+            message.summary = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -956,6 +1000,7 @@ export const ChangeSummary: MessageFns<ChangeSummary> = {
         : isSet(object.undone_by_change_id)
         ? globalThis.String(object.undone_by_change_id)
         : "",
+      summary: isSet(object.summary) ? globalThis.String(object.summary) : "",
     };
   },
 
@@ -1006,6 +1051,9 @@ export const ChangeSummary: MessageFns<ChangeSummary> = {
     if (message.undoneByChangeId !== "") {
       obj.undoneByChangeId = message.undoneByChangeId;
     }
+    if (message.summary !== "") {
+      obj.summary = message.summary;
+    }
     return obj;
   },
 
@@ -1029,12 +1077,22 @@ export const ChangeSummary: MessageFns<ChangeSummary> = {
     message.undoesChangeId = object.undoesChangeId ?? "";
     message.undoneAtMs = object.undoneAtMs ?? 0;
     message.undoneByChangeId = object.undoneByChangeId ?? "";
+    message.summary = object.summary ?? "";
     return message;
   },
 };
 
 function createBaseListChangesRequest(): ListChangesRequest {
-  return { userId: "", spreadsheetId: "", credentialId: "", sinceMs: 0, untilMs: 0, pageSize: 0, pageToken: "" };
+  return {
+    userId: "",
+    spreadsheetId: "",
+    credentialId: "",
+    sinceMs: 0,
+    untilMs: 0,
+    pageSize: 0,
+    pageToken: "",
+    tool: "",
+  };
 }
 
 export const ListChangesRequest: MessageFns<ListChangesRequest> = {
@@ -1059,6 +1117,9 @@ export const ListChangesRequest: MessageFns<ListChangesRequest> = {
     }
     if (message.pageToken !== "") {
       writer.uint32(58).string(message.pageToken);
+    }
+    if (message.tool !== "") {
+      writer.uint32(66).string(message.tool);
     }
     return writer;
   },
@@ -1132,6 +1193,14 @@ export const ListChangesRequest: MessageFns<ListChangesRequest> = {
             message.pageToken = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.tool = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1181,6 +1250,7 @@ export const ListChangesRequest: MessageFns<ListChangesRequest> = {
         : isSet(object.page_token)
         ? globalThis.String(object.page_token)
         : "",
+      tool: isSet(object.tool) ? globalThis.String(object.tool) : "",
     };
   },
 
@@ -1207,6 +1277,9 @@ export const ListChangesRequest: MessageFns<ListChangesRequest> = {
     if (message.pageToken !== "") {
       obj.pageToken = message.pageToken;
     }
+    if (message.tool !== "") {
+      obj.tool = message.tool;
+    }
     return obj;
   },
 
@@ -1222,6 +1295,7 @@ export const ListChangesRequest: MessageFns<ListChangesRequest> = {
     message.untilMs = object.untilMs ?? 0;
     message.pageSize = object.pageSize ?? 0;
     message.pageToken = object.pageToken ?? "";
+    message.tool = object.tool ?? "";
     return message;
   },
 };
@@ -1318,7 +1392,7 @@ export const ListChangesResponse: MessageFns<ListChangesResponse> = {
 };
 
 function createBaseGetChangeRequest(): GetChangeRequest {
-  return { userId: "", changeId: "", credentialId: "" };
+  return { userId: "", changeId: "", credentialId: "", spreadsheetId: "" };
 }
 
 export const GetChangeRequest: MessageFns<GetChangeRequest> = {
@@ -1331,6 +1405,9 @@ export const GetChangeRequest: MessageFns<GetChangeRequest> = {
     }
     if (message.credentialId !== "") {
       writer.uint32(26).string(message.credentialId);
+    }
+    if (message.spreadsheetId !== "") {
+      writer.uint32(34).string(message.spreadsheetId);
     }
     return writer;
   },
@@ -1372,6 +1449,14 @@ export const GetChangeRequest: MessageFns<GetChangeRequest> = {
             message.credentialId = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.spreadsheetId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1401,6 +1486,11 @@ export const GetChangeRequest: MessageFns<GetChangeRequest> = {
         : isSet(object.credential_id)
         ? globalThis.String(object.credential_id)
         : "",
+      spreadsheetId: isSet(object.spreadsheetId)
+        ? globalThis.String(object.spreadsheetId)
+        : isSet(object.spreadsheet_id)
+        ? globalThis.String(object.spreadsheet_id)
+        : "",
     };
   },
 
@@ -1415,6 +1505,9 @@ export const GetChangeRequest: MessageFns<GetChangeRequest> = {
     if (message.credentialId !== "") {
       obj.credentialId = message.credentialId;
     }
+    if (message.spreadsheetId !== "") {
+      obj.spreadsheetId = message.spreadsheetId;
+    }
     return obj;
   },
 
@@ -1426,6 +1519,7 @@ export const GetChangeRequest: MessageFns<GetChangeRequest> = {
     message.userId = object.userId ?? "";
     message.changeId = object.changeId ?? "";
     message.credentialId = object.credentialId ?? "";
+    message.spreadsheetId = object.spreadsheetId ?? "";
     return message;
   },
 };
@@ -1711,8 +1805,8 @@ export const ChangeJournalServiceService = {
     responseDeserialize: (value: Buffer): RecordChangesResponse => RecordChangesResponse.decode(value),
   },
   /**
-   * The person's entries, newest first, optionally of one spreadsheet, one credential or a time
-   * window; paged.
+   * The person's entries, newest first, optionally of one spreadsheet, one tool, one credential or
+   * a time window; paged.
    */
   listChanges: {
     path: "/sheetgate.v1.ChangeJournalService/ListChanges" as const,
@@ -1761,8 +1855,8 @@ export interface ChangeJournalServiceServer extends UntypedServiceImplementation
    */
   recordChanges: handleUnaryCall<RecordChangesRequest, RecordChangesResponse>;
   /**
-   * The person's entries, newest first, optionally of one spreadsheet, one credential or a time
-   * window; paged.
+   * The person's entries, newest first, optionally of one spreadsheet, one tool, one credential or
+   * a time window; paged.
    */
   listChanges: handleUnaryCall<ListChangesRequest, ListChangesResponse>;
   /**
@@ -1799,8 +1893,8 @@ export interface ChangeJournalServiceClient extends Client {
     callback: (error: ServiceError | null, response: RecordChangesResponse) => void,
   ): ClientUnaryCall;
   /**
-   * The person's entries, newest first, optionally of one spreadsheet, one credential or a time
-   * window; paged.
+   * The person's entries, newest first, optionally of one spreadsheet, one tool, one credential or
+   * a time window; paged.
    */
   listChanges(
     request: ListChangesRequest,

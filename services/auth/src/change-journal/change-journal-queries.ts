@@ -19,6 +19,7 @@ export interface ChangeRow {
   undoesChangeId: string | null;
   undoneAt: Date | null;
   undoneByChangeId: string | null;
+  summary: string;
 }
 
 export interface ChangeInsert {
@@ -37,6 +38,7 @@ export interface ChangeInsert {
   payloadSealed: string | null;
   payloadBytes: number;
   undoesChangeId: string | null;
+  summary: string;
 }
 
 const COLUMNS = `j.id, j.occurred_at AS "occurredAt", j.credential_kind AS "credentialKind",
@@ -44,7 +46,7 @@ const COLUMNS = `j.id, j.occurred_at AS "occurredAt", j.credential_kind AS "cred
   j.tool, j.spreadsheet_id AS "spreadsheetId", j.ranges, j.cells::float8 AS cells, j.rows::float8 AS rows,
   j.undoable, j.undo_unavailable_reason AS "undoUnavailableReason",
   j.undoes_change_id AS "undoesChangeId", j.undone_at AS "undoneAt",
-  j.undone_by_change_id AS "undoneByChangeId"`;
+  j.undone_by_change_id AS "undoneByChangeId", j.summary`;
 const FROM = `change_journal j
   LEFT JOIN api_keys k ON j.credential_kind = 'api_key' AND k.id::text = j.credential_id`;
 
@@ -67,8 +69,8 @@ export function createChangeJournalQueries(database: DatabasePool) {
       const result = await client.query(
         `INSERT INTO change_journal (id, user_id, occurred_at, credential_kind, credential_id, tool,
            spreadsheet_id, ranges, cells, rows, undoable, undo_unavailable_reason, payload_sealed,
-           payload_bytes, undoes_change_id)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8::text[], $9, $10, $11, $12, $13, $14, $15
+           payload_bytes, undoes_change_id, summary)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8::text[], $9, $10, $11, $12, $13, $14, $15, $16
          WHERE EXISTS (SELECT 1 FROM users WHERE id = $2)
          ON CONFLICT (id) DO NOTHING`,
         [
@@ -87,6 +89,7 @@ export function createChangeJournalQueries(database: DatabasePool) {
           row.payloadSealed,
           row.payloadBytes,
           row.undoesChangeId,
+          row.summary,
         ],
       );
       return result.rowCount === 1;
@@ -97,6 +100,7 @@ export function createChangeJournalQueries(database: DatabasePool) {
       userId: string,
       filters: {
         spreadsheetId: string | null;
+        tool: string | null;
         credentialId: string | null;
         since: Date | null;
         until: Date | null;
@@ -112,6 +116,7 @@ export function createChangeJournalQueries(database: DatabasePool) {
            AND ($4::timestamptz IS NULL OR j.occurred_at >= $4)
            AND ($5::timestamptz IS NULL OR j.occurred_at < $5)
            AND ($6::timestamptz IS NULL OR (j.occurred_at, j.id) < ($6, $7::uuid))
+           AND ($9::text IS NULL OR j.tool = $9)
          ORDER BY j.occurred_at DESC, j.id DESC
          LIMIT $8`,
         [
@@ -123,31 +128,42 @@ export function createChangeJournalQueries(database: DatabasePool) {
           filters.cursor?.at ?? null,
           filters.cursor?.id ?? null,
           limit,
+          filters.tool,
         ],
       );
       return rows;
     },
 
-    /** One entry of the person with its sealed payload, by id. */
-    async find(userId: string, id: string): Promise<(ChangeRow & { sealed: string | null }) | undefined> {
+    /** One entry of the person with its sealed payload, by id (and of one spreadsheet if given). */
+    async find(
+      userId: string,
+      id: string,
+      spreadsheetId: string | null,
+    ): Promise<(ChangeRow & { sealed: string | null }) | undefined> {
       const { rows } = await pool.query<ChangeRow & { sealed: string | null }>(
-        `SELECT ${COLUMNS}, j.payload_sealed AS sealed FROM ${FROM} WHERE j.user_id = $1 AND j.id = $2`,
-        [userId, id],
+        `SELECT ${COLUMNS}, j.payload_sealed AS sealed FROM ${FROM}
+         WHERE j.user_id = $1 AND j.id = $2 AND ($3::text IS NULL OR j.spreadsheet_id = $3)`,
+        [userId, id, spreadsheetId],
       );
       return rows[0];
     },
 
-    /** The person's newest entry that stands (not undone, not an undo), of one credential if given. */
+    /**
+     * The person's newest entry that stands (not undone, not an undo), of one credential and one
+     * spreadsheet if given.
+     */
     async findNewestStanding(
       userId: string,
       credentialId: string | null,
+      spreadsheetId: string | null,
     ): Promise<(ChangeRow & { sealed: string | null }) | undefined> {
       const { rows } = await pool.query<ChangeRow & { sealed: string | null }>(
         `SELECT ${COLUMNS}, j.payload_sealed AS sealed FROM ${FROM}
          WHERE j.user_id = $1 AND j.undone_at IS NULL AND j.undoes_change_id IS NULL
            AND ($2::text IS NULL OR j.credential_id = $2)
+           AND ($3::text IS NULL OR j.spreadsheet_id = $3)
          ORDER BY j.occurred_at DESC, j.id DESC LIMIT 1`,
-        [userId, credentialId],
+        [userId, credentialId, spreadsheetId],
       );
       return rows[0];
     },

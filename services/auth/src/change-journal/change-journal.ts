@@ -26,6 +26,8 @@ export interface ChangeInput {
   /** Opaque to auth (the MCP service's JSON); sealed before it is stored. */
   payload: Buffer;
   undoesChangeId: string | null;
+  /** What changed, in the activity log's words (at most 300 characters); empty when not said. */
+  summary: string;
 }
 
 /** One change as listed: never the payload. */
@@ -46,10 +48,13 @@ export interface ChangeSummary {
   undoesChangeId: string | null;
   undoneAt: Date | null;
   undoneByChangeId: string | null;
+  /** Empty for entries recorded before summaries existed. */
+  summary: string;
 }
 
 export interface ChangeFilters {
   spreadsheetId?: string | undefined;
+  tool?: string | undefined;
   credentialId?: string | undefined;
   since?: Date | undefined;
   until?: Date | undefined;
@@ -169,6 +174,7 @@ export function createChangeJournal(options: ChangeJournalOptions) {
         userId,
         {
           spreadsheetId: filters.spreadsheetId || null,
+          tool: filters.tool || null,
           credentialId: filters.credentialId || null,
           since: filters.since ?? null,
           until: filters.until ?? null,
@@ -184,19 +190,21 @@ export function createChangeJournal(options: ChangeJournalOptions) {
     },
 
     /**
-     * One entry of the person with its payload opened, or undefined (unknown, or another
-     * person's). Without an id: the person's newest change that stands, of one credential if given.
+     * One entry of the person with its payload opened, or undefined (unknown, another person's, or
+     * of another spreadsheet than `spreadsheetId`). Without an id: the person's newest change that
+     * stands, of one credential and one spreadsheet if given.
      */
     async get(
       userId: string,
       changeId: string | undefined,
-      credentialId?: string,
+      scope: { credentialId?: string | undefined; spreadsheetId?: string | undefined } = {},
     ): Promise<{ change: ChangeSummary; payload: Buffer } | undefined> {
+      const spreadsheetId = scope.spreadsheetId || null;
       return opened(
         userId,
         changeId
-          ? await queries.find(userId, changeId)
-          : await queries.findNewestStanding(userId, credentialId || null),
+          ? await queries.find(userId, changeId, spreadsheetId)
+          : await queries.findNewestStanding(userId, scope.credentialId || null, spreadsheetId),
       );
     },
 

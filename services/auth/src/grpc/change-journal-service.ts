@@ -30,6 +30,7 @@ const MAX_RANGES = 100;
 const MAX_RANGE_LENGTH = 300;
 const MAX_ID_LENGTH = 200;
 const MAX_REASON_LENGTH = 500;
+const MAX_SUMMARY_LENGTH = 300;
 const TOOL_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 /** An entry from further ahead than this is not from a replica's clock. */
 const CLOCK_SKEW_MS = 10 * 60 * 1000;
@@ -68,6 +69,7 @@ function checkedRecord(record: ChangeRecord, index: number, now: number): Change
   if (!(Number.isSafeInteger(record.rows) && record.rows >= 0)) throw fault('rows must be 0 or more');
   if (record.undoUnavailableReason.length > MAX_REASON_LENGTH)
     throw fault('undo_unavailable_reason is too long');
+  if (record.summary.length > MAX_SUMMARY_LENGTH) throw fault('summary is too long');
   if (record.payload.length > MAX_CHANGE_PAYLOAD_BYTES)
     throw fault(`payload is larger than ${MAX_CHANGE_PAYLOAD_BYTES} bytes`);
   if (record.undoable && record.payload.length === 0) throw fault('an undoable entry needs its payload');
@@ -87,6 +89,7 @@ function checkedRecord(record: ChangeRecord, index: number, now: number): Change
     undoUnavailableReason: record.undoable ? '' : record.undoUnavailableReason,
     payload: record.undoable ? Buffer.from(record.payload) : Buffer.alloc(0),
     undoesChangeId: record.undoesChangeId ? record.undoesChangeId.toLowerCase() : null,
+    summary: record.summary,
   };
 }
 
@@ -109,6 +112,7 @@ export function toChangeMessage(change: ChangeSummary): ChangeSummaryMessage {
     undoesChangeId: change.undoesChangeId ?? '',
     undoneAtMs: change.undoneAt?.getTime() ?? 0,
     undoneByChangeId: change.undoneByChangeId ?? '',
+    summary: change.summary,
   };
 }
 
@@ -118,6 +122,8 @@ export async function listPage(
   user: string,
   request: {
     spreadsheetId: string;
+    /** Absent on AccountService.ListRecentChanges (the dashboard filters by spreadsheet only). */
+    tool?: string;
     credentialId: string;
     sinceMs: number;
     untilMs: number;
@@ -129,6 +135,7 @@ export async function listPage(
   if (!(pageSize >= 1 && pageSize <= MAX_PAGE_SIZE)) throw invalid(`page_size must be 1..${MAX_PAGE_SIZE}`);
   if (request.spreadsheetId.length > MAX_ID_LENGTH || request.credentialId.length > MAX_ID_LENGTH)
     throw invalid('a filter is too long');
+  if (request.tool && !TOOL_NAME.test(request.tool)) throw invalid('tool must be a tool name');
   if (request.sinceMs < 0 || request.untilMs < 0) throw invalid('times must be 0 or more');
   let cursor: { at: Date; id: string } | undefined;
   if (request.pageToken) {
@@ -139,6 +146,7 @@ export async function listPage(
     user,
     {
       spreadsheetId: request.spreadsheetId,
+      tool: request.tool,
       credentialId: request.credentialId,
       since: request.sinceMs ? new Date(request.sinceMs) : undefined,
       until: request.untilMs ? new Date(request.untilMs) : undefined,
@@ -192,11 +200,11 @@ export function changeJournalHandlers(deps: {
       const user = userId(request.userId);
       if (request.changeId && !isUuid(request.changeId)) throw notFound();
       if (request.credentialId.length > MAX_ID_LENGTH) throw invalid('credential_id is too long');
-      const found = await journal.get(
-        user,
-        request.changeId.toLowerCase() || undefined,
-        request.credentialId,
-      );
+      if (request.spreadsheetId.length > MAX_ID_LENGTH) throw invalid('spreadsheet_id is too long');
+      const found = await journal.get(user, request.changeId.toLowerCase() || undefined, {
+        credentialId: request.credentialId,
+        spreadsheetId: request.spreadsheetId,
+      });
       if (!found) throw notFound();
       return { change: toChangeMessage(found.change), payload: found.payload };
     }),

@@ -35,6 +35,8 @@ export type ListedChange = ChangeSummary;
 
 export interface ChangeFilters {
   spreadsheetId?: string | undefined;
+  /** Only changes made by this tool. */
+  tool?: string | undefined;
   credentialId?: string | undefined;
   since?: Date | undefined;
   until?: Date | undefined;
@@ -52,10 +54,14 @@ export interface ChangeJournal {
   /** Resolves once every entry recorded so far has reached auth (or was lost). */
   flush(): Promise<void>;
   list(auth: AuthInfo, filters: ChangeFilters): Promise<{ changes: ListedChange[]; nextPageToken: string }>;
-  /** One of the person's changes (by id; else the credential's newest that stands), or undefined. */
+  /**
+   * One of the person's changes (by id; else the credential's newest that stands), or undefined;
+   * with `spreadsheetId`, only a change to that spreadsheet.
+   */
   get(
     auth: AuthInfo,
     changeId: string | undefined,
+    spreadsheetId?: string | undefined,
   ): Promise<{ change: ListedChange; payload: ChangePayload | undefined } | undefined>;
   markUndone(auth: AuthInfo, changeId: string, undoneBy: string): Promise<'ok' | 'already' | 'not_found'>;
   close(): Promise<void>;
@@ -67,6 +73,13 @@ const MAX_BATCH_ENTRIES = 50;
 const MAX_BATCH_BYTES = 3 * 1024 * 1024;
 const MAX_RANGES = 100;
 const MAX_RANGE_LENGTH = 300;
+/** Characters of an entry's summary auth keeps. */
+export const MAX_SUMMARY_LENGTH = 300;
+
+/** A summary auth takes: at most 300 characters, cut with an ellipsis. */
+function boundedSummary(summary: string): string {
+  return summary.length <= MAX_SUMMARY_LENGTH ? summary : `${summary.slice(0, MAX_SUMMARY_LENGTH - 1)}…`;
+}
 
 /**
  * The credential a change is recorded under: the API key's id, the connected app's client id, or
@@ -153,6 +166,7 @@ export function createChangeJournal(options: {
         undoUnavailableReason: payload.length > 0 ? '' : reason || 'Undo is not available for this tool.',
         payload,
         undoesChangeId: entry.undoesChangeId ?? '',
+        summary: boundedSummary(entry.summary ?? ''),
       };
       if (waitingBytes + payload.length > MAX_BATCH_BYTES) sendWaiting();
       waiting.push(record);
@@ -171,6 +185,7 @@ export function createChangeJournal(options: {
       return client.listChanges({
         userId: auth.userId,
         spreadsheetId: filters.spreadsheetId ?? '',
+        tool: filters.tool ?? '',
         credentialId: filters.credentialId ?? '',
         sinceMs: filters.since?.getTime() ?? 0,
         untilMs: filters.until?.getTime() ?? 0,
@@ -179,12 +194,13 @@ export function createChangeJournal(options: {
       });
     },
 
-    async get(auth, changeId) {
+    async get(auth, changeId, spreadsheetId) {
       try {
         const found = await client.getChange({
           userId: auth.userId,
           changeId: changeId ?? '',
           credentialId: changeId ? '' : credentialOf(auth).id,
+          spreadsheetId: spreadsheetId ?? '',
         });
         if (!found.change) return undefined;
         const payload =
