@@ -19,6 +19,10 @@ export const sheetId = z
   .min(0)
   .describe('The numeric id of a tab (sheetId), from get_spreadsheet.');
 
+/** The input of a tool listing objects of every tab or of one: `things` is what it lists ("rules"). */
+export const perTabListInput = (things: string) =>
+  z.object({ spreadsheetId, sheetId: sheetId.optional().describe(`Only this tab's ${things}.`) });
+
 export const cellValue = z.union([z.string().max(50_000), z.number(), z.boolean(), z.null()]);
 export const rows = z
   .array(z.array(cellValue).max(1_000))

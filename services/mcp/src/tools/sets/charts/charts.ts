@@ -12,12 +12,12 @@ import { ToolError } from '../../../errors/tool-error.ts';
 import { amount, quotedName } from '../../guards/loss-phrases.ts';
 import { splitRange } from '../../kit/a1.ts';
 import { CHANGE, READ } from '../../kit/annotations.ts';
-import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit/common-schemas.ts';
+import { a1Range, dryRun, dryRunOutput, perTabListInput, spreadsheetId } from '../../kit/common-schemas.ts';
 import { firstVisibleTab, TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import { a1Of, gridRangeOf, type Tab, tabById, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
-import { defineTool } from '../../kit/tool-definition.ts';
+import { defineTool, type ToolContext } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import {
   CHART_TYPES,
@@ -154,9 +154,9 @@ export function chartTools(deps: ToolDeps) {
    * (when `headerRow`), its first column the labels; open ends stop at the data. Refused when it
    * is empty, has no column of values, or no number to plot.
    */
+  /** The chart data of `range` in spreadsheet `id`: its values read once, as domain and series. */
   async function dataOf(
-    userId: string,
-    signal: AbortSignal,
+    { auth: { userId }, signal }: ToolContext,
     id: string,
     read: ChartsRead,
     range: string,
@@ -289,17 +289,11 @@ export function chartTools(deps: ToolDeps) {
         dryRun,
       }),
       outputSchema: chartOutput.extend({ dryRun: dryRunOutput }),
-      async run(input, { auth, signal }) {
+      async run(input, context) {
+        const { auth, signal } = context;
         checkPlacement(input);
         const read = await readCharts(auth.userId, signal, input.spreadsheetId);
-        const data = await dataOf(
-          auth.userId,
-          signal,
-          input.spreadsheetId,
-          read,
-          input.range,
-          input.headerRow,
-        );
+        const data = await dataOf(context, input.spreadsheetId, read, input.range, input.headerRow);
         const shape: ChartShape = {
           type: input.type,
           title: input.title || null,
@@ -358,10 +352,7 @@ export function chartTools(deps: ToolDeps) {
         'Lists the charts of a spreadsheet (or of one tab), each with its chartId, type, title, data ranges and where it is: over a tab at an anchor cell with its size, or alone on a sheet of its own.',
       scope: 'sheets:read',
       annotations: READ,
-      inputSchema: z.object({
-        spreadsheetId,
-        sheetId: sheetId.optional().describe("Only this tab's charts."),
-      }),
+      inputSchema: perTabListInput('charts'),
       outputSchema: z.object({ charts: z.array(chartOutput) }),
       async run(input, { auth, signal }) {
         const read = await readCharts(auth.userId, signal, input.spreadsheetId);
@@ -404,7 +395,8 @@ export function chartTools(deps: ToolDeps) {
         dryRun,
       }),
       outputSchema: chartOutput.extend({ previous: chartOutput, dryRun: dryRunOutput }),
-      async run(input, { auth, signal }) {
+      async run(input, context) {
+        const { auth, signal } = context;
         checkPlacement(input);
         if (input.newSheet === false)
           throw new ToolError('newSheet: false moves nothing; give anchorCell to put a chart over a tab');
@@ -441,8 +433,7 @@ export function chartTools(deps: ToolDeps) {
           const type = input.type ?? shape.type;
           if (input.range !== undefined) {
             const data = await dataOf(
-              auth.userId,
-              signal,
+              context,
               input.spreadsheetId,
               read,
               input.range,

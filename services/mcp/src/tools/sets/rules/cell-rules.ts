@@ -9,7 +9,14 @@ import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
 import { amount, quotedName } from '../../guards/loss-phrases.ts';
 import { CHANGE, READ } from '../../kit/annotations.ts';
-import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit/common-schemas.ts';
+import {
+  a1Range,
+  dryRun,
+  dryRunOutput,
+  perTabListInput,
+  sheetId,
+  spreadsheetId,
+} from '../../kit/common-schemas.ts';
 import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import {
   a1Of,
@@ -240,10 +247,7 @@ export function cellRuleTools(deps: ToolDeps) {
         'Lists the conditional format rules of every tab (or one tab), each with its sheetId and index — what update_conditional_format and delete_conditional_format take.',
       scope: 'sheets:read',
       annotations: READ,
-      inputSchema: z.object({
-        spreadsheetId,
-        sheetId: sheetId.optional().describe("Only this tab's rules."),
-      }),
+      inputSchema: perTabListInput('rules'),
       outputSchema: z.object({ rules: z.array(ruleOutput) }),
       async run(input, { auth, signal }) {
         const read = await readRules(auth.userId, signal, input.spreadsheetId);

@@ -10,7 +10,7 @@ import { ToolError } from '../../../errors/tool-error.ts';
 import { amount, quotedName } from '../../guards/loss-phrases.ts';
 import { columnLetters } from '../../kit/a1.ts';
 import { CHANGE, READ } from '../../kit/annotations.ts';
-import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit/common-schemas.ts';
+import { a1Range, dryRun, dryRunOutput, perTabListInput, spreadsheetId } from '../../kit/common-schemas.ts';
 import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import { a1Of, gridRangeOf, type Tab, tabById, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
@@ -330,10 +330,7 @@ export function tableTools(deps: ToolDeps) {
         'Lists the structured tables of every tab (or one tab): name, tableId, range and columns with their types.',
       scope: 'sheets:read',
       annotations: READ,
-      inputSchema: z.object({
-        spreadsheetId,
-        sheetId: sheetId.optional().describe("Only this tab's tables."),
-      }),
+      inputSchema: perTabListInput('tables'),
       outputSchema: z.object({ tables: z.array(tableOutput) }),
       async run(input, { auth, signal }) {
         const read = await readTables(auth.userId, signal, input.spreadsheetId);

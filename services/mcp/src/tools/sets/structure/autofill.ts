@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
 import { amount } from '../../guards/loss-phrases.ts';
-import { lossReads } from '../../guards/loss-reads.ts';
 import { a1Range, dryRun, dryRunOutput, spreadsheetId } from '../../kit/common-schemas.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
@@ -12,18 +11,22 @@ import {
   cellCount,
   checkOnGrid,
   DESTRUCTIVE,
+  describeOverwrite,
   dryRunText,
-  overwriteLoss,
   readEditTabs,
   resolveArea,
   type Tab,
 } from './edit-grid.ts';
 
 /** The cells an autofill writes: `count` rows or columns beside the source, in its direction. */
-function fillArea(
-  tabs: Tab[],
-  input: { source: string; direction: 'down' | 'up' | 'right' | 'left'; count: number },
-): { tab: Tab; area: Area; filled: Area } {
+interface FillInput {
+  spreadsheetId: string;
+  source: string;
+  direction: 'down' | 'up' | 'right' | 'left';
+  count: number;
+}
+
+function fillArea(tabs: Tab[], input: FillInput): { tab: Tab; area: Area; filled: Area } {
   const { tab, area } = resolveArea(tabs, input.source, 'source');
   const filled = { ...area };
   if (input.direction === 'down') {
@@ -50,7 +53,6 @@ function fillArea(
 /** autofill: extend a range as the fill handle does (docs/design.md §11). */
 export function autofillTools(deps: ToolDeps) {
   const batchUpdate = spreadsheetBatchUpdate(deps);
-  const reads = lossReads(deps);
   return [
     defineTool({
       name: 'autofill',
@@ -100,11 +102,10 @@ export function autofillTools(deps: ToolDeps) {
           text: `Filled ${result.filled} from ${result.source} (${amount(result.cells, 'cell')}).`,
         };
       },
-      async describeLoss(input, context) {
-        const tabs = await readEditTabs(deps, context.auth.userId, context.signal, input.spreadsheetId);
+      describeLoss: describeOverwrite(deps, (tabs, input: FillInput) => {
         const { tab, filled } = fillArea(tabs, input);
-        return overwriteLoss(reads, input.spreadsheetId, tab, filled, context);
-      },
+        return { tab, area: filled };
+      }),
     }),
   ];
 }

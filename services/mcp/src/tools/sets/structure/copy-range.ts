@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
 import { amount } from '../../guards/loss-phrases.ts';
-import { lossReads } from '../../guards/loss-reads.ts';
 import { splitRange } from '../../kit/a1.ts';
 import { a1Range, dryRun, dryRunOutput, spreadsheetId } from '../../kit/common-schemas.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
@@ -13,9 +12,9 @@ import {
   cellCount,
   checkOnGrid,
   DESTRUCTIVE,
+  describeOverwrite,
   dryRunText,
   heightOf,
-  overwriteLoss,
   readEditTabs,
   resolveArea,
   type Tab,
@@ -33,9 +32,16 @@ const PASTE_TYPES = {
  * The cells a paste writes (written-area.ts's rule for pastes): a cell or a range that is not a
  * multiple of the source takes the source once from its top-left cell; a multiple repeats it.
  */
+interface PasteInput {
+  spreadsheetId: string;
+  source: string;
+  destination: string;
+  mode: 'copy' | 'cut';
+}
+
 function pasteArea(
   tabs: Tab[],
-  input: { source: string; destination: string; mode: 'copy' | 'cut' },
+  input: PasteInput,
 ): { source: { tab: Tab; area: Area }; destination: { tab: Tab; area: Area }; written: Area } {
   const source = resolveArea(tabs, input.source, 'source');
   // A tab's name alone is its top-left cell: the whole tab would repeat the source all over it.
@@ -72,7 +78,6 @@ function pasteArea(
 /** copy_range: copy or move a range, keeping formulas and formats (docs/design.md §11). */
 export function copyRangeTools(deps: ToolDeps) {
   const batchUpdate = spreadsheetBatchUpdate(deps);
-  const reads = lossReads(deps);
   return [
     defineTool({
       name: 'copy_range',
@@ -134,11 +139,10 @@ export function copyRangeTools(deps: ToolDeps) {
           text: `${input.mode === 'cut' ? 'Moved' : 'Copied'} ${result.source} to ${result.destination} (${amount(result.cells, 'cell')}).`,
         };
       },
-      async describeLoss(input, context) {
-        const tabs = await readEditTabs(deps, context.auth.userId, context.signal, input.spreadsheetId);
+      describeLoss: describeOverwrite(deps, (tabs, input: PasteInput) => {
         const { destination, written } = pasteArea(tabs, input);
-        return overwriteLoss(reads, input.spreadsheetId, destination.tab, written, context);
-      },
+        return { tab: destination.tab, area: written };
+      }),
     }),
   ];
 }

@@ -1,6 +1,6 @@
 import { ToolError } from '../../../errors/tool-error.ts';
 import { amount, cellsOf, nonEmptyCount, tabName } from '../../guards/loss-phrases.ts';
-import type { LossReads } from '../../guards/loss-reads.ts';
+import { lossReads } from '../../guards/loss-reads.ts';
 import { columnLetters, rangeOnSheet } from '../../kit/a1.ts';
 import { CHANGE } from '../../kit/annotations.ts';
 import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
@@ -127,24 +127,30 @@ export function checkOnGrid(tab: Tab, area: Area, what: string): void {
     );
 }
 
-/** `Overwrites B2:D5 of the tab "Q3": 12 non-empty cells.`, or null when they hold nothing. */
-export async function overwriteLoss(
-  reads: LossReads,
-  spreadsheetId: string,
-  tab: Tab,
-  area: Area,
-  context: ToolContext,
-): Promise<string | null> {
-  const lossArea = {
-    tab: { sheetId: tab.sheetId, title: tab.title, rows: tab.rows, columns: tab.columns },
-    rowStart: area.startRowIndex,
-    rowEnd: area.endRowIndex,
-    columnStart: area.startColumnIndex,
-    columnEnd: area.endColumnIndex,
+/**
+ * The describeLoss of an editing tool that overwrites an area: the tabs read, the area found as the
+ * tool's `run` finds it, and `Overwrites B2:D5 of the tab "Q3": 12 non-empty cells.` — or null
+ * when the cells hold nothing.
+ */
+export function describeOverwrite<Input extends { spreadsheetId: string }>(
+  deps: ToolDeps,
+  locate: (tabs: Tab[], input: Input) => { tab: Tab; area: Area },
+): (input: Input, context: ToolContext) => Promise<string | null> {
+  const reads = lossReads(deps);
+  return async (input, context) => {
+    const tabs = await readEditTabs(deps, context.auth.userId, context.signal, input.spreadsheetId);
+    const { tab, area } = locate(tabs, input);
+    const lossArea = {
+      tab: { sheetId: tab.sheetId, title: tab.title, rows: tab.rows, columns: tab.columns },
+      rowStart: area.startRowIndex,
+      rowEnd: area.endRowIndex,
+      columnStart: area.startColumnIndex,
+      columnEnd: area.endColumnIndex,
+    };
+    const [count] = await reads.count(input.spreadsheetId, [lossArea], context);
+    if (count!.complete && count!.nonEmpty === 0) return null;
+    return `Overwrites ${cellsOf(lossArea)} of ${tabName(lossArea.tab)}: ${nonEmptyCount(count!)}.`;
   };
-  const [count] = await reads.count(spreadsheetId, [lossArea], context);
-  if (count!.complete && count!.nonEmpty === 0) return null;
-  return `Overwrites ${cellsOf(lossArea)} of ${tabName(lossArea.tab)}: ${nonEmptyCount(count!)}.`;
 }
 
 export const dryRunText = (sentence: string) => `Dry run: would ${sentence}. Nothing was changed.`;
