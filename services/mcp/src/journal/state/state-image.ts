@@ -90,6 +90,8 @@ export interface DimensionImage {
 /** The aspects of one tab; a tab absent from the image did not exist (or was not read). */
 export interface SheetStateImage {
   sheetId: number;
+  /** The tab's title when read, for the words undo and the log use (naming a tab by id otherwise). */
+  title?: string;
   properties?: sheets_v4.Schema$SheetProperties;
   merges?: sheets_v4.Schema$GridRange[];
   conditionalFormats?: sheets_v4.Schema$ConditionalFormatRule[];
