@@ -1,6 +1,6 @@
 import type { AuthInfo } from '../../auth/auth-info.ts';
 import { ToolError } from '../../errors/tool-error.ts';
-import { splitRange } from '../kit/a1.ts';
+import { rangeOnSheet, splitRange } from '../kit/a1.ts';
 import { type CellAt, isAmbiguous, readCellKinds, type StringKind } from '../kit/cell-kinds.ts';
 import { isPastGridError } from '../kit/page-window.ts';
 import {
@@ -136,7 +136,7 @@ export async function guardWrites(
         if (typeof now !== 'string' || !now.startsWith('=') || written === now) return;
         const address = cellAddress(area.top, area.left, row, column);
         formulaCells.push(
-          formulaCells.length === 0 && area.sheet ? `${sheetPrefix(area)}${address}` : address,
+          formulaCells.length === 0 && area.sheet ? rangeOnSheet(area.sheet, address) : address,
         );
       });
     });
@@ -211,14 +211,11 @@ function createReads(
         } catch (error) {
           // A write may start below or right of the tab's grid, which it grows; Google refuses a
           // read starting there, and such cells hold nothing. Each range is then read alone.
-          if (!isPastGridError(error) || ranges.length === 1) {
-            if (!isPastGridError(error)) throw error;
-            valueRanges = [undefined];
-          } else {
-            valueRanges = [];
+          if (!isPastGridError(error)) throw error;
+          valueRanges = [];
+          if (ranges.length > 1)
             for (const range of ranges)
               valueRanges.push(await batchGet([range]).then((read) => read[0], emptyPastGrid));
-          }
         }
         ranges.forEach((range, position) => {
           const read = valueRanges[position];
@@ -262,10 +259,6 @@ function offsetOf(answeredRange: string, area: WrittenArea): { rows: number; col
 
 function sheetOf(answeredRange: string): string | undefined {
   return splitRange(answeredRange).sheetTitle;
-}
-
-function sheetPrefix(area: WrittenArea): string {
-  return areaRange({ ...area, rows: 1, columns: 1 }).replace(/![^!]*$/, '!');
 }
 
 function revisionProblem(
