@@ -1,6 +1,7 @@
 import type { sheets_v4 } from 'googleapis';
 import { columnLetters, gridBounds, rangeOnSheet, splitRange } from '../tools/kit/a1.ts';
 import { type CellAt, isAmbiguous, type StringKind } from '../tools/kit/cell-kinds.ts';
+import type { DrivePayload } from './drive-payloads.ts';
 import type { NoteArea } from './note-images.ts';
 import type { DimensionImage } from './sheet-image.ts';
 
@@ -58,7 +59,8 @@ export type ChangePayload =
   | { v: 1; kind: 'values'; areas: ValueArea[]; insertedRows?: InsertedRows }
   | { v: 1; kind: 'sheet'; sheet: SheetImage }
   | { v: 1; kind: 'notes'; areas: NoteArea[] }
-  | { v: 1; kind: 'dimension'; dimension: DimensionImage };
+  | { v: 1; kind: 'dimension'; dimension: DimensionImage }
+  | DrivePayload;
 
 /** Cells one change may replace and still be undoable. */
 export const MAX_UNDO_CELLS = 50_000;

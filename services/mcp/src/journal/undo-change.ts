@@ -19,6 +19,8 @@ import {
   type ValueArea,
   valueArea,
 } from './change-payloads.ts';
+import { isDrivePayload } from './drive-payloads.ts';
+import { DriveUndoRefusal, undoDriveChange } from './drive-undo.ts';
 import { type NoteArea, noteAreaRange, readNotes, restoreNotesRequest } from './note-images.ts';
 import { recordValueChange } from './record-change.ts';
 import { type DimensionImage, SHEET_IMAGE_CELL_FIELDS } from './sheet-image.ts';
@@ -516,8 +518,9 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
       sheetId?: number;
     };
     try {
-      outcome =
-        payload.kind === 'sheet'
+      outcome = isDrivePayload(payload)
+        ? await undoDriveChange(deps, journal, auth, signal, change, payload, options)
+        : payload.kind === 'sheet'
           ? await undoSheet(journal, auth, signal, change, payload.sheet, options)
           : payload.kind === 'notes'
             ? await undoNotes(journal, auth, signal, change, payload.areas, options)
@@ -525,7 +528,7 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
               ? await undoDimension(journal, auth, signal, change, payload.dimension, options)
               : await undoValues(journal, auth, signal, change, payload, options);
     } catch (error) {
-      if (error instanceof Refusal) return error.outcome;
+      if (error instanceof Refusal || error instanceof DriveUndoRefusal) return error.outcome;
       throw error;
     }
     if (outcome.undoId) {
