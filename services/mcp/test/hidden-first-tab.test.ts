@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
+import { callToolOk } from './support/tool-answers.ts';
 
 // A range without a tab name is on the first *visible* tab, as Google's A1 notation says (issue
 // 32): with an empty hidden tab first, clear_range of `A1:B2` must describe — and ask to confirm —
@@ -11,22 +12,8 @@ let stack: McpUnderTest;
 let client: Client;
 let spreadsheetId: string;
 
-interface Answer {
-  isError: boolean;
-  text: string;
-  structured: Record<string, unknown>;
-}
-
-async function ok(name: string, args: Record<string, unknown>): Promise<Answer> {
-  const result = await client.callTool({ name, arguments: { spreadsheetId, ...args } });
-  const answer = {
-    isError: result.isError === true,
-    text: (result.content as Array<{ text: string }>)[0]!.text,
-    structured: (result.structuredContent ?? {}) as Record<string, unknown>,
-  };
-  expect(answer.isError, answer.text).toBe(false);
-  return answer;
-}
+const ok = (name: string, args: Record<string, unknown>) =>
+  callToolOk(client, name, { spreadsheetId, ...args });
 
 beforeAll(async () => {
   stack = await startMcpUnderTest();

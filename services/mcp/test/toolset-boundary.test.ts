@@ -5,6 +5,7 @@ import type { AuthInfo } from '../src/auth/auth-info.ts';
 import type { ChangeJournal, ListedChange } from '../src/journal/change-journal.ts';
 import { undoToolset } from '../src/journal/undo-toolset.ts';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
+import { callTool, callToolOk } from './support/tool-answers.ts';
 
 // Toolsets are a hard boundary (docs/design.md §11.5, issue 32): a call may do only what its
 // credential's sets allow, whichever tool carries it. undo_change needs the set of the tool whose
@@ -18,28 +19,11 @@ let sessionCookie: string;
 let spreadsheetId: string;
 const clients: Client[] = [];
 
-interface Answer {
-  isError: boolean;
-  text: string;
-  structured: Record<string, unknown>;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
-  // undo_change names a change, not a spreadsheet.
-  const target = name === 'undo_change' ? {} : { spreadsheetId };
-  const result = await client.callTool({ name, arguments: { ...target, ...args } });
-  return {
-    isError: result.isError === true,
-    text: (result.content as Array<{ text: string }>)[0]!.text,
-    structured: (result.structuredContent ?? {}) as Record<string, unknown>,
-  };
-}
-
-async function ok(client: Client, name: string, args: Record<string, unknown>): Promise<Answer> {
-  const answer = await call(client, name, args);
-  expect(answer.isError, answer.text).toBe(false);
-  return answer;
-}
+// undo_change names a change, not a spreadsheet.
+const call = (client: Client, name: string, args: Record<string, unknown>) =>
+  callTool(client, name, { ...(name === 'undo_change' ? {} : { spreadsheetId }), ...args });
+const ok = (client: Client, name: string, args: Record<string, unknown>) =>
+  callToolOk(client, name, { ...(name === 'undo_change' ? {} : { spreadsheetId }), ...args });
 
 /** An MCP client on an API key auth made with these toolsets, as the dashboard makes it. */
 async function keyClient(toolsets: string[]): Promise<Client> {

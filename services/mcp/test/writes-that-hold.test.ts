@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
+import { type Answer, callTool, callToolOk } from './support/tool-answers.ts';
 
 // Safe writes that hold (docs/design.md §11.2, §11.8): every check a write passes — the formula
 // guard, ifRevision, the change journal's before-image, the loss description — covers the cells
@@ -37,28 +38,11 @@ async function writesDuring(action: () => Promise<unknown>): Promise<string[]> {
   return WRITE_METHODS.filter((name) => (after[name] ?? 0) > (before[name] ?? 0));
 }
 
-interface Answer {
-  isError: boolean;
-  text: string;
-  structured: Record<string, unknown>;
-}
-
-async function call(name: string, args: Record<string, unknown>): Promise<Answer> {
-  // undo_change finds the spreadsheet from the change.
-  const withId = name === 'undo_change' ? args : { spreadsheetId, ...args };
-  const result = await client.callTool({ name, arguments: withId });
-  return {
-    isError: result.isError === true,
-    text: (result.content as Array<{ text: string }>)[0]!.text,
-    structured: (result.structuredContent ?? {}) as Record<string, unknown>,
-  };
-}
-
-async function ok(name: string, args: Record<string, unknown>): Promise<Answer> {
-  const answer = await call(name, args);
-  expect(answer.isError, answer.text).toBe(false);
-  return answer;
-}
+// undo_change finds the spreadsheet from the change.
+const withId = (name: string, args: Record<string, unknown>) =>
+  name === 'undo_change' ? args : { spreadsheetId, ...args };
+const call = (name: string, args: Record<string, unknown>) => callTool(client, name, withId(name, args));
+const ok = (name: string, args: Record<string, unknown>) => callToolOk(client, name, withId(name, args));
 
 async function read(range: string, render = 'FORMULA'): Promise<unknown[][]> {
   return (await ok('read_range', { range, valueRenderOption: render })).structured.values as unknown[][];
