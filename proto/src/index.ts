@@ -21,6 +21,7 @@ export {
   mayBeApiKey,
   toResolveApiKeyResponse,
 } from './api-key-resolution.ts';
+export { changeRanges, describeChange } from './change-words.ts';
 export {
   type AccountServiceClientApi,
   type CallSettings,

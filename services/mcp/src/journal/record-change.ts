@@ -1,13 +1,17 @@
 import type { AuthInfo } from '../auth/auth-info.ts';
 import type { ChangeJournal } from './change-journal.ts';
 import { areaCells, areaRange, bounded, type InsertedRows, type ValueArea } from './change-payloads.ts';
+import { valueWriteSummary } from './change-summaries.ts';
 
 /** The sentence a tool's answer ends with when its change was journaled. */
 export function changeNote(changeId: string | undefined): string {
   return changeId ? ` Change ${changeId} (undo_change can undo it).` : '';
 }
 
-/** Journals a value write: its areas' before- and after-images, bounded (change-payloads.ts). */
+/**
+ * Journals a value write: its areas' before- and after-images, bounded (change-payloads.ts), and
+ * what it did in words (change-summaries.ts).
+ */
 export function recordValueChange(
   journal: ChangeJournal,
   auth: AuthInfo,
@@ -18,9 +22,12 @@ export function recordValueChange(
     insertedRows?: InsertedRows;
     /** The ranges to list, when not the areas' own. */
     ranges?: string[];
+    /** Written with valueInputOption RAW: a leading `=` stored text, not a formula. */
+    raw?: boolean;
     undoesChangeId?: string;
   },
 ): string {
+  const ranges = change.ranges ?? change.areas.map(areaRange);
   const cells = change.areas.reduce((sum, area) => sum + areaCells(area), 0);
   const rows = change.areas.reduce((sum, area) => sum + area.after.length, 0);
   const payload = {
@@ -32,9 +39,10 @@ export function recordValueChange(
   return journal.record(auth, {
     tool: change.tool,
     spreadsheetId: change.spreadsheetId,
-    ranges: change.ranges ?? change.areas.map(areaRange),
+    ranges,
     cells,
     rows,
+    summary: valueWriteSummary({ ...change, ranges }),
     ...bounded(payload, cells),
     ...(change.undoesChangeId ? { undoesChangeId: change.undoesChangeId } : {}),
   });

@@ -2,6 +2,7 @@ import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
 import { bounded } from '../../../journal/change-payloads.ts';
+import { notesSummary } from '../../../journal/change-summaries.ts';
 import { readNotes } from '../../../journal/note-images.ts';
 import { changeNote } from '../../../journal/record-change.ts';
 import { amount } from '../../guards/loss-phrases.ts';
@@ -120,6 +121,7 @@ export function noteTools(deps: ToolDeps) {
             ranges: updatedRanges,
             cells,
             rows: noteAreas.reduce((sum, area) => sum + area.before.length, 0),
+            summary: notesSummary({ set, cleared: areas.length - set, cells, ranges: updatedRanges }),
             ...bounded({ v: 1, kind: 'notes', areas: noteAreas }, cells),
           });
         }

@@ -213,6 +213,7 @@ export function valueWriteTools(deps: ToolDeps) {
                 tool: 'write_range',
                 spreadsheetId: input.spreadsheetId,
                 areas: [valueArea(before[0], input.values, data.updatedData?.values ?? undefined)],
+                raw: input.valueInputOption === 'RAW',
               })
             : undefined;
         return {
@@ -306,6 +307,7 @@ export function valueWriteTools(deps: ToolDeps) {
                     response.responses?.[index]?.updatedData?.values ?? undefined,
                   ),
                 ),
+                raw: input.valueInputOption === 'RAW',
               })
             : undefined;
         return {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deletedDimensionSummary } from '../../../journal/change-summaries.ts';
 import { changeNote } from '../../../journal/record-change.ts';
 import { captureDimension } from '../../../journal/sheet-image.ts';
 import { lossDescriptions } from '../../guards/loss-descriptions.ts';
@@ -126,6 +127,7 @@ export function dimensionTools(deps: ToolDeps) {
             ],
             cells: image?.rows.reduce((sum, row) => sum + (row.values?.length ?? 0), 0) ?? 0,
             rows: input.dimension === 'ROWS' ? deleted : 0,
+            summary: deletedDimensionSummary({ ...input, title }),
           }),
           (dimension) => ({ v: 1, kind: 'dimension', dimension }),
         );

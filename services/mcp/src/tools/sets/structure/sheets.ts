@@ -3,6 +3,7 @@ import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import type { AuthInfo } from '../../../auth/auth-info.ts';
 import { ToolError } from '../../../errors/tool-error.ts';
+import { deletedTabSummary } from '../../../journal/change-summaries.ts';
 import { changeNote } from '../../../journal/record-change.ts';
 import { captureSheet } from '../../../journal/sheet-image.ts';
 import { lossDescriptions } from '../../guards/loss-descriptions.ts';
@@ -255,12 +256,13 @@ export function sheetTools(deps: ToolDeps) {
           deps.journal,
           auth,
           captured,
-          ({ title, cells, rows }) => ({
+          ({ title, cells, rows, image }) => ({
             tool: 'delete_sheet',
             spreadsheetId: input.spreadsheetId,
             ranges: [title],
             cells,
             rows,
+            summary: deletedTabSummary(title, rows, image?.rows),
           }),
           (sheet) => ({ v: 1, kind: 'sheet', sheet }),
         );
