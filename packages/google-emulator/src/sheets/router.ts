@@ -17,6 +17,7 @@ import { googleErrors } from '../google-error.ts';
 import { readJsonBody } from '../http/request-body.ts';
 import { formatRange, resolveRange } from './a1-notation.ts';
 import { applyBatchUpdate } from './batch-update.ts';
+import { dataFilterRanges } from './data-filters.ts';
 import { parseFieldMask, selectFields } from './field-mask.ts';
 import type { SpreadsheetModel } from './model.ts';
 import { copySheetTo } from './sheet-copy.ts';
@@ -103,6 +104,27 @@ export function createSheetsRouter(deps: SheetsRoutesDeps): Router {
     const [id] = pathParts(ctx, new RegExp(`^/v4/spreadsheets/${ID}$`));
     const { spreadsheet } = open(ctx, id, 'read');
     respond(ctx, spreadsheetResource(spreadsheet, resourceOptions(ctx)));
+  });
+
+  // spreadsheets.getByDataFilter: a get whose ranges are data filters (data-filters.ts). Google's
+  // reference lists only the read-write scopes for it (spreadsheets, drive, drive.file), while
+  // reading the file is enough to be answered.
+  const GET_BY_DATA_FILTER = new RegExp(`^/v4/spreadsheets/${ID}:getByDataFilter$`);
+  router.post(GET_BY_DATA_FILTER, async (ctx) => {
+    const [id] = pathParts(ctx, GET_BY_DATA_FILTER);
+    deps.access.authenticate(ctx, SHEETS_WRITE_SCOPES);
+    const { spreadsheet } = open(ctx, id, 'read');
+    const body = ((await jsonBody(ctx)) ?? {}) as sheets_v4.Schema$GetSpreadsheetByDataFilterRequest;
+    const fields = queryString(ctx, 'fields');
+    respond(
+      ctx,
+      spreadsheetResource(spreadsheet, {
+        ranges: dataFilterRanges(spreadsheet, body.dataFilters ?? []),
+        // "If a field mask is set, the includeGridData parameter is ignored."
+        includeGridData: fields ? /\bdata\b/.test(fields) : body.includeGridData === true,
+        ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+      }),
+    );
   });
 
   const BATCH_UPDATE = new RegExp(`^/v4/spreadsheets/${ID}:batchUpdate$`);

@@ -3,7 +3,7 @@
  * (`includeSpreadsheetInResponse`): properties, sheets, and grid data when asked for.
  */
 import type { sheets_v4 } from 'googleapis';
-import { type GridBounds, resolveRange } from './a1-notation.ts';
+import { type GridBounds, type ResolvedRange, resolveRange } from './a1-notation.ts';
 import { effectiveCell, formattedValue } from './cell-values.ts';
 import { evaluateSpreadsheet } from './formulas.ts';
 import { storedCellsIn } from './grid.ts';
@@ -36,8 +36,8 @@ export function spreadsheetUrl(spreadsheetId: string, publicUrl = 'https://docs.
 }
 
 export interface ResourceOptions {
-  /** A1 ranges: only their sheets are returned, and grid data covers only them. */
-  ranges?: string[];
+  /** A1 ranges (or ranges resolved already): only their sheets are returned, and grid data covers only them. */
+  ranges?: Array<string | ResolvedRange>;
   includeGridData?: boolean;
   /** The origin `spreadsheetUrl` points at: the emulator's own, or Google's by default. */
   publicUrl?: string;
@@ -47,7 +47,9 @@ export function spreadsheetResource(
   spreadsheet: SpreadsheetModel,
   options: ResourceOptions = {},
 ): sheets_v4.Schema$Spreadsheet {
-  const ranges = (options.ranges ?? []).map((range) => resolveRange(spreadsheet, range));
+  const ranges = (options.ranges ?? []).map((range) =>
+    typeof range === 'string' ? resolveRange(spreadsheet, range) : range,
+  );
   const sheets =
     ranges.length === 0
       ? spreadsheet.sheets

@@ -7,6 +7,7 @@ const METHODS: Array<[httpMethod: string, path: RegExp, name: string]> = [
   ['POST', /^\/v4\/spreadsheets$/, 'sheets.spreadsheets.create'],
   ['GET', /^\/v4\/spreadsheets\/[^/:]+$/, 'sheets.spreadsheets.get'],
   ['POST', /^\/v4\/spreadsheets\/[^/:]+:batchUpdate$/, 'sheets.spreadsheets.batchUpdate'],
+  ['POST', /^\/v4\/spreadsheets\/[^/:]+:getByDataFilter$/, 'sheets.spreadsheets.getByDataFilter'],
   ['GET', /^\/v4\/spreadsheets\/[^/:]+\/values:batchGet$/, 'sheets.spreadsheets.values.batchGet'],
   ['POST', /^\/v4\/spreadsheets\/[^/:]+\/values:batchUpdate$/, 'sheets.spreadsheets.values.batchUpdate'],
   ['POST', /^\/v4\/spreadsheets\/[^/:]+\/values:batchClear$/, 'sheets.spreadsheets.values.batchClear'],
