@@ -102,6 +102,15 @@ describe('set_data_validation', () => {
     ]);
   });
 
+  it('finds the tab ignoring case, as Sheets resolves a range', async () => {
+    const set = await call('set_data_validation', { range: 'data!F3', condition: 'TEXT_IS_EMAIL' });
+    expect(set.structured.range).toBe('Data!F3');
+    expect(await validationOf('Data!F3')).toEqual([
+      ['F3', { condition: 'TEXT_IS_EMAIL', values: [], strict: true }],
+    ]);
+    await call('set_data_validation', { range: 'Data!F3', clear: true });
+  });
+
   it('clears validation, and a dry run changes nothing', async () => {
     await call('set_data_validation', { range: 'Data!G1:G2', condition: 'TEXT_IS_URL' });
     const dry = await dryRun('set_data_validation', { range: 'Data!G1:G2', clear: true });

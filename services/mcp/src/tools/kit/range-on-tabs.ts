@@ -15,22 +15,19 @@ export interface RangeOnTabs<Tab> {
 
 /**
  * The tab an A1 range names and its cells, found as Sheets finds them: bare cells are on the first
- * visible tab, and a tab's name matches exactly, then ignoring case — unless `exactName`. Each
+ * visible tab, and a tab's name matches exactly, then ignoring case (as Google resolves A1 ranges). Each
  * tool family says in its own words what is wrong (no tab, not A1, off the grid) and sizes the
  * area its own way (clipped to the grid for reads, refused past it for writes).
  */
 export function rangeOnTabs<Tab extends { title: string; hidden?: boolean | null | undefined }>(
   tabs: readonly Tab[],
   range: string,
-  options: { exactName?: boolean } = {},
 ): RangeOnTabs<Tab> {
   const { sheetTitle, cells } = splitRange(range);
   const tab =
     sheetTitle === undefined
       ? firstVisibleTab(tabs)
       : (tabs.find((each) => each.title === sheetTitle) ??
-        (options.exactName
-          ? undefined
-          : tabs.find((each) => each.title.toLowerCase() === sheetTitle.toLowerCase())));
+        tabs.find((each) => each.title.toLowerCase() === sheetTitle.toLowerCase()));
   return { sheetTitle, cells, tab, bounds: gridBounds(cells) };
 }

@@ -47,7 +47,7 @@ export function gridRangeOf(
   namedRanges: readonly sheets_v4.Schema$NamedRange[] = [],
 ): { range: sheets_v4.Schema$GridRange; tab: Tab } {
   // Exact tab names only: a rule's range may be a named range, looked up when no tab matches.
-  const { sheetTitle, cells, tab, bounds } = rangeOnTabs(tabs, range, { exactName: true });
+  const { sheetTitle, cells, tab, bounds } = rangeOnTabs(tabs, range);
   const named =
     tab || cells !== '' || range.includes('!')
       ? undefined

@@ -182,7 +182,7 @@ function wholeTab(tab: Tab): SearchArea {
 
 /** The area an A1 range names (a1.ts parses it), within its tab's grid; the first visible tab when unnamed. */
 function searchAreaOf(range: string, tabs: Tab[]): SearchArea {
-  const { sheetTitle, tab, bounds } = rangeOnTabs(tabs, range, { exactName: true });
+  const { sheetTitle, tab, bounds } = rangeOnTabs(tabs, range);
   if (!tab)
     throw new ToolError(
       `there is no tab named ${JSON.stringify(sheetTitle)}; get_spreadsheet lists the tabs`,
