@@ -64,6 +64,8 @@ export type UndoOutcome =
 export interface UndoRequest {
   /** The change to undo; absent: this credential's newest change that stands. */
   changeId?: string | undefined;
+  /** Only a change to this spreadsheet: the newest one without `changeId`, else not found. */
+  spreadsheetId?: string | undefined;
   /** Restore even cells changed since the change, losing those later edits. */
   force: boolean;
   dryRun: boolean;
@@ -492,7 +494,7 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
   async function undoOnce(auth: AuthInfo, signal: AbortSignal, request: UndoRequest): Promise<UndoOutcome> {
     // The caller's own change may still be on its way to auth.
     await journal.flush();
-    const found = await journal.get(auth, request.changeId);
+    const found = await journal.get(auth, request.changeId, request.spreadsheetId);
     if (!found) return { kind: 'not_found' };
     const { change, payload } = found;
     if (change.undoneAtMs)
