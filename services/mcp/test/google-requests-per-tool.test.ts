@@ -53,13 +53,13 @@ const PINNED: RequestsPerTool = {
   format_range: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
   batch_update: { 'sheets.spreadsheets.batchUpdate': 1 },
   // The editing tools read the tabs (ids, sizes, merges) to refuse a bad range before writing; an
-  // unmerge of a range without merges and a find_replace in every tab need only one request.
+  // find_replace in every tab needs only one request.
   copy_range: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
   autofill: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
   sort_range: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
   find_replace: { 'sheets.spreadsheets.batchUpdate': 1 },
   merge_cells: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  unmerge_cells: { 'sheets.spreadsheets.get': 1 },
+  unmerge_cells: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
   freeze: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
   set_dimension_properties: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
   copy_sheet_to: { 'sheets.spreadsheets.sheets.copyTo': 1 },

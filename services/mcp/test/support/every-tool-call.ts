@@ -48,6 +48,12 @@ function ruleFixtureRequests(planId: number): unknown[] {
     },
     { addNamedRange: { namedRange: { name: RULE_FIXTURES.namedRange, range: items } } },
     {
+      mergeCells: {
+        range: { sheetId: planId, startRowIndex: 6, endRowIndex: 7, startColumnIndex: 0, endColumnIndex: 2 },
+        mergeType: 'MERGE_ALL',
+      },
+    },
+    {
       addProtectedRange: {
         protectedRange: { protectedRangeId: RULE_FIXTURES.protectedRangeId, range: items },
       },
@@ -246,7 +252,7 @@ function toolCalls(target: ToolCallTarget): ToolCall[] {
     ['sort_range', { spreadsheetId, range: 'Plan!A1:B4', sortBy: [{ column: 'B' }], headerRow: true }],
     ['find_replace', { spreadsheetId, find: 'Food', replacement: 'Groceries' }],
     ['merge_cells', { spreadsheetId, range: 'Notes!C1:D1' }],
-    ['unmerge_cells', { spreadsheetId, range: 'Notes!C1:D1' }],
+    ['unmerge_cells', { spreadsheetId, range: 'Plan!A7:B7' }, ON_RULE_FIXTURES],
     ['freeze', { spreadsheetId, sheetId: planId, rows: 1 }],
     [
       'set_dimension_properties',
@@ -307,13 +313,52 @@ async function sheetgateMadeCopy(
 /** Google requests by API method, per tool. */
 export type RequestsPerTool = Record<string, Record<string, number>>;
 
+type BookStack = Pick<McpUnderTest, 'emulatorUrl' | 'seed' | 'googleAccessToken'>;
+
+/**
+ * A fresh copy of TOOL_CALL_BOOK for `tool`'s one call (with the rule fixtures when the call acts
+ * on them; a Sheetgate-made copy for the sharing tools), put there through the emulator directly
+ * (no tool, so no count), and that call.
+ */
+export async function freshCallOf(
+  stack: BookStack,
+  userId: string,
+  tool: string,
+): Promise<{ target: ToolCallTarget; args: Record<string, unknown> }> {
+  const [spreadsheetId] = await stack.seed('alice@example.com', TOOL_CALL_BOOK);
+  const token = await stack.googleAccessToken(userId);
+  const book = (await (
+    await fetch(`${stack.emulatorUrl}/v4/spreadsheets/${spreadsheetId}?fields=sheets.properties`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+  ).json()) as { sheets: Array<{ properties: { sheetId: number; title: string } }> };
+  const idOf = (title: string) =>
+    book.sheets.find((sheet) => sheet.properties.title === title)!.properties.sheetId;
+  const needs = everyToolCall({ spreadsheetId: 'x', planId: 0, notesId: 1 }).find(([name]) => name === tool);
+  if (!needs) throw new Error(`no call of ${tool} in every-tool-call.ts`);
+  if (needs[2] === ON_RULE_FIXTURES) {
+    const response = await fetch(`${stack.emulatorUrl}/v4/spreadsheets/${spreadsheetId}:batchUpdate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ requests: ruleFixtureRequests(idOf('Plan')) }),
+    });
+    if (!response.ok) throw new Error(`the rule fixtures were refused: ${await response.text()}`);
+  }
+  const plain = { spreadsheetId: spreadsheetId!, planId: idOf('Plan'), notesId: idOf('Notes') };
+  const target = SHEETGATE_FILE_TOOLS.has(tool)
+    ? await sheetgateMadeCopy(stack.emulatorUrl, plain, token!)
+    : plain;
+  const [, args] = everyToolCall(target).find(([name]) => name === tool)!;
+  return { target, args };
+}
+
 /**
  * Calls each tool once (`oneCallOfEachTool`, each on a fresh copy of the book) through `callTool`
  * and answers the Google requests each call made, by API method, as the emulator counted them.
  * Throws when a call fails: a failed call's count says nothing.
  */
 export async function measureGoogleRequestsPerTool(
-  stack: Pick<McpUnderTest, 'emulatorUrl' | 'seed' | 'googleAccessToken'>,
+  stack: BookStack,
   userId: string,
   callTool: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>,
 ): Promise<RequestsPerTool> {
@@ -323,36 +368,9 @@ export async function measureGoogleRequestsPerTool(
     };
     return Object.fromEntries(Object.entries(stats.methods).map(([method, each]) => [method, each.attempts]));
   };
-  // A fresh book and its tabs' ids, read from the emulator directly (no tool, so no count).
-  const freshBook = async (tool: string): Promise<ToolCallTarget> => {
-    const [spreadsheetId] = await stack.seed('alice@example.com', TOOL_CALL_BOOK);
-    const token = await stack.googleAccessToken(userId);
-    const book = (await (
-      await fetch(`${stack.emulatorUrl}/v4/spreadsheets/${spreadsheetId}?fields=sheets.properties`, {
-        headers: { authorization: `Bearer ${token}` },
-      })
-    ).json()) as { sheets: Array<{ properties: { sheetId: number; title: string } }> };
-    const idOf = (title: string) =>
-      book.sheets.find((sheet) => sheet.properties.title === title)!.properties.sheetId;
-    if (onRuleFixtures.has(tool)) {
-      const response = await fetch(`${stack.emulatorUrl}/v4/spreadsheets/${spreadsheetId}:batchUpdate`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ requests: ruleFixtureRequests(idOf('Plan')) }),
-      });
-      if (!response.ok) throw new Error(`the rule fixtures were refused: ${await response.text()}`);
-    }
-    const target = { spreadsheetId: spreadsheetId!, planId: idOf('Plan'), notesId: idOf('Notes') };
-    return SHEETGATE_FILE_TOOLS.has(tool) ? sheetgateMadeCopy(stack.emulatorUrl, target, token!) : target;
-  };
-  const calls = everyToolCall({ spreadsheetId: 'x', planId: 0, notesId: 1 });
-  const onRuleFixtures = new Set(
-    calls.filter(([, , needs]) => needs === ON_RULE_FIXTURES).map(([tool]) => tool),
-  );
   const measured: RequestsPerTool = {};
-  const tools = calls.map(([tool]) => tool);
-  for (const [index, name] of tools.entries()) {
-    const [tool, args] = oneCallOfEachTool(await freshBook(name))[index]!;
+  for (const [tool] of everyToolCall({ spreadsheetId: 'x', planId: 0, notesId: 1 })) {
+    const { args } = await freshCallOf(stack, userId, tool);
     const before = await emulatorCounts();
     const result = await callTool(tool, args);
     if (result.isError) throw new Error(`${tool} failed: ${JSON.stringify(result.content)}`);
