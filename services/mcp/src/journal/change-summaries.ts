@@ -9,11 +9,15 @@ import { areaCells, areaRange, type Cell, type InsertedRows, type ValueArea } fr
  * never appear; tab names are quoted as the loss descriptions quote them.
  */
 
+/** A range as a person writes it: one cell as `Sheet1!A5`, not `Sheet1!A5:A5`. */
+const shortRange = (range: string) => range.replace(/(\$?[A-Z]+\$?\d+):\1$/, '$1');
+
 /** One range, or how many with the first two: `3 ranges (Sheet1!A1:B2, Sheet1!D1:D4 and 1 more)`. */
 function rangesPhrase(ranges: readonly string[]): string {
-  if (ranges.length === 1) return ranges[0]!;
-  const more = ranges.length > 2 ? ` and ${ranges.length - 2} more` : '';
-  return `${ranges.length} ranges (${ranges.slice(0, 2).join(', ')}${more})`;
+  const shown = ranges.map(shortRange);
+  if (shown.length === 1) return shown[0]!;
+  const more = shown.length > 2 ? ` and ${shown.length - 2} more` : '';
+  return `${shown.length} ranges (${shown.slice(0, 2).join(', ')}${more})`;
 }
 
 const isFormula = (cell: Cell | null) => typeof cell === 'string' && cell.startsWith('=');

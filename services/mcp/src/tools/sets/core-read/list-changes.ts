@@ -1,8 +1,8 @@
-import { ChangeCredentialKind, kindOfCallError } from '@sheetgate/proto';
+import { ChangeCredentialKind, changeRanges, describeChange, kindOfCallError } from '@sheetgate/proto';
 import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
 import type { ChangeJournal, ListedChange } from '../../../journal/change-journal.ts';
-import { amount } from '../../guards/loss-phrases.ts';
+import { amount, quotedName } from '../../guards/loss-phrases.ts';
 import { spreadsheetId } from '../../kit/common-schemas.ts';
 import { journalUnavailable, off } from '../../kit/journal-refusals.ts';
 import { defineTool, type ToolDefinition } from '../../kit/tool-definition.ts';
@@ -22,17 +22,49 @@ const listedChange = z.object({
     id: z.string(),
     name: z.string(),
   }),
-  tool: z.string(),
+  tool: z.string().describe('The tool that made the change: its kind.'),
   spreadsheetId: z.string(),
-  ranges: z.array(z.string()),
+  summary: z
+    .string()
+    .describe(
+      'What it changed, in words: "wrote 12 cells of Sheet1!A1:C4 (3 formulas)", "deleted the tab "Q3" (1,200 rows, 4,312 cells)".',
+    ),
+  ranges: z.array(z.string()).describe('The ranges, tabs or objects it changed.'),
   cells: z.number(),
   rows: z.number(),
-  undoable: z.boolean(),
+  undoable: z.boolean().describe('Whether undo_change can undo it now.'),
+  undo: z
+    .string()
+    .describe('How to undo it ("undo_change {…} restores …"), or why it cannot be, or when it was undone.'),
   undoUnavailableReason: z.string().nullable(),
   undoesChangeId: z.string().nullable(),
   undoneAt: z.string().nullable(),
   undoneByChangeId: z.string().nullable(),
 });
+
+/** What undo_change would do to a change that can be undone, in a few words. */
+function restores(change: ListedChange): string {
+  const ranges = changeRanges(change.ranges);
+  switch (change.tool) {
+    case 'delete_sheet':
+      return `recreates the tab ${quotedName(change.ranges[0] ?? '')}`;
+    case 'delete_dimension':
+      return `inserts the deleted ${ranges || 'rows or columns'} again with their cells`;
+    case 'undo_change':
+      return `redoes change ${change.undoesChangeId}${ranges ? ` (${ranges})` : ''}`;
+    default:
+      return ranges ? `restores ${ranges} as it was before` : 'restores what it changed';
+  }
+}
+
+/** Whether and how a change can be undone, or why not, or when it was. */
+function undoSentence(change: ListedChange): string {
+  if (change.undoneAtMs)
+    return `Undone at ${new Date(change.undoneAtMs).toISOString()}${change.undoneByChangeId ? ` by change ${change.undoneByChangeId}` : ''}.`;
+  if (!change.undoable)
+    return `Cannot be undone. ${change.undoUnavailableReason || 'Undo is not available for it.'}`;
+  return `undo_change ${JSON.stringify({ changeId: change.id })} ${restores(change)}.`;
+}
 
 function shown(change: ListedChange): z.infer<typeof listedChange> {
   return {
@@ -45,15 +77,25 @@ function shown(change: ListedChange): z.infer<typeof listedChange> {
     },
     tool: change.tool,
     spreadsheetId: change.spreadsheetId,
+    summary: describeChange(change),
     ranges: change.ranges,
     cells: change.cells,
     rows: change.rows,
     undoable: change.undoable && !change.undoneAtMs,
+    undo: undoSentence(change),
     undoUnavailableReason: change.undoable ? null : change.undoUnavailableReason,
     undoesChangeId: change.undoesChangeId || null,
     undoneAt: change.undoneAtMs ? new Date(change.undoneAtMs).toISOString() : null,
     undoneByChangeId: change.undoneByChangeId || null,
   };
+}
+
+/** Who made a change, as a line of the answer says it. */
+function madeBy(change: z.infer<typeof listedChange>): string {
+  const { kind, name } = change.credential;
+  if (kind === 'dashboard') return 'the person, on the dashboard';
+  const what = kind === 'api_key' ? 'API key' : kind === 'app' ? 'app' : 'credential';
+  return name ? `${what} ${quotedName(name)}` : `${what} ${change.credential.id} (no longer exists)`;
 }
 
 /** list_changes (docs/design.md §11.8): the person's change journal. */
@@ -65,11 +107,16 @@ export function listChangesTools(deps: ToolDeps): ToolDefinition[] {
       toolset: 'core-read',
       title: 'List changes',
       description:
-        "Lists the changes made through Sheetgate to the person's spreadsheets, newest first: when, by which API key or app, which tool, ranges and cell counts, and whether undo_change can undo each. Filter by spreadsheet, credential or time; paged.",
+        "Lists the changes made through Sheetgate to the person's spreadsheets, newest first: when, which spreadsheet, by which API key or app, what each changed in words (its ranges, tab or object, with counts) and by which tool, and how undo_change undoes it or why it cannot. Filter by spreadsheet, tool, credential or time; paged.",
       scope: 'sheets:read',
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       inputSchema: z.object({
         spreadsheetId: spreadsheetId.optional(),
+        tool: z
+          .string()
+          .regex(/^[a-z][a-z0-9_]{0,63}$/, 'a tool name, e.g. write_range')
+          .optional()
+          .describe('Only changes made by this tool, e.g. write_range or delete_sheet.'),
         credentialId: z.string().max(200).optional().describe('An API key id or an app client id.'),
         since: z.iso.datetime({ offset: true }).optional().describe('RFC 3339; changes at or after it.'),
         until: z.iso.datetime({ offset: true }).optional().describe('RFC 3339; changes before it.'),
@@ -84,6 +131,7 @@ export function listChangesTools(deps: ToolDeps): ToolDefinition[] {
         try {
           page = await journal.list(auth, {
             spreadsheetId: input.spreadsheetId,
+            tool: input.tool,
             credentialId: input.credentialId,
             since: input.since ? new Date(input.since) : undefined,
             until: input.until ? new Date(input.until) : undefined,
@@ -98,7 +146,8 @@ export function listChangesTools(deps: ToolDeps): ToolDefinition[] {
         const changes = page.changes.map(shown);
         const lines = changes.map(
           (change) =>
-            `${change.changeId} ${change.at} ${change.tool} ${change.ranges.join(', ')} (${amount(change.cells, 'cell')}) by ${change.credential.name || change.credential.kind}${change.undoneAt ? ' — undone' : change.undoable ? '' : ' — cannot be undone'}`,
+            // An entry without a summary is worded from its tool (proto describeChange): named once.
+            `- ${change.at}, spreadsheet ${change.spreadsheetId}: ${change.summary} (${change.summary.startsWith(change.tool) ? '' : `${change.tool}, `}by ${madeBy(change)}; change ${change.changeId}). ${change.undo}`,
         );
         return {
           structuredContent: { changes, nextPageToken: page.nextPageToken || null },

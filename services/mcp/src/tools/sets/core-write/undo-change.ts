@@ -1,9 +1,11 @@
+import { describeChange } from '@sheetgate/proto';
 import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
+import type { ListedChange } from '../../../journal/change-journal.ts';
 import { changeNote } from '../../../journal/record-change.ts';
 import { createChangeUndo } from '../../../journal/undo-change.ts';
 import { amount } from '../../guards/loss-phrases.ts';
-import { dryRun, dryRunOutput } from '../../kit/common-schemas.ts';
+import { dryRun, dryRunOutput, spreadsheetId } from '../../kit/common-schemas.ts';
 import {
   changedSinceSentence,
   changeId,
@@ -14,6 +16,21 @@ import {
 import { defineTool, type ToolDefinition } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import { describeToolset, notEnabledClause } from '../../toolsets.ts';
+
+/** Which change an answer is about: its spreadsheet, and what it changed in words. */
+function about(change: ListedChange): string {
+  return `Spreadsheet ${change.spreadsheetId}, change ${change.id} (${change.tool}: ${describeChange(change)}).`;
+}
+
+/** The refusal when no change was found, naming the spreadsheet it was scoped to. */
+function notFoundIn(changeId: string | undefined, spreadsheet: string | undefined): ToolError {
+  if (!spreadsheet) return notFound(changeId);
+  return new ToolError(
+    changeId
+      ? `Change ${changeId} was not found among your changes to spreadsheet ${spreadsheet} (list_changes lists them; changes are kept for a limited time).`
+      : `No change of this credential to spreadsheet ${spreadsheet} was found that can be undone (list_changes lists your changes).`,
+  );
+}
 
 /**
  * undo_change (docs/design.md §11.8): undo of a change whose cells still hold what it wrote (else
@@ -29,12 +46,17 @@ export function undoChangeTools(deps: ToolDeps): ToolDefinition[] {
       toolset: 'core-write',
       title: 'Undo a change',
       description:
-        "Undoes a change made through Sheetgate (by changeId; by default this credential's last change): restores the cells it replaced, or recreates the tab it deleted. Refused, naming the cells, when they were changed since; force: true restores anyway. The undo is itself a change that can be undone.",
+        "Undoes a change made through Sheetgate (by changeId; by default this credential's last change, or its last change to spreadsheetId): restores the cells it replaced, or recreates the tab it deleted. Every answer, dry run included, names the spreadsheet and the range, tab or object restored. Refused, naming the cells, when they were changed since; force: true restores anyway. The undo is itself a change that can be undone.",
       scope: 'sheets:write',
       journalsItself: true,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       inputSchema: z.object({
         changeId: changeId.optional(),
+        spreadsheetId: spreadsheetId
+          .optional()
+          .describe(
+            "Only a change to this spreadsheet: without changeId, this credential's last change to it.",
+          ),
         force: z
           .boolean()
           .default(false)
@@ -43,6 +65,8 @@ export function undoChangeTools(deps: ToolDeps): ToolDefinition[] {
       }),
       outputSchema: z.object({
         undoneChangeId: z.string(),
+        spreadsheetId: z.string().describe('The spreadsheet of the change undone.'),
+        summary: z.string().describe('What the change undone had changed, in words.'),
         restored: z.array(z.string()).describe('The ranges restored, or the tab recreated.'),
         changedSince: z
           .array(z.string())
@@ -53,51 +77,61 @@ export function undoChangeTools(deps: ToolDeps): ToolDefinition[] {
       }),
       async run(input, { auth, signal }) {
         if (!undoChange) off();
-        const outcome = await undoChange(auth, signal, input).catch((error: unknown) => {
+        const outcome = await undoChange(auth, signal, {
+          changeId: input.changeId,
+          spreadsheetId: input.spreadsheetId,
+          force: input.force,
+          dryRun: input.dryRun,
+        }).catch((error: unknown) => {
           throw journalUnavailable(error);
         });
         switch (outcome.kind) {
           case 'not_found':
-            throw notFound(input.changeId);
+            throw notFoundIn(input.changeId, input.spreadsheetId);
           case 'already_undone':
             throw new ToolError(
-              `Change ${outcome.change.id} was undone already${outcome.undoneByChangeId ? ` (by change ${outcome.undoneByChangeId})` : ''}.`,
+              `Change ${outcome.change.id} was undone already${outcome.undoneByChangeId ? ` (by change ${outcome.undoneByChangeId})` : ''}. ${about(outcome.change)}`,
             );
           case 'not_undoable':
             throw new ToolError(
-              `Change ${outcome.change.id} (${outcome.change.tool}) cannot be undone. ${outcome.reason}`,
+              `Change ${outcome.change.id} (${outcome.change.tool}) cannot be undone. ${outcome.reason} ${about(outcome.change)}`,
             );
           case 'target_gone':
-            throw new ToolError(outcome.message);
+            throw new ToolError(`${outcome.message} ${about(outcome.change)}`);
           case 'toolset_not_enabled':
             throw new ToolError(
-              `Not undone: undoing change ${outcome.change.id} writes again what ${outcome.tool} did, which is in the toolset ${describeToolset(outcome.toolset)}, ${notEnabledClause(auth.credential, deps.dashboardUrl)}.`,
+              `Not undone: undoing change ${outcome.change.id} writes again what ${outcome.tool} did, which is in the toolset ${describeToolset(outcome.toolset)}, ${notEnabledClause(auth.credential, deps.dashboardUrl)}. ${about(outcome.change)}`,
             );
           case 'changed_since':
             throw new ToolError(
-              `Not undone: ${changedSinceSentence(outcome.change.id, outcome.cells)} Pass force: true to restore the earlier contents anyway (the later edits are lost).`,
+              `Not undone: ${changedSinceSentence(outcome.change.id, outcome.cells)} Pass force: true to restore the earlier contents anyway (the later edits are lost). ${about(outcome.change)}`,
             );
         }
         const { change, undoId } = outcome;
+        const named = {
+          undoneChangeId: change.id,
+          spreadsheetId: change.spreadsheetId,
+          summary: describeChange(change),
+        };
         if (outcome.dryRun)
           return {
             structuredContent: {
-              undoneChangeId: change.id,
+              ...named,
               restored: outcome.restored,
               changedSince: outcome.changedSince,
               dryRun: true,
             },
-            text: outcome.text,
+            text: `${about(change)} ${outcome.text}`,
           };
         return {
           structuredContent: {
-            undoneChangeId: change.id,
+            ...named,
             restored: outcome.restored,
             changedSince: outcome.changedSince,
             ...(undoId ? { changeId: undoId } : {}),
             ...(outcome.sheetId !== undefined ? { sheetId: outcome.sheetId } : {}),
           },
-          text: `${outcome.text}${input.force && outcome.changedSince.length ? ` Forced: ${amount(outcome.changedSince.length, 'cell')} changed since were replaced too.` : ''}${outcome.undoUnavailable && undoId ? ` Change ${undoId}. ${outcome.undoUnavailable}` : changeNote(undoId)}`,
+          text: `${about(change)} ${outcome.text}${input.force && outcome.changedSince.length ? ` Forced: ${amount(outcome.changedSince.length, 'cell')} changed since were replaced too.` : ''}${outcome.undoUnavailable && undoId ? ` Change ${undoId}. ${outcome.undoUnavailable}` : changeNote(undoId)}`,
         };
       },
     }),
