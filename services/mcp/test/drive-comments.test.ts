@@ -61,7 +61,9 @@ describe('comment tools', () => {
   it('adds, replies, resolves, reopens and lists', async () => {
     const added = await call(alice, 'add_comment', { fileId: made, content: 'Check B2', quotedText: '1200' });
     const commentId = added.structured.commentId as string;
-    expect(added.text).toBe(`Commented on ${made} (commentId ${commentId}).`);
+    expect(added.text).toBe(
+      `Commented on ${made} (commentId ${commentId}). Change ${added.structured.changeId} (undo_change can undo it).`,
+    );
     const reply = await call(alice, 'reply_to_comment', {
       fileId: made,
       commentId,

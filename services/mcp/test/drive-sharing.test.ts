@@ -81,9 +81,12 @@ describe('sharing tools', () => {
         emailAddress: 'carol@example.com',
         domain: null,
         fileName: null,
+        changeId: expect.any(String),
       });
       const carol = shared.structured.permissionId as string;
-      expect(shared.text).toBe(`Shared ${made} with carol@example.com as reader (permissionId ${carol}).`);
+      expect(shared.text).toBe(
+        `Shared ${made} with carol@example.com as reader (permissionId ${carol}). Change ${shared.structured.changeId} (undo_change can undo it).`,
+      );
       await call(alice, 'share_file', { fileId: made, type: 'anyone', role: 'commenter' });
       await call(alice, 'share_file', {
         fileId: made,
@@ -109,11 +112,23 @@ describe('sharing tools', () => {
         permissionId: carol,
         role: 'writer',
       });
-      expect(updated.structured).toMatchObject({ permissionId: carol, role: 'writer', previousRole: null });
-      expect(updated.text).toBe(`carol@example.com is now writer of ${made}.`);
+      // The change journal's read of the permission before the change names the earlier role.
+      expect(updated.structured).toMatchObject({
+        permissionId: carol,
+        role: 'writer',
+        previousRole: 'reader',
+      });
+      expect(updated.text).toBe(
+        `carol@example.com is now writer of ${made} (was reader). Change ${updated.structured.changeId} (undo_change can undo it).`,
+      );
 
       const removed = await call(alice, 'remove_permission', { fileId: made, permissionId: carol });
-      expect(removed.structured).toEqual({ fileId: made, permissionId: carol, removed: true });
+      expect(removed.structured).toEqual({
+        fileId: made,
+        permissionId: carol,
+        removed: true,
+        changeId: expect.any(String),
+      });
       const after = await call(alice, 'list_permissions', { fileId: made });
       expect(after.structured.permissions.map((p: Structured) => p.permissionId)).not.toContain(carol);
     });
@@ -172,17 +187,14 @@ describe('sharing tools', () => {
     });
 
     it('keeps bob from alice’s files', async () => {
+      // The change journal's read of the permissions before the change is refused already: Google
+      // is not asked for the change.
       expect(
-        await refused(
-          bob,
-          'share_file',
-          { fileId: made, emailAddress: 'bob@example.com', role: 'writer' },
-          true,
-        ),
+        await refused(bob, 'share_file', { fileId: made, emailAddress: 'bob@example.com', role: 'writer' }),
       ).toBe(DRIVE_FILE_REFUSAL(made));
       const ownerId = (await call(alice, 'list_permissions', { fileId: made })).structured.permissions[0]
         .permissionId as string;
-      expect(await refused(bob, 'remove_permission', { fileId: made, permissionId: ownerId }, true)).toBe(
+      expect(await refused(bob, 'remove_permission', { fileId: made, permissionId: ownerId })).toBe(
         DRIVE_FILE_REFUSAL(made),
       );
       expect(await refused(bob, 'list_permissions', { fileId: made })).toContain('Not found');
@@ -224,13 +236,9 @@ describe('sharing tools', () => {
     });
 
     it('an unknown permission is Google’s not found', async () => {
+      // Found missing by the change journal's read before the change.
       expect(
-        await refused(
-          alice,
-          'update_permission',
-          { fileId: made, permissionId: '123', role: 'reader' },
-          true,
-        ),
+        await refused(alice, 'update_permission', { fileId: made, permissionId: '123', role: 'reader' }),
       ).toContain('Permission not found: 123');
     });
   });

@@ -96,10 +96,17 @@ describe('create_folder and list_folders', () => {
 
     const reports = await call(alice, 'create_folder', { name: 'Reports' });
     ids.reports = reports.structured.folderId;
-    expect(reports.structured).toEqual({ folderId: ids.reports, name: 'Reports', parentId: 'root' });
+    expect(reports.structured).toEqual({
+      folderId: ids.reports,
+      name: 'Reports',
+      parentId: 'root',
+      changeId: expect.any(String),
+    });
     const q3 = await call(alice, 'create_folder', { name: 'Q3 "final"', parentId: ids.reports });
     ids.q3 = q3.structured.folderId;
-    expect(q3.text).toBe(`Created the folder Q3 "final" in the folder "Reports" (folderId ${ids.q3}).`);
+    expect(q3.text).toBe(
+      `Created the folder Q3 "final" in the folder "Reports" (folderId ${ids.q3}). Change ${q3.structured.changeId} (undo_change can undo it).`,
+    );
 
     const all = await call(alice, 'list_folders', {});
     expect(names(all.structured.folders)).toEqual(['Archive', 'Q3 "final"', 'Reports']);

@@ -95,20 +95,24 @@ const PINNED: RequestsPerTool = {
   list_tables: { 'sheets.spreadsheets.get': 1 },
   update_table: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
   delete_table: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  create_spreadsheet: { 'sheets.spreadsheets.create': 1 },
+  // The change journal keeps the new file's modifiedTime: undo refuses to trash it once changed since.
+  create_spreadsheet: { 'sheets.spreadsheets.create': 1, 'drive.files.get': 1 },
   convert_file: { 'drive.files.get': 1, 'drive.files.export': 1, 'drive.files.create': 1 },
   list_folders: { 'drive.files.list': 1 },
   search_spreadsheets: { 'drive.files.list': 1 },
   copy_spreadsheet: { 'drive.files.copy': 1 },
   create_folder: { 'drive.files.create': 1 },
-  share_file: { 'drive.permissions.create': 1 },
+  // The change journal keeps what the grantee had before (sharing again replaces the role).
+  share_file: { 'drive.permissions.list': 1, 'drive.permissions.create': 1 },
   list_permissions: { 'drive.permissions.list': 1 },
-  update_permission: { 'drive.permissions.update': 1 },
-  remove_permission: { 'drive.permissions.delete': 1 },
+  // The change journal keeps the permission before the change (update) or removal (delete).
+  update_permission: { 'drive.permissions.get': 1, 'drive.permissions.update': 1 },
+  remove_permission: { 'drive.permissions.get': 1, 'drive.permissions.delete': 1 },
   list_comments: { 'drive.comments.list': 1 },
   add_comment: { 'drive.comments.create': 1 },
-  reply_to_comment: { 'drive.replies.create': 1 },
-  resolve_comment: { 'drive.replies.create': 1 },
+  // The change journal keeps the comment's text and whether it was resolved before the reply.
+  reply_to_comment: { 'drive.comments.get': 1, 'drive.replies.create': 1 },
+  resolve_comment: { 'drive.comments.get': 1, 'drive.replies.create': 1 },
 };
 
 let stack: McpUnderTest;

@@ -1,3 +1,5 @@
+import { quotedName } from '../tools/guards/loss-phrases.ts';
+
 /**
  * What undo keeps of a Drive-side change (docs/design.md §11.8): a permission, a comment or reply,
  * a file made (or trashed), a tab copied into a spreadsheet. Each payload says what the change
@@ -80,4 +82,69 @@ const DRIVE_KINDS: ReadonlySet<string> = new Set(['permission', 'comment', 'file
 
 export function isDrivePayload(payload: { kind: string }): payload is DrivePayload {
   return DRIVE_KINDS.has(payload.kind);
+}
+
+/** Who a permission is for, as a person says it: an email, a domain, or anyone with the link. */
+export function granteeOf(permission: {
+  type: string;
+  emailAddress?: string | null | undefined;
+  domain?: string | null | undefined;
+}): string {
+  if (permission.type === 'anyone') return 'anyone with the link';
+  if (permission.type === 'domain') return `everyone at ${permission.domain ?? 'a domain'}`;
+  return `${permission.emailAddress ?? 'an unnamed grantee'}${permission.type === 'group' ? ' (group)' : ''}`;
+}
+
+/** The Drive Permission fields a PermissionImage keeps. */
+export const PERMISSION_IMAGE_FIELDS = 'id, type, role, emailAddress, domain, allowFileDiscovery';
+
+/** A Drive Permission as undo keeps it. */
+export function permissionImage(permission: {
+  id?: string | null;
+  type?: string | null;
+  role?: string | null;
+  emailAddress?: string | null;
+  domain?: string | null;
+  allowFileDiscovery?: boolean | null;
+}): PermissionImage {
+  return {
+    id: permission.id ?? '',
+    type: permission.type ?? '',
+    role: permission.role ?? '',
+    ...(permission.emailAddress ? { emailAddress: permission.emailAddress.toLowerCase() } : {}),
+    ...(permission.domain ? { domain: permission.domain.toLowerCase() } : {}),
+    ...(typeof permission.allowFileDiscovery === 'boolean'
+      ? { allowFileDiscovery: permission.allowFileDiscovery }
+      : {}),
+  };
+}
+
+/** Whether two permissions are for the same grantee (a link shared, or not, by discovery alike). */
+export function sameGrantee(a: PermissionImage, b: PermissionImage): boolean {
+  if (a.id && a.id === b.id) return true;
+  if (a.type !== b.type) return false;
+  if (a.type === 'anyone') return (a.allowFileDiscovery ?? false) === (b.allowFileDiscovery ?? false);
+  if (a.type === 'domain') return a.domain === b.domain;
+  return a.emailAddress === b.emailAddress;
+}
+
+/** The words a sharing change is logged with, from what it replaced and what it left. */
+export function sharingSummary(before: PermissionImage | null, after: PermissionImage | null): string {
+  if (!before && after) return `shared with ${granteeOf(after)} as ${after.role}`;
+  if (before && !after) return `removed ${granteeOf(before)} (${before.role})`;
+  if (before && after) return `changed ${granteeOf(after)} from ${before.role} to ${after.role}`;
+  return 'changed nothing of the sharing';
+}
+
+/** Longest comment text a summary or refusal quotes before cutting it with "…". */
+const QUOTED_CHARACTERS = 60;
+
+/** A comment's or reply's text as the log quotes it: short, in quotes, hidden characters escaped. */
+export function quotedComment(text: string): string {
+  const characters = [...text.replace(/\s+/g, ' ').trim()];
+  const shown =
+    characters.length > QUOTED_CHARACTERS
+      ? `${characters.slice(0, QUOTED_CHARACTERS).join('')}…`
+      : characters.join('');
+  return quotedName(shown);
 }

@@ -1,8 +1,11 @@
 import type { drive_v3 } from 'googleapis';
 import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
+import { changeNote } from '../../../journal/record-change.ts';
+import { recordMadeFile } from '../../../journal/record-made-file.ts';
+import { quotedName } from '../../guards/loss-phrases.ts';
 import { CHANGE } from '../../kit/annotations.ts';
-import { dryRun, dryRunOutput, spreadsheetId } from '../../kit/common-schemas.ts';
+import { changeIdOutput, dryRun, dryRunOutput, spreadsheetId } from '../../kit/common-schemas.ts';
 import { copyAsSpreadsheet } from '../../kit/drive-copy.ts';
 import { FOLDER_MIME, folderId, intoFolder, targetFolder } from '../../kit/drive-folders.ts';
 import { ALL_DRIVES } from '../../kit/drive-options.ts';
@@ -11,15 +14,16 @@ import type { ToolDeps } from '../../kit/tool-deps.ts';
 
 /** copy_spreadsheet and create_folder: new files in Drive from existing ones, and folders to hold them. */
 export function driveFileTools(deps: ToolDeps) {
-  const { drive, callGoogle } = deps;
+  const { drive, callGoogle, journal } = deps;
   return [
     defineTool({
       name: 'copy_spreadsheet',
       toolset: 'files',
       title: 'Copy a spreadsheet',
       description:
-        'Makes a copy of a spreadsheet (tabs, values, formulas and formats), optionally named and put in a folder. An xlsx, csv or ods file is copied as a Google spreadsheet.',
+        'Makes a copy of a spreadsheet (tabs, values, formulas and formats), optionally named and put in a folder. An xlsx, csv or ods file is copied as a Google spreadsheet. undo_change moves the copy to the trash.',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: CHANGE,
       inputSchema: z.object({
         spreadsheetId,
@@ -42,6 +46,7 @@ export function driveFileTools(deps: ToolDeps) {
         url: z.string().nullable(),
         folderId: z.string().nullable(),
         dryRun: dryRunOutput,
+        changeId: changeIdOutput,
       }),
       async run(input, context) {
         const { auth, signal } = context;
@@ -71,7 +76,7 @@ export function driveFileTools(deps: ToolDeps) {
             fileId: input.spreadsheetId,
             name: input.name,
             folder,
-            fields: 'id, name, webViewLink, parents',
+            fields: 'id, name, mimeType, modifiedTime, webViewLink, parents',
           });
         } catch (error) {
           if (error instanceof ToolError && /conversion is not supported/i.test(error.message)) {
@@ -88,9 +93,14 @@ export function driveFileTools(deps: ToolDeps) {
           url: copy.webViewLink ?? null,
           folderId: folder?.folderId ?? copy.parents?.[0] ?? null,
         };
+        const changeId = recordMadeFile(journal, auth, {
+          tool: 'copy_spreadsheet',
+          file: copy,
+          summary: `copied spreadsheet ${input.spreadsheetId} as ${quotedName(result.name)}`,
+        });
         return {
-          structuredContent: result,
-          text: `Copied as ${result.name} (spreadsheetId ${result.spreadsheetId})${where}${result.url ? `: ${result.url}` : ''}.`,
+          structuredContent: { ...result, ...(changeId ? { changeId } : {}) },
+          text: `Copied as ${result.name} (spreadsheetId ${result.spreadsheetId})${where}${result.url ? `: ${result.url}` : ''}.${changeNote(changeId)}`,
         };
       },
     }),
@@ -100,8 +110,9 @@ export function driveFileTools(deps: ToolDeps) {
       toolset: 'files',
       title: 'Create a folder',
       description:
-        'Creates a Drive folder, optionally inside another: Sheetgate can put files only in folders it created, so make one here for create_spreadsheet, copy_spreadsheet and convert_file.',
+        'Creates a Drive folder, optionally inside another: Sheetgate can put files only in folders it created, so make one here for create_spreadsheet, copy_spreadsheet and convert_file. undo_change moves it to the trash (refused while it holds files, unless force).',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: CHANGE,
       inputSchema: z.object({
         name: z.string().trim().min(1).max(200),
@@ -114,6 +125,7 @@ export function driveFileTools(deps: ToolDeps) {
         name: z.string(),
         parentId: z.string().nullable(),
         dryRun: dryRunOutput,
+        changeId: changeIdOutput,
       }),
       async run(input, context) {
         const { auth, signal } = context;
@@ -138,7 +150,7 @@ export function driveFileTools(deps: ToolDeps) {
           callGoogle(auth.userId, signal, (request) =>
             drive.files.create(
               {
-                fields: 'id, name, parents',
+                fields: 'id, name, mimeType, modifiedTime, parents',
                 requestBody: {
                   name: input.name,
                   mimeType: FOLDER_MIME,
@@ -156,9 +168,14 @@ export function driveFileTools(deps: ToolDeps) {
           name: data.name ?? input.name,
           parentId: data.parents?.[0] ?? null,
         };
+        const changeId = recordMadeFile(journal, auth, {
+          tool: 'create_folder',
+          file: data,
+          summary: `created folder ${quotedName(result.name)}`,
+        });
         return {
-          structuredContent: result,
-          text: `Created the folder ${result.name}${where} (folderId ${result.folderId}).`,
+          structuredContent: { ...result, ...(changeId ? { changeId } : {}) },
+          text: `Created the folder ${result.name}${where} (folderId ${result.folderId}).${changeNote(changeId)}`,
         };
       },
     }),

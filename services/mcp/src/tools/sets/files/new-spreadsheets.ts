@@ -1,14 +1,17 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
+import { changeNote } from '../../../journal/record-change.ts';
+import { type MadeFile, recordMadeFile } from '../../../journal/record-made-file.ts';
+import { amount, quotedName } from '../../guards/loss-phrases.ts';
 import { rangeOnSheet } from '../../kit/a1.ts';
 import { CHANGE } from '../../kit/annotations.ts';
-import { dryRun, dryRunOutput, rows } from '../../kit/common-schemas.ts';
+import { changeIdOutput, dryRun, dryRunOutput, rows } from '../../kit/common-schemas.ts';
 import { copyAsSpreadsheet } from '../../kit/drive-copy.ts';
 import { folderId, intoFolder, targetFolder } from '../../kit/drive-folders.ts';
 import { ALL_DRIVES } from '../../kit/drive-options.ts';
 import { EXPORT_TYPES, IMPORTABLE_TYPES, SPREADSHEET_MIME } from '../../kit/google-file-types.ts';
-import { defineTool } from '../../kit/tool-definition.ts';
+import { defineTool, type ToolContext } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 
 const fileId = z
@@ -19,15 +22,45 @@ const fileId = z
   .describe('A Drive file id.');
 
 export function newSpreadsheetTools(deps: ToolDeps) {
-  const { sheets, drive, callGoogle } = deps;
+  const { sheets, drive, callGoogle, journal } = deps;
+  /**
+   * Journals a created spreadsheet: its modifiedTime once its values are written (one files.get),
+   * which undo compares to refuse trashing a spreadsheet changed since.
+   */
+  const journalMade = async (
+    { auth, signal }: Pick<ToolContext, 'auth' | 'signal'>,
+    spreadsheetId: string,
+    tabs: string[],
+    values: readonly (readonly unknown[])[],
+  ) => {
+    const { data: file } = await callGoogle(auth.userId, signal, (request) =>
+      drive.files.get(
+        { fileId: spreadsheetId, fields: 'id, name, mimeType, modifiedTime', ...ALL_DRIVES },
+        request,
+      ),
+    );
+    const cells = values.reduce<number>(
+      (sum, row) => sum + row.filter((value) => value !== null && value !== '').length,
+      0,
+    );
+    return recordMadeFile(journal, auth, {
+      tool: 'create_spreadsheet',
+      file,
+      ranges: tabs,
+      cells,
+      rows: values.length,
+      summary: `created spreadsheet ${quotedName(file.name ?? '')}${cells ? ` with ${amount(cells, 'cell')}` : ''}${tabs.length > 1 ? ` (${amount(tabs.length, 'tab')})` : ''}`,
+    });
+  };
   return [
     defineTool({
       name: 'create_spreadsheet',
       toolset: 'files',
       title: 'Create a spreadsheet',
       description:
-        'Creates a new spreadsheet in your Drive, optionally with named tabs and starting values on the first tab.',
+        'Creates a new spreadsheet in your Drive, optionally with named tabs and starting values on the first tab. undo_change moves it to the trash (refused once it was modified since, unless force).',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: CHANGE,
       inputSchema: z.object({
         title: z.string().min(1).max(200),
@@ -43,6 +76,7 @@ export function newSpreadsheetTools(deps: ToolDeps) {
         sheets: z.array(z.string()),
         folderId: z.string().nullable().optional(),
         dryRun: dryRunOutput,
+        changeId: changeIdOutput,
       }),
       async run(input, context) {
         const { auth, signal } = context;
@@ -113,14 +147,18 @@ export function newSpreadsheetTools(deps: ToolDeps) {
             ),
           );
         }
+        const changeId = journal
+          ? await journalMade(context, spreadsheetId, tabs, input.values ?? [])
+          : undefined;
         return {
           structuredContent: {
             spreadsheetId,
             url: data.spreadsheetUrl ?? null,
             sheets: tabs,
             ...(folder ? { folderId: folder.folderId } : {}),
+            ...(changeId ? { changeId } : {}),
           },
-          text: `Created ${input.title}${where} (spreadsheetId ${spreadsheetId})${data.spreadsheetUrl ? `: ${data.spreadsheetUrl}` : ''}.`,
+          text: `Created ${input.title}${where} (spreadsheetId ${spreadsheetId})${data.spreadsheetUrl ? `: ${data.spreadsheetUrl}` : ''}.${changeNote(changeId)}`,
         };
       },
     }),
@@ -130,8 +168,9 @@ export function newSpreadsheetTools(deps: ToolDeps) {
       toolset: 'files',
       title: 'Convert a file',
       description:
-        'Converts a Drive xlsx, csv or ods file into a Google spreadsheet (to: "spreadsheet"), or a Google spreadsheet into an xlsx, csv, ods or pdf file in Drive.',
+        'Converts a Drive xlsx, csv or ods file into a Google spreadsheet (to: "spreadsheet"), or a Google spreadsheet into an xlsx, csv, ods or pdf file in Drive. undo_change moves the new file to the trash.',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: CHANGE,
       inputSchema: z.object({
         fileId,
@@ -153,6 +192,7 @@ export function newSpreadsheetTools(deps: ToolDeps) {
         name: z.string(),
         mimeType: z.string(),
         dryRun: dryRunOutput,
+        changeId: changeIdOutput,
       }),
       async run(input, context) {
         const { auth, signal } = context;
@@ -178,10 +218,10 @@ export function newSpreadsheetTools(deps: ToolDeps) {
             fileId: input.fileId,
             name: input.name ?? sourceName,
             folder,
-            fields: 'id, name, mimeType',
+            fields: 'id, name, mimeType, modifiedTime',
           });
           context.progress(2, steps, 'Converted');
-          return converted(copy.id, copy.name, copy.mimeType);
+          return converted(copy, recordMadeFile(journal, auth, madeBy(copy, source.name)));
         }
         if (source.mimeType !== SPREADSHEET_MIME) {
           throw new ToolError(
@@ -205,7 +245,7 @@ export function newSpreadsheetTools(deps: ToolDeps) {
           callGoogle(auth.userId, signal, (request) =>
             drive.files.create(
               {
-                fields: 'id, name, mimeType',
+                fields: 'id, name, mimeType, modifiedTime',
                 requestBody: { name: input.name ?? `${sourceName}.${input.to}`, mimeType, ...parents },
                 ...ALL_DRIVES,
                 media: { mimeType, body: Readable.from(Buffer.from(bytes as ArrayBuffer)) },
@@ -215,7 +255,7 @@ export function newSpreadsheetTools(deps: ToolDeps) {
           ),
         );
         context.progress(3, steps, 'Converted');
-        return converted(created.id, created.name, created.mimeType);
+        return converted(created, recordMadeFile(journal, auth, madeBy(created, source.name)));
       },
     }),
   ];
@@ -229,15 +269,20 @@ function planned(name: string, mimeType: string) {
   };
 }
 
-function converted(
-  id: string | null | undefined,
-  name: string | null | undefined,
-  mimeType: string | null | undefined,
-) {
-  if (!id) throw new ToolError('Google did not return the converted file’s id');
-  const result = { fileId: id, name: name ?? '', mimeType: mimeType ?? '' };
+/** The journal's words for a converted file. */
+function madeBy(file: MadeFile, sourceName: string | null | undefined) {
   return {
-    structuredContent: result,
-    text: `Created ${result.name} (fileId ${result.fileId}, ${result.mimeType}).`,
+    tool: 'convert_file',
+    file,
+    summary: `converted ${quotedName(sourceName ?? '')} into ${quotedName(file.name ?? '')} (${file.mimeType ?? ''})`,
+  };
+}
+
+function converted(file: MadeFile, changeId: string | undefined) {
+  if (!file.id) throw new ToolError('Google did not return the converted file’s id');
+  const result = { fileId: file.id, name: file.name ?? '', mimeType: file.mimeType ?? '' };
+  return {
+    structuredContent: { ...result, ...(changeId ? { changeId } : {}) },
+    text: `Created ${result.name} (fileId ${result.fileId}, ${result.mimeType}).${changeNote(changeId)}`,
   };
 }

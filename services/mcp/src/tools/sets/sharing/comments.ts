@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
+import type { ChangeEntry } from '../../../journal/change-journal.ts';
+import { readComment } from '../../../journal/drive-images.ts';
+import { type CommentPayload, quotedComment } from '../../../journal/drive-payloads.ts';
+import { changeNote } from '../../../journal/record-change.ts';
 import { CHANGE, READ } from '../../kit/annotations.ts';
-import { anyFileId, dryRun, dryRunOutput } from '../../kit/common-schemas.ts';
+import { anyFileId, changeIdOutput, dryRun, dryRunOutput } from '../../kit/common-schemas.ts';
 import { ALL_DRIVES } from '../../kit/drive-options.ts';
 import { drivePageAnswer, pageToken } from '../../kit/drive-pages.ts';
 import { changeOfSheetgatesFile } from '../../kit/sheetgate-files.ts';
@@ -46,7 +50,30 @@ const COMMENT_FIELDS =
 
 /** list_comments, add_comment, reply_to_comment and resolve_comment (Drive comments and replies). */
 export function commentTools(deps: ToolDeps) {
-  const { drive, callGoogle } = deps;
+  const { drive, callGoogle, journal } = deps;
+  /** Journals a comment change: the comment (and the reply) it added, with what undo needs. */
+  const record = (
+    auth: ToolContext['auth'],
+    tool: string,
+    summary: string,
+    payload: Omit<CommentPayload, 'v' | 'kind'>,
+  ): string | undefined => {
+    const entry: ChangeEntry = {
+      tool,
+      spreadsheetId: payload.fileId,
+      ranges: [`comment ${quotedComment(payload.content)}`],
+      cells: 0,
+      rows: 0,
+      summary,
+      payload: { v: 1, kind: 'comment', ...payload },
+    };
+    return journal?.record(auth, entry);
+  };
+  /** The comment replied to as it is before the reply: its text and state, kept by the journal. */
+  const commentNow = (context: Pick<ToolContext, 'auth' | 'signal'>, fileId: string, id: string) =>
+    journal
+      ? commentChange(fileId, () => readComment(deps, context.auth, context.signal, fileId, id))
+      : undefined;
   const checkComment = async (context: Pick<ToolContext, 'auth' | 'signal'>, fileId: string, id: string) => {
     const { data } = await callGoogle(context.auth.userId, context.signal, (request) =>
       drive.comments.get({ fileId, commentId: id, fields: 'id, content, resolved' }, request),
@@ -113,8 +140,9 @@ export function commentTools(deps: ToolDeps) {
       toolset: 'sharing',
       title: 'Add a comment',
       description:
-        'Adds a comment to a spreadsheet or file Sheetgate created (or that was opened with it), optionally quoting the text it is about.',
+        'Adds a comment to a spreadsheet or file Sheetgate created (or that was opened with it), optionally quoting the text it is about. undo_change deletes it.',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: CHANGE,
       inputSchema: z.object({
         fileId: anyFileId,
@@ -126,7 +154,12 @@ export function commentTools(deps: ToolDeps) {
           .describe('The text the comment is about, shown with it.'),
         dryRun,
       }),
-      outputSchema: z.object({ commentId: z.string().nullable(), content: z.string(), dryRun: dryRunOutput }),
+      outputSchema: z.object({
+        commentId: z.string().nullable(),
+        content: z.string(),
+        dryRun: dryRunOutput,
+        changeId: changeIdOutput,
+      }),
       async run(input, { auth, signal }) {
         if (input.dryRun) {
           const { data: file } = await callGoogle(auth.userId, signal, (request) =>
@@ -155,9 +188,22 @@ export function commentTools(deps: ToolDeps) {
           ),
         );
         if (!data.id) throw new ToolError('Google did not return the comment’s id');
+        const content = data.content ?? input.content;
+        const changeId = record(
+          auth,
+          'add_comment',
+          `added a comment ${quotedComment(content)}${input.quotedText ? ` on ${quotedComment(input.quotedText)}` : ''}`,
+          {
+            fileId: input.fileId,
+            commentId: data.id,
+            action: 'added',
+            content,
+            ...(input.quotedText ? { quotedText: input.quotedText } : {}),
+          },
+        );
         return {
-          structuredContent: { commentId: data.id, content: data.content ?? input.content },
-          text: `Commented on ${input.fileId} (commentId ${data.id}).`,
+          structuredContent: { commentId: data.id, content, ...(changeId ? { changeId } : {}) },
+          text: `Commented on ${input.fileId} (commentId ${data.id}).${changeNote(changeId)}`,
         };
       },
     }),
@@ -166,8 +212,10 @@ export function commentTools(deps: ToolDeps) {
       name: 'reply_to_comment',
       toolset: 'sharing',
       title: 'Reply to a comment',
-      description: 'Replies to a comment, optionally resolving it with the reply.',
+      description:
+        'Replies to a comment, optionally resolving it with the reply. undo_change deletes the reply (and reopens the comment it resolved).',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: CHANGE,
       inputSchema: z.object({
         fileId: anyFileId,
@@ -180,6 +228,7 @@ export function commentTools(deps: ToolDeps) {
         replyId: z.string().nullable(),
         resolved: z.boolean(),
         dryRun: dryRunOutput,
+        changeId: changeIdOutput,
       }),
       async run(input, context) {
         const { auth, signal } = context;
@@ -194,6 +243,7 @@ export function commentTools(deps: ToolDeps) {
             text: `Dry run: would reply to "${comment.content}"${input.resolve ? ' and resolve it' : ''}. Nothing was changed.`,
           };
         }
+        const before = await commentNow(context, input.fileId, input.commentId);
         const { data } = await commentChange(input.fileId, () =>
           callGoogle(auth.userId, signal, (request) =>
             drive.replies.create(
@@ -208,9 +258,28 @@ export function commentTools(deps: ToolDeps) {
           ),
         );
         if (!data.id) throw new ToolError('Google did not return the reply’s id');
+        const changeId = before
+          ? record(
+              auth,
+              'reply_to_comment',
+              `replied ${quotedComment(input.content)} to comment ${quotedComment(before.content)}${input.resolve ? ' and resolved it' : ''}`,
+              {
+                fileId: input.fileId,
+                commentId: input.commentId,
+                action: 'replied',
+                content: before.content,
+                reply: {
+                  id: data.id,
+                  content: input.content,
+                  ...(input.resolve ? { action: 'resolve' } : {}),
+                },
+                resolvedBefore: before.resolved,
+              },
+            )
+          : undefined;
         return {
-          structuredContent: { replyId: data.id, resolved: input.resolve },
-          text: `Replied to ${input.commentId}${input.resolve ? ' and resolved it' : ''} (replyId ${data.id}).`,
+          structuredContent: { replyId: data.id, resolved: input.resolve, ...(changeId ? { changeId } : {}) },
+          text: `Replied to ${input.commentId}${input.resolve ? ' and resolved it' : ''} (replyId ${data.id}).${changeNote(changeId)}`,
         };
       },
     }),
@@ -219,8 +288,10 @@ export function commentTools(deps: ToolDeps) {
       name: 'resolve_comment',
       toolset: 'sharing',
       title: 'Resolve or reopen a comment',
-      description: 'Marks a comment resolved (or reopens it), as a reply with an optional note.',
+      description:
+        'Marks a comment resolved (or reopens it), as a reply with an optional note. undo_change reopens it (or resolves it again) and deletes the note.',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({
         fileId: anyFileId,
@@ -229,7 +300,12 @@ export function commentTools(deps: ToolDeps) {
         content: commentText.optional().describe('A note with it.'),
         dryRun,
       }),
-      outputSchema: z.object({ commentId: z.string(), resolved: z.boolean(), dryRun: dryRunOutput }),
+      outputSchema: z.object({
+        commentId: z.string(),
+        resolved: z.boolean(),
+        dryRun: dryRunOutput,
+        changeId: changeIdOutput,
+      }),
       async run(input, context) {
         const { auth, signal } = context;
         const resolved = !input.reopen;
@@ -240,7 +316,9 @@ export function commentTools(deps: ToolDeps) {
             text: `Dry run: would ${input.reopen ? 'reopen' : 'resolve'} "${comment.content}". Nothing was changed.`,
           };
         }
-        await commentChange(input.fileId, () =>
+        const before = await commentNow(context, input.fileId, input.commentId);
+        const action = input.reopen ? 'reopen' : 'resolve';
+        const { data } = await commentChange(input.fileId, () =>
           callGoogle(auth.userId, signal, (request) =>
             drive.replies.create(
               {
@@ -248,7 +326,7 @@ export function commentTools(deps: ToolDeps) {
                 commentId: input.commentId,
                 fields: 'id',
                 requestBody: {
-                  action: input.reopen ? 'reopen' : 'resolve',
+                  action,
                   ...(input.content ? { content: input.content } : {}),
                 },
               },
@@ -256,9 +334,25 @@ export function commentTools(deps: ToolDeps) {
             ),
           ),
         );
+        const changeId =
+          before && data.id
+            ? record(
+                auth,
+                'resolve_comment',
+                `${input.reopen ? 'reopened' : 'resolved'} comment ${quotedComment(before.content)}${input.content ? ` with the note ${quotedComment(input.content)}` : ''}`,
+                {
+                  fileId: input.fileId,
+                  commentId: input.commentId,
+                  action: 'replied',
+                  content: before.content,
+                  reply: { id: data.id, action, ...(input.content ? { content: input.content } : {}) },
+                  resolvedBefore: before.resolved,
+                },
+              )
+            : undefined;
         return {
-          structuredContent: { commentId: input.commentId, resolved },
-          text: `${input.reopen ? 'Reopened' : 'Resolved'} ${input.commentId}.`,
+          structuredContent: { commentId: input.commentId, resolved, ...(changeId ? { changeId } : {}) },
+          text: `${input.reopen ? 'Reopened' : 'Resolved'} ${input.commentId}.${changeNote(changeId)}`,
         };
       },
     }),

@@ -1,7 +1,17 @@
 import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
+import { readPermission, readPermissions } from '../../../journal/drive-images.ts';
+import {
+  granteeOf,
+  PERMISSION_IMAGE_FIELDS,
+  type PermissionImage,
+  permissionImage,
+  sameGrantee,
+  sharingSummary,
+} from '../../../journal/drive-payloads.ts';
+import { changeNote } from '../../../journal/record-change.ts';
 import { CHANGE, READ } from '../../kit/annotations.ts';
-import { anyFileId, dryRun, dryRunOutput } from '../../kit/common-schemas.ts';
+import { anyFileId, changeIdOutput, dryRun, dryRunOutput } from '../../kit/common-schemas.ts';
 import { ALL_DRIVES } from '../../kit/drive-options.ts';
 import { drivePageAnswer, pageToken } from '../../kit/drive-pages.ts';
 import { changeOfSheetgatesFile } from '../../kit/sheetgate-files.ts';
@@ -46,13 +56,6 @@ function permissionOf(permission: {
   };
 }
 
-/** Who a permission is for, as a person would say it. */
-function grantee(permission: { type: string; emailAddress: string | null; domain: string | null }): string {
-  if (permission.type === 'anyone') return 'anyone with the link';
-  if (permission.type === 'domain') return `everyone at ${permission.domain}`;
-  return `${permission.emailAddress ?? 'an unnamed grantee'}${permission.type === 'group' ? ' (group)' : ''}`;
-}
-
 /**
  * Runs a change of a file's sharing. Under drive.file Google lets Sheetgate change the sharing
  * only of files it created or that were opened with it, and answers 404 (or 403) for the others:
@@ -68,26 +71,43 @@ function sharingChange<T>(fileId: string, call: () => Promise<T>): Promise<T> {
 
 /** share_file, list_permissions, update_permission and remove_permission (Drive permissions). */
 export function sharingTools(deps: ToolDeps) {
-  const { drive, callGoogle } = deps;
-  /** One permission as it is now: what a dry run of a change or removal names. */
-  const readPermission = async (
+  const { drive, callGoogle, journal } = deps;
+  /**
+   * One permission as it is now: what a dry run of a change or removal names, and what the change
+   * journal keeps of it (the one more read of a journaled change or removal).
+   */
+  const permissionNow = (
     { auth, signal }: Pick<ToolContext, 'auth' | 'signal'>,
     fileId: string,
     id: string,
-  ) => {
-    const { data } = await callGoogle(auth.userId, signal, (request) =>
-      drive.permissions.get({ fileId, permissionId: id, fields: PERMISSION_FIELDS, ...ALL_DRIVES }, request),
-    );
-    return permissionOf(data);
-  };
+  ) => sharingChange(fileId, () => readPermission(deps, auth, signal, fileId, id));
+  /** Journals a sharing change: the grantee's permission before and after it. */
+  const record = (
+    auth: ToolContext['auth'],
+    tool: string,
+    fileId: string,
+    before: PermissionImage | null,
+    after: PermissionImage | null,
+    summary = sharingSummary(before, after),
+  ) =>
+    journal?.record(auth, {
+      tool,
+      spreadsheetId: fileId,
+      ranges: [granteeOf((after ?? before)!)],
+      cells: 0,
+      rows: 0,
+      summary,
+      payload: { v: 1, kind: 'permission', fileId, before, after },
+    });
   return [
     defineTool({
       name: 'share_file',
       toolset: 'sharing',
       title: 'Share a file',
       description:
-        'Shares a spreadsheet or file Sheetgate created (or that was opened with it) with a person or group (by email), a whole domain, or anyone with the link, as reader, commenter or writer.',
+        'Shares a spreadsheet or file Sheetgate created (or that was opened with it) with a person or group (by email), a whole domain, or anyone with the link, as reader, commenter or writer. undo_change takes the access away again (or restores the role a grantee had).',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: SHARING_CHANGE,
       inputSchema: z.object({
         fileId: anyFileId,
@@ -115,6 +135,7 @@ export function sharingTools(deps: ToolDeps) {
         permissionId: z.string().nullable(),
         fileName: z.string().nullable(),
         dryRun: dryRunOutput,
+        changeId: changeIdOutput,
       }),
       async run(input, { auth, signal }) {
         const person = input.type === 'user' || input.type === 'group';
@@ -145,15 +166,28 @@ export function sharingTools(deps: ToolDeps) {
           );
           return {
             structuredContent: { permissionId: null, ...planned, fileName: file.name ?? null, dryRun: true },
-            text: `Dry run: would share ${file.name} with ${grantee(planned)} as ${input.role}. Nothing was changed.`,
+            text: `Dry run: would share ${file.name} with ${granteeOf(planned)} as ${input.role}. Nothing was changed.`,
           };
         }
+        // The change journal keeps what the grantee had before (sharing again replaces the role).
+        const granted: PermissionImage = {
+          id: '',
+          type: input.type,
+          role: input.role,
+          ...(planned.emailAddress ? { emailAddress: planned.emailAddress } : {}),
+          ...(planned.domain ? { domain: planned.domain } : {}),
+        };
+        const before = journal
+          ? ((
+              await sharingChange(input.fileId, () => readPermissions(deps, auth, signal, input.fileId))
+            ).find((each) => sameGrantee(each, granted)) ?? null)
+          : null;
         const { data } = await sharingChange(input.fileId, () =>
           callGoogle(auth.userId, signal, (request) =>
             drive.permissions.create(
               {
                 fileId: input.fileId,
-                fields: PERMISSION_FIELDS,
+                fields: PERMISSION_IMAGE_FIELDS,
                 requestBody: {
                   type: input.type,
                   role: input.role,
@@ -170,9 +204,18 @@ export function sharingTools(deps: ToolDeps) {
           ),
         );
         const permission = permissionOf(data);
+        const after = permissionImage(data);
+        const changeId = record(
+          auth,
+          'share_file',
+          input.fileId,
+          before,
+          after,
+          `shared with ${granteeOf(after)} as ${after.role}${before ? ` (was ${before.role})` : ''}`,
+        );
         return {
-          structuredContent: { ...permission, fileName: null },
-          text: `Shared ${input.fileId} with ${grantee(permission)} as ${permission.role} (permissionId ${permission.permissionId}).`,
+          structuredContent: { ...permission, fileName: null, ...(changeId ? { changeId } : {}) },
+          text: `Shared ${input.fileId} with ${granteeOf(permission)} as ${permission.role} (permissionId ${permission.permissionId}).${changeNote(changeId)}`,
         };
       },
     }),
@@ -206,7 +249,7 @@ export function sharingTools(deps: ToolDeps) {
         const permissions = (data.permissions ?? []).map(permissionOf);
         const lines = permissions.map(
           (permission) =>
-            `${grantee(permission)}: ${permission.role}  (permissionId ${permission.permissionId})`,
+            `${granteeOf(permission)}: ${permission.role}  (permissionId ${permission.permissionId})`,
         );
         return drivePageAnswer('permissions', permissions, lines, 'No permissions.', data.nextPageToken);
       },
@@ -217,26 +260,36 @@ export function sharingTools(deps: ToolDeps) {
       toolset: 'sharing',
       title: 'Change a sharing role',
       description:
-        'Changes the role (reader, commenter, writer) of one permission of a file Sheetgate created or that was opened with it.',
+        'Changes the role (reader, commenter, writer) of one permission of a file Sheetgate created or that was opened with it. undo_change restores the earlier role.',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: SHARING_CHANGE,
       inputSchema: z.object({ fileId: anyFileId, permissionId, role: shareRole, dryRun }),
-      outputSchema: permissionOutput.extend({ previousRole: z.string().nullable(), dryRun: dryRunOutput }),
+      outputSchema: permissionOutput.extend({
+        previousRole: z.string().nullable(),
+        dryRun: dryRunOutput,
+        changeId: changeIdOutput,
+      }),
       async run(input, { auth, signal }) {
         if (input.dryRun) {
-          const current = await readPermission({ auth, signal }, input.fileId, input.permissionId);
+          const current = permissionOf(
+            await permissionNow({ auth, signal }, input.fileId, input.permissionId),
+          );
           return {
             structuredContent: { ...current, role: input.role, previousRole: current.role, dryRun: true },
-            text: `Dry run: would change ${grantee(current)} from ${current.role} to ${input.role}. Nothing was changed.`,
+            text: `Dry run: would change ${granteeOf(current)} from ${current.role} to ${input.role}. Nothing was changed.`,
           };
         }
+        const before = journal
+          ? await permissionNow({ auth, signal }, input.fileId, input.permissionId)
+          : null;
         const { data } = await sharingChange(input.fileId, () =>
           callGoogle(auth.userId, signal, (request) =>
             drive.permissions.update(
               {
                 fileId: input.fileId,
                 permissionId: input.permissionId,
-                fields: PERMISSION_FIELDS,
+                fields: PERMISSION_IMAGE_FIELDS,
                 requestBody: { role: input.role },
                 ...ALL_DRIVES,
               },
@@ -245,9 +298,16 @@ export function sharingTools(deps: ToolDeps) {
           ),
         );
         const permission = permissionOf(data);
+        const changeId = before
+          ? record(auth, 'update_permission', input.fileId, before, permissionImage(data))
+          : undefined;
         return {
-          structuredContent: { ...permission, previousRole: null },
-          text: `${grantee(permission)} is now ${permission.role} of ${input.fileId}.`,
+          structuredContent: {
+            ...permission,
+            previousRole: before?.role ?? null,
+            ...(changeId ? { changeId } : {}),
+          },
+          text: `${granteeOf(permission)} is now ${permission.role} of ${input.fileId}${before ? ` (was ${before.role})` : ''}.${changeNote(changeId)}`,
         };
       },
     }),
@@ -257,8 +317,9 @@ export function sharingTools(deps: ToolDeps) {
       toolset: 'sharing',
       title: 'Stop sharing with someone',
       description:
-        'Removes one permission (a person, group, domain or link) from a file Sheetgate created or that was opened with it. The owner’s cannot be removed.',
+        'Removes one permission (a person, group, domain or link) from a file Sheetgate created or that was opened with it. The owner’s cannot be removed. undo_change gives the access back, without a notification email.',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: { ...SHARING_CHANGE, destructiveHint: true },
       inputSchema: z.object({ fileId: anyFileId, permissionId, dryRun }),
       outputSchema: z.object({
@@ -266,10 +327,11 @@ export function sharingTools(deps: ToolDeps) {
         permissionId: z.string(),
         removed: z.boolean(),
         dryRun: dryRunOutput,
+        changeId: changeIdOutput,
       }),
       async run(input, { auth, signal }) {
         if (input.dryRun) {
-          const current = await readPermission({ auth, signal }, input.fileId, input.permissionId);
+          const current = await permissionNow({ auth, signal }, input.fileId, input.permissionId);
           return {
             structuredContent: {
               fileId: input.fileId,
@@ -277,9 +339,12 @@ export function sharingTools(deps: ToolDeps) {
               removed: false,
               dryRun: true,
             },
-            text: `Dry run: would remove ${grantee(current)}'s ${current.role} access. Nothing was changed.`,
+            text: `Dry run: would remove ${granteeOf(current)}'s ${current.role} access. Nothing was changed.`,
           };
         }
+        const before = journal
+          ? await permissionNow({ auth, signal }, input.fileId, input.permissionId)
+          : null;
         await sharingChange(input.fileId, () =>
           callGoogle(auth.userId, signal, (request) =>
             drive.permissions.delete(
@@ -288,9 +353,15 @@ export function sharingTools(deps: ToolDeps) {
             ),
           ),
         );
+        const changeId = before ? record(auth, 'remove_permission', input.fileId, before, null) : undefined;
         return {
-          structuredContent: { fileId: input.fileId, permissionId: input.permissionId, removed: true },
-          text: `Removed permission ${input.permissionId} from ${input.fileId}.`,
+          structuredContent: {
+            fileId: input.fileId,
+            permissionId: input.permissionId,
+            removed: true,
+            ...(changeId ? { changeId } : {}),
+          },
+          text: `Removed permission ${input.permissionId}${before ? ` (${granteeOf(before)}, ${before.role})` : ''} from ${input.fileId}.${changeNote(changeId)}`,
         };
       },
     }),

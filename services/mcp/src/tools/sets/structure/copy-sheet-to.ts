@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { changeNote } from '../../../journal/record-change.ts';
+import { quotedName } from '../../guards/loss-phrases.ts';
 import { CHANGE } from '../../kit/annotations.ts';
-import { dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit/common-schemas.ts';
+import { changeIdOutput, dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit/common-schemas.ts';
 import { tabById } from '../../kit/rule-grid.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
@@ -8,15 +10,16 @@ import { dryRunText, readEditTabs } from './edit-grid.ts';
 
 /** copy_sheet_to: copy a tab into another spreadsheet (docs/design.md §11). */
 export function copySheetToTools(deps: ToolDeps) {
-  const { sheets, callGoogle } = deps;
+  const { sheets, callGoogle, journal } = deps;
   return [
     defineTool({
       name: 'copy_sheet_to',
       toolset: 'structure',
       title: 'Copy a tab to another spreadsheet',
       description:
-        'Copies a tab, with its values, formulas, formats and merges, to the end of another spreadsheet (or the same one), where it is named "Copy of <title>".',
+        'Copies a tab, with its values, formulas, formats and merges, to the end of another spreadsheet (or the same one), where it is named "Copy of <title>". undo_change deletes the copy, keeping its cells so that undoing the undo recreates it.',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: CHANGE,
       inputSchema: z.object({
         spreadsheetId,
@@ -30,6 +33,7 @@ export function copySheetToTools(deps: ToolDeps) {
         title: z.string().nullable(),
         destinationSpreadsheetId: z.string(),
         dryRun: dryRunOutput,
+        changeId: changeIdOutput,
       }),
       async run(input, { auth, signal }) {
         if (input.dryRun) {
@@ -72,9 +76,25 @@ export function copySheetToTools(deps: ToolDeps) {
           title: data.title ?? '',
           destinationSpreadsheetId: input.destinationSpreadsheetId,
         };
+        const changeId = journal?.record(auth, {
+          tool: 'copy_sheet_to',
+          spreadsheetId: result.destinationSpreadsheetId,
+          ranges: [result.title],
+          cells: 0,
+          rows: 0,
+          summary: `copied a tab of spreadsheet ${input.spreadsheetId} here as ${quotedName(result.title)}`,
+          payload: {
+            v: 1,
+            kind: 'copied-tab',
+            spreadsheetId: result.destinationSpreadsheetId,
+            sheetId: result.sheetId,
+            title: result.title,
+            sourceSpreadsheetId: input.spreadsheetId,
+          },
+        });
         return {
-          structuredContent: result,
-          text: `Copied the tab to ${JSON.stringify(result.title)} (sheetId ${result.sheetId}) in spreadsheet ${result.destinationSpreadsheetId}.`,
+          structuredContent: { ...result, ...(changeId ? { changeId } : {}) },
+          text: `Copied the tab to ${JSON.stringify(result.title)} (sheetId ${result.sheetId}) in spreadsheet ${result.destinationSpreadsheetId}.${changeNote(changeId)}`,
         };
       },
     }),

@@ -1,0 +1,49 @@
+import type { AuthInfo } from '../auth/auth-info.ts';
+import type { ChangeJournal } from './change-journal.ts';
+
+/** A file a tool made, as Google answered it (the fields undo needs). */
+export interface MadeFile {
+  id?: string | null;
+  name?: string | null;
+  mimeType?: string | null;
+  modifiedTime?: string | null;
+}
+
+/**
+ * Journals a file a tool made (create_spreadsheet, create_folder, copy_spreadsheet, convert_file):
+ * undo moves it to the trash, refused when it was modified after `modifiedTime` (docs/design.md
+ * §11.8). The change's id, or undefined when the journal is off.
+ */
+export function recordMadeFile(
+  journal: ChangeJournal | undefined,
+  auth: AuthInfo,
+  change: {
+    tool: string;
+    file: MadeFile;
+    summary: string;
+    /** The tabs made, when not the file's name. */
+    ranges?: string[];
+    cells?: number;
+    rows?: number;
+  },
+): string | undefined {
+  const { file } = change;
+  if (!journal || !file.id) return undefined;
+  return journal.record(auth, {
+    tool: change.tool,
+    spreadsheetId: file.id,
+    ranges: change.ranges ?? [file.name ?? ''],
+    cells: change.cells ?? 0,
+    rows: change.rows ?? 0,
+    summary: change.summary,
+    payload: {
+      v: 1,
+      kind: 'file',
+      fileId: file.id,
+      name: file.name ?? '',
+      mimeType: file.mimeType ?? '',
+      trashed: false,
+      ...(file.modifiedTime ? { modifiedTime: file.modifiedTime } : {}),
+    },
+  });
+}
