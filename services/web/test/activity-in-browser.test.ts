@@ -12,10 +12,11 @@ import { chromiumMissing, expectAccessibleInEveryLook } from './support/chromium
 
 // The dashboard's Activity (docs/design.md §11.8), in Chromium against the whole stack: what an
 // API key changed through the MCP endpoint is listed per spreadsheet with the key's name, a link
-// to the spreadsheet and whether undo_change can undo it; undone and unundoable changes say so;
-// another person sees none of it. Its Undo button (web → mcp's ChangeUndoService) restores the
-// cells in the emulator, is refused naming the cells changed since until "Undo anyway", works by
-// keyboard alone, and refuses a forged post.
+// to the spreadsheet, what each change did in list_changes' own words, and whether it can be
+// undone (or why not); undone changes say so; another person sees none of it. Its Undo button
+// (web → mcp's ChangeUndoService) restores each family of change in the emulator (values, notes,
+// a deleted tab), is refused naming the cells changed since until "Undo anyway", works by keyboard
+// alone, and refuses a forged post.
 
 const missing = chromiumMissing();
 if (missing) console.warn(`activity browser tests skipped: ${missing}`);
@@ -52,6 +53,37 @@ async function tool(name: string, args: Record<string, unknown>): Promise<Record
 }
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+interface Listed {
+  changeId: string;
+  tool: string;
+  summary: string;
+  ranges: string[];
+  /** How undo_change undoes it ("undo_change {…} restores …"), or why it cannot. */
+  undo: string;
+}
+
+/** The spreadsheet's changes as list_changes gives them: the words the page must show too. */
+async function listed(spreadsheetId: string): Promise<Listed[]> {
+  return ((await tool('list_changes', { spreadsheetId })) as { changes: Listed[] }).changes;
+}
+
+/** The row texts of the page's list, whitespace folded. */
+async function rowTexts(page: Person['page']): Promise<string[]> {
+  return (await page.locator('tbody tr').allTextContents()).map((text) => text.replace(/\s+/g, ' '));
+}
+
+/** Tab (only) to the Undo button of `change` (its name starts with its words), press Enter, wait for the notice. */
+async function undoByKeyboard(page: Person['page'], change: Listed): Promise<void> {
+  const name = `Undo: ${change.summary},`;
+  const focusedName = async () =>
+    String(await page.evaluate('document.activeElement.getAttribute("aria-label") || ""'));
+  for (let presses = 0; presses < 120 && !(await focusedName()).startsWith(name); presses++)
+    await page.keyboard.press('Tab');
+  expect(await focusedName()).toMatch(new RegExp(`^${escaped(name)}`));
+  await page.keyboard.press('Enter');
+  await page.waitForURL(new RegExp(`notice=undone&change=${change.changeId}`));
+}
 
 beforeAll(async () => {
   if (missing) return;
@@ -100,17 +132,23 @@ describe.skipIf(Boolean(missing))('Activity on the dashboard', { timeout: 120_00
         .getByRole('link', { name: `Open spreadsheet ${spreadsheetId} in Google Sheets` })
         .getAttribute('href'),
     ).toBe(`https://docs.google.com/spreadsheets/d/${spreadsheetId}/edit`);
-    const rows = await section.locator('tbody tr').allTextContents();
-    const row = (needle: string) =>
-      rows.map((text) => text.replace(/\s+/g, ' ')).find((text) => text.includes(needle));
-    // Newest first: the insert, the undo, the kept write, the undone write, the creation.
+    const rows = (await section.locator('tbody tr').allTextContents()).map((text) =>
+      text.replace(/\s+/g, ' '),
+    );
+    const row = (needle: string) => rows.find((text) => text.includes(needle));
+    // Newest first: the insert, the undo, the kept write, the undone write, the creation; each in
+    // list_changes' words, never "0 cells" for a change that counted none.
     expect(rows).toHaveLength(5);
-    expect(row('insert_dimension')).toContain('Undo is not available for insert_dimension');
-    expect(row(String(kept.changeId))).toMatch(/API key Nightly import.*write_range.*A3.*Can be undone/);
-    expect(row(`undid ${written.changeId}`)).toContain('undo_change');
-    expect(
-      rows.map((text) => text.replace(/\s+/g, ' ')).some((text) => /write_range.*A2.*Undone/.test(text)),
-    ).toBe(true);
+    const words = await listed(spreadsheetId);
+    for (const [index, change] of words.entries()) expect(rows[index]).toContain(change.summary);
+    expect(rows.join('\n')).not.toMatch(/\b0 cells/);
+    // A change that cannot be undone says why; one that can has its button.
+    expect(row('insert_dimension')).toMatch(/Cannot be undone\. \S|Can be undone/);
+    expect(row(String(kept.changeId))).toMatch(
+      /API key Nightly import.*wrote 1 cell of Sheet1!A3 write_range.*Can be undone/,
+    );
+    expect(row(`undid ${written.changeId}`)).toMatch(/restored 1 cell of Sheet1!A2 undo_change/);
+    expect(rows.some((text) => /wrote 1 cell of Sheet1!A2 write_range.*Undone/.test(text))).toBe(true);
     await expectAccessibleInEveryLook(page, '/dashboard/activity');
 
     // Narrowed to the spreadsheet, the same changes; another person has none.
@@ -136,42 +174,36 @@ describe.skipIf(Boolean(missing))('Activity on the dashboard', { timeout: 120_00
       ((await tool('read_range', { spreadsheetId, range })) as { values?: unknown[][] }).values ?? [];
     const inkWrite = await tool('write_range', { spreadsheetId, range: 'A2', values: [['Ink']] });
     const glueWrite = await tool('write_range', { spreadsheetId, range: 'A3', values: [['Glue']] });
-    // The ranges as the journal lists them (with the tab): what the buttons' names say.
-    const { changes } = (await tool('list_changes', { spreadsheetId })) as {
-      changes: Array<{ changeId: string; ranges: string[] }>;
-    };
-    const rangeOf = (id: unknown) => changes.find((change) => change.changeId === id)!.ranges[0]!;
-    const [inkRange, glueRange] = [rangeOf(inkWrite.changeId), rangeOf(glueWrite.changeId)];
+    // The words list_changes gives each change: what the rows and the buttons' names say.
+    const changes = await listed(spreadsheetId);
+    const of = (id: unknown) => changes.find((change) => change.changeId === id)!;
+    const [ink, glue] = [of(inkWrite.changeId), of(glueWrite.changeId)];
+    expect(ink.summary).toBe('wrote 1 cell of Sheet1!A2');
     expect(await cells('A1:A3')).toEqual([['Item'], ['Ink'], ['Glue']]);
 
     const { page } = alice;
     const activity = `${env.stack.baseUrl}/dashboard/activity?spreadsheet=${spreadsheetId}`;
     await page.goto(activity);
-    const undoInk = page.getByRole('button', {
-      name: new RegExp(`^Undo write_range of ${escaped(inkRange)},`),
-    });
+    const undoInk = page.getByRole('button', { name: new RegExp(`^Undo: ${escaped(ink.summary)},`) });
     expect(await undoInk.count()).toBe(1);
-    // Only changes that stand and can be undone have a button: creating the file cannot be undone.
-    expect(await page.getByRole('button', { name: /^Undo create_spreadsheet/ }).count()).toBe(0);
+    // Only changes that stand and can be undone have a button.
+    for (const change of changes)
+      if (!change.undo.startsWith('undo_change'))
+        expect(
+          await page.getByRole('button', { name: new RegExp(`^Undo: ${escaped(change.summary)},`) }).count(),
+        ).toBe(0);
     // (axe has looked at the list with its Undo buttons in the first test.)
 
     // Keyboard only: Tab to the button its name describes, Enter.
-    for (let presses = 0; presses < 80; presses++) {
-      await page.keyboard.press('Tab');
-      const focused = await page.evaluate('document.activeElement.getAttribute("aria-label") || ""');
-      if (String(focused).startsWith(`Undo write_range of ${inkRange},`)) break;
-    }
-    expect(await page.evaluate('document.activeElement.getAttribute("aria-label") || ""')).toMatch(
-      /^Undo write_range of /,
+    await undoByKeyboard(page, ink);
+    expect((await page.getByRole('status').textContent())?.replace(/\s+/g, ' ')).toContain(
+      `(${ink.summary}, spreadsheet ${spreadsheetId}) is back to what it was before`,
     );
-    await page.keyboard.press('Enter');
-    await page.waitForURL(/notice=undone/);
-    expect(await page.getByRole('status').textContent()).toContain(`write_range of ${inkRange} is back`);
     expect(await cells('A1:A3')).toEqual([['Item'], ['Pens'], ['Glue']]);
-    const rows = (await page.locator('tbody tr').allTextContents()).map((text) => text.replace(/\s+/g, ' '));
+    const rows = await rowTexts(page);
     // The undo is the newest change, the dashboard's; the change it undid says Undone.
-    expect(rows[0]).toMatch(/Dashboard \(you\).*undo_change.*undid/);
-    expect(rows.some((text) => new RegExp(`write_range ${escaped(inkRange)} .*Undone`).test(text))).toBe(
+    expect(rows[0]).toMatch(/Dashboard \(you\) restored 1 cell of Sheet1!A2 undo_change, undid/);
+    expect(rows.some((text) => new RegExp(`${escaped(ink.summary)} write_range .*Undone`).test(text))).toBe(
       true,
     );
 
@@ -179,12 +211,12 @@ describe.skipIf(Boolean(missing))('Activity on the dashboard', { timeout: 120_00
     await tool('write_range', { spreadsheetId, range: 'A3', values: [['Tape']] });
     await page.goto(activity);
     await page
-      .getByRole('button', { name: new RegExp(`^Undo write_range of ${escaped(glueRange)},`) })
+      .getByRole('button', { name: new RegExp(`^Undo: ${escaped(glue.summary)},`) })
       .last()
       .click();
     const refusal = page.getByRole('alert');
     expect((await refusal.textContent())?.replace(/\s+/g, ' ')).toContain(
-      `This cell was changed since change ${glueWrite.changeId}: ${glueRange.split(':')[0]}.`,
+      `This cell was changed since change ${glueWrite.changeId}: ${glue.ranges[0]!.split(':')[0]}.`,
     );
     expect(await cells('A3')).toEqual([['Tape']]);
     await expectAccessibleInEveryLook(page, 'the refused undo');
@@ -193,6 +225,68 @@ describe.skipIf(Boolean(missing))('Activity on the dashboard', { timeout: 120_00
     await page.keyboard.press('Enter');
     await page.waitForURL(/notice=undone/);
     expect(await cells('A1:A3')).toEqual([['Item'], ['Pens'], ['Paper']]);
+  });
+
+  it("shows each family's change in its words, and its Undo restores it by keyboard: values, notes, a deleted tab", async () => {
+    const { spreadsheetId } = (await tool('create_spreadsheet', {
+      title: 'Families',
+      values: [['Item'], ['Pens']],
+    })) as { spreadsheetId: string };
+    const read = async (range: string) =>
+      ((await tool('read_range', { spreadsheetId, range })) as { values?: unknown[][] }).values ?? [];
+    const notes = async () =>
+      JSON.stringify(
+        await tool('read_cell_details', { spreadsheetId, range: 'Sheet1!A1', fields: ['notes'] }),
+      );
+    const tabs = async () =>
+      (
+        (await tool('get_spreadsheet', { spreadsheetId })) as {
+          sheets: Array<{ sheetId: number; title: string }>;
+        }
+      ).sheets;
+
+    const values = await tool('write_range', {
+      spreadsheetId,
+      range: 'Sheet1!A2:B2',
+      values: [['Ink', '=1+1']],
+    });
+    const noted = await tool('set_notes', { spreadsheetId, notes: [{ range: 'Sheet1!A1', note: 'header' }] });
+    const { sheetId } = (await tool('add_sheet', { spreadsheetId, title: 'Q3' })) as { sheetId: number };
+    await tool('write_range', { spreadsheetId, range: 'Q3!A1', values: [['kept']] });
+    const deleted = await tool('delete_sheet', { spreadsheetId, sheetId });
+
+    const changes = await listed(spreadsheetId);
+    const of = (id: unknown) => changes.find((change) => change.changeId === id)!;
+    const families = [
+      { change: of(deleted.changeId), words: /^deleted the tab "Q3" \([\d,]+ rows, 1 cell\)$/ },
+      { change: of(noted.changeId), words: /^set notes on 1 cell of Sheet1!A1$/ },
+      { change: of(values.changeId), words: /^wrote 2 cells of Sheet1!A2:B2 \(1 formula\)$/ },
+    ];
+    const { page } = alice;
+    const activity = `${env.stack.baseUrl}/dashboard/activity?spreadsheet=${spreadsheetId}`;
+    await page.goto(activity);
+    const rows = await rowTexts(page);
+    for (const { change, words } of families) {
+      expect(change.summary).toMatch(words);
+      // The page says what list_changes says, beside the Undo button named with those words.
+      expect(rows.find((text) => text.includes(change.changeId))).toContain(
+        `${change.summary} ${change.tool}`,
+      );
+    }
+    await expectAccessibleInEveryLook(page, 'the Activity of every family');
+
+    // Newest first, each by keyboard alone: the tab comes back, then the note goes, then the values.
+    await undoByKeyboard(page, families[0]!.change);
+    expect((await tabs()).find((tab) => tab.title === 'Q3')?.sheetId).toBe(sheetId);
+    expect(await read('Q3!A1')).toEqual([['kept']]);
+    expect(await notes()).toContain('header');
+
+    await undoByKeyboard(page, families[1]!.change);
+    expect(await notes()).not.toContain('header');
+
+    await undoByKeyboard(page, families[2]!.change);
+    expect(await read('Sheet1!A1:B2')).toEqual([['Item'], ['Pens']]);
+    expect(await page.getByRole('status').textContent()).toContain(families[2]!.change.summary);
   });
 
   it('refuses an Undo post without its CSRF token, with a wrong one, or from another site; and an unknown change is not found', async () => {

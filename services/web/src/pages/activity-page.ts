@@ -1,4 +1,4 @@
-import { ChangeCredentialKind, type ChangeSummary } from '@sheetgate/proto';
+import { ChangeCredentialKind, type ChangeSummary, describeChange } from '@sheetgate/proto';
 import { html, type SafeHtml, untrustedName } from '../html/html.ts';
 import { type HeaderAccount, renderPage } from '../html/layout.ts';
 import { displayTime } from '../html/time.ts';
@@ -47,12 +47,11 @@ function credential(change: ChangeSummary): SafeHtml {
     : html`${kind} <span class="muted">(no longer exists)</span>`;
 }
 
-/** The ranges of a change in a few words: the first three, then how many more. */
-function rangeSummary(change: ChangeSummary): string {
-  if (!change.ranges.length) return change.spreadsheetId;
-  const more = change.ranges.length > 3 ? ` and ${change.ranges.length - 3} more` : '';
-  return `${change.ranges.slice(0, 3).join(', ')}${more}`;
-}
+/** What a change did, as list_changes says it; tab and range names in it are others' to choose. */
+const words = (change: ChangeSummary) => untrustedName(describeChange(change), 300);
+
+/** A change's time as a button's name says it, to the second: two changes of one range in one minute differ. */
+const toTheSecond = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 
 /** POST /dashboard/activity/undo: the change, the list's filter to come back to, and `force`. */
 function undoForm(
@@ -73,10 +72,9 @@ ${button}
 function status(change: ChangeSummary, input: ActivityInput): SafeHtml {
   if (change.undoneAtMs) return html`Undone ${displayTime(new Date(change.undoneAtMs).toISOString())}`;
   if (!change.undoable)
-    return html`<span class="muted">${change.undoUnavailableReason || 'Cannot be undone.'}</span>`;
-  // The button's name says what it undoes: a list of them must be told apart by ear too.
-  // With the second: two changes of one range in one minute still have buttons of their own names.
-  const label = `Undo ${change.tool} of ${rangeSummary(change)}, ${new Date(change.occurredAtMs).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+    return html`<span class="muted">Cannot be undone. ${change.undoUnavailableReason || 'Undo is not available for it.'}</span>`;
+  // The button's name says what it undoes, in the row's words: a list of them must be told apart by ear too.
+  const label = `Undo: ${describeChange(change)}, ${toTheSecond(change.occurredAtMs)}`;
   return html`Can be undone ${undoForm(change, { csrf: input.undoCsrf, spreadsheetId: input.spreadsheetId }, html`<button type="submit" aria-label="${label}">Undo</button>`)}
 <br><span class="muted">An agent can call <code>undo_change</code> with <code>${change.id}</code>.</span>`;
 }
@@ -86,7 +84,7 @@ function message(input: ActivityInput): SafeHtml | string {
   if (!shown) return '';
   if (shown.kind === 'undone') {
     const change = input.changes.find((candidate) => candidate.id === shown.changeId);
-    return html`<div class="notice" role="status"><p><strong>Undone.</strong> ${change ? `${change.tool} of ${rangeSummary(change)}` : `Change ${shown.changeId}`} is back to what it was before. The undo is listed below as a change of the dashboard, which can itself be undone.</p></div>`;
+    return html`<div class="notice" role="status"><p><strong>Undone.</strong> ${change ? html`What change <code>${change.id}</code> did (${words(change)}, spreadsheet <code>${change.spreadsheetId}</code>)` : html`What change <code>${shown.changeId}</code> did`} is back to what it was before. The undo is listed below as a change of the dashboard, which can itself be undone.</p></div>`;
   }
   if (shown.kind === 'not_undone')
     return html`<div class="error" role="alert"><p><strong>Not undone.</strong> ${shown.text}</p>${shown.next ? html`<p><a href="${shown.next.href}">${shown.next.label}</a></p>` : ''}</div>`;
@@ -107,13 +105,11 @@ function message(input: ActivityInput): SafeHtml | string {
 }
 
 function changeRow(change: ChangeSummary, input: ActivityInput): SafeHtml {
-  const ranges = change.ranges.length ? change.ranges.join(', ') : '—';
   return html`<tr>
 <td>${displayTime(new Date(change.occurredAtMs).toISOString())}</td>
 <td>${credential(change)}</td>
-<td><code>${change.tool}</code>${change.undoesChangeId ? html` <span class="muted">(undid ${change.undoesChangeId})</span>` : ''}</td>
-<td>${ranges}</td>
-<td>${change.cells.toLocaleString('en-US')}</td>
+<td>${words(change)}<br>
+<span class="muted"><code>${change.tool}</code>${change.undoesChangeId ? html`, undid <code>${change.undoesChangeId}</code>` : ''}</span></td>
 <td>${status(change, input)}</td>
 </tr>`;
 }
@@ -121,8 +117,9 @@ function changeRow(change: ChangeSummary, input: ActivityInput): SafeHtml {
 /**
  * /dashboard/activity: the person's recent changes through Sheetgate (docs/design.md §11.8),
  * grouped per spreadsheet in the order of their newest change, with who made each (the API key
- * or app by name), the tool, ranges and cells, and an Undo button for each change that can be
- * undone; above them, what the last Undo came to.
+ * or app by name), what it changed in list_changes' words (proto describeChange) and its tool, and
+ * an Undo button for each change that can be undone, or why it cannot be; above them, what the
+ * last Undo came to.
  */
 export function activityPage(input: ActivityInput): string {
   const groups = new Map<string, ChangeSummary[]>();
@@ -136,7 +133,7 @@ export function activityPage(input: ActivityInput): string {
 <h2 id="${`sheet-${index}`}">Spreadsheet <code>${spreadsheetId || '(none)'}</code></h2>
 <p>${spreadsheetLink(spreadsheetId)}${GOOGLE_ID.test(spreadsheetId) && !input.spreadsheetId ? html` · <a href="${`/dashboard/activity?spreadsheet=${encodeURIComponent(spreadsheetId)}`}">Only this spreadsheet</a>` : ''}</p>
 <table>
-<thead><tr><th scope="col">When</th><th scope="col">By</th><th scope="col">Tool</th><th scope="col">Ranges</th><th scope="col">Cells</th><th scope="col">Undo</th></tr></thead>
+<thead><tr><th scope="col">When</th><th scope="col">By</th><th scope="col">What changed</th><th scope="col">Undo</th></tr></thead>
 <tbody>
 ${changes.map((change) => changeRow(change, input))}
 </tbody>
