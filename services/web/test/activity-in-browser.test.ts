@@ -216,7 +216,7 @@ describe.skipIf(Boolean(missing))('Activity on the dashboard', { timeout: 120_00
       .click();
     const refusal = page.getByRole('alert');
     expect((await refusal.textContent())?.replace(/\s+/g, ' ')).toContain(
-      `This cell was changed since change ${glueWrite.changeId}: ${glue.ranges[0]!.split(':')[0]}.`,
+      `This cell was changed since change ${glueWrite.changeId} (${glue.summary}, spreadsheet ${spreadsheetId}): ${glue.ranges[0]!.split(':')[0]}.`,
     );
     expect(await cells('A3')).toEqual([['Tape']]);
     await expectAccessibleInEveryLook(page, 'the refused undo');

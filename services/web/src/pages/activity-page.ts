@@ -89,6 +89,8 @@ function message(input: ActivityInput): SafeHtml | string {
   if (shown.kind === 'not_undone')
     return html`<div class="error" role="alert"><p><strong>Not undone.</strong> ${shown.text}</p>${shown.next ? html`<p><a href="${shown.next.href}">${shown.next.label}</a></p>` : ''}</div>`;
   const more = shown.total > shown.cells.length ? ` and ${shown.total - shown.cells.length} more` : '';
+  // The change refused, in its words, when it is on this page.
+  const refused = input.changes.find((candidate) => candidate.id === shown.changeId);
   // Cells as undo names them (Sheet1!B2); a deleted tab's undo names its title, taken since.
   const cellsOnly = shown.cells.every((cell) => A1_CELL.test(cell));
   const these = !cellsOnly
@@ -97,7 +99,7 @@ function message(input: ActivityInput): SafeHtml | string {
       ? 'This cell was changed'
       : `These ${shown.total} cells were changed`;
   return html`<div class="error" role="alert" id="undo-refused">
-<p><strong>Not undone.</strong> ${these} since change <code>${shown.changeId}</code>: ${shown.cells.join(', ')}${more}.</p>
+<p><strong>Not undone.</strong> ${these} since change <code>${shown.changeId}</code>${refused ? html` (${words(refused)}, spreadsheet <code>${refused.spreadsheetId}</code>)` : ''}: ${shown.cells.join(', ')}${more}.</p>
 <p>Undo anyway puts back what ${!cellsOnly ? 'the change replaced' : shown.total === 1 ? 'it held before that change' : 'they held before that change'}; the later edits are lost.</p>
 <p class="actions">${undoForm({ id: shown.changeId }, { csrf: input.undoCsrf, spreadsheetId: input.spreadsheetId }, html`<button type="submit" class="danger">Undo anyway</button>`, true)}
 <a class="button" href="${input.spreadsheetId ? `/dashboard/activity?spreadsheet=${encodeURIComponent(input.spreadsheetId)}` : '/dashboard/activity'}">Keep the later edits</a></p>
