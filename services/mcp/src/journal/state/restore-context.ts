@@ -1,0 +1,103 @@
+import type { sheets_v4 } from 'googleapis';
+import { areaKey, dimensionKey, type Tab, tabDiff } from './state-diff.ts';
+import type { CellAreaImage, DimensionImage, SheetStateImage, StateImage } from './state-image.ts';
+import { type KeyedObject, keyedObjects } from './state-objects.ts';
+import { quoted, type TabTitles, tabTitles } from './state-words.ts';
+
+/**
+ * When a restore request must run so Google accepts the batch: a removed tab comes back first,
+ * merges the change made come apart before cells are written and merged again after, objects the
+ * change added go before what is put back (a filter before its table), and a tab the change added
+ * is deleted last (then a tab put back under another title while it held the title gets it back).
+ */
+export const RESTORE_PHASES = [
+  'addTabs',
+  'unmerge',
+  'removeObjects',
+  'cells',
+  'merge',
+  'restoreObjects',
+  'deleteTabs',
+  'retitleTabs',
+] as const;
+
+export type RestorePhase = (typeof RESTORE_PHASES)[number];
+
+/** One part of the spreadsheet undo looks at: its requests, and the words for what it put back. */
+export interface RestorePart {
+  phase: RestorePhase;
+  requests: sheets_v4.Schema$Request[];
+  restored: string[];
+  changedSince: string[];
+}
+
+export const part = (
+  phase: RestorePhase,
+  requests: sheets_v4.Schema$Request[],
+  restored: string[],
+  changedSince: string[] = [],
+): RestorePart => ({ phase, requests, restored, changedSince });
+
+export interface RestoreContext {
+  before: StateImage;
+  after: StateImage;
+  now: StateImage;
+  titles: TabTitles;
+  /** Tabs the change added (undo deletes them) and removed (undo adds them back). */
+  added: Tab[];
+  removed: Tab[];
+  /** Whether the tab is there now. */
+  existsNow(sheetId: number): boolean;
+  /** Whether undo may write on the tab: it is there now (or undo adds it back) and stays. */
+  writable(sheetId: number): boolean;
+  nowSheet(sheetId: number): SheetStateImage;
+  nowArea(area: CellAreaImage): CellAreaImage | undefined;
+  nowDimension(image: Pick<DimensionImage, 'sheetId' | 'dimension' | 'start'>): DimensionImage | undefined;
+  nowObjects: Map<string, KeyedObject>;
+  /** Tabs the change left that are gone now, named in changedSince. */
+  goneTabs: number[];
+}
+
+const sheetIdsWithParts = (image: StateImage) =>
+  new Set([
+    ...image.sheets.map((sheet) => sheet.sheetId),
+    ...image.cells.map((area) => area.sheetId),
+    ...image.dimensions.map((image) => image.sheetId),
+  ]);
+
+/**
+ * What restore needs to know beyond the parts themselves. A tab is there now when `now.tabs`
+ * lists it, or (without that list) when `now` holds any part of it: `now` is read with the same
+ * footprint, so a tab the after-image holds parts of and `now` holds none of is gone.
+ */
+export function restoreContext(before: StateImage, after: StateImage, now: StateImage): RestoreContext {
+  const titles = tabTitles(now, after, before);
+  const { added, removed } = tabDiff(before, after);
+  const nowTabs = now.tabs ? new Set(now.tabs.map((tab) => tab.sheetId)) : sheetIdsWithParts(now);
+  const existsNow = (sheetId: number) => nowTabs.has(sheetId);
+  const addedIds = new Set(added.map((tab) => tab.sheetId));
+  const removedIds = new Set(removed.map((tab) => tab.sheetId));
+  const leftByChange = new Set([...sheetIdsWithParts(after), ...added.map((tab) => tab.sheetId)]);
+  const goneTabs = [...leftByChange].filter((sheetId) => !removedIds.has(sheetId) && !existsNow(sheetId));
+  const gone = new Set(goneTabs);
+  const nowAreas = new Map(now.cells.map((area) => [areaKey(area), area]));
+  const nowDimensions = new Map(now.dimensions.map((image) => [dimensionKey(image), image]));
+  return {
+    before,
+    after,
+    now,
+    titles,
+    added,
+    removed,
+    existsNow,
+    writable: (sheetId) => !addedIds.has(sheetId) && !gone.has(sheetId),
+    nowSheet: (sheetId) => now.sheets.find((sheet) => sheet.sheetId === sheetId) ?? { sheetId },
+    nowArea: (area) => nowAreas.get(areaKey(area)),
+    nowDimension: (image) => nowDimensions.get(dimensionKey(image)),
+    nowObjects: keyedObjects(now),
+    goneTabs,
+  };
+}
+
+export const goneTabWords = (context: RestoreContext) =>
+  context.goneTabs.map((sheetId) => `the tab ${quoted(context.titles(sheetId))} (deleted since)`);
