@@ -34,7 +34,7 @@ import { createMcpServer } from './protocol/mcp-server.ts';
 import { createRequestStateCodec } from './protocol/request-state.ts';
 import { grpcRequestStateClaims } from './protocol/request-state-claims.ts';
 import type { McpSettings } from './settings.ts';
-import { journalOtherWrites } from './tools/kit/journal-other-writes.ts';
+import { journalOtherWrites } from './tools/kit/journal-writes.ts';
 import { sheetgateTools } from './tools/registry.ts';
 
 /**
