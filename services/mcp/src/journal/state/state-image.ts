@@ -13,7 +13,12 @@ import type { sheets_v4 } from 'googleapis';
  */
 
 /** Parts of a cell a change may write: Google's `CellData` field names. */
-export type CellField = 'userEnteredValue' | 'userEnteredFormat' | 'note' | 'dataValidation' | 'textFormatRuns';
+export type CellField =
+  | 'userEnteredValue'
+  | 'userEnteredFormat'
+  | 'note'
+  | 'dataValidation'
+  | 'textFormatRuns';
 
 export const ALL_CELL_FIELDS: readonly CellField[] = [
   'userEnteredValue',
@@ -60,6 +65,8 @@ export type SheetAspect =
 
 export interface Footprint {
   cells: CellAreaFootprint[];
+  /** Parts of every cell of every tab (a find and replace in all tabs); absent when none. */
+  allTabsCells?: CellField[] | undefined;
   dimensions: DimensionFootprint[];
   /** Aspects by tab; `'any'` when a request names an object by id only (its tab is read from all). */
   sheets: Array<{ sheetId: number | 'any'; aspects: SheetAspect[] }>;

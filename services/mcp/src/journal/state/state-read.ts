@@ -1,0 +1,390 @@
+import type { sheets_v4 } from 'googleapis';
+import { columnLetters, rangeOnSheet } from '../../tools/kit/a1.ts';
+import type { ToolDeps } from '../../tools/kit/tool-deps.ts';
+import type {
+  CellAreaImage,
+  CellField,
+  DimensionImage,
+  Footprint,
+  SheetAspect,
+  SheetStateImage,
+  StateImage,
+} from './state-image.ts';
+
+/**
+ * Reading what a footprint covers (docs/design.md §11.8): the before-image in one read — a
+ * `spreadsheets.getByDataFilter` of the footprint's grid ranges (batchUpdate names tabs by sheetId,
+ * and data filters take sheetIds where `spreadsheets.get` wants titles), or a `spreadsheets.get`
+ * when there are no ranges — each with a field mask of the footprint's parts only; the after-image
+ * from the batchUpdate's own response (`includeSpreadsheetInResponse` with the same mask and the
+ * same ranges in A1, built from the titles the before-read gave).
+ */
+
+/** A tab as the before-read saw it: what A1 ranges of the after-image are built from. */
+export interface TabGrid {
+  sheetId: number;
+  title: string;
+  rowCount: number;
+  columnCount: number;
+}
+
+/** How a footprint is read: its grid ranges in order, and the field mask of the parts. */
+export interface StatePlan {
+  footprint: Footprint;
+  /**
+   * The grid ranges read: the cell areas', then the dimensions' strips, then one cell of each tab
+   * whose aspects only are read. Google answers a tab's grid data in the order of its ranges.
+   */
+  ranges: sheets_v4.Schema$GridRange[];
+  /** Every tab must be read: objects named by id only, or cells of every tab. */
+  allTabs: boolean;
+  /** The spreadsheet resource's field mask, with grid data when `gridData`. */
+  mask: string;
+  /** The same without grid data. */
+  outlineMask: string;
+  gridData: boolean;
+}
+
+const DIMENSION_FIELDS = 'pixelSize,hiddenByUser';
+
+export function planState(footprint: Footprint): StatePlan {
+  const ranges: sheets_v4.Schema$GridRange[] = footprint.cells.map((area) => ({
+    sheetId: area.sheetId,
+    startRowIndex: area.startRow,
+    startColumnIndex: area.startColumn,
+    ...(area.endRow === undefined ? {} : { endRowIndex: area.endRow }),
+    ...(area.endColumn === undefined ? {} : { endColumnIndex: area.endColumn }),
+  }));
+  // A strip one cell wide carries the rows' (or columns') metadata without their cells.
+  for (const span of footprint.dimensions)
+    ranges.push(
+      span.dimension === 'ROWS'
+        ? {
+            sheetId: span.sheetId,
+            startRowIndex: span.start,
+            endRowIndex: span.end,
+            startColumnIndex: 0,
+            endColumnIndex: 1,
+          }
+        : {
+            sheetId: span.sheetId,
+            startRowIndex: 0,
+            endRowIndex: 1,
+            startColumnIndex: span.start,
+            endColumnIndex: span.end,
+          },
+    );
+  for (const { sheetId } of footprint.sheets)
+    if (sheetId !== 'any' && !ranges.some((range) => range.sheetId === sheetId))
+      ranges.push(oneCell(sheetId));
+  const allTabs =
+    footprint.allTabsCells !== undefined || footprint.sheets.some((tab) => tab.sheetId === 'any');
+  const fields = new Set<CellField>([
+    ...footprint.cells.flatMap((area) => area.fields),
+    ...(footprint.allTabsCells ?? []),
+  ]);
+  const aspects = new Set<SheetAspect>(footprint.sheets.flatMap((tab) => tab.aspects));
+  const gridData = fields.size > 0 || footprint.dimensions.length > 0;
+  const sheetParts = [
+    aspects.has('properties')
+      ? 'properties'
+      : 'properties(sheetId,title,gridProperties(rowCount,columnCount))',
+    ...[...aspects].filter((aspect) => aspect !== 'properties'),
+  ];
+  const metadata =
+    footprint.dimensions.length > 0
+      ? `,rowMetadata(${DIMENSION_FIELDS}),columnMetadata(${DIMENSION_FIELDS})`
+      : '';
+  const grid = `data(startRow,startColumn,rowData.values(${[...fields].join(',') || 'note'})${metadata})`;
+  const masked = (parts: string[]) =>
+    `sheets(${parts.join(',')})${footprint.namedRanges ? ',namedRanges' : ''}`;
+  return {
+    footprint,
+    ranges,
+    allTabs,
+    mask: masked(gridData ? [...sheetParts, grid] : sheetParts),
+    outlineMask: masked(sheetParts),
+    gridData,
+  };
+}
+
+/** Whether a footprint reads nothing before the write: it only adds tabs, which the reply names. */
+export function onlyAddsTabs(footprint: Footprint): boolean {
+  return (
+    footprint.addsTabs &&
+    footprint.cells.length === 0 &&
+    !footprint.allTabsCells &&
+    footprint.dimensions.length === 0 &&
+    footprint.sheets.length === 0 &&
+    !footprint.namedRanges
+  );
+}
+
+const oneCell = (sheetId: number): sheets_v4.Schema$GridRange => ({
+  sheetId,
+  startRowIndex: 0,
+  endRowIndex: 1,
+  startColumnIndex: 0,
+  endColumnIndex: 1,
+});
+
+/**
+ * The before-image: one read, or two when a footprint holds both grid ranges and objects of an
+ * unknown tab (a batch_update changing cells and a chart by id): a `spreadsheets.get` of every
+ * tab's aspects, then the ranges' grid data by data filter — one read cannot give both, since
+ * ranges limit the tabs answered. Also the tabs as read, for the after-image's ranges.
+ */
+export async function readState(
+  { sheets, callGoogle }: Pick<ToolDeps, 'sheets' | 'callGoogle'>,
+  userId: string,
+  signal: AbortSignal,
+  spreadsheetId: string,
+  plan: StatePlan,
+): Promise<{ image: StateImage; tabs: TabGrid[] }> {
+  const get = (fields: string) =>
+    callGoogle(userId, signal, (request) => sheets.spreadsheets.get({ spreadsheetId, fields }, request));
+  const byFilter = (fields: string) =>
+    callGoogle(userId, signal, (request) =>
+      sheets.spreadsheets.getByDataFilter(
+        {
+          spreadsheetId,
+          fields,
+          requestBody: {
+            dataFilters: plan.ranges.map((gridRange) => ({ gridRange })),
+            includeGridData: plan.gridData,
+          },
+        },
+        request,
+      ),
+    );
+  let read: sheets_v4.Schema$Spreadsheet;
+  let wholeTabs = false;
+  if (plan.allTabs && (plan.footprint.allTabsCells || plan.ranges.length === 0)) {
+    // Every tab whole: grid data (of every tab) only when cells of every tab are asked for.
+    read = (await get(plan.footprint.allTabsCells ? plan.mask : plan.outlineMask)).data;
+    wholeTabs = true;
+  } else if (!plan.allTabs) {
+    read = (plan.ranges.length > 0 ? await byFilter(plan.mask) : await get(plan.mask)).data;
+  } else {
+    const [outline, grids] = [(await get(plan.outlineMask)).data, (await byFilter(plan.mask)).data];
+    read = mergeReads(outline, grids);
+  }
+  return { image: imageOf(plan, read, wholeTabs), tabs: tabGrids(read) };
+}
+
+/** The outline's tabs, each with the grid data the data-filter read gave it. */
+function mergeReads(
+  outline: sheets_v4.Schema$Spreadsheet,
+  grids: sheets_v4.Schema$Spreadsheet,
+): sheets_v4.Schema$Spreadsheet {
+  const data = new Map((grids.sheets ?? []).map((sheet) => [sheet.properties?.sheetId ?? 0, sheet.data]));
+  return {
+    ...outline,
+    sheets: (outline.sheets ?? []).map((sheet) => {
+      const own = data.get(sheet.properties?.sheetId ?? 0);
+      return own ? { ...sheet, data: own } : sheet;
+    }),
+  };
+}
+
+export function tabGrids(spreadsheet: sheets_v4.Schema$Spreadsheet): TabGrid[] {
+  return (spreadsheet.sheets ?? []).map((sheet) => ({
+    sheetId: sheet.properties?.sheetId ?? 0,
+    title: sheet.properties?.title ?? '',
+    rowCount: sheet.properties?.gridProperties?.rowCount ?? 0,
+    columnCount: sheet.properties?.gridProperties?.columnCount ?? 0,
+  }));
+}
+
+/**
+ * What to add to a batchUpdate so that its response is the after-image: the same mask and ranges
+ * (A1, on the titles the before-read gave; a tab renamed in the same batch by its new title), and
+ * the `fields` system parameter keeping the replies and that image only.
+ */
+export function responseImage(
+  plan: StatePlan,
+  tabs: readonly TabGrid[],
+  renamed: ReadonlyMap<number, string>,
+): { body: sheets_v4.Schema$BatchUpdateSpreadsheetRequest; fields: string } {
+  const fields = `replies,updatedSpreadsheet(${plan.mask})`;
+  // Every tab whole, or (without ranges) every tab's aspects: no ranges limit the answer.
+  if (plan.footprint.allTabsCells || plan.ranges.length === 0)
+    return {
+      body: {
+        includeSpreadsheetInResponse: true,
+        responseIncludeGridData: plan.footprint.allTabsCells !== undefined,
+      },
+      fields,
+    };
+  const byId = new Map(tabs.map((tab) => [tab.sheetId, tab]));
+  const a1 = (range: sheets_v4.Schema$GridRange) => {
+    const tab = byId.get(range.sheetId ?? 0);
+    if (!tab) return undefined;
+    return a1OnGrid(renamed.get(tab.sheetId) ?? tab.title, range, tab);
+  };
+  const ranges = plan.ranges.map(a1).filter((range): range is string => range !== undefined);
+  // Objects named by id may be on any tab: one cell of each other tab brings its aspects back.
+  if (plan.allTabs)
+    for (const tab of tabs)
+      if (!plan.ranges.some((range) => range.sheetId === tab.sheetId)) ranges.push(a1(oneCell(tab.sheetId))!);
+  return {
+    body: {
+      includeSpreadsheetInResponse: true,
+      responseRanges: ranges,
+      responseIncludeGridData: plan.gridData,
+    },
+    fields,
+  };
+}
+
+/** A grid range in A1, kept on the tab's grid (at least its corner cell): Google refuses ranges past it. */
+function a1OnGrid(title: string, range: sheets_v4.Schema$GridRange, grid: TabGrid): string {
+  const rows = Math.max(1, grid.rowCount);
+  const columns = Math.max(1, grid.columnCount);
+  const top = Math.min(range.startRowIndex ?? 0, rows - 1);
+  const left = Math.min(range.startColumnIndex ?? 0, columns - 1);
+  const bottom = Math.max(top + 1, Math.min(range.endRowIndex ?? rows, rows));
+  const right = Math.max(left + 1, Math.min(range.endColumnIndex ?? columns, columns));
+  return rangeOnSheet(title, `${columnLetters(left)}${top + 1}:${columnLetters(right - 1)}${bottom}`);
+}
+
+/**
+ * The image of a footprint in a spreadsheet resource read with its plan: `wholeTabs` when each
+ * tab's grid data is the whole tab (no ranges were given), else a tab's k-th GridData is its k-th
+ * planned range.
+ */
+export function imageOf(
+  plan: StatePlan,
+  spreadsheet: sheets_v4.Schema$Spreadsheet,
+  wholeTabs: boolean,
+): StateImage {
+  const { footprint } = plan;
+  const sheets = new Map((spreadsheet.sheets ?? []).map((sheet) => [sheet.properties?.sheetId ?? 0, sheet]));
+  const gridOf = (index: number) => {
+    const range = plan.ranges[index]!;
+    const sheet = sheets.get(range.sheetId ?? 0);
+    if (!sheet) return undefined;
+    const nth = wholeTabs
+      ? 0
+      : plan.ranges.slice(0, index).filter((each) => each.sheetId === range.sheetId).length;
+    const data = sheet.data?.[nth];
+    return data ? { sheet, data } : undefined;
+  };
+  const cells: CellAreaImage[] = [];
+  for (const [index, area] of footprint.cells.entries()) {
+    const found = gridOf(index);
+    if (found) cells.push(cellArea(found.sheet, found.data, area, area.fields));
+  }
+  if (footprint.allTabsCells)
+    for (const sheet of sheets.values()) {
+      const data = sheet.data?.[0];
+      if (data)
+        cells.push(
+          cellArea(
+            sheet,
+            data,
+            { sheetId: sheet.properties?.sheetId ?? 0, startRow: 0, startColumn: 0 },
+            footprint.allTabsCells,
+          ),
+        );
+    }
+  const dimensions: DimensionImage[] = [];
+  for (const [index, span] of footprint.dimensions.entries()) {
+    const found = gridOf(footprint.cells.length + index);
+    if (!found) continue;
+    const metadata = span.dimension === 'ROWS' ? found.data.rowMetadata : found.data.columnMetadata;
+    const first = span.dimension === 'ROWS' ? (found.data.startRow ?? 0) : (found.data.startColumn ?? 0);
+    dimensions.push({
+      sheetId: span.sheetId,
+      dimension: span.dimension,
+      start: span.start,
+      sizes: (metadata ?? []).slice(span.start - first, span.end - first).map((each) => ({
+        pixelSize: each.pixelSize ?? null,
+        hiddenByUser: each.hiddenByUser === true,
+      })),
+    });
+  }
+  const tabImages = new Map<number, SheetStateImage>();
+  for (const { sheetId, aspects } of footprint.sheets) {
+    const read =
+      sheetId === 'any' ? [...sheets.values()] : [sheets.get(sheetId)].filter((each) => each !== undefined);
+    for (const sheet of read) {
+      const id = sheet.properties?.sheetId ?? 0;
+      const image = tabImages.get(id) ?? { sheetId: id, title: sheet.properties?.title ?? '' };
+      for (const aspect of aspects) Object.assign(image, { [aspect]: aspectOf(sheet, aspect) });
+      tabImages.set(id, image);
+    }
+  }
+  return {
+    cells,
+    dimensions,
+    sheets: [...tabImages.values()],
+    ...(footprint.namedRanges ? { namedRanges: spreadsheet.namedRanges ?? [] } : {}),
+    ...(footprint.addsTabs
+      ? {
+          tabs: [...sheets.values()].map((sheet) => ({
+            sheetId: sheet.properties?.sheetId ?? 0,
+            title: sheet.properties?.title ?? '',
+          })),
+        }
+      : {}),
+  };
+}
+
+/** An aspect as Google gives it, with the empty lists (and no filter) Google leaves out. */
+function aspectOf(sheet: sheets_v4.Schema$Sheet, aspect: SheetAspect): unknown {
+  if (aspect === 'properties') return sheet.properties ?? {};
+  if (aspect === 'basicFilter') return sheet.basicFilter ?? null;
+  return sheet[aspect] ?? [];
+}
+
+/** An area's cells cut from a GridData that holds them, masked to `fields`, trailing empties left out. */
+function cellArea(
+  sheet: sheets_v4.Schema$Sheet,
+  data: sheets_v4.Schema$GridData,
+  area: {
+    sheetId: number;
+    startRow: number;
+    endRow?: number | undefined;
+    startColumn: number;
+    endColumn?: number | undefined;
+  },
+  fields: CellField[],
+): CellAreaImage {
+  const top = data.startRow ?? 0;
+  const left = data.startColumn ?? 0;
+  const rowData = data.rowData ?? [];
+  const lastRow = Math.min(rowData.length, (area.endRow ?? Number.POSITIVE_INFINITY) - top);
+  const rows: sheets_v4.Schema$CellData[][] = [];
+  for (let r = area.startRow - top; r < lastRow; r++) {
+    const values = rowData[r]?.values ?? [];
+    const lastColumn = Math.min(values.length, (area.endColumn ?? Number.POSITIVE_INFINITY) - left);
+    const row: sheets_v4.Schema$CellData[] = [];
+    for (let c = area.startColumn - left; c < lastColumn; c++) row.push(masked(values[c], fields));
+    while (row.length > 0 && Object.keys(row.at(-1)!).length === 0) row.pop();
+    rows.push(row);
+  }
+  while (rows.length > 0 && rows.at(-1)!.length === 0) rows.pop();
+  return {
+    sheetId: area.sheetId,
+    sheet: sheet.properties?.title ?? '',
+    top: area.startRow,
+    left: area.startColumn,
+    rows,
+    fields,
+  };
+}
+
+function masked(
+  cell: sheets_v4.Schema$CellData | undefined,
+  fields: readonly CellField[],
+): sheets_v4.Schema$CellData {
+  const kept: sheets_v4.Schema$CellData = {};
+  for (const field of fields) if (cell?.[field] != null) Object.assign(kept, { [field]: cell[field] });
+  return kept;
+}
+
+/** Cells an image keeps (each cell of its areas' rows). */
+export function imageCells(image: StateImage): number {
+  return image.cells.reduce((sum, area) => sum + area.rows.reduce((rows, row) => rows + row.length, 0), 0);
+}
