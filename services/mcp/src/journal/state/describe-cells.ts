@@ -1,0 +1,99 @@
+import type { sheets_v4 } from 'googleapis';
+import { sameContent } from './state-compare.ts';
+import { type CellAreaDiff, type CellChange, changesSpan } from './state-diff.ts';
+import { a1Range, counted, type TabTitles } from './state-words.ts';
+
+/** Words for the parts of a cell format, in the order they are listed. */
+const FORMAT_WORDS: Array<[path: string, word: string]> = [
+  ['textFormat.bold', 'bold'],
+  ['textFormat.italic', 'italic'],
+  ['textFormat.underline', 'underline'],
+  ['textFormat.strikethrough', 'strikethrough'],
+  ['textFormat.fontFamily', 'font'],
+  ['textFormat.fontSize', 'font size'],
+  ['textFormat.foregroundColor', 'text colour'],
+  ['textFormat.foregroundColorStyle', 'text colour'],
+  ['textFormat.link', 'links'],
+  ['backgroundColor', 'background colour'],
+  ['backgroundColorStyle', 'background colour'],
+  ['numberFormat', 'number format'],
+  ['borders', 'borders'],
+  ['horizontalAlignment', 'alignment'],
+  ['verticalAlignment', 'alignment'],
+  ['wrapStrategy', 'wrapping'],
+  ['textRotation', 'text rotation'],
+  ['textDirection', 'text direction'],
+  ['padding', 'padding'],
+  ['hyperlinkDisplayType', 'links'],
+];
+
+const at = (value: unknown, path: string): unknown =>
+  path.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], value);
+
+/** What about the format changed: `bold`, `background colour`…; `format` for anything unnamed. */
+function formatWords(
+  before: sheets_v4.Schema$CellFormat | undefined,
+  after: sheets_v4.Schema$CellFormat | undefined,
+) {
+  const words = new Set<string>();
+  for (const [path, word] of FORMAT_WORDS)
+    if (!sameContent(at(before, path), at(after, path))) words.add(word);
+  const named = (key: string) => FORMAT_WORDS.some(([path]) => path === key || path.startsWith(`${key}.`));
+  const keys = new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})]);
+  for (const key of keys) {
+    if (key === 'textFormat') {
+      const inner = new Set([
+        ...Object.keys(before?.textFormat ?? {}),
+        ...Object.keys(after?.textFormat ?? {}),
+      ]);
+      for (const part of inner)
+        if (
+          !named(`textFormat.${part}`) &&
+          !sameContent(at(before, `textFormat.${part}`), at(after, `textFormat.${part}`))
+        )
+          words.add('format');
+    } else if (!named(key) && !sameContent(at(before, key), at(after, key))) words.add('format');
+  }
+  return words;
+}
+
+const ORDER = [
+  'values',
+  ...new Set(FORMAT_WORDS.map(([, word]) => word)),
+  'format',
+  'rich text',
+  'notes',
+  'data validation',
+];
+
+function changeWords(change: CellChange): Set<string> {
+  const words = new Set<string>();
+  const differs = (field: keyof sheets_v4.Schema$CellData) =>
+    !sameContent(change.before[field], change.after[field]);
+  if (differs('userEnteredValue')) words.add('values');
+  if (differs('userEnteredFormat'))
+    for (const word of formatWords(change.before.userEnteredFormat, change.after.userEnteredFormat))
+      words.add(word);
+  if (differs('textFormatRuns')) words.add('rich text');
+  if (differs('note')) words.add('notes');
+  if (differs('dataValidation')) words.add('data validation');
+  return words;
+}
+
+/** `bold, background colour on 12 cells of Sheet1!A1:C4`, `set data validation on 300 cells of …`. */
+export function describeCells(diff: CellAreaDiff, titles: TabTitles): { phrase: string; range: string } {
+  const range = a1Range(titles, changesSpan(diff));
+  const words = new Set(diff.changes.flatMap((change) => [...changeWords(change)]));
+  const cells = `${counted(diff.changes.length, 'cell')} of ${range}`;
+  if (words.size === 1 && words.has('data validation')) {
+    const verb = diff.changes.every((change) => change.after.dataValidation)
+      ? 'set'
+      : diff.changes.every((change) => !change.after.dataValidation)
+        ? 'cleared'
+        : 'changed';
+    return { phrase: `${verb} data validation on ${cells}`, range };
+  }
+  if (words.size === 1 && words.has('values')) return { phrase: `changed the values of ${cells}`, range };
+  const listed = ORDER.filter((word) => words.has(word));
+  return { phrase: `${listed.join(', ')} on ${cells}`, range };
+}
