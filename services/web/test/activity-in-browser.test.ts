@@ -15,7 +15,7 @@ import { chromiumMissing, expectAccessibleInEveryLook } from './support/chromium
 // to the spreadsheet, what each change did in list_changes' own words, and whether it can be
 // undone (or why not); undone changes say so; another person sees none of it. Its Undo button
 // (web → mcp's ChangeUndoService) restores each family of change in the emulator (values, notes,
-// a deleted tab), is refused naming the cells changed since until "Undo anyway", works by keyboard
+// a deleted tab, a share), is refused naming the cells changed since until "Undo anyway", works by keyboard
 // alone, and refuses a forged post.
 
 const missing = chromiumMissing();
@@ -94,7 +94,7 @@ beforeAll(async () => {
   key = await createKeyInDashboard(alice.page, {
     name: 'Nightly import',
     access: 'Read and write',
-    toolsets: ['Reading', 'Writing', 'Structure and formatting', 'Files'],
+    toolsets: ['Reading', 'Writing', 'Structure and formatting', 'Files', 'Sharing and comments'],
   });
 }, 120_000);
 
@@ -227,7 +227,7 @@ describe.skipIf(Boolean(missing))('Activity on the dashboard', { timeout: 120_00
     expect(await cells('A1:A3')).toEqual([['Item'], ['Pens'], ['Paper']]);
   });
 
-  it("shows each family's change in its words, and its Undo restores it by keyboard: values, notes, a deleted tab", async () => {
+  it("shows each family's change in its words, and its Undo restores it by keyboard: values, notes, a deleted tab, a share", async () => {
     const { spreadsheetId } = (await tool('create_spreadsheet', {
       title: 'Families',
       values: [['Item'], ['Pens']],
@@ -254,10 +254,17 @@ describe.skipIf(Boolean(missing))('Activity on the dashboard', { timeout: 120_00
     const { sheetId } = (await tool('add_sheet', { spreadsheetId, title: 'Q3' })) as { sheetId: number };
     await tool('write_range', { spreadsheetId, range: 'Q3!A1', values: [['kept']] });
     const deleted = await tool('delete_sheet', { spreadsheetId, sheetId });
+    const shared = await tool('share_file', {
+      fileId: spreadsheetId,
+      emailAddress: 'bob@example.com',
+      role: 'commenter',
+    });
+    const grantees = async () => JSON.stringify(await tool('list_permissions', { fileId: spreadsheetId }));
 
     const changes = await listed(spreadsheetId);
     const of = (id: unknown) => changes.find((change) => change.changeId === id)!;
     const families = [
+      { change: of(shared.changeId), words: /^shared with bob@example\.com as commenter$/ },
       { change: of(deleted.changeId), words: /^deleted the tab "Q3" \([\d,]+ rows, 1 cell\)$/ },
       { change: of(noted.changeId), words: /^set notes on 1 cell of Sheet1!A1$/ },
       { change: of(values.changeId), words: /^wrote 2 cells of Sheet1!A2:B2 \(1 formula\)$/ },
@@ -275,18 +282,23 @@ describe.skipIf(Boolean(missing))('Activity on the dashboard', { timeout: 120_00
     }
     await expectAccessibleInEveryLook(page, 'the Activity of every family');
 
-    // Newest first, each by keyboard alone: the tab comes back, then the note goes, then the values.
+    // Newest first, each by keyboard alone: the share goes, the tab comes back, then the note goes,
+    // then the values.
+    expect(await grantees()).toContain('bob@example.com');
     await undoByKeyboard(page, families[0]!.change);
+    expect(await grantees()).not.toContain('bob@example.com');
+
+    await undoByKeyboard(page, families[1]!.change);
     expect((await tabs()).find((tab) => tab.title === 'Q3')?.sheetId).toBe(sheetId);
     expect(await read('Q3!A1')).toEqual([['kept']]);
     expect(await notes()).toContain('header');
 
-    await undoByKeyboard(page, families[1]!.change);
+    await undoByKeyboard(page, families[2]!.change);
     expect(await notes()).not.toContain('header');
 
-    await undoByKeyboard(page, families[2]!.change);
+    await undoByKeyboard(page, families[3]!.change);
     expect(await read('Sheet1!A1:B2')).toEqual([['Item'], ['Pens']]);
-    expect(await page.getByRole('status').textContent()).toContain(families[2]!.change.summary);
+    expect(await page.getByRole('status').textContent()).toContain(families[3]!.change.summary);
   });
 
   it('refuses an Undo post without its CSRF token, with a wrong one, or from another site; and an unknown change is not found', async () => {

@@ -49,7 +49,28 @@ function restores(change: ListedChange): string {
     case 'delete_sheet':
       return `recreates the tab ${quotedName(change.ranges[0] ?? '')}`;
     case 'delete_dimension':
-      return `inserts the deleted ${ranges || 'rows or columns'} again with their cells`;
+      return 'inserts them again with their cells';
+    // The Drive-side undos (drive-undo.ts) take back what the tool did rather than restore ranges.
+    case 'create_folder':
+      return 'moves the folder it made to the trash';
+    case 'create_spreadsheet':
+    case 'copy_spreadsheet':
+    case 'convert_file':
+      return 'moves the file it made to the trash';
+    case 'copy_sheet_to':
+      return `deletes the tab it copied${ranges ? ` (${ranges})` : ''}`;
+    case 'share_file':
+      return 'takes that access away again';
+    case 'update_permission':
+      return 'restores the earlier role';
+    case 'remove_permission':
+      return 'gives the access back';
+    case 'add_comment':
+      return 'deletes the comment';
+    case 'reply_to_comment':
+      return 'deletes the reply (and reopens the comment it resolved)';
+    case 'resolve_comment':
+      return 'reopens the comment (or resolves it again)';
     case 'undo_change':
       return `redoes change ${change.undoesChangeId}${ranges ? ` (${ranges})` : ''}`;
     default:
