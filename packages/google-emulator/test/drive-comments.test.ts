@@ -99,6 +99,26 @@ describe('comments and replies', () => {
     const replies = await drive.replies.list({ fileId: made, commentId: comment.id!, fields: 'replies(id)' });
     expect(replies.data.replies).toHaveLength(3);
     await drive.replies.delete({ fileId: made, commentId: comment.id!, replyId: reply.id! });
+    // A deleted reply is read only with includeDeleted, without its content, and is not deleted twice.
+    const gone = await failureOf(
+      drive.replies.get({ fileId: made, commentId: comment.id!, replyId: reply.id!, fields: 'id' }),
+    );
+    expect(gone.response?.status).toBe(404);
+    expect(
+      (
+        await drive.replies.get({
+          fileId: made,
+          commentId: comment.id!,
+          replyId: reply.id!,
+          includeDeleted: true,
+          fields: 'id,deleted,content',
+        })
+      ).data,
+    ).toEqual({ id: reply.id, deleted: true });
+    const twice = await failureOf(
+      drive.replies.delete({ fileId: made, commentId: comment.id!, replyId: reply.id! }),
+    );
+    expect(twice.response?.data.error.message).toBe(`Reply not found: ${reply.id}.`);
     await drive.comments.delete({ fileId: made, commentId: comment.id! });
     expect((await drive.comments.list({ fileId: made, fields: 'comments(id)' })).data.comments).toEqual([]);
     const withDeleted = await drive.comments.list({

@@ -228,7 +228,11 @@ const newId = () => `AAAA${randomBytes(9).toString('base64url')}`;
 
 /**
  * Drive v3 comments and replies: create, list, get, update, delete, and a reply's `resolve` /
- * `reopen` action (which sets the comment's `resolved`). Reading needs read access to the file;
+ * `reopen` action (which sets the comment's `resolved`: "the action the reply performed to the
+ * parent comment", https://developers.google.com/workspace/drive/api/reference/rest/v3/replies).
+ * A deleted comment or reply keeps its id and is listed only with includeDeleted, without its
+ * content (https://developers.google.com/workspace/drive/api/reference/rest/v3/comments/list).
+ * Reading needs read access to the file;
  * writing needs write access, and under `drive.file` a file the app neither made nor was opened
  * with is not found (404), as Google answers. Every method requires `fields`, as at Google.
  */
@@ -252,9 +256,14 @@ export function commentsRoutes(deps: DriveDeps, drive: DriveLibrary, comments: M
     if (!comment || (comment.deleted && !includeDeleted)) throw commentErrors.notFound('Comment', commentId);
     return comment;
   };
-  const replyIn = (comment: StoredComment, replyId: string) => {
+  /**
+   * A deleted reply is found only when asked for with includeDeleted (replies.get), as a deleted
+   * comment is: it cannot be edited or deleted again
+   * (https://developers.google.com/workspace/drive/api/reference/rest/v3/replies/get).
+   */
+  const replyIn = (comment: StoredComment, replyId: string, includeDeleted = false) => {
     const reply = comment.replies.find((each) => each.id === replyId);
-    if (!reply) throw commentErrors.notFound('Reply', replyId);
+    if (!reply || (reply.deleted && !includeDeleted)) throw commentErrors.notFound('Reply', replyId);
     return reply;
   };
   const includeDeleted = (ctx: Context) => queryString(ctx, 'includeDeleted') === 'true';
@@ -348,7 +357,11 @@ export function commentsRoutes(deps: DriveDeps, drive: DriveLibrary, comments: M
   router.get('/:commentId/replies/:replyId', (ctx) => {
     const mask = requiredFields(ctx);
     const { caller, file } = readable(ctx);
-    const reply = replyIn(commentIn(file, ctx.params.commentId!, false), ctx.params.replyId!);
+    const reply = replyIn(
+      commentIn(file, ctx.params.commentId!, false),
+      ctx.params.replyId!,
+      includeDeleted(ctx),
+    );
     ctx.body = applyFieldMask(replyResource(reply, caller), mask, REPLY_FIELDS);
   });
 

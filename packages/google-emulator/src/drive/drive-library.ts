@@ -112,7 +112,11 @@ export function createDriveLibrary({ files, access, spreadsheets }: DriveDeps) {
       return spreadsheets.exportAs(file.id, mimeType);
     },
 
-    /** files.update: rename, trash or restore, move; new bytes for a non-native file. */
+    /**
+     * files.update: rename, trash or restore (`trashed`), move; new
+     * bytes for a non-native file. Any change moves modifiedTime, and with it `version`
+     * (https://developers.google.com/workspace/drive/api/reference/rest/v3/files).
+     */
     async update(
       caller: Caller,
       fileId: string,

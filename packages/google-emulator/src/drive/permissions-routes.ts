@@ -344,6 +344,8 @@ export function permissionsRoutes(deps: DriveDeps, drive: DriveLibrary, permissi
     };
     // Sharing again with the same person, group, domain or link replaces the role, as at Google.
     permissions.put(file.id, permission);
+    // sendNotificationEmail "defaults to true for users and groups, and is not allowed for other
+    // requests" (https://developers.google.com/workspace/drive/api/reference/rest/v3/permissions/create).
     if ((type === 'user' || type === 'group') && notify !== false) {
       permissions.notifications.push({
         fileId: file.id,
