@@ -113,8 +113,8 @@ export function createDriveLibrary({ files, access, spreadsheets }: DriveDeps) {
     },
 
     /**
-     * files.update: rename, trash or restore (`trashed`), move; new
-     * bytes for a non-native file. Any change moves modifiedTime, and with it `version`
+     * files.update: rename, trash or restore (`trashed`), move; new bytes for a non-native file.
+     * Any change moves modifiedTime, and with it `version`
      * (https://developers.google.com/workspace/drive/api/reference/rest/v3/files).
      */
     async update(
