@@ -1,12 +1,13 @@
 /**
  * spreadsheets.batchUpdate request kinds for rules and objects on a grid: data validation,
- * conditional formats, named ranges and protected ranges. Each throws Google's 400 text, which
+ * conditional formats, named ranges and protected ranges (added, updated by mask, deleted). Each throws Google's 400 text, which
  * `applyBatchUpdate` prefixes with `Invalid requests[i].kind: `.
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import type { sheets_v4 } from 'googleapis';
 import { googleErrors } from '../google-error.ts';
 import { formatRange, type GridBounds } from './a1-notation.ts';
+import { applyMaskedUpdate } from './field-mask.ts';
 import { cellAt, positionsIn, setCell } from './grid.ts';
 import type { SheetModel, SpreadsheetModel } from './model.ts';
 
@@ -335,24 +336,22 @@ function allProtectedRanges(spreadsheet: SpreadsheetModel) {
   );
 }
 
-/** Protects a range, a whole sheet (a range of only its sheetId) or a named range. */
-export function addProtectedRange(
+/**
+ * A protected range as stored: its cells (a range — only a `sheetId` for a whole sheet — or a
+ * named range's), `description`, `warningOnly`, `unprotectedRanges`, and `editors` unless it only
+ * warns.
+ */
+function placedProtection(
   spreadsheet: SpreadsheetModel,
-  request: sheets_v4.Schema$AddProtectedRangeRequest,
-): Response {
-  const requested = request.protectedRange;
-  if (!requested) throw problem('protectedRange is required.');
+  requested: sheets_v4.Schema$ProtectedRange,
+  protectedRangeId: number,
+): { sheet: SheetModel; protectedRange: sheets_v4.Schema$ProtectedRange } {
   if ((requested.range == null) === (requested.namedRangeId == null))
     throw problem('Exactly one of range or namedRangeId must be set.');
   const range = requested.range ?? namedRangeById(spreadsheet, requested.namedRangeId).range;
   const { sheet } = onGrid(spreadsheet, range);
-  const taken = new Set(allProtectedRanges(spreadsheet).map((each) => each.protectedRange.protectedRangeId));
-  if (requested.protectedRangeId != null && taken.has(requested.protectedRangeId))
-    throw problem(`A protected range with id ${requested.protectedRangeId} already exists.`);
-  let id = requested.protectedRangeId ?? randomInt(1, 2 ** 31 - 1);
-  while (requested.protectedRangeId == null && taken.has(id)) id = randomInt(1, 2 ** 31 - 1);
   const protectedRange: sheets_v4.Schema$ProtectedRange = {
-    protectedRangeId: id,
+    protectedRangeId,
     ...(requested.range
       ? { range: { ...structuredClone(requested.range), sheetId: sheet.properties.sheetId } }
       : {}),
@@ -366,9 +365,78 @@ export function addProtectedRange(
     requestingUserCanEdit: true,
     ...(requested.editors && !requested.warningOnly ? { editors: structuredClone(requested.editors) } : {}),
   };
+  return { sheet, protectedRange };
+}
+
+/** Protects a range, a whole sheet (a range of only its sheetId) or a named range. */
+export function addProtectedRange(
+  spreadsheet: SpreadsheetModel,
+  request: sheets_v4.Schema$AddProtectedRangeRequest,
+): Response {
+  const requested = request.protectedRange;
+  if (!requested) throw problem('protectedRange is required.');
+  const taken = new Set(allProtectedRanges(spreadsheet).map((each) => each.protectedRange.protectedRangeId));
+  if (requested.protectedRangeId != null && taken.has(requested.protectedRangeId))
+    throw problem(`A protected range with id ${requested.protectedRangeId} already exists.`);
+  let id = requested.protectedRangeId ?? randomInt(1, 2 ** 31 - 1);
+  while (requested.protectedRangeId == null && taken.has(id)) id = randomInt(1, 2 ** 31 - 1);
+  const { sheet, protectedRange } = placedProtection(spreadsheet, requested, id);
   sheet.protectedRanges ??= [];
   sheet.protectedRanges.push(protectedRange);
   return { addProtectedRange: { protectedRange: structuredClone(protectedRange) } };
+}
+
+const PROTECTION_FIELDS = [
+  'range',
+  'namedRangeId',
+  'description',
+  'warningOnly',
+  'unprotectedRanges',
+  'editors',
+];
+
+/**
+ * Changes the masked fields of the protected range with the request's id, as Google's
+ * UpdateProtectedRangeRequest does (`fields`: at least one, the root `protectedRange` implied, `*`
+ * for all; https://developers.google.com/workspace/sheets/api/reference/rest/v4/spreadsheets/request#updateprotectedrangerequest).
+ * A new range replaces a named range and the other way round; a range moved to another sheet
+ * moves the protection with it.
+ */
+export function updateProtectedRange(
+  spreadsheet: SpreadsheetModel,
+  request: sheets_v4.Schema$UpdateProtectedRangeRequest,
+): Response {
+  if (!request.fields) throw problem("At least one field must be updated, but 'fields' is empty.");
+  const update = request.protectedRange ?? {};
+  const found = allProtectedRanges(spreadsheet).find(
+    (each) => each.protectedRange.protectedRangeId === update.protectedRangeId,
+  );
+  if (!found) throw problem(`No protected range with id: ${update.protectedRangeId ?? ''}`);
+  const masked = request.fields.split(',').map((field) => field.trim());
+  for (const field of masked) {
+    const root = field.split('.')[0] as string;
+    if (field !== '*' && !PROTECTION_FIELDS.includes(root)) throw problem(`Invalid field mask: ${field}`);
+  }
+  const next = structuredClone(found.protectedRange) as Record<string, unknown>;
+  applyMaskedUpdate(next, update as Record<string, unknown>, request.fields);
+  const touches = (name: string) => masked.some((field) => field === '*' || field.split('.')[0] === name);
+  if (touches('range') && next.range != null && !touches('namedRangeId')) delete next.namedRangeId;
+  if (touches('namedRangeId') && next.namedRangeId != null && !touches('range')) delete next.range;
+  const { sheet, protectedRange } = placedProtection(
+    spreadsheet,
+    next as sheets_v4.Schema$ProtectedRange,
+    found.protectedRange.protectedRangeId as number,
+  );
+  const list = found.sheet.protectedRanges ?? [];
+  if (sheet === found.sheet) {
+    list[list.indexOf(found.protectedRange)] = protectedRange;
+    return {};
+  }
+  found.sheet.protectedRanges = list.filter((each) => each !== found.protectedRange);
+  if (found.sheet.protectedRanges.length === 0) delete found.sheet.protectedRanges;
+  sheet.protectedRanges ??= [];
+  sheet.protectedRanges.push(protectedRange);
+  return {};
 }
 
 export function deleteProtectedRange(
@@ -433,7 +501,7 @@ export function shiftRangesForDimension(
     spreadsheet.namedRanges = spreadsheet.namedRanges.filter((each) => shift(each.range));
     if (spreadsheet.namedRanges.length === 0) delete spreadsheet.namedRanges;
   }
-  // Filters and tables move with their cells too; one left with no cells goes.
+  // Filters, tables and banded ranges move with their cells too; one left with no cells goes.
   if (sheet.basicFilter?.range && !shift(sheet.basicFilter.range)) delete sheet.basicFilter;
   if (sheet.filterViews) {
     sheet.filterViews = sheet.filterViews.filter((view) => view.range == null || shift(view.range));
@@ -442,6 +510,10 @@ export function shiftRangesForDimension(
   if (sheet.tables) {
     sheet.tables = sheet.tables.filter((table) => shift(table.range));
     if (sheet.tables.length === 0) delete sheet.tables;
+  }
+  if (sheet.bandedRanges) {
+    sheet.bandedRanges = sheet.bandedRanges.filter((banding) => shift(banding.range));
+    if (sheet.bandedRanges.length === 0) delete sheet.bandedRanges;
   }
   // Merged cells move with their cells, grow with rows or columns inserted inside them, and come
   // apart when fewer than two cells are left.

@@ -6,6 +6,7 @@
 import type { sheets_v4 } from 'googleapis';
 import { GoogleApiError, googleErrors } from '../google-error.ts';
 import { formatRange, type GridBounds } from './a1-notation.ts';
+import { addBanding, deleteBanding, updateBanding } from './batch-update-banding.ts';
 import {
   addChart,
   copyCharts,
@@ -44,6 +45,7 @@ import {
   shiftRangesForDimension,
   updateConditionalFormatRule,
   updateNamedRange,
+  updateProtectedRange,
 } from './batch-update-rules.ts';
 import { addTable, deleteTable, updateTable } from './batch-update-tables.ts';
 import { rewriteFormulasForDimension } from './dimension-references.ts';
@@ -97,6 +99,7 @@ const HANDLERS: { [K in keyof Request]?: Handler<K> } = {
   updateNamedRange,
   deleteNamedRange,
   addProtectedRange,
+  updateProtectedRange,
   deleteProtectedRange,
   copyPaste,
   cutPaste,
@@ -119,6 +122,9 @@ const HANDLERS: { [K in keyof Request]?: Handler<K> } = {
   addTable,
   updateTable,
   deleteTable,
+  addBanding,
+  updateBanding,
+  deleteBanding,
 };
 
 export const SUPPORTED_REQUEST_KINDS = Object.keys(HANDLERS);
@@ -262,12 +268,16 @@ function updateSheetProperties(
       if (cells && cells.length > grid.columnCount) cells.length = grid.columnCount;
   }
   const newIndex = updated.index;
-  updated.index = sheet.properties.index;
+  const oldIndex = sheet.properties.index;
+  updated.index = oldIndex;
   updated.sheetType = sheet.properties.sheetType;
   sheet.properties = updated;
-  if (newIndex !== undefined && newIndex !== sheet.properties.index) {
+  // "Movement is considered in 'before the move' indexes": to move S1 of S1, S2, S3 after S2 the
+  // index is 2, and an index equal to the current one or one more moves nothing
+  // (https://developers.google.com/workspace/sheets/api/reference/rest/v4/spreadsheets/sheets#sheetproperties).
+  if (newIndex != null && newIndex !== oldIndex && newIndex !== oldIndex + 1) {
     spreadsheet.sheets.splice(spreadsheet.sheets.indexOf(sheet), 1);
-    placeSheet(spreadsheet, sheet, newIndex);
+    placeSheet(spreadsheet, sheet, newIndex > oldIndex ? newIndex - 1 : newIndex);
   }
   return {};
 }

@@ -45,6 +45,8 @@ export interface SheetModel {
   filterViews?: sheets_v4.Schema$FilterView[];
   /** Structured tables, none overlapping another. */
   tables?: sheets_v4.Schema$Table[];
+  /** Alternating colours over ranges of the sheet. */
+  bandedRanges?: sheets_v4.Schema$BandedRange[];
   /** Merged areas (zero-based, end-exclusive), none overlapping. */
   merges?: GridBounds[];
   /** Sparse, by index: what a row or column has apart from the default size. */

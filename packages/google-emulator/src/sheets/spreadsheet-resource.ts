@@ -82,6 +82,7 @@ export function spreadsheetResource(
       if (sheet.basicFilter) resource.basicFilter = structuredClone(sheet.basicFilter);
       if (sheet.filterViews?.length) resource.filterViews = structuredClone(sheet.filterViews);
       if (sheet.tables?.length) resource.tables = structuredClone(sheet.tables);
+      if (sheet.bandedRanges?.length) resource.bandedRanges = structuredClone(sheet.bandedRanges);
       return resource;
     }),
     ...(spreadsheet.namedRanges?.length ? { namedRanges: structuredClone(spreadsheet.namedRanges) } : {}),
@@ -159,6 +160,7 @@ function cellResource(
     });
   }
   if (cell.note) resource.note = cell.note;
+  if (cell.textFormatRuns?.length) resource.textFormatRuns = structuredClone(cell.textFormatRuns);
   const link = hyperlinkOf(cell);
   if (link) resource.hyperlink = link;
   if (cell.dataValidation) resource.dataValidation = structuredClone(cell.dataValidation);
