@@ -107,7 +107,7 @@ describe('sharing', () => {
       'shared with bob@example.com as commenter',
     );
     const first = await undone(changeOf(shared));
-    expect(first.text).toContain(`bob@example.com has no access on ${made}`);
+    expect(first.text).toContain(`bob@example.com has no access to ${made}.`);
     expect(first.structured.restored).toEqual([`bob@example.com's access to ${made}`]);
     expect(await sharing(made)).toEqual(before);
     expect((await summaryOf(changeOf(first), made)).summary).toBe('removed bob@example.com (commenter)');
@@ -132,7 +132,9 @@ describe('sharing', () => {
     });
     const refused = await undo(changeOf(shared));
     expect(refused.isError).toBe(true);
-    expect(refused.text).toContain(`carol@example.com's access to ${made} (writer now, not reader)`);
+    expect(refused.text).toContain(
+      `carol@example.com's access to ${made} (writer access now, where the change left reader access)`,
+    );
     expect(await sharing(made)).toContain('user:carol@example.com:writer');
     const forced = await undone(changeOf(shared), { force: true });
     expect(forced.structured.changedSince).toHaveLength(1);
@@ -172,7 +174,7 @@ describe('sharing', () => {
     ];
     const ids: string[] = [];
     for (const grant of grants)
-      ids.push((await ok('share_file', { fileId: made, ...grant })).structured.permissionId);
+      ids.push((await ok('share_file', { fileId: made, ...grant })).structured.permissionId as string);
     const before = await sharing(made);
     expect(before).toEqual(
       expect.arrayContaining([
@@ -206,7 +208,9 @@ describe('sharing', () => {
       body: { type: 'user', role: 'writer', emailAddress: 'fay@example.com' },
     });
     const refused = await undo(changeOf(removed));
-    expect(refused.text).toContain(`fay@example.com's access to ${made} (writer now, not no access)`);
+    expect(refused.text).toContain(
+      `fay@example.com's access to ${made} (writer access now, where the change left no access)`,
+    );
     await undone(changeOf(removed), { force: true });
     expect(await sharing(made)).toContain('user:fay@example.com:commenter');
   });
@@ -358,6 +362,20 @@ describe('files', () => {
     expect(await trashed(spreadsheetId)).toBe(true);
   });
 
+  it('a spreadsheet whose modifiedTime Google did not answer is made, and says undo is not available', async () => {
+    await stack.fault({ match: 'drive.files.get', status: 500, count: 10 });
+    let created: Answer;
+    try {
+      created = await ok('create_spreadsheet', { title: 'Unread' });
+    } finally {
+      await stack.clearFaults();
+    }
+    const refused = await undo(changeOf(created));
+    expect(refused.text).toContain('cannot be undone');
+    expect(refused.text).toContain('Google did not say when the new spreadsheet was last modified');
+    expect(await trashed(created.structured.spreadsheetId as string)).toBe(false);
+  });
+
   it('create_folder: undo trashes it, but not while it holds a file put in it since, unless forced', async () => {
     const folder = await ok('create_folder', { name: 'Reports' });
     const folderId = folder.structured.folderId as string;
@@ -394,7 +412,8 @@ describe('copy_sheet_to', () => {
       .structured.spreadsheetId as string;
     const destination = (await ok('create_spreadsheet', { title: 'Destination' })).structured
       .spreadsheetId as string;
-    const sheetId = (await ok('get_spreadsheet', { spreadsheetId: source })).structured.sheets[0].sheetId;
+    const sheetId = ((await ok('get_spreadsheet', { spreadsheetId: source })).structured.sheets as Json[])[0]
+      .sheetId;
     const copied = await ok('copy_sheet_to', {
       spreadsheetId: source,
       sheetId,
@@ -423,7 +442,7 @@ describe('dry runs and toolsets', () => {
   it('a dry run says what it would do and changes nothing', async () => {
     const shared = await ok('share_file', { fileId: made, emailAddress: 'gus@example.com', role: 'reader' });
     const dry = await undone(changeOf(shared), { dryRun: true });
-    expect(dry.text).toContain(`Dry run: would give gus@example.com no access on ${made}`);
+    expect(dry.text).toContain(`Dry run: gus@example.com would have no access to ${made}, as before change`);
     expect(await sharing(made)).toContain('user:gus@example.com:reader');
     await undone(changeOf(shared));
   });

@@ -69,11 +69,11 @@ const isNotFound = (error: unknown) => error instanceof ToolError && error.messa
 /** The undo's own entry: under the undoing credential, so undoing it redoes the change. */
 function recordUndo(
   run: UndoRun,
-  entry: { ranges: string[]; summary: string; payload: DrivePayload; spreadsheetId?: string },
+  entry: { ranges: string[]; summary: string; payload: DrivePayload },
 ): string {
   return run.journal.record(run.auth, {
     tool: 'undo_change',
-    spreadsheetId: entry.spreadsheetId ?? run.change.spreadsheetId,
+    spreadsheetId: run.change.spreadsheetId,
     ranges: entry.ranges,
     cells: 0,
     rows: 0,
@@ -114,7 +114,9 @@ export async function undoDriveChange(
   }
 }
 
-const roleWords = (permission: PermissionImage | null) => (permission ? permission.role : 'no access');
+/** `reader access`, or `no access` where there is no permission. */
+const access = (permission: PermissionImage | null) =>
+  permission ? `${permission.role} access` : 'no access';
 
 /** Puts a file's permission for one grantee back to `before`, from `after` as the change left it. */
 async function undoPermission(run: UndoRun, payload: PermissionPayload): Promise<DriveUndone> {
@@ -126,19 +128,19 @@ async function undoPermission(run: UndoRun, payload: PermissionPayload): Promise
   const current =
     (await readPermissions(deps, auth, signal, fileId)).find((each) => sameGrantee(each, grantee)) ?? null;
   if ((current?.role ?? null) === (before?.role ?? null))
-    targetGone(run, `${who} has ${roleWords(current)} on ${fileId} already, as before change ${change.id}.`);
+    targetGone(run, `${who} has ${access(current)} to ${fileId} already, as before change ${change.id}.`);
   const changedSince =
     (current?.role ?? null) === (after?.role ?? null)
       ? []
-      : [`${who}'s access to ${fileId} (${roleWords(current)} now, not ${roleWords(after)})`];
+      : [`${who}'s access to ${fileId} (${access(current)} now, where the change left ${access(after)})`];
   refuseChanged(run, changedSince);
   const restored = [`${who}'s access to ${fileId}`];
-  const goal = before ? `${before.role} again` : 'no access';
+  const goal = `${access(before)} to ${fileId}${before ? ' again' : ''}`;
   if (run.dryRun)
     return {
       restored,
       changedSince,
-      text: `Dry run: would give ${who} ${goal} on ${fileId}, as before change ${change.id}. Nothing was changed.`,
+      text: `Dry run: ${who} would have ${goal}, as before change ${change.id}. Nothing was changed.`,
     };
   let result: PermissionImage | null = null;
   if (!before) {
@@ -193,7 +195,7 @@ async function undoPermission(run: UndoRun, payload: PermissionPayload): Promise
     restored,
     changedSince,
     undoId,
-    text: `Undid change ${change.id}: ${who} has ${goal} on ${fileId}${before && !current ? ' (given back without a notification email)' : ''}.`,
+    text: `Undid change ${change.id}: ${who} has ${goal}${before && !current ? ' (given back without a notification email)' : ''}.`,
   };
 }
 

@@ -25,6 +25,8 @@ export function recordMadeFile(
     ranges?: string[];
     cells?: number;
     rows?: number;
+    /** Why undo is not available, when what it needs could not be read. */
+    undoUnavailableReason?: string;
   },
 ): string | undefined {
   const { file } = change;
@@ -36,14 +38,18 @@ export function recordMadeFile(
     cells: change.cells ?? 0,
     rows: change.rows ?? 0,
     summary: change.summary,
-    payload: {
-      v: 1,
-      kind: 'file',
-      fileId: file.id,
-      name: file.name ?? '',
-      mimeType: file.mimeType ?? '',
-      trashed: false,
-      ...(file.modifiedTime ? { modifiedTime: file.modifiedTime } : {}),
-    },
+    ...(change.undoUnavailableReason
+      ? { undoUnavailableReason: change.undoUnavailableReason }
+      : {
+          payload: {
+            v: 1,
+            kind: 'file',
+            fileId: file.id,
+            name: file.name ?? '',
+            mimeType: file.mimeType ?? '',
+            trashed: false,
+            ...(file.modifiedTime ? { modifiedTime: file.modifiedTime } : {}),
+          },
+        }),
   });
 }

@@ -30,15 +30,23 @@ export function newSpreadsheetTools(deps: ToolDeps) {
   const journalMade = async (
     { auth, signal }: Pick<ToolContext, 'auth' | 'signal'>,
     spreadsheetId: string,
+    title: string,
     tabs: string[],
     values: readonly (readonly unknown[])[],
   ) => {
-    const { data: file } = await callGoogle(auth.userId, signal, (request) =>
-      drive.files.get(
-        { fileId: spreadsheetId, fields: 'id, name, mimeType, modifiedTime', ...ALL_DRIVES },
-        request,
-      ),
-    );
+    let file: MadeFile = { id: spreadsheetId, name: title };
+    let unread: string | undefined;
+    try {
+      ({ data: file } = await callGoogle(auth.userId, signal, (request) =>
+        drive.files.get(
+          { fileId: spreadsheetId, fields: 'id, name, mimeType, modifiedTime', ...ALL_DRIVES },
+          request,
+        ),
+      ));
+    } catch {
+      // The spreadsheet is made: the call succeeds, only its undo could not be kept.
+      unread = `Undo is not available: Google did not say when the new spreadsheet was last modified, so a later change to it could not be told apart; move it to the trash in Google Drive.`;
+    }
     const cells = values.reduce<number>(
       (sum, row) => sum + row.filter((value) => value !== null && value !== '').length,
       0,
@@ -49,6 +57,7 @@ export function newSpreadsheetTools(deps: ToolDeps) {
       ranges: tabs,
       cells,
       rows: values.length,
+      ...(unread ? { undoUnavailableReason: unread } : {}),
       summary: `created spreadsheet ${quotedName(file.name ?? '')}${cells ? ` with ${amount(cells, 'cell')}` : ''}${tabs.length > 1 ? ` (${amount(tabs.length, 'tab')})` : ''}`,
     });
   };
@@ -148,7 +157,7 @@ export function newSpreadsheetTools(deps: ToolDeps) {
           );
         }
         const changeId = journal
-          ? await journalMade(context, spreadsheetId, tabs, input.values ?? [])
+          ? await journalMade(context, spreadsheetId, input.title, tabs, input.values ?? [])
           : undefined;
         return {
           structuredContent: {
