@@ -4,9 +4,6 @@ import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 
 // Comments (list_comments, add_comment, reply_to_comment, resolve_comment) through the MCP SDK
 // client, real mcp and auth processes and the Google emulator holding Sheetgate's scopes.
-// The comment tools (drive-tools.ts `commentTools`) are registered once the MCP metrics name
-// Drive's comments and replies methods (metrics/google-api-methods.ts), so that
-// google-requests-per-tool.test.ts's agreement holds; until then this file skips itself.
 
 // biome-ignore lint/suspicious/noExplicitAny: results are checked by toEqual, not by the compiler
 type Structured = Record<string, any>;

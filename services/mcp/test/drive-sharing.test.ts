@@ -6,9 +6,6 @@ import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 // client, real mcp and auth processes and the Google emulator holding Sheetgate's scopes: a file
 // Sheetgate created is shared, changed and unshared; one it did not create, or another person's,
 // is refused in words (drive.file); dry runs and bad arguments send Google no permission change.
-// The sharing tools (drive-tools.ts `sharingTools`) are registered once the MCP metrics name Drive's
-// permissions methods (metrics/google-api-methods.ts), so that google-requests-per-tool.test.ts's
-// agreement holds; until then this file skips itself.
 
 let stack: McpUnderTest;
 let alice: Client;
