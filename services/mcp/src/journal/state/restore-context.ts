@@ -56,6 +56,35 @@ export interface RestoreContext {
   nowObjects: Map<string, KeyedObject>;
   /** Tabs the change left that are gone now, named in changedSince. */
   goneTabs: number[];
+  /**
+   * The tabs' order as the restore goes (each tab added back or moved is placed in it), from
+   * `now.tabs`; undefined when `now` does not list its tabs.
+   */
+  tabOrder: number[] | undefined;
+}
+
+/**
+ * Where a tab goes back among those in `order` (which holds the tab itself or not): just after
+ * the last tab that came before it in the before-image and is there, first when none is, so that
+ * tabs the change added (deleted last) do not shift it. Undefined without the before-image's tabs.
+ */
+export function tabSlot(context: RestoreContext, sheetId: number): number | undefined {
+  const listed = context.before.tabs;
+  const order = context.tabOrder?.filter((each) => each !== sheetId);
+  const at = listed?.findIndex((tab) => tab.sheetId === sheetId) ?? -1;
+  if (!listed || !order || at < 0) return undefined;
+  for (let index = at - 1; index >= 0; index--) {
+    const found = order.indexOf((listed[index] as { sheetId: number }).sheetId);
+    if (found >= 0) return found + 1;
+  }
+  return 0;
+}
+
+/** Records that the tab now stands at `slot` (counted without it). */
+export function placeTab(context: RestoreContext, sheetId: number, slot: number): void {
+  if (!context.tabOrder) return;
+  context.tabOrder = context.tabOrder.filter((each) => each !== sheetId);
+  context.tabOrder.splice(slot, 0, sheetId);
 }
 
 const sheetIdsWithParts = (image: StateImage) =>
@@ -96,6 +125,7 @@ export function restoreContext(before: StateImage, after: StateImage, now: State
     nowDimension: (image) => nowDimensions.get(dimensionKey(image)),
     nowObjects: keyedObjects(now),
     goneTabs,
+    tabOrder: now.tabs?.map((tab) => tab.sheetId),
   };
 }
 

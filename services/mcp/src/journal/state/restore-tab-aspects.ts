@@ -1,5 +1,5 @@
 import type { sheets_v4 } from 'googleapis';
-import { part, type RestoreContext, type RestorePart } from './restore-context.ts';
+import { part, placeTab, type RestoreContext, type RestorePart, tabSlot } from './restore-context.ts';
 import { gridRangeKey, rangesOverlap, sameContent } from './state-compare.ts';
 import {
   aspectDiffers,
@@ -158,9 +158,11 @@ function restoreProperties(
         properties.title = was.title ?? null;
         break;
       case 'index': {
-        const target = was.index ?? 0;
-        const current = now.properties?.index ?? after.properties?.index ?? 0;
-        properties.index = target > current ? target + 1 : target;
+        const current =
+          context.tabOrder?.indexOf(sheetId) ?? now.properties?.index ?? after.properties?.index ?? 0;
+        const slot = tabSlot(context, sheetId) ?? was.index ?? 0;
+        properties.index = slot <= current ? slot : slot + 1;
+        placeTab(context, sheetId, slot);
         break;
       }
       case 'hidden':

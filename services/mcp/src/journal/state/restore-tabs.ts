@@ -1,5 +1,5 @@
 import type { sheets_v4 } from 'googleapis';
-import { part, type RestoreContext, type RestorePart } from './restore-context.ts';
+import { part, placeTab, type RestoreContext, type RestorePart, tabSlot } from './restore-context.ts';
 import type { Tab } from './state-diff.ts';
 import { quoted } from './state-words.ts';
 
@@ -45,13 +45,14 @@ function addBack(
   const taken = clash !== undefined && !byChange;
   const title = clash ? `${tab.title} (restored)` : tab.title;
   const grid = properties?.gridProperties;
+  const index = tabSlot(context, tab.sheetId) ?? properties?.index ?? 0;
+  placeTab(context, tab.sheetId, index);
   const request: sheets_v4.Schema$Request = {
     addSheet: {
       properties: {
         sheetId: tab.sheetId,
         title,
-        index:
-          properties?.index ?? context.before.tabs?.findIndex((each) => each.sheetId === tab.sheetId) ?? 0,
+        index,
         ...(grid
           ? {
               gridProperties: {
