@@ -94,6 +94,13 @@ export function sheetPropertiesResource(sheet: SheetModel): sheets_v4.Schema$She
   const properties: sheets_v4.Schema$SheetProperties = structuredClone(sheet.properties);
   // A sheet of type OBJECT has no grid, and Google returns none.
   if (sheet.properties.sheetType === 'OBJECT') delete properties.gridProperties;
+  // Google leaves zero and false fields out of its JSON: a tab unfrozen again reads as one never frozen.
+  const grid = properties.gridProperties;
+  if (grid && !grid.frozenRowCount) delete grid.frozenRowCount;
+  if (grid && !grid.frozenColumnCount) delete grid.frozenColumnCount;
+  if (grid && !grid.hideGridlines) delete grid.hideGridlines;
+  if (!properties.hidden) delete properties.hidden;
+  if (!properties.rightToLeft) delete properties.rightToLeft;
   return properties;
 }
 
