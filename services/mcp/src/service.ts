@@ -34,7 +34,7 @@ import { createMcpServer } from './protocol/mcp-server.ts';
 import { createRequestStateCodec } from './protocol/request-state.ts';
 import { grpcRequestStateClaims } from './protocol/request-state-claims.ts';
 import type { McpSettings } from './settings.ts';
-import { journalOtherWrites } from './tools/kit/journal-writes.ts';
+import { journalWrites } from './tools/kit/journal-writes.ts';
 import { sheetgateTools } from './tools/registry.ts';
 
 /**
@@ -153,7 +153,7 @@ export async function createMcpService(
     journal,
     dashboardUrl: `${settings.BASE_URL}/dashboard`,
   };
-  const tools = journalOtherWrites(sheetgateTools(toolDeps), journal);
+  const tools = journalWrites(sheetgateTools(toolDeps), journal);
   // The dashboard's Undo (web → mcp, ChangeUndoService): undo_change's engine, for the person auth
   // says the session cookie belongs to. main.ts serves it on MCP_GRPC_PORT.
   const accounts = createAccountServiceClient({

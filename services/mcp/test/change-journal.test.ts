@@ -166,7 +166,7 @@ describe('the change journal through the tools', () => {
     expect(await valuesOf('Log!A1:A2')).toEqual([['first 1'], ['later edit']]);
   });
 
-  it('undoes write_ranges, clear_range and append_rows (the appended rows are deleted again)', async () => {
+  it('undoes write_ranges, clear_range and append_rows (the appended rows are deleted again, and come back when that is undone)', async () => {
     const ranges = await ok('write_ranges', {
       data: [
         { range: 'Old!A1', values: [['x']] },
@@ -196,13 +196,20 @@ describe('the change journal through the tools', () => {
     expect(appended.text).toMatch(/^Appended 1 row at /);
     const undone = await undo({ changeId: appended.structured.changeId });
     expect(undone.isError, undone.text).toBe(false);
-    // The undo's own entry cannot be undone, and its answer says so rather than offering it.
-    expect(undone.text).toContain('Undo is not available for an undo that deleted appended rows');
-    expect(undone.text).not.toContain('undo_change can undo it');
     expect(await valuesOf('Old!A1:B3')).toEqual([
       ['keep', 1],
       ['this', 2],
     ]);
+    // The undo kept the rows it deleted: undoing it inserts them again.
+    expect(undone.text).toContain('undo_change can undo it');
+    const redone = await undo({ changeId: undone.structured.changeId });
+    expect(redone.isError, redone.text).toBe(false);
+    expect(await valuesOf('Old!A1:B3')).toEqual([
+      ['keep', 1],
+      ['this', 2],
+      ['new', 3],
+    ]);
+    expect((await undo({ changeId: redone.structured.changeId })).isError).toBe(false);
   });
 
   it('recreates a deleted tab with its values, formats and notes', async () => {
@@ -262,14 +269,15 @@ describe('the change journal through the tools', () => {
     expect(await valuesOf('Rows!A1:B3')).toEqual([['r1'], ['r2', '=1+1'], ['r3']]);
   });
 
-  it('journals the tools it cannot undo, and says so', async () => {
-    const log = (await tabs()).find((tab) => tab.title === 'Log')!;
-    await ok('insert_dimension', { sheetId: log.sheetId, dimension: 'ROWS', startIndex: 5, count: 1 });
+  it('journals a write that changed nothing as nothing to undo, and says so', async () => {
+    await ok('unmerge_cells', { range: 'Log!A1:B2' });
     const listed = (await ok('list_changes', { spreadsheetId })).structured.changes as Array<
       Record<string, unknown>
     >;
-    expect(listed[0]).toMatchObject({ tool: 'insert_dimension', undoable: false });
-    expect(String(listed[0]!.undoUnavailableReason)).toContain('not available for insert_dimension');
+    expect(listed[0]).toMatchObject({ tool: 'unmerge_cells', undoable: false });
+    expect(String(listed[0]!.undoUnavailableReason)).toContain(
+      'Nothing to undo: unmerge_cells sent Google no change',
+    );
     const refused = await undo({ changeId: listed[0]!.changeId });
     expect(refused.isError).toBe(true);
     expect(refused.text).toContain('cannot be undone');

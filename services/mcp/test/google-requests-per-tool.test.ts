@@ -19,7 +19,12 @@ import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
  * two or three requests the second is needed: a write's checks read before it (Sheets has no
  * conditional write); set_notes and format_range need the tab's sheetId (batchUpdate takes no
  * titles); find_in_spreadsheet needs the tabs' names and sizes; convert_file the file's type and
- * name, and an export comes here before it is uploaded.
+ * name, and an export comes here before it is uploaded. A structure write reads once more, just
+ * before its batchUpdate, what the batchUpdate may change — the change journal's before-image, for
+ * undo (journal/state/state-read.ts): a getByDataFilter of the ranges and tabs its requests name,
+ * or a get when they name objects by id only or every tab (the after-image comes in the
+ * batchUpdate's own response); add_sheet and duplicate_sheet read nothing more (the reply names the
+ * new tab), nor does insert_dimension (the response names its tab).
  */
 const PINNED: RequestsPerTool = {
   list_spreadsheets: { 'drive.files.list': 1 },
@@ -46,55 +51,128 @@ const PINNED: RequestsPerTool = {
   // The change journal keeps the removed cells: the tabs' titles, then the span's grid.
   delete_dimension: { 'sheets.spreadsheets.batchUpdate': 1, 'sheets.spreadsheets.get': 2 },
   add_sheet: { 'sheets.spreadsheets.batchUpdate': 1 },
-  rename_sheet: { 'sheets.spreadsheets.batchUpdate': 1 },
+  rename_sheet: { 'sheets.spreadsheets.batchUpdate': 1, 'sheets.spreadsheets.getByDataFilter': 1 },
   duplicate_sheet: { 'sheets.spreadsheets.batchUpdate': 1 },
   // The change journal keeps the tab: its size, then its grid, read before the delete.
   delete_sheet: { 'sheets.spreadsheets.batchUpdate': 1, 'sheets.spreadsheets.get': 2 },
-  format_range: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  batch_update: { 'sheets.spreadsheets.batchUpdate': 1 },
+  format_range: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  batch_update: { 'sheets.spreadsheets.batchUpdate': 1, 'sheets.spreadsheets.get': 1 },
   // The editing tools read the tabs (ids, sizes, merges) to refuse a bad range before writing; an
   // find_replace in every tab needs only one request.
-  copy_range: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  autofill: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  sort_range: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  find_replace: { 'sheets.spreadsheets.batchUpdate': 1 },
-  merge_cells: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  unmerge_cells: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  freeze: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  set_dimension_properties: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
+  copy_range: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  autofill: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  sort_range: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  find_replace: { 'sheets.spreadsheets.batchUpdate': 1, 'sheets.spreadsheets.get': 1 },
+  merge_cells: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  unmerge_cells: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  freeze: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  set_dimension_properties: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
   copy_sheet_to: { 'sheets.spreadsheets.sheets.copyTo': 1 },
   // The tabs (and the rules or objects a change checks against), then the write.
-  set_data_validation: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  add_conditional_format: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
+  set_data_validation: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  add_conditional_format: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
   list_conditional_formats: { 'sheets.spreadsheets.get': 1 },
-  update_conditional_format: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  delete_conditional_format: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  add_named_range: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
+  update_conditional_format: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  delete_conditional_format: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  add_named_range: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
   list_named_ranges: { 'sheets.spreadsheets.get': 1 },
-  update_named_range: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  delete_named_range: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  add_protected_range: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
+  update_named_range: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
+  delete_named_range: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
+  add_protected_range: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
   list_protected_ranges: { 'sheets.spreadsheets.get': 1 },
-  delete_protected_range: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
+  delete_protected_range: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
   // A new chart's range is read (values.get) so that an empty one, or one without numbers, is refused.
   add_chart: {
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.values.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
   },
   list_charts: { 'sheets.spreadsheets.get': 1 },
-  update_chart: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  delete_chart: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  set_basic_filter: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  clear_basic_filter: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
+  update_chart: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
+  delete_chart: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
+  set_basic_filter: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  clear_basic_filter: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
   list_filters: { 'sheets.spreadsheets.get': 1 },
-  add_filter_view: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  update_filter_view: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  delete_filter_view: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  add_table: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
+  add_filter_view: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  update_filter_view: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
+  delete_filter_view: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
+  add_table: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
   list_tables: { 'sheets.spreadsheets.get': 1 },
-  update_table: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
-  delete_table: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
+  update_table: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  delete_table: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
   // The change journal keeps the new file's modifiedTime: undo refuses to trash it once changed since.
   create_spreadsheet: { 'sheets.spreadsheets.create': 1, 'drive.files.get': 1 },
   convert_file: { 'drive.files.get': 1, 'drive.files.export': 1, 'drive.files.create': 1 },

@@ -4,6 +4,7 @@ import { type CellAt, isAmbiguous, type StringKind } from '../tools/kit/cell-kin
 import type { DrivePayload } from './drive-payloads.ts';
 import type { NoteArea } from './note-images.ts';
 import type { DimensionImage } from './sheet-image.ts';
+import type { Footprint, StateImage } from './state/state-image.ts';
 
 /**
  * What undo needs of a change (docs/design.md §11.8), JSON the MCP service writes and reads back;
@@ -48,6 +49,17 @@ export interface InsertedRows {
   end: number;
 }
 
+/** Rows or columns insert_dimension (or an undo) inserted; zero-based, end-exclusive. */
+export interface InsertedDimension {
+  sheet: string;
+  sheetId: number;
+  dimension: 'ROWS' | 'COLUMNS';
+  startIndex: number;
+  endIndex: number;
+  /** The cells they were inserted with (an undo inserting deleted ones again); absent: empty. */
+  rows?: sheets_v4.Schema$RowData[];
+}
+
 /** Enough of a deleted tab to recreate it: its properties and every cell's value, format and note. */
 export interface SheetImage {
   properties: sheets_v4.Schema$SheetProperties;
@@ -60,6 +72,10 @@ export type ChangePayload =
   | { v: 1; kind: 'sheet'; sheet: SheetImage }
   | { v: 1; kind: 'notes'; areas: NoteArea[] }
   | { v: 1; kind: 'dimension'; dimension: DimensionImage }
+  /** Rows or columns a change inserted: undo deletes them (keeping their cells, for a redo). */
+  | { v: 1; kind: 'inserted'; inserted: InsertedDimension }
+  /** A structure change: the parts its batchUpdate could change, as they were before and after. */
+  | { v: 1; kind: 'state'; footprint: Footprint; before: StateImage; after: StateImage }
   | DrivePayload;
 
 /** Cells one change may replace and still be undoable. */

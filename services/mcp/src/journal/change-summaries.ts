@@ -105,3 +105,13 @@ export function deletedDimensionSummary(change: {
     : `${rows ? 'rows' : 'columns'} ${name(change.startIndex)}–${name(change.endIndex - 1)}`;
   return `deleted ${span} of ${quoteSheetName(change.title)}`;
 }
+
+/** insert_dimension (and an undo inserting again): "inserted rows 5–9 of Sheet1". */
+export function insertedDimensionSummary(change: {
+  title: string;
+  dimension: 'ROWS' | 'COLUMNS';
+  startIndex: number;
+  endIndex: number;
+}): string {
+  return deletedDimensionSummary(change).replace(/^deleted/, 'inserted');
+}

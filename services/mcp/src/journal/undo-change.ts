@@ -1,7 +1,7 @@
 import type { ToolsetName } from '@sheetgate/proto';
 import type { sheets_v4 } from 'googleapis';
 import type { AuthInfo } from '../auth/auth-info.ts';
-import { amount } from '../tools/guards/loss-phrases.ts';
+import { amount, quotedName } from '../tools/guards/loss-phrases.ts';
 import { columnLetters, rangeOnSheet } from '../tools/kit/a1.ts';
 import { readCellKinds } from '../tools/kit/cell-kinds.ts';
 import { spreadsheetBatchUpdate } from '../tools/kit/spreadsheet-batch-update.ts';
@@ -19,11 +19,15 @@ import {
   type ValueArea,
   valueArea,
 } from './change-payloads.ts';
+import { insertedDimensionSummary } from './change-summaries.ts';
 import { isDrivePayload } from './drive-payloads.ts';
 import { DriveUndoRefusal, undoDriveChange } from './drive-undo.ts';
 import { type NoteArea, noteAreaRange, readNotes, restoreNotesRequest } from './note-images.ts';
 import { recordValueChange } from './record-change.ts';
-import { type DimensionImage, SHEET_IMAGE_CELL_FIELDS } from './sheet-image.ts';
+import { captureDimension, type DimensionImage, SHEET_IMAGE_CELL_FIELDS } from './sheet-image.ts';
+import { undoState } from './state/undo-state.ts';
+import { undoInserted } from './undo-inserted.ts';
+import { UndoRefusal } from './undo-refusal.ts';
 import { undoToolset } from './undo-toolset.ts';
 
 /**
@@ -73,25 +77,14 @@ export interface UndoRequest {
 
 export type ChangeUndo = (auth: AuthInfo, signal: AbortSignal, request: UndoRequest) => Promise<UndoOutcome>;
 
-const APPENDED_ROWS_UNDO = 'Undo is not available for an undo that deleted appended rows: append them again.';
-
-/** A refusal found part-way through an undo, carried out to its one answer. */
-class Refusal extends Error {
-  readonly outcome: UndoOutcome;
-  constructor(outcome: UndoOutcome) {
-    super(outcome.kind);
-    this.outcome = outcome;
-  }
-}
-
 function targetGone(change: ListedChange, message: string): never {
-  throw new Refusal({ kind: 'target_gone', change, message });
+  throw new UndoRefusal({ kind: 'target_gone', change, message });
 }
 
 /** Refuses an undo over cells changed since the change, unless forced. */
 function refuseChanged(change: ListedChange, changedSince: string[], force: boolean): void {
   if (changedSince.length === 0 || force) return;
-  throw new Refusal({ kind: 'changed_since', change, cells: changedSince });
+  throw new UndoRefusal({ kind: 'changed_since', change, cells: changedSince });
 }
 
 function freeTitle(title: string, tabs: Array<{ title?: string | null }>): string {
@@ -159,32 +152,35 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
       const tab = outline.sheets?.find((sheet) => sheet.properties?.title === inserted.sheet);
       if (!tab)
         targetGone(change, `Not undone: the tab "${inserted.sheet}" the rows were appended to is gone.`);
-      await batchUpdate(auth.userId, signal, change.spreadsheetId, [
-        {
-          deleteDimension: {
-            range: {
-              sheetId: tab.properties?.sheetId ?? 0,
-              dimension: 'ROWS',
-              startIndex: inserted.start,
-              endIndex: inserted.end,
-            },
-          },
-        },
-      ]);
+      const range = {
+        sheetId: tab.properties?.sheetId ?? 0,
+        dimension: 'ROWS' as const,
+        startIndex: inserted.start,
+        endIndex: inserted.end,
+      };
+      // The rows deleted are kept, so undoing this undo inserts them again (two reads).
+      const captured = await captureDimension(deps, auth, signal, {
+        spreadsheetId: change.spreadsheetId,
+        ...range,
+      });
+      await batchUpdate(auth.userId, signal, change.spreadsheetId, [{ deleteDimension: { range } }]);
       const undoId = journal.record(auth, {
         tool: 'undo_change',
         spreadsheetId: change.spreadsheetId,
         ranges,
         cells: change.cells,
         rows: inserted.end - inserted.start,
+        summary: `deleted the ${amount(inserted.end - inserted.start, 'row')} change ${change.id} appended`,
         undoesChangeId: change.id,
-        undoUnavailableReason: APPENDED_ROWS_UNDO,
+        ...(captured.image
+          ? { payload: { v: 1, kind: 'dimension', dimension: captured.image } }
+          : { undoUnavailableReason: captured.undoUnavailableReason ?? '' }),
       });
       return {
         restored: ranges,
         changedSince,
         undoId,
-        undoUnavailable: APPENDED_ROWS_UNDO,
+        ...(captured.image ? {} : { undoUnavailable: captured.undoUnavailableReason }),
         text: `Undid change ${change.id}: deleted the ${amount(inserted.end - inserted.start, 'row')} it appended (${ranges.join(', ')}).`,
       };
     }
@@ -369,21 +365,29 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
         },
       });
     await batchUpdate(auth.userId, signal, change.spreadsheetId, requests);
-    const undoUnavailable = `Undo is not available for re-inserted ${image.dimension.toLowerCase()}: delete_dimension deletes them again.`;
+    // Undoing this undo deletes them again (undo-inserted.ts).
+    const inserted = {
+      sheet: image.sheet,
+      sheetId: image.sheetId,
+      dimension: image.dimension,
+      startIndex: image.startIndex,
+      endIndex: image.endIndex,
+      rows: image.rows,
+    };
     const undoId = journal.record(auth, {
       tool: 'undo_change',
       spreadsheetId: change.spreadsheetId,
       ranges: change.ranges,
       cells: change.cells,
       rows: change.rows,
+      summary: insertedDimensionSummary({ ...inserted, title: image.sheet }),
       undoesChangeId: change.id,
-      undoUnavailableReason: undoUnavailable,
+      payload: { v: 1, kind: 'inserted', inserted },
     });
     return {
       restored: [change.ranges[0] ?? image.sheet],
       changedSince: [],
       undoId,
-      undoUnavailable,
       text: `Undid change ${change.id}: inserted again the ${what} with their cells.`,
     };
   }
@@ -448,21 +452,28 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
     for (const merge of image.merges)
       requests.push({ mergeCells: { range: { ...merge, sheetId }, mergeType: 'MERGE_ALL' } });
     await batchUpdate(auth.userId, signal, change.spreadsheetId, requests);
-    const undoUnavailable = `Undo is not available for a recreated tab: delete_sheet deletes it again (sheetId ${sheetId}).`;
+    // An added tab as a structure change: undoing this undo deletes it again, keeping its cells.
+    const before = tabs.map((tab) => ({ sheetId: tab.sheetId ?? 0, title: tab.title ?? '' }));
     const undoId = journal.record(auth, {
       tool: 'undo_change',
       spreadsheetId: change.spreadsheetId,
       ranges: [newTitle],
       cells: change.cells,
       rows: change.rows,
+      summary: `recreated the tab ${quotedName(newTitle)}`,
       undoesChangeId: change.id,
-      undoUnavailableReason: undoUnavailable,
+      payload: {
+        v: 1,
+        kind: 'state',
+        footprint: { cells: [], dimensions: [], sheets: [], namedRanges: false, addsTabs: true },
+        before: { cells: [], dimensions: [], sheets: [], tabs: before },
+        after: { cells: [], dimensions: [], sheets: [], tabs: [...before, { sheetId, title: newTitle }] },
+      },
     });
     return {
       restored: [newTitle],
       changedSince: taken ? [title] : [],
       undoId,
-      undoUnavailable,
       sheetId,
       text: `Undid change ${change.id}: recreated the tab "${newTitle}" (sheetId ${sheetId}) with its values and formats.`,
     };
@@ -528,9 +539,13 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
             ? await undoNotes(journal, auth, signal, change, payload.areas, options)
             : payload.kind === 'dimension'
               ? await undoDimension(journal, auth, signal, change, payload.dimension, options)
-              : await undoValues(journal, auth, signal, change, payload, options);
+              : payload.kind === 'state'
+                ? await undoState(deps, auth, signal, change, payload, options)
+                : payload.kind === 'inserted'
+                  ? await undoInserted(deps, auth, signal, change, payload.inserted, options)
+                  : await undoValues(journal, auth, signal, change, payload, options);
     } catch (error) {
-      if (error instanceof Refusal || error instanceof DriveUndoRefusal) return error.outcome;
+      if (error instanceof UndoRefusal || error instanceof DriveUndoRefusal) return error.outcome;
       throw error;
     }
     if (outcome.undoId) {

@@ -425,8 +425,8 @@ const KINDS: Record<string, Mapper<never>> = {
     return undefined;
   }) as Mapper<never>,
   updateTable: ((request: sheets_v4.Schema$UpdateTableRequest, print) => {
-    print.aspect('any', 'tables');
     const range = request.table?.range;
+    print.aspect(range ? range.sheetId : 'any', 'tables');
     if (range) print.area(headerRow(range), ['userEnteredValue']);
     else if (
       topLevelFields(request.fields ?? '').some((path) => path === '*' || path.startsWith('columnProperties'))

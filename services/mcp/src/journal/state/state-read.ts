@@ -223,8 +223,9 @@ export function responseImage(
     return a1OnGrid(renamed.get(tab.sheetId) ?? tab.title, range, tab);
   };
   const ranges = plan.ranges.map(a1).filter((range): range is string => range !== undefined);
-  // Objects named by id may be on any tab: one cell of each other tab brings its aspects back.
-  if (plan.allTabs)
+  // Objects named by id may be on any tab, and tabs that come or go move the others: one cell of
+  // each other tab brings its aspects (and its place) back.
+  if (plan.allTabs || plan.footprint.addsTabs)
     for (const tab of tabs)
       if (!plan.ranges.some((range) => range.sheetId === tab.sheetId)) ranges.push(a1(oneCell(tab.sheetId))!);
   return {
@@ -239,6 +240,8 @@ export function responseImage(
 
 /** A grid range in A1, kept on the tab's grid (at least its corner cell): Google refuses ranges past it. */
 function a1OnGrid(title: string, range: sheets_v4.Schema$GridRange, grid: TabGrid): string {
+  // A chart's own tab has no grid: it is named whole.
+  if (grid.rowCount === 0 || grid.columnCount === 0) return rangeOnSheet(title);
   const rows = Math.max(1, grid.rowCount);
   const columns = Math.max(1, grid.columnCount);
   const top = Math.min(range.startRowIndex ?? 0, rows - 1);

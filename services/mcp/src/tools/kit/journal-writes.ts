@@ -1,41 +1,72 @@
+import type { AuthInfo } from '../../auth/auth-info.ts';
 import type { ChangeJournal } from '../../journal/change-journal.ts';
+import { bounded } from '../../journal/change-payloads.ts';
+import { capturedChange, runCapturing, type StateCapture } from '../../journal/state/state-capture.ts';
+import { changedParts, describeStateChange } from '../../journal/state/state-describe.ts';
+import { imageCells } from '../../journal/state/state-read.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 
 /**
- * Every other write tool journaled without undo (docs/design.md §11.8): a successful call that was
- * not a dry run records who changed which spreadsheet with which tool, and says undo is not
- * available for it. Tools that journal themselves are left as they are.
+ * Journals every write tool that does not journal itself (docs/design.md §11.8): its call runs
+ * inside a state capture, so each `spreadsheets.batchUpdate` it sends keeps what it changed
+ * (journal/state/state-capture.ts), and a successful call that was not a dry run is recorded as
+ * one change — with what undo needs, or, when nothing could be captured, why undo is not
+ * available. The journal off: the tools are left as they are, and nothing more is read.
  */
-export function journalOtherWrites(
-  tools: ToolDefinition[],
-  journal: ChangeJournal | undefined,
-): ToolDefinition[] {
+export function journalWrites(tools: ToolDefinition[], journal: ChangeJournal | undefined): ToolDefinition[] {
   if (!journal) return tools;
   return tools.map((tool) => {
     if (tool.scope !== 'sheets:write' || tool.journalsItself) return tool;
     return {
       ...tool,
       async run(input, context) {
-        const output = await tool.run(input, context);
         const args = input as { dryRun?: boolean; spreadsheetId?: unknown; fileId?: unknown };
-        if (args.dryRun !== true && output.structuredContent.dryRun !== true) {
-          // The file named in the call, else the one it made (create_spreadsheet, copy_spreadsheet).
-          const made = output.structuredContent;
-          const target =
-            [args.spreadsheetId, args.fileId, made.spreadsheetId, made.fileId, made.id].find(
-              (value): value is string => typeof value === 'string',
-            ) ?? '';
-          journal.record(context.auth, {
-            tool: tool.name,
-            spreadsheetId: target.slice(0, 200),
-            ranges: [],
-            cells: 0,
-            rows: 0,
-            undoUnavailableReason: `Undo is not available for ${tool.name}: Sheetgate records that it ran, not what it replaced.`,
-          });
-        }
+        if (args.dryRun === true) return tool.run(input, context);
+        const { result: output, capture } = await runCapturing(() => tool.run(input, context));
+        if (output.structuredContent.dryRun === true) return output;
+        // The file named in the call, else the one it made (create_spreadsheet, copy_spreadsheet).
+        const made = output.structuredContent;
+        const target =
+          [args.spreadsheetId, args.fileId, made.spreadsheetId, made.fileId, made.id].find(
+            (value): value is string => typeof value === 'string',
+          ) ?? '';
+        recordCapture(journal, context.auth, tool.name, target.slice(0, 200), capture);
         return output;
       },
     };
+  });
+}
+
+function recordCapture(
+  journal: ChangeJournal,
+  auth: AuthInfo,
+  tool: string,
+  spreadsheetId: string,
+  capture: StateCapture,
+): string {
+  const change = capture.unavailable ? undefined : capturedChange(capture);
+  if (!change)
+    return journal.record(auth, {
+      tool,
+      spreadsheetId,
+      ranges: [],
+      cells: 0,
+      rows: 0,
+      // Every write of these tools goes through kit spreadsheetBatchUpdate: none sent, none made.
+      undoUnavailableReason: capture.unavailable ?? `Nothing to undo: ${tool} sent Google no change.`,
+    });
+  const words = describeStateChange(change.before, change.after);
+  const kept = changedParts(change.before, change.after);
+  return journal.record(auth, {
+    tool,
+    spreadsheetId: change.spreadsheetId,
+    ranges: words.ranges,
+    cells: words.cells,
+    rows: words.rows,
+    summary: words.summary,
+    ...bounded(
+      { v: 1, kind: 'state', footprint: change.footprint, before: kept.before, after: kept.after },
+      imageCells(kept.before) + imageCells(kept.after),
+    ),
   });
 }

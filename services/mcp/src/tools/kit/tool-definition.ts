@@ -37,8 +37,8 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
   scope: ResourceScope;
   /**
    * A write tool that records its own changes in the change journal with what undo needs
-   * (docs/design.md §11.8); every other write tool is journaled without undo by
-   * journalOtherWrites (kit/journal-other-writes.ts).
+   * (docs/design.md §11.8); every other write tool is journaled by journalWrites
+   * (kit/journal-writes.ts), which derives undo from its batchUpdate requests.
    */
   journalsItself?: true;
   inputSchema: Input;

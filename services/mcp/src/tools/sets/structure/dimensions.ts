@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { deletedDimensionSummary } from '../../../journal/change-summaries.ts';
+import { deletedDimensionSummary, insertedDimensionSummary } from '../../../journal/change-summaries.ts';
 import { changeNote } from '../../../journal/record-change.ts';
 import { captureDimension } from '../../../journal/sheet-image.ts';
 import { lossDescriptions } from '../../guards/loss-descriptions.ts';
 import {
+  changeIdOutput,
   destructiveWriteOutput,
   dryRun,
   dryRunOutput,
@@ -27,8 +28,10 @@ export function dimensionTools(deps: ToolDeps) {
       name: 'insert_dimension',
       toolset: 'structure',
       title: 'Insert rows or columns',
-      description: 'Inserts empty rows or columns into a tab at a zero-based index.',
+      description:
+        'Inserts empty rows or columns into a tab at a zero-based index. undo_change deletes them again (refused when they hold values or notes by then, unless forced).',
       scope: 'sheets:write',
+      journalsItself: true,
       annotations: { ...WRITE, destructiveHint: false, idempotentHint: false },
       inputSchema: z.object({
         spreadsheetId,
@@ -39,29 +42,58 @@ export function dimensionTools(deps: ToolDeps) {
         inheritFromBefore: z.boolean().default(false),
         dryRun,
       }),
-      outputSchema: z.object({ inserted: z.number(), dryRun: dryRunOutput }),
+      outputSchema: z.object({ inserted: z.number(), dryRun: dryRunOutput, changeId: changeIdOutput }),
       async run(input, { auth, signal }) {
         if (input.dryRun)
           return {
             structuredContent: { inserted: input.count, dryRun: true },
             text: `Dry run: would insert ${input.count} ${input.dimension.toLowerCase()} at index ${input.startIndex}. Nothing was changed.`,
           };
-        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
-          {
-            insertDimension: {
-              range: {
-                sheetId: input.sheetId,
-                dimension: input.dimension,
-                startIndex: input.startIndex,
-                endIndex: input.startIndex + input.count,
+        const range = {
+          sheetId: input.sheetId,
+          dimension: input.dimension,
+          startIndex: input.startIndex,
+          endIndex: input.startIndex + input.count,
+        };
+        // The journal needs the tab's title: the batchUpdate's response names it, no read first.
+        const { data } = await deps.callGoogle(auth.userId, signal, (request) =>
+          deps.sheets.spreadsheets.batchUpdate(
+            {
+              spreadsheetId: input.spreadsheetId,
+              ...(journal ? { fields: 'updatedSpreadsheet.sheets.properties(sheetId,title)' } : {}),
+              requestBody: {
+                requests: [
+                  {
+                    insertDimension: {
+                      range,
+                      inheritFromBefore: input.inheritFromBefore && input.startIndex > 0,
+                    },
+                  },
+                ],
+                ...(journal ? { includeSpreadsheetInResponse: true } : {}),
               },
-              inheritFromBefore: input.inheritFromBefore && input.startIndex > 0,
             },
-          },
-        ]);
+            request,
+          ),
+        );
+        const title =
+          data.updatedSpreadsheet?.sheets?.find((sheet) => sheet.properties?.sheetId === input.sheetId)
+            ?.properties?.title ?? '';
+        const inserted = { sheet: title, ...range };
+        const changeId = journal?.record(auth, {
+          tool: 'insert_dimension',
+          spreadsheetId: input.spreadsheetId,
+          ranges: [
+            `${title} ${input.dimension.toLowerCase()} ${range.startIndex}–${range.endIndex - 1} (zero-based)`,
+          ],
+          cells: 0,
+          rows: input.dimension === 'ROWS' ? input.count : 0,
+          summary: insertedDimensionSummary({ ...range, title }),
+          payload: { v: 1, kind: 'inserted', inserted },
+        });
         return {
-          structuredContent: { inserted: input.count },
-          text: `Inserted ${input.count} ${input.dimension.toLowerCase()} at index ${input.startIndex}.`,
+          structuredContent: { inserted: input.count, ...(changeId ? { changeId } : {}) },
+          text: `Inserted ${input.count} ${input.dimension.toLowerCase()} at index ${input.startIndex}.${changeNote(changeId)}`,
         };
       },
     }),

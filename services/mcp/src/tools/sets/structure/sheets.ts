@@ -6,6 +6,7 @@ import { ToolError } from '../../../errors/tool-error.ts';
 import { deletedTabSummary } from '../../../journal/change-summaries.ts';
 import { changeNote } from '../../../journal/record-change.ts';
 import { captureSheet } from '../../../journal/sheet-image.ts';
+import { footprintOf, isUnsupported, topLevelFields } from '../../../journal/state/footprint.ts';
 import { lossDescriptions } from '../../guards/loss-descriptions.ts';
 import { amount } from '../../guards/loss-phrases.ts';
 import { gridBounds, splitRange } from '../../kit/a1.ts';
@@ -31,20 +32,18 @@ import { describeToolset, enablesToolset, notEnabledClause } from '../../toolset
  * each with the toolset whose tools make that change (docs/design.md §11.5, TOOL_TOOLSETS): a batch
  * holds a kind only when the credential enables its set, so batch_update (Structure) is no way
  * around Rules. Cells written with a `fields` mask that covers data validation need Rules too
- * (`batchRequestToolsets`).
+ * (`batchRequestToolsets`). Each kind is one undo can take back from the requests
+ * (journal/state/footprint.ts); those that change the grid's shape have their own tools
+ * (UNDOABLE_ELSEWHERE).
  */
 export const BATCH_REQUEST_TOOLSETS = {
   // Tabs, the grid and its cells, formats and merges: the structure tools' work.
   addSheet: 'structure',
-  deleteSheet: 'structure',
   updateSheetProperties: 'structure',
   duplicateSheet: 'structure',
-  insertDimension: 'structure',
-  deleteDimension: 'structure',
   repeatCell: 'structure',
   updateCells: 'structure',
   findReplace: 'structure',
-  appendCells: 'structure',
   mergeCells: 'structure',
   unmergeCells: 'structure',
   autoResizeDimensions: 'structure',
@@ -67,8 +66,16 @@ export type BatchRequestKind = keyof typeof BATCH_REQUEST_TOOLSETS;
 
 export const ALLOWED_BATCH_REQUESTS = Object.keys(BATCH_REQUEST_TOOLSETS) as BatchRequestKind[];
 
+/** Kinds that change the grid's shape, refused with the tool that does it and keeps what undo needs. */
+const UNDOABLE_ELSEWHERE = {
+  deleteSheet: 'delete_sheet',
+  insertDimension: 'insert_dimension',
+  deleteDimension: 'delete_dimension',
+  appendCells: 'append_rows',
+} as const;
+
 /** The kinds whose `fields` mask says which parts of each cell they write. */
-const CELL_WRITES: ReadonlySet<string> = new Set(['repeatCell', 'updateCells', 'appendCells']);
+const CELL_WRITES: ReadonlySet<string> = new Set(['repeatCell', 'updateCells']);
 
 /**
  * The sets one allowed request needs, each with what needs it: its kind's set, and Rules when it
@@ -89,23 +96,6 @@ export function batchRequestToolsets(
 }
 
 const writesValidation = (path: string) => path === '*' || /^dataValidation(?![A-Za-z0-9_])/.test(path);
-
-/** A field mask's top-level paths: `a,b.c,d(e,f)` → `a`, `b.c`, `d(e,f)`. */
-function topLevelFields(mask: string): string[] {
-  const paths: string[] = [];
-  let depth = 0;
-  let start = 0;
-  for (let i = 0; i < mask.length; i++) {
-    if (mask[i] === '(') depth++;
-    else if (mask[i] === ')') depth--;
-    else if (mask[i] === ',' && depth === 0) {
-      paths.push(mask.slice(start, i).trim());
-      start = i + 1;
-    }
-  }
-  paths.push(mask.slice(start).trim());
-  return paths;
-}
 
 const hexColor = z
   .string()
@@ -130,6 +120,13 @@ export function sheetTools(deps: ToolDeps) {
   }
   const batchUpdate = spreadsheetBatchUpdate(deps);
   const losses = lossDescriptions(deps);
+
+  /** Refuses, before any Google call, a batch whose change undo could not take back (and why). */
+  function refuseWithoutUndo(requests: sheets_v4.Schema$Request[]): void {
+    const footprint = footprintOf(requests);
+    if (isUnsupported(footprint))
+      throw new ToolError(`Nothing was changed: ${footprint.unsupported}, so the batch could not be undone.`);
+  }
 
   async function sheetIdForTitle(userId: string, signal: AbortSignal, id: string, title: string | undefined) {
     const { data } = await callGoogle(userId, signal, (request) =>
@@ -388,7 +385,11 @@ export function sheetTools(deps: ToolDeps) {
       name: 'batch_update',
       toolset: 'structure',
       title: 'Apply spreadsheet changes',
-      description: `Applies several Sheets API batchUpdate requests at once. Each request has exactly one of: ${ALLOWED_BATCH_REQUESTS.join(', ')}. Filter, filter view and table requests, and cells written with data validation, need the rules toolset.`,
+      description: `Applies several Sheets API batchUpdate requests at once, as one change undo_change can take back. Each request has exactly one of: ${ALLOWED_BATCH_REQUESTS.join(', ')}. Filter, filter view and table requests, and cells written with data validation, need the rules toolset. Requests undo cannot take back are refused before anything is sent, naming the tool to use instead (${Object.entries(
+        UNDOABLE_ELSEWHERE,
+      )
+        .map(([kind, tool]) => `${kind}: ${tool}`)
+        .join(', ')}).`,
       scope: 'sheets:write',
       annotations: { ...CHANGE, destructiveHint: true },
       inputSchema: z.object({
@@ -397,14 +398,22 @@ export function sheetTools(deps: ToolDeps) {
           .array(z.record(z.string(), z.looseObject({})))
           .min(1)
           .max(100)
-          .refine(
-            (requests) =>
-              requests.every((request) => {
-                const keys = Object.keys(request);
-                return keys.length === 1 && (ALLOWED_BATCH_REQUESTS as readonly string[]).includes(keys[0]!);
-              }),
-            { message: `each request must have exactly one key among: ${ALLOWED_BATCH_REQUESTS.join(', ')}` },
-          ),
+          .superRefine((requests, context) => {
+            for (const [index, request] of requests.entries()) {
+              const keys = Object.keys(request);
+              const elsewhere = UNDOABLE_ELSEWHERE[keys[0] as keyof typeof UNDOABLE_ELSEWHERE];
+              if (keys.length === 1 && elsewhere)
+                context.addIssue({
+                  code: 'custom',
+                  message: `request ${index} (${keys[0]}) changes the grid's shape, which a batch cannot undo: use ${elsewhere}, whose undo keeps what it changes`,
+                });
+              else if (keys.length !== 1 || !(ALLOWED_BATCH_REQUESTS as readonly string[]).includes(keys[0]!))
+                context.addIssue({
+                  code: 'custom',
+                  message: `each request must have exactly one key among: ${ALLOWED_BATCH_REQUESTS.join(', ')}`,
+                });
+            }
+          }),
         dryRun,
       }),
       outputSchema: z.object({
@@ -415,6 +424,7 @@ export function sheetTools(deps: ToolDeps) {
       async run(input, context) {
         const { auth, signal } = context;
         refuseOutsideToolsets(input.requests, auth);
+        refuseWithoutUndo(input.requests as sheets_v4.Schema$Request[]);
         const count = input.requests.length;
         if (input.dryRun) {
           const wouldLose = await losses.batch(
@@ -423,7 +433,7 @@ export function sheetTools(deps: ToolDeps) {
           );
           return {
             structuredContent: { replies: [], dryRun: true, wouldLose },
-            text: `Dry run, nothing was changed: ${amount(count, 'request')} checked. ${wouldLose ?? 'It would destroy nothing.'}`,
+            text: `Dry run, nothing was changed: ${amount(count, 'request')} checked. ${wouldLose ?? 'It would destroy nothing.'} The batch can be undone as one change (undo_change).`,
           };
         }
         context.progress(0, 1, `Applying ${amount(count, 'request')}`);
@@ -440,6 +450,7 @@ export function sheetTools(deps: ToolDeps) {
       describeLoss: (input, context) => {
         // Nobody is asked to confirm a batch that would be refused.
         refuseOutsideToolsets(input.requests, context.auth);
+        refuseWithoutUndo(input.requests as sheets_v4.Schema$Request[]);
         return losses.batch(
           { spreadsheetId: input.spreadsheetId, requests: input.requests as sheets_v4.Schema$Request[] },
           context,

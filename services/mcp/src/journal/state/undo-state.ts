@@ -1,0 +1,204 @@
+import type { AuthInfo } from '../../auth/auth-info.ts';
+import { ToolError } from '../../errors/tool-error.ts';
+import type { ToolDeps } from '../../tools/kit/tool-deps.ts';
+import type { ChangeJournal, ListedChange } from '../change-journal.ts';
+import { bounded, type ChangePayload, MAX_PAYLOAD_BYTES, MAX_UNDO_CELLS } from '../change-payloads.ts';
+import { UndoRefusal } from '../undo-refusal.ts';
+import { writeWithImage } from './state-capture.ts';
+import { changedParts, describeStateChange } from './state-describe.ts';
+import { ALL_CELL_FIELDS, type Footprint, type SheetAspect, type StateImage } from './state-image.ts';
+import { imageCells, planState, readState, type TabGrid } from './state-read.ts';
+import { restoreState } from './state-restore.ts';
+
+const TAB_ASPECTS: SheetAspect[] = [
+  'properties',
+  'merges',
+  'conditionalFormats',
+  'basicFilter',
+  'filterViews',
+  'protectedRanges',
+  'charts',
+  'bandedRanges',
+  'tables',
+];
+
+interface Tab {
+  sheetId: number;
+  title: string;
+  grid: boolean;
+}
+
+/**
+ * The undo of a structure change (docs/design.md §11.8): the parts the change could alter are read
+ * as they are now (one read with its footprint; first the tabs when tabs come or go), compared
+ * with what the change left (journal/state/state-restore.ts), refused naming what changed since
+ * unless forced, and written back in one batchUpdate whose response is the undo's own after-image.
+ * Tabs the change added are deleted, their cells kept in the undo's entry so that undoing the
+ * undo brings them back — or, when they hold more than undo keeps, refused as changed since. The
+ * undo is journaled with what it replaced (so undoing it redoes the change).
+ */
+export async function undoState(
+  deps: ToolDeps & { journal: ChangeJournal },
+  auth: AuthInfo,
+  signal: AbortSignal,
+  change: ListedChange,
+  payload: Extract<ChangePayload, { kind: 'state' }>,
+  options: { force: boolean; dryRun: boolean },
+): Promise<{ restored: string[]; changedSince: string[]; text: string; undoId?: string }> {
+  const { before, after } = payload;
+  const was = new Set((before.tabs ?? []).map((tab) => tab.sheetId));
+  const added = (after.tabs ?? []).filter((tab) => !was.has(tab.sheetId)).map((tab) => tab.sheetId);
+  const footprint: Footprint = {
+    ...payload.footprint,
+    addsTabs: payload.footprint.addsTabs || added.length > 0,
+  };
+  const {
+    image: now,
+    tabs,
+    read,
+  } = await readNow(deps, auth.userId, signal, change.spreadsheetId, footprint, added);
+  const restore = restoreState({ before, after }, now);
+  const changedSince = [...restore.changedSince];
+  // Cells of a tab the undo deletes are kept in its entry; past what an entry keeps, they would be lost.
+  const heldByAdded = now.cells.filter((area) => added.includes(area.sheetId) && area.rows.length > 0);
+  if (
+    heldByAdded.length > 0 &&
+    (imageCells(now) > MAX_UNDO_CELLS || JSON.stringify(now).length > MAX_PAYLOAD_BYTES)
+  )
+    for (const area of heldByAdded)
+      changedSince.push(
+        `the tab "${area.sheet}" (it holds cells now, more than undo keeps to bring them back)`,
+      );
+  if (changedSince.length > 0 && !options.force)
+    throw new UndoRefusal({ kind: 'changed_since', change, cells: changedSince });
+  const restored = restore.restored.length > 0 ? restore.restored : change.ranges;
+  if (options.dryRun)
+    return {
+      restored,
+      changedSince,
+      text: `Dry run: would restore ${restored.join(', ')} as they were before change ${change.id}. Nothing was changed.`,
+    };
+  const deleted = new Set(
+    restore.requests.flatMap((request) => (request.deleteSheet ? [request.deleteSheet.sheetId ?? 0] : [])),
+  );
+  // The undo's after-image: the same parts, without the tabs it deletes (no range can name them).
+  const kept = withoutTabs(read, deleted);
+  let undone: StateImage = now;
+  if (restore.requests.length > 0) {
+    const written = await writeWithImage(
+      deps,
+      auth.userId,
+      signal,
+      change.spreadsheetId,
+      restore.requests,
+      planState(kept),
+      tabs.filter((tab) => !deleted.has(tab.sheetId)),
+    );
+    undone = written.after;
+  }
+  const parts = changedParts(now, undone);
+  const words = describeStateChange(now, undone);
+  const undoId = deps.journal.record(auth, {
+    tool: 'undo_change',
+    spreadsheetId: change.spreadsheetId,
+    ranges: words.ranges.length > 0 ? words.ranges : restored,
+    cells: words.cells,
+    rows: words.rows,
+    summary: `undid change ${change.id}: ${words.summary}`.slice(0, 300),
+    undoesChangeId: change.id,
+    ...bounded(
+      { v: 1, kind: 'state', footprint: read, before: parts.before, after: parts.after },
+      imageCells(parts.before) + imageCells(parts.after),
+    ),
+  });
+  return {
+    restored,
+    changedSince,
+    undoId,
+    text: `Undid change ${change.id}: restored ${restored.join(', ')}.`,
+  };
+}
+
+/**
+ * The spreadsheet now, read with the change's footprint and, for each tab it added that is still a
+ * grid, the whole tab (to keep what undo deletes). When tabs come or go the tabs are read first,
+ * so parts of tabs gone since are not asked for (they are named as changed since); otherwise a
+ * read refused for a tab gone since is followed by the tabs, then the read again without it.
+ */
+async function readNow(
+  deps: ToolDeps,
+  userId: string,
+  signal: AbortSignal,
+  spreadsheetId: string,
+  footprint: Footprint,
+  added: number[],
+): Promise<{ image: StateImage; tabs: TabGrid[]; read: Footprint }> {
+  const outline = async (): Promise<Tab[]> => {
+    const { data } = await deps.callGoogle(userId, signal, (request) =>
+      deps.sheets.spreadsheets.get(
+        { spreadsheetId, fields: 'sheets.properties(sheetId,title,sheetType)' },
+        request,
+      ),
+    );
+    return (data.sheets ?? []).map((sheet) => ({
+      sheetId: sheet.properties?.sheetId ?? 0,
+      title: sheet.properties?.title ?? '',
+      grid: sheet.properties?.sheetType !== 'OBJECT',
+    }));
+  };
+  const attempt = async (known: Tab[] | undefined) => {
+    const read = footprintNow(footprint, added, known);
+    const { image, tabs } = await readState(deps, userId, signal, spreadsheetId, planState(read));
+    const listed = known ?? tabs.map((tab) => ({ sheetId: tab.sheetId, title: tab.title, grid: true }));
+    return {
+      image: { ...image, tabs: listed.map(({ sheetId, title }) => ({ sheetId, title })) },
+      tabs,
+      read,
+    };
+  };
+  if (footprint.addsTabs) return attempt(await outline());
+  try {
+    return await attempt(undefined);
+  } catch (error) {
+    if (!(error instanceof ToolError)) throw error;
+    const known = await outline();
+    const ids = new Set(known.map((tab) => tab.sheetId));
+    if (footprintTabs(footprint).every((sheetId) => ids.has(sheetId))) throw error;
+    return attempt(known);
+  }
+}
+
+/** The footprint to read now: the change's, and every tab it added whole; without tabs gone since. */
+function footprintNow(footprint: Footprint, added: number[], known: Tab[] | undefined): Footprint {
+  const grids = added.filter((sheetId) => known?.find((tab) => tab.sheetId === sheetId)?.grid ?? true);
+  const read: Footprint = {
+    ...footprint,
+    cells: [
+      ...footprint.cells,
+      ...grids.map((sheetId) => ({ sheetId, startRow: 0, startColumn: 0, fields: [...ALL_CELL_FIELDS] })),
+    ],
+    sheets: [...footprint.sheets, ...added.map((sheetId) => ({ sheetId, aspects: TAB_ASPECTS }))],
+  };
+  if (!known) return read;
+  return withoutTabs(
+    read,
+    new Set(footprintTabs(read).filter((id) => !known.some((tab) => tab.sheetId === id))),
+  );
+}
+
+const footprintTabs = (footprint: Footprint) => [
+  ...new Set([
+    ...footprint.cells.map((area) => area.sheetId),
+    ...footprint.dimensions.map((span) => span.sheetId),
+    ...footprint.sheets.flatMap((tab) => (tab.sheetId === 'any' ? [] : [tab.sheetId])),
+  ]),
+];
+
+function withoutTabs(footprint: Footprint, tabs: ReadonlySet<number>): Footprint {
+  return {
+    ...footprint,
+    cells: footprint.cells.filter((area) => !tabs.has(area.sheetId)),
+    dimensions: footprint.dimensions.filter((span) => !tabs.has(span.sheetId)),
+    sheets: footprint.sheets.filter((tab) => tab.sheetId === 'any' || !tabs.has(tab.sheetId)),
+  };
+}
