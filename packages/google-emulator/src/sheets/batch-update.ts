@@ -7,6 +7,7 @@ import type { sheets_v4 } from 'googleapis';
 import { GoogleApiError, googleErrors } from '../google-error.ts';
 import { formatRange, type GridBounds } from './a1-notation.ts';
 import { addBanding, deleteBanding, updateBanding } from './batch-update-banding.ts';
+import { updateBorders } from './batch-update-borders.ts';
 import {
   addChart,
   copyCharts,
@@ -125,6 +126,7 @@ const HANDLERS: { [K in keyof Request]?: Handler<K> } = {
   addBanding,
   updateBanding,
   deleteBanding,
+  updateBorders,
 };
 
 export const SUPPORTED_REQUEST_KINDS = Object.keys(HANDLERS);
