@@ -453,3 +453,206 @@ describe('undo of each structure tool restores the spreadsheet, and undoing the 
     });
   });
 });
+
+/** Google requests by API method, as the emulator counted them so far. */
+async function emulatorCounts(): Promise<Record<string, number>> {
+  const stats = (await (await fetch(`${stack.emulatorUrl}/__emulator/stats`)).json()) as {
+    methods: Record<string, { attempts: number }>;
+  };
+  return Object.fromEntries(Object.entries(stats.methods).map(([method, each]) => [method, each.attempts]));
+}
+
+/** The requests by method that `run` made. */
+async function requestsOf(run: () => Promise<unknown>): Promise<Record<string, number>> {
+  const before = await emulatorCounts();
+  await run();
+  const after = await emulatorCounts();
+  return Object.fromEntries(
+    Object.entries(after)
+      .map(([method, count]) => [method, count - (before[method] ?? 0)] as const)
+      .filter(([, count]) => count > 0),
+  );
+}
+
+describe('what changed since, force, dry runs', () => {
+  it('a later format on the same cells refuses the undo naming the cell; force restores the earlier formats', async () => {
+    const { spreadsheetId } = await freshBook();
+    const before = await snapshot(spreadsheetId);
+    await ok('format_range', { spreadsheetId, range: 'Data!A1:B1', bold: true });
+    const change = await lastChange(spreadsheetId);
+    await ok('format_range', { spreadsheetId, range: 'Data!A1', backgroundColor: '#00ff00' });
+    const edited = await snapshot(spreadsheetId);
+    const refused = await undo({ changeId: change.changeId });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toContain('Not undone');
+    expect(refused.text).toContain('Data!A1');
+    expect(refused.text).not.toContain('Data!B1');
+    expect(await snapshot(spreadsheetId)).toEqual(edited);
+    const forced = await undo({ changeId: change.changeId, force: true });
+    expect(forced.isError, forced.text).toBe(false);
+    expect(await snapshot(spreadsheetId)).toEqual(before);
+  });
+
+  it('a chart changed since refuses the undo of its addition, naming it; force deletes it', async () => {
+    const { spreadsheetId } = await freshBook();
+    const before = await snapshot(spreadsheetId);
+    const added = await ok('add_chart', {
+      spreadsheetId,
+      type: 'column',
+      range: 'Data!A1:B4',
+      title: 'Costs',
+    });
+    const change = await lastChange(spreadsheetId);
+    await ok('update_chart', { spreadsheetId, chartId: added.structured.chartId, title: 'Renamed' });
+    const refused = await undo({ changeId: change.changeId });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/chart/i);
+    const forced = await undo({ changeId: change.changeId, force: true });
+    expect(forced.isError, forced.text).toBe(false);
+    expect(await snapshot(spreadsheetId)).toEqual(before);
+  });
+
+  it('inserted rows that hold values refuse their undo; force deletes them, and undoing that inserts them again with their cells', async () => {
+    const { spreadsheetId, dataId } = await freshBook();
+    const before = await snapshot(spreadsheetId);
+    const inserted = await ok('insert_dimension', {
+      spreadsheetId,
+      sheetId: dataId,
+      dimension: 'ROWS',
+      startIndex: 1,
+      count: 2,
+    });
+    await ok('write_range', { spreadsheetId, range: 'Data!A2', values: [['typed later']] });
+    const filled = await snapshot(spreadsheetId);
+    const refused = await undo({ changeId: inserted.structured.changeId });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toContain('rows 2–3');
+    const forced = await undo({ changeId: inserted.structured.changeId, force: true });
+    expect(forced.isError, forced.text).toBe(false);
+    expect(await snapshot(spreadsheetId)).toEqual(before);
+    const again = await undo({ changeId: forced.structured.changeId });
+    expect(again.isError, again.text).toBe(false);
+    expect(await snapshot(spreadsheetId)).toEqual(filled);
+  });
+
+  it('a dry run names the spreadsheet and what it would restore, and sends Google no write', async () => {
+    const { spreadsheetId } = await freshBook();
+    await ok('format_range', { spreadsheetId, range: 'Data!A1:B2', italic: true });
+    const changed = await snapshot(spreadsheetId);
+    const change = await lastChange(spreadsheetId);
+    let dry: Answer | undefined;
+    const requests = await requestsOf(async () => {
+      dry = await undo({ changeId: change.changeId, dryRun: true });
+    });
+    expect(dry!.isError, dry!.text).toBe(false);
+    expect(dry!.text).toContain(spreadsheetId);
+    expect(dry!.text).toContain('Data!A1:B2');
+    expect(dry!.structured).toMatchObject({ dryRun: true, spreadsheetId });
+    expect(requests['sheets.spreadsheets.batchUpdate']).toBeUndefined();
+    expect(await snapshot(spreadsheetId)).toEqual(changed);
+  });
+
+  it('a dry run of a structure tool reads nothing for the journal and journals nothing', async () => {
+    const { spreadsheetId } = await freshBook();
+    const last = await lastChange(spreadsheetId).catch(() => undefined);
+    const requests = await requestsOf(() =>
+      ok('format_range', { spreadsheetId, range: 'Data!A1', bold: true, dryRun: true }),
+    );
+    expect(requests).toEqual({ 'sheets.spreadsheets.get': 1 });
+    expect(await lastChange(spreadsheetId).catch(() => undefined)).toEqual(last);
+  });
+});
+
+describe('tabs and rows that come and go', () => {
+  it('undo of add_sheet deletes the tab, keeping the cells written on it since; undoing that brings them back', async () => {
+    const { spreadsheetId } = await freshBook();
+    const before = await snapshot(spreadsheetId);
+    await ok('add_sheet', { spreadsheetId, title: 'Scratch' });
+    const change = await lastChange(spreadsheetId);
+    await ok('write_range', {
+      spreadsheetId,
+      range: 'Scratch!A1:B2',
+      values: [
+        ['kept', 1],
+        ['too', '=B1+1'],
+      ],
+    });
+    const written = await snapshot(spreadsheetId);
+    const undone = await undo({ changeId: change.changeId });
+    expect(undone.isError, undone.text).toBe(false);
+    expect(await snapshot(spreadsheetId)).toEqual(before);
+    const redone = await undo({ changeId: undone.structured.changeId });
+    expect(redone.isError, redone.text).toBe(false);
+    expect(await snapshot(spreadsheetId)).toEqual(written);
+  });
+
+  it('re-inserted rows, a recreated tab: the undo of each undo takes them away again', async () => {
+    const { spreadsheetId, dataId, otherId } = await freshBook();
+    await ok('delete_dimension', {
+      spreadsheetId,
+      sheetId: dataId,
+      dimension: 'ROWS',
+      startIndex: 1,
+      endIndex: 3,
+    });
+    const rowsGone = await snapshot(spreadsheetId);
+    const rowsChange = await lastChange(spreadsheetId);
+    const reinserted = await undo({ changeId: rowsChange.changeId });
+    expect(reinserted.isError, reinserted.text).toBe(false);
+    expect(reinserted.text).toContain('undo_change can undo it');
+    const again = await undo({ changeId: reinserted.structured.changeId });
+    expect(again.isError, again.text).toBe(false);
+    expect(await snapshot(spreadsheetId)).toEqual(rowsGone);
+
+    await ok('delete_sheet', { spreadsheetId, sheetId: otherId });
+    const tabGone = await snapshot(spreadsheetId);
+    const tabChange = await lastChange(spreadsheetId);
+    const recreated = await undo({ changeId: tabChange.changeId });
+    expect(recreated.isError, recreated.text).toBe(false);
+    const withTab = await snapshot(spreadsheetId);
+    const deletedAgain = await undo({ changeId: recreated.structured.changeId });
+    expect(deletedAgain.isError, deletedAgain.text).toBe(false);
+    expect(await snapshot(spreadsheetId)).toEqual(tabGone);
+    const back = await undo({ changeId: deletedAgain.structured.changeId });
+    expect(back.isError, back.text).toBe(false);
+    expect(await snapshot(spreadsheetId)).toEqual(withTab);
+  });
+});
+
+describe('batch_update', () => {
+  it('refuses, before Google, a request undo cannot take back, naming the tool to use', async () => {
+    const { spreadsheetId, otherId } = await freshBook();
+    const before = await snapshot(spreadsheetId);
+    const refused = await callTool(client, 'batch_update', {
+      spreadsheetId,
+      requests: [{ addSheet: { properties: { title: 'Fine' } } }, { deleteSheet: { sheetId: otherId } }],
+    });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toContain('request 1 (deleteSheet)');
+    expect(refused.text).toContain('delete_sheet');
+    const sized = await callTool(client, 'batch_update', {
+      spreadsheetId,
+      requests: [
+        {
+          updateSheetProperties: {
+            properties: { sheetId: otherId, gridProperties: { rowCount: 5 } },
+            fields: 'gridProperties.rowCount',
+          },
+        },
+      ],
+    });
+    expect(sized.isError).toBe(true);
+    expect(sized.text).toContain('Nothing was changed');
+    expect(await snapshot(spreadsheetId)).toEqual(before);
+  });
+
+  it('its dry run says the batch can be undone', async () => {
+    const { spreadsheetId, dataId } = await freshBook();
+    const dry = await ok('batch_update', {
+      spreadsheetId,
+      requests: [{ sortRange: { range: { sheetId: dataId, startRowIndex: 1, endRowIndex: 4 } } }],
+      dryRun: true,
+    });
+    expect(dry.text).toContain('can be undone');
+  });
+});
