@@ -1,7 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { journalWrites } from '../src/tools/kit/journal-writes.ts';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 import { type Answer, callTool, callToolOk } from './support/tool-answers.ts';
+import { startToolsUnderTest } from './support/tools-in-process.ts';
 
 // Structure undo (docs/design.md §11.8) through real auth and mcp processes and the Google
 // emulator: each structure tool's call, then undo_change, and the spreadsheet read back with its
@@ -654,5 +656,25 @@ describe('batch_update', () => {
       dryRun: true,
     });
     expect(dry.text).toContain('can be undone');
+  });
+});
+
+describe('the journal off', () => {
+  it('reads nothing more: the tools are left as they are', async () => {
+    const tools = await startToolsUnderTest();
+    try {
+      const [spreadsheetId] = await tools.seed([{ name: 'Off', values: [['a', 'b']] }]);
+      const [formatRange] = journalWrites([tools.tool('format_range')], undefined);
+      expect(formatRange).toBe(tools.tool('format_range'));
+      await tools.forgetCalls();
+      await formatRange!.run({ spreadsheetId, range: 'A1:B1', bold: true }, tools.context());
+      const { methods } = await tools.calls();
+      expect(Object.keys(methods).sort()).toEqual([
+        'sheets.spreadsheets.batchUpdate',
+        'sheets.spreadsheets.get',
+      ]);
+    } finally {
+      await tools.stop();
+    }
   });
 });
