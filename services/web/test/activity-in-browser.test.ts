@@ -1,3 +1,4 @@
+import { createTokenBrokerClient } from '@sheetgate/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BrowserStack,
@@ -15,7 +16,7 @@ import { chromiumMissing, expectAccessibleInEveryLook } from './support/chromium
 // to the spreadsheet, what each change did in list_changes' own words, and whether it can be
 // undone (or why not); undone changes say so; another person sees none of it. Its Undo button
 // (web → mcp's ChangeUndoService) restores each family of change in the emulator (values, notes,
-// a deleted tab, a share), is refused naming the cells changed since until "Undo anyway", works by keyboard
+// a deleted tab, a share, a format, a chart), is refused naming the cells changed since until "Undo anyway", works by keyboard
 // alone, and refuses a forged post.
 
 const missing = chromiumMissing();
@@ -73,6 +74,26 @@ async function rowTexts(page: Person['page']): Promise<string[]> {
   return (await page.locator('tbody tr').allTextContents()).map((text) => text.replace(/\s+/g, ' '));
 }
 
+/** Google's own answer (the emulator's) to a spreadsheets.get with `query`, as alice: formats no tool reads. */
+async function googleRead(spreadsheetId: string, query: string): Promise<string> {
+  const { user } = await env.accounts.getSession({
+    sessionCookie: await sessionCookieOf(alice.context, env.stack.baseUrl),
+  });
+  const broker = createTokenBrokerClient({
+    address: `127.0.0.1:${env.stack.ports.AUTH_GRPC_PORT}`,
+    serviceToken: env.stack.serviceToken,
+  });
+  try {
+    const { token } = await broker.getGoogleAccessToken({ userId: user!.id, forceRefresh: false });
+    const response = await fetch(`${env.stack.emulatorUrl}/v4/spreadsheets/${spreadsheetId}?${query}`, {
+      headers: { authorization: `Bearer ${token!.accessToken}` },
+    });
+    return JSON.stringify(await response.json());
+  } finally {
+    broker.close();
+  }
+}
+
 /** Tab (only) to the Undo button of `change` (its name starts with its words), press Enter, wait for the notice. */
 async function undoByKeyboard(page: Person['page'], change: Listed): Promise<void> {
   const name = `Undo: ${change.summary},`;
@@ -94,7 +115,7 @@ beforeAll(async () => {
   key = await createKeyInDashboard(alice.page, {
     name: 'Nightly import',
     access: 'Read and write',
-    toolsets: ['Reading', 'Writing', 'Structure and formatting', 'Files', 'Sharing and comments'],
+    toolsets: ['Reading', 'Writing', 'Structure and formatting', 'Files', 'Sharing and comments', 'Charts'],
   });
 }, 120_000);
 
@@ -227,7 +248,7 @@ describe.skipIf(Boolean(missing))('Activity on the dashboard', { timeout: 120_00
     expect(await cells('A1:A3')).toEqual([['Item'], ['Pens'], ['Paper']]);
   });
 
-  it("shows each family's change in its words, and its Undo restores it by keyboard: values, notes, a deleted tab, a share", async () => {
+  it("shows each family's change in its words, and its Undo restores it by keyboard: values, notes, a deleted tab, a share, a format, a chart", async () => {
     const { spreadsheetId } = (await tool('create_spreadsheet', {
       title: 'Families',
       values: [['Item'], ['Pens']],
@@ -259,11 +280,29 @@ describe.skipIf(Boolean(missing))('Activity on the dashboard', { timeout: 120_00
       emailAddress: 'bob@example.com',
       role: 'commenter',
     });
+    await tool('format_range', { spreadsheetId, range: 'Sheet1!A1:A2', bold: true });
+    await tool('add_chart', {
+      spreadsheetId,
+      type: 'column',
+      range: 'Sheet1!A1:B2',
+      title: 'Pens',
+    });
+    const bold = () =>
+      googleRead(
+        spreadsheetId,
+        'ranges=Sheet1!A1&fields=sheets.data.rowData.values.userEnteredFormat.textFormat.bold',
+      );
+    const charts = async () =>
+      ((await tool('list_charts', { spreadsheetId })) as { charts: unknown[] }).charts;
     const grantees = async () => JSON.stringify(await tool('list_permissions', { fileId: spreadsheetId }));
 
     const changes = await listed(spreadsheetId);
     const of = (id: unknown) => changes.find((change) => change.changeId === id)!;
+    const byTool = (name: string) => changes.find((change) => change.tool === name)!;
     const families = [
+      // The structure tools' answers do not name their change (yet): found by tool.
+      { change: byTool('add_chart'), words: /chart 'Pens'/ },
+      { change: byTool('format_range'), words: /bold .*Sheet1!A1:A2/ },
       { change: of(shared.changeId), words: /^shared with bob@example\.com as commenter$/ },
       { change: of(deleted.changeId), words: /^deleted the tab "Q3" \([\d,]+ rows, 1 cell\)$/ },
       { change: of(noted.changeId), words: /^set notes on 1 cell of Sheet1!A1$/ },
@@ -282,23 +321,31 @@ describe.skipIf(Boolean(missing))('Activity on the dashboard', { timeout: 120_00
     }
     await expectAccessibleInEveryLook(page, 'the Activity of every family');
 
-    // Newest first, each by keyboard alone: the share goes, the tab comes back, then the note goes,
-    // then the values.
-    expect(await grantees()).toContain('bob@example.com');
+    // Newest first, each by keyboard alone: the chart goes, the format, the share, the tab comes
+    // back, then the note goes, then the values.
+    expect(await charts()).toHaveLength(1);
     await undoByKeyboard(page, families[0]!.change);
+    expect(await charts()).toEqual([]);
+
+    expect(await bold()).toContain('"bold":true');
+    await undoByKeyboard(page, families[1]!.change);
+    expect(await bold()).not.toContain('"bold":true');
+
+    expect(await grantees()).toContain('bob@example.com');
+    await undoByKeyboard(page, families[2]!.change);
     expect(await grantees()).not.toContain('bob@example.com');
 
-    await undoByKeyboard(page, families[1]!.change);
+    await undoByKeyboard(page, families[3]!.change);
     expect((await tabs()).find((tab) => tab.title === 'Q3')?.sheetId).toBe(sheetId);
     expect(await read('Q3!A1')).toEqual([['kept']]);
     expect(await notes()).toContain('header');
 
-    await undoByKeyboard(page, families[2]!.change);
+    await undoByKeyboard(page, families[4]!.change);
     expect(await notes()).not.toContain('header');
 
-    await undoByKeyboard(page, families[3]!.change);
+    await undoByKeyboard(page, families[5]!.change);
     expect(await read('Sheet1!A1:B2')).toEqual([['Item'], ['Pens']]);
-    expect(await page.getByRole('status').textContent()).toContain(families[3]!.change.summary);
+    expect(await page.getByRole('status').textContent()).toContain(families[5]!.change.summary);
   });
 
   it('refuses an Undo post without its CSRF token, with a wrong one, or from another site; and an unknown change is not found', async () => {
