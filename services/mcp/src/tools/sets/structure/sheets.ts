@@ -6,7 +6,8 @@ import { ToolError } from '../../../errors/tool-error.ts';
 import { deletedTabSummary } from '../../../journal/change-summaries.ts';
 import { changeNote } from '../../../journal/record-change.ts';
 import { captureSheet } from '../../../journal/sheet-image.ts';
-import { footprintOf, isUnsupported, topLevelFields } from '../../../journal/state/footprint.ts';
+import { footprintOf, isUnsupported, UNDOABLE_ELSEWHERE } from '../../../journal/state/footprint.ts';
+import { topLevelFields } from '../../../journal/state/footprint-builder.ts';
 import { lossDescriptions } from '../../guards/loss-descriptions.ts';
 import { amount } from '../../guards/loss-phrases.ts';
 import { gridBounds, splitRange } from '../../kit/a1.ts';
@@ -34,7 +35,7 @@ import { describeToolset, enablesToolset, notEnabledClause } from '../../toolset
  * around Rules. Cells written with a `fields` mask that covers data validation need Rules too
  * (`batchRequestToolsets`). Each kind is one undo can take back from the requests
  * (journal/state/footprint.ts); those that change the grid's shape have their own tools
- * (UNDOABLE_ELSEWHERE).
+ * (footprint.ts UNDOABLE_ELSEWHERE).
  */
 export const BATCH_REQUEST_TOOLSETS = {
   // Tabs, the grid and its cells, formats and merges: the structure tools' work.
@@ -65,14 +66,6 @@ export const BATCH_REQUEST_TOOLSETS = {
 export type BatchRequestKind = keyof typeof BATCH_REQUEST_TOOLSETS;
 
 export const ALLOWED_BATCH_REQUESTS = Object.keys(BATCH_REQUEST_TOOLSETS) as BatchRequestKind[];
-
-/** Kinds that change the grid's shape, refused with the tool that does it and keeps what undo needs. */
-const UNDOABLE_ELSEWHERE = {
-  deleteSheet: 'delete_sheet',
-  insertDimension: 'insert_dimension',
-  deleteDimension: 'delete_dimension',
-  appendCells: 'append_rows',
-} as const;
 
 /** The kinds whose `fields` mask says which parts of each cell they write. */
 const CELL_WRITES: ReadonlySet<string> = new Set(['repeatCell', 'updateCells']);
@@ -401,7 +394,7 @@ export function sheetTools(deps: ToolDeps) {
           .superRefine((requests, context) => {
             for (const [index, request] of requests.entries()) {
               const keys = Object.keys(request);
-              const elsewhere = UNDOABLE_ELSEWHERE[keys[0] as keyof typeof UNDOABLE_ELSEWHERE];
+              const elsewhere = UNDOABLE_ELSEWHERE[keys[0]!];
               if (keys.length === 1 && elsewhere)
                 context.addIssue({
                   code: 'custom',
