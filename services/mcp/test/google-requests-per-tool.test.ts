@@ -37,6 +37,8 @@ const PINNED: RequestsPerTool = {
   read_records: { 'sheets.spreadsheets.get': 1 },
   // The tab's size comes with the cells.
   read_cell_details: { 'sheets.spreadsheets.get': 1 },
+  // The formats, the tab's size and its merges in one answer.
+  read_formats: { 'sheets.spreadsheets.get': 1 },
   // The formula and revision checks of a safe write are one batchGet.
   write_range: { 'sheets.spreadsheets.values.batchGet': 1, 'sheets.spreadsheets.values.update': 1 },
   write_ranges: { 'sheets.spreadsheets.values.batchGet': 1, 'sheets.spreadsheets.values.batchUpdate': 1 },

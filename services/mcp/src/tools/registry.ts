@@ -8,6 +8,7 @@ import { findInSpreadsheetTools } from './sets/core-read/find-in-spreadsheet.ts'
 import { getSpreadsheetTools } from './sets/core-read/get-spreadsheet.ts';
 import { listChangesTools } from './sets/core-read/list-changes.ts';
 import { listSpreadsheetTools } from './sets/core-read/list-spreadsheets.ts';
+import { readFormatTools } from './sets/core-read/read-formats.ts';
 import { readRangeTools } from './sets/core-read/read-ranges.ts';
 import { recordTools } from './sets/core-read/records.ts';
 import { noteTools } from './sets/core-write/notes.ts';
@@ -45,6 +46,7 @@ export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
     ...findInSpreadsheetTools(deps),
     ...recordTools(deps),
     ...cellDetailTools(deps),
+    ...readFormatTools(deps),
     ...noteTools(deps),
     ...valueWriteTools(deps),
     ...dimensionTools(deps),

@@ -150,6 +150,7 @@ function toolCalls(target: ToolCallTarget): ToolCall[] {
     ['find_in_spreadsheet', { spreadsheetId, query: 'Food' }],
     ['read_records', { spreadsheetId, range: 'Plan' }],
     ['read_cell_details', { spreadsheetId, range: 'Plan!A1:B2' }],
+    ['read_formats', { spreadsheetId, range: 'Plan!A1:B4' }],
     ['write_range', { spreadsheetId, range: 'Plan!B2', values: [[1300]] }],
     [
       'write_ranges',
