@@ -273,3 +273,189 @@ describe('read_formats', () => {
     expect(await refused('read_formats', { range: 'x'.repeat(501) })).toContain('<=500 characters');
   });
 });
+
+/** One tab of get_spreadsheet's answer, by title. */
+async function tabNamed(title: string, args: Record<string, unknown> = {}) {
+  const answer = await call('get_spreadsheet', args);
+  const tabs = answer.structured.sheets as Array<Record<string, unknown> & { title: string }>;
+  return { tab: tabs.find((tab) => tab.title === title)!, answer };
+}
+
+async function addTab(title: string): Promise<number> {
+  return (await call('add_sheet', { title })).structured.sheetId as number;
+}
+
+describe('get_spreadsheet', () => {
+  it('shows what freeze, set_dimension_properties, merge_cells, rename_sheet and tab properties set', async () => {
+    const sheetId = await addTab('Setup');
+    await call('freeze', { sheetId, rows: 1, columns: 2 });
+    const size = { sheetId, dimension: 'COLUMNS', startIndex: 0, endIndex: 3, pixelSize: 180 };
+    await call('set_dimension_properties', size);
+    await call('set_dimension_properties', {
+      ...size,
+      startIndex: 5,
+      endIndex: 6,
+      pixelSize: undefined,
+      hidden: true,
+    });
+    await call('set_dimension_properties', {
+      sheetId,
+      dimension: 'ROWS',
+      startIndex: 0,
+      endIndex: 1,
+      pixelSize: 30,
+    });
+    await call('set_dimension_properties', {
+      sheetId,
+      dimension: 'ROWS',
+      startIndex: 9,
+      endIndex: 12,
+      hidden: true,
+    });
+    await call('merge_cells', { range: 'Setup!A1:B1' });
+    await call('rename_sheet', { sheetId, title: 'Set up' });
+    await call('batch_update', {
+      requests: [
+        {
+          updateSheetProperties: {
+            properties: { sheetId, hidden: true, rightToLeft: true, tabColorStyle: { rgbColor: { red: 1 } } },
+            fields: 'hidden,rightToLeft,tabColorStyle',
+          },
+        },
+      ],
+    });
+    const { tab, answer } = await tabNamed('Set up');
+    expect(tab).toEqual({
+      sheetId,
+      title: 'Set up',
+      index: 3,
+      rowCount: 1000,
+      columnCount: 26,
+      frozenRows: 1,
+      frozenColumns: 2,
+      hidden: true,
+      rightToLeft: true,
+      tabColor: '#ff0000',
+      columnWidths: { count: 1, first: [{ range: 'A:C', pixels: 180 }] },
+      rowHeights: { count: 1, first: [{ range: '1:1', pixels: 30 }] },
+      hiddenColumns: { count: 1, first: ['F:F'] },
+      hiddenRows: { count: 1, first: ['10:12'] },
+      merges: { count: 1, first: ['A1:B1'] },
+    });
+    expect(answer.text).toContain(
+      `- Set up (sheetId ${sheetId}, 1000×26): frozen 1 row, 2 columns; hidden; right-to-left; tab colour #ff0000; widths A:C 180 px; heights 1:1 30 px; hidden columns 1: F:F; hidden rows 1: 10:12; merges 1: A1:B1`,
+    );
+    // A tab where nothing was set says no more than its size.
+    expect(answer.text).toMatch(/\n- Spare \(sheetId \d+, 1000×26\): merges 1: A1:B2\n/);
+  });
+
+  it('shows where protected and named ranges, rules, filters, filter views, tables and charts apply', async () => {
+    const sheetId = await addTab('Objects');
+    await call('write_range', {
+      range: 'Objects!A1:E4',
+      values: [
+        ['Item', 'Amount', '', 'Name', 'Cost'],
+        ['Rent', 1200, '', 'Ink', 3],
+        ['Food', 300, '', 'Pen', 2],
+        ['Travel', 150, '', '', ''],
+      ],
+    });
+    await call('add_protected_range', { range: 'Objects!B2:B4', warningOnly: true });
+    await call('add_named_range', { name: 'Amounts', range: 'Objects!B2:B4' });
+    await call('add_conditional_format', {
+      ranges: ['Objects!B2:B4'],
+      condition: 'NUMBER_GREATER',
+      values: [1000],
+      format: { backgroundColor: '#f4cccc' },
+    });
+    await call('set_basic_filter', { range: 'Objects!A1:B4' });
+    await call('add_filter_view', { title: 'Cheap', range: 'Objects!A1:B4' });
+    await call('add_table', { name: 'Costs', range: 'Objects!D1:E3' });
+    const chart = await call('add_chart', { type: 'column', range: 'Objects!A1:B4', title: 'Spending' });
+    const { tab, answer } = await tabNamed('Objects');
+    expect(tab).toMatchObject({
+      sheetId,
+      protectedRanges: { count: 1, first: ['B2:B4 (warning only)'] },
+      conditionalFormats: { count: 1, first: ['B2:B4'] },
+      basicFilter: 'A1:B4',
+      filterViews: { count: 1, first: ['"Cheap" A1:B4'] },
+      tables: { count: 1, first: ['Costs D1:E3'] },
+      charts: { count: 1, first: [expect.stringMatching(/^#\d+ "Spending" at [A-Z]+\d+$/)] },
+    });
+    expect((tab.charts as { first: string[] }).first[0]).toContain(`#${chart.structured.chartId} `);
+    expect(answer.structured.namedRanges).toEqual({ count: 1, first: ['Amounts: Objects!B2:B4'] });
+    expect(answer.text).toContain(
+      'protected ranges 1: B2:B4 (warning only); conditional formats 1: B2:B4; basic filter 1: A1:B4; filter views 1: "Cheap" A1:B4; tables 1: Costs D1:E3; charts 1: #',
+    );
+    expect(answer.text).toContain('Named ranges: 1: Amounts: Objects!B2:B4');
+  });
+
+  it('caps each list and the tabs given in full, and gives one tab in full by sheetId', async () => {
+    const sheetId = await addTab('Many');
+    const column = (index: number) => ({
+      sheetId,
+      dimension: 'COLUMNS',
+      startIndex: index,
+      endIndex: index + 1,
+    });
+    await call('batch_update', {
+      requests: [
+        ...Array.from({ length: 12 }, (_, index) => ({
+          mergeCells: {
+            range: {
+              sheetId,
+              startRowIndex: index * 2,
+              endRowIndex: index * 2 + 1,
+              startColumnIndex: 0,
+              endColumnIndex: 2,
+            },
+            mergeType: 'MERGE_ALL',
+          },
+        })),
+        ...Array.from({ length: 26 }, (_, index) => ({
+          updateDimensionProperties: {
+            range: column(index),
+            properties: { pixelSize: 101 + index },
+            fields: 'pixelSize',
+          },
+        })),
+        ...Array.from({ length: 30 }, (_, index) => ({
+          addSheet: { properties: { title: `Extra ${index}` } },
+        })),
+      ],
+    });
+    const { tab, answer } = await tabNamed('Many');
+    expect(tab.merges).toEqual({ count: 12, first: ['A1:B1', 'A3:B3', 'A5:B5', 'A7:B7', 'A9:B9'] });
+    expect(tab.columnWidths).toMatchObject({
+      count: 26,
+      first: [{ range: 'A:A', pixels: 101 }, {}, {}, {}, {}],
+    });
+    expect(answer.text).toContain('merges 12: A1:B1, A3:B3, A5:B5, A7:B7, A9:B9, …');
+    expect(answer.text).toContain(
+      'widths A:A 101 px, B:B 102 px, C:C 103 px, D:D 104 px, E:E 105 px, … (26 runs)',
+    );
+    const tabs = answer.structured.sheets as Array<Record<string, unknown>>;
+    expect(tabs).toHaveLength(36);
+    expect(answer.text).toContain('Tabs past the first 30: size only; pass a sheetId for one in full.');
+    expect(JSON.stringify(answer.structured).length).toBeLessThan(20_000);
+
+    // The 36th tab, given in full when asked for alone: set up like the 6th would be.
+    const last = tabs[35] as { sheetId: number; title: string };
+    await call('freeze', { sheetId: last.sheetId, rows: 2 });
+    expect(Object.keys((await tabNamed(last.title)).tab)).toEqual([
+      'sheetId',
+      'title',
+      'index',
+      'rowCount',
+      'columnCount',
+    ]);
+    const alone = await call('get_spreadsheet', { sheetId: last.sheetId });
+    expect(alone.structured.sheets).toEqual([{ ...last, frozenRows: 2 }]);
+  });
+
+  it('refuses a sheetId no tab has, listing the tabs', async () => {
+    expect(await refused('get_spreadsheet', { sheetId: 424242 })).toMatch(
+      /^there is no tab with sheetId 424242; the tabs are \d+ "Budget", \d+ "Plain", \d+ "Spare", /,
+    );
+  });
+});
