@@ -6,8 +6,9 @@ import { columnLetters, gridBounds, rangeOnSheet, splitRange } from '../../kit/a
 import { READ } from '../../kit/annotations.ts';
 import { a1Range, spreadsheetId } from '../../kit/common-schemas.ts';
 import { isPastGridError, isUnknownRangeError } from '../../kit/page-window.ts';
+import { rangeOnTabs } from '../../kit/range-on-tabs.ts';
 import { hexOf } from '../../kit/rule-grid.ts';
-import { readTabGrids } from '../../kit/table-area.ts';
+import { readTabGrids, type TabGrid } from '../../kit/table-area.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 
@@ -86,44 +87,47 @@ export function readFormatTools(deps: ToolDeps) {
           );
         const rowStart = bounds.startRowIndex ?? 0;
         const columnStart = bounds.startColumnIndex ?? 0;
-        const onTab = (window: string) =>
-          sheetTitle === undefined ? window : rangeOnSheet(sheetTitle, window);
-        const windowOf = (columnEnd: number, rowEnd: number | undefined) => {
+        const windowOf = (tab: string | undefined, columnEnd: number, rowEnd: number | undefined) => {
           const rows = Math.max(1, Math.floor(FORMAT_MAX_CELLS / (columnEnd - columnStart)));
           const end = Math.min(rowEnd ?? Number.POSITIVE_INFINITY, rowStart + rows);
-          return {
-            end,
-            range: onTab(
-              `${columnLetters(columnStart)}${rowStart + 1}:${columnLetters(columnEnd - 1)}${end}`,
-            ),
-          };
+          const a1 = `${columnLetters(columnStart)}${rowStart + 1}:${columnLetters(columnEnd - 1)}${end}`;
+          return { end, range: tab === undefined ? a1 : rangeOnSheet(tab, a1) };
         };
         const read = async (range: string) => {
-          try {
-            const { data } = await callGoogle(auth.userId, signal, (request) =>
-              sheets.spreadsheets.get(
-                {
-                  spreadsheetId: input.spreadsheetId,
-                  ranges: [range],
-                  fields:
-                    'sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)),merges,data(startRow,startColumn,rowData.values.userEnteredFormat))',
-                },
-                request,
-              ),
-            );
-            return data.sheets?.[0];
-          } catch (error) {
-            if (isUnknownRangeError(error) || isPastGridError(error))
-              throw await refusal(input.spreadsheetId, input.range, sheetTitle, auth.userId, signal, error);
-            throw error;
-          }
+          const { data } = await callGoogle(auth.userId, signal, (request) =>
+            sheets.spreadsheets.get(
+              {
+                spreadsheetId: input.spreadsheetId,
+                ranges: [range],
+                fields:
+                  'sheets(properties(sheetId,title,gridProperties(rowCount,columnCount)),merges,data(startRow,startColumn,rowData.values.userEnteredFormat))',
+              },
+              request,
+            ),
+          );
+          return data.sheets?.[0];
         };
         // The window a first read can take, sized from the range as written (whole rows as a new
         // tab's width); only when the tab turns out wider, or the range narrower than written,
         // is the window read again at the tab's true size.
         const assumedEnd = bounds.endColumnIndex ?? columnStart + NEW_TAB_COLUMNS;
-        const first = windowOf(assumedEnd, bounds.endRowIndex);
-        let sheet = await read(first.range);
+        const first = windowOf(sheetTitle, assumedEnd, bounds.endRowIndex);
+        let sheet: sheets_v4.Schema$Sheet | undefined;
+        let answered = true;
+        try {
+          sheet = await read(first.range);
+        } catch (error) {
+          if (!isUnknownRangeError(error) && !isPastGridError(error)) throw error;
+          answered = false;
+          // Google refused the window (no such tab, or outside the grid): the tabs' sizes say which.
+          const tab = await tabOfRange(input.spreadsheetId, input.range, auth.userId, signal);
+          sheet = {
+            properties: {
+              title: tab.title,
+              gridProperties: { rowCount: tab.rows, columnCount: tab.columns },
+            },
+          };
+        }
         const title = sheet?.properties?.title ?? sheetTitle ?? '';
         const rowCount = sheet?.properties?.gridProperties?.rowCount ?? 0;
         const columnCount = sheet?.properties?.gridProperties?.columnCount ?? 0;
@@ -133,8 +137,8 @@ export function readFormatTools(deps: ToolDeps) {
           );
         const rowEnd = Math.min(bounds.endRowIndex ?? rowCount, rowCount);
         const columnEnd = Math.min(bounds.endColumnIndex ?? columnCount, columnCount);
-        const window = windowOf(columnEnd, rowEnd);
-        if (assumedEnd < columnEnd || first.end < window.end) sheet = await read(window.range);
+        const window = windowOf(title, columnEnd, rowEnd);
+        if (!answered || assumedEnd < columnEnd || first.end < window.end) sheet = await read(window.range);
         const area = { rowStart, rowEnd: window.end, columnStart, columnEnd };
         const groups = groupFormats(sheet?.data?.[0], area);
         const merges = (sheet?.merges ?? []).filter((merge) => overlaps(merge, area)).map(cellsOf);
@@ -159,30 +163,21 @@ export function readFormatTools(deps: ToolDeps) {
     }),
   ];
 
-  /** The tool error for a range Google refused: the tabs there are, or where the tab ends. */
-  async function refusal(
+  /** The tab a range names, from the tabs' sizes; none is a tool error listing the tabs. */
+  async function tabOfRange(
     spreadsheetId: string,
     range: string,
-    sheetTitle: string | undefined,
     userId: string,
     signal: AbortSignal,
-    cause: unknown,
-  ): Promise<unknown> {
+  ): Promise<TabGrid> {
     const tabs = await readTabGrids(deps, userId, signal, spreadsheetId);
-    const lower = sheetTitle?.toLowerCase();
-    const tab = tabs.find((each) => each.title.toLowerCase() === lower);
-    if (sheetTitle !== undefined && !tab) {
-      const named = tabs.slice(0, MAX_TABS_NAMED).map((each) => JSON.stringify(each.title));
-      const more = tabs.length > MAX_TABS_NAMED ? `, and ${tabs.length - MAX_TABS_NAMED} more` : '';
-      return new ToolError(
-        `there is no tab named ${JSON.stringify(sheetTitle)}; the tabs are ${named.join(', ')}${more}`,
-      );
-    }
-    if (tab)
-      return new ToolError(
-        `${range} starts outside the tab ${JSON.stringify(tab.title)}, which has ${amount(tab.rows, 'row')} and ${amount(tab.columns, 'column')}`,
-      );
-    return cause;
+    const { sheetTitle, tab } = rangeOnTabs(tabs, range);
+    if (tab) return tab;
+    const named = tabs.slice(0, MAX_TABS_NAMED).map((each) => JSON.stringify(each.title));
+    const more = tabs.length > MAX_TABS_NAMED ? `, and ${tabs.length - MAX_TABS_NAMED} more` : '';
+    throw new ToolError(
+      `there is no tab named ${JSON.stringify(sheetTitle)}; the tabs are ${named.join(', ')}${more}`,
+    );
   }
 }
 
