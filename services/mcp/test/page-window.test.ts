@@ -7,13 +7,19 @@ describe('pageWindow', () => {
       kind: 'rows',
       range: `'My tab'!1:${WINDOW_ROWS}`,
       rows: WINDOW_ROWS,
+      first: 0,
+      rangeTop: 0,
+      rangeEnd: undefined,
+      sheetTitle: 'My tab',
+      columns: undefined,
       lastOfRange: false,
       maybeNamedRange: false,
     });
-    expect(pageWindow('Sheet1', 1_000, 2_000)).toEqual({
+    expect(pageWindow('Sheet1', 1_000, 2_000)).toMatchObject({
       kind: 'rows',
       range: 'Sheet1!1001:3001',
       rows: 2_001,
+      first: 1_000,
       lastOfRange: false,
       maybeNamedRange: true,
     });
@@ -29,6 +35,11 @@ describe('pageWindow', () => {
       kind: 'rows',
       range: 'Sheet1!A31:C40',
       rows: 10,
+      first: 30,
+      rangeTop: 0,
+      rangeEnd: 40,
+      sheetTitle: 'Sheet1',
+      columns: ['A', 'C'],
       lastOfRange: true,
       maybeNamedRange: false,
     });

@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  PAGE_CELL_BUDGET,
-  PAGE_CHARACTER_BUDGET,
-  page,
-  pageBudget,
-  pagingNotice,
-} from '../src/tools/kit/paging.ts';
+import { PAGE_CELL_BUDGET, PAGE_CHARACTER_BUDGET, page, pageBudget } from '../src/tools/kit/paging.ts';
 
 const rows = (count: number, cell: string, width = 1) =>
   Array.from({ length: count }, () => Array.from({ length: width }, () => cell));
@@ -52,15 +46,5 @@ describe('paging of values', () => {
     expect(pages.slice(0, 2).map((each) => each.rows.length)).toEqual([2, 1]);
     // …and every range after it gets none, with the offset read_range continues from.
     for (const each of pages.slice(2)) expect(each).toEqual({ rows: [], nextOffset: 0, remaining: 2 });
-    expect(pagingNotice("'Tab'!A1:A2", pages[2]!.nextOffset, pages[2]!.remaining)).toBe(
-      `\n… 2 more rows; call read_range with range="'Tab'!A1:A2" and offset=0.`,
-    );
-  });
-
-  it('names the read_range call that fetches the rest', () => {
-    expect(pagingNotice("'My tab'!A1:D40", 10, 23)).toBe(
-      `\n… 23 more rows; call read_range with range="'My tab'!A1:D40" and offset=10.`,
-    );
-    expect(pagingNotice('A1:B2', null, 0)).toBe('');
   });
 });

@@ -58,23 +58,23 @@ afterAll(async () => {
 });
 
 describe('read_range fetches only the page it returns', () => {
-  it('the first page of a long tab: a window of rows, and "more rows may follow"', async () => {
+  it('the first page of a long tab: a window of rows, and where the next data is', async () => {
     const before = await valuesGets();
     const { structured, text } = await call('read_range', { range: 'Big tab', limit: 20 });
     const page = structured as unknown as ValueRange;
     expect(await valuesGets()).toBe(before + 1);
-    expect(page.range).toBe("'Big tab'!A1:Z500");
+    expect(page.range).toBe("'Big tab'!A1:Z1000");
     expect(page.values).toHaveLength(20);
     expect(page.values[19]).toEqual(['r20', '20']);
     expect(page.totalRows).toBeNull();
     expect(page.nextOffset).toBe(20);
-    expect(text).toContain('more rows may follow; call read_range with range="Big tab" and offset=20');
+    expect(text).toContain('more data from row 21; call read_range with range="Big tab" and offset=20.');
   });
 
   it('a page deep in the tab asks for its own rows, and the last page knows the total', async () => {
     const deep = (await call('read_range', { range: 'Big tab!A:B', offset: 3_000, limit: 50 }))
       .structured as unknown as ValueRange;
-    expect(deep.range).toBe("'Big tab'!A3001:B3500");
+    expect(deep.range).toBe("'Big tab'!A3001:B4000");
     expect(deep.values[0]).toEqual(['r3001', '3001']);
     expect(deep.nextOffset).toBe(3_050);
 
@@ -113,7 +113,7 @@ describe('read_range fetches only the page it returns', () => {
       limitPerRange: 3,
     });
     const [whole, tail] = (structured as { valueRanges: ValueRange[] }).valueRanges;
-    expect(whole!.range).toBe("'Big tab'!A1:Z500");
+    expect(whole!.range).toBe("'Big tab'!A1:Z1000");
     expect(whole!.values).toHaveLength(3);
     expect(whole!.totalRows).toBeNull();
     expect(whole!.nextOffset).toBe(3);

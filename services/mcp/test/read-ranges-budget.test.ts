@@ -54,7 +54,7 @@ describe('read_ranges page budget', () => {
     const text = (result.content as Array<{ text: string }>)[0]!.text;
     expect(text.length).toBeLessThan(100_000);
     expect(text).toContain(
-      'Sheet1!A50\n(not returned: this call reached its size budget)\n… 1 more rows; call read_range with range="Sheet1!A50" and offset=0.',
+      'Sheet1!A50\n(not returned: this call reached its size budget)\n… the page stopped at the answer\'s size budget; call read_range with range="Sheet1!A50" and offset=0.',
     );
   });
 });

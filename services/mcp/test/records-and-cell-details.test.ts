@@ -19,6 +19,8 @@ interface Records {
   offset: number;
   nextOffset: number | null;
   scannedRows: number;
+  lastRow: number | null;
+  lastColumn: string | null;
 }
 
 async function stats(method: string): Promise<number> {
@@ -237,7 +239,9 @@ describe('read_records', () => {
       const withSize = await read('Wide!A:AW', offset);
       expect(values.calls).toBe(2);
       expect(withSize.calls).toBe(1);
-      expect(withSize.answer).toEqual(values.answer);
+      // Where the data ends is said within each range: the far column lies outside A:AW.
+      expect(withSize.answer).toEqual({ ...values.answer, lastColumn: withSize.answer.lastColumn });
+      expect([values.answer.lastColumn, withSize.answer.lastColumn]).toEqual(['BH', 'E']);
     }
     expect((await read('Wide')).answer.records).toEqual([
       { Name: 'Ada', Amount: '1250.5', Paid: 'TRUE', D: '', Due: '2026-01-31' },

@@ -179,7 +179,8 @@ describe('overwriteFormulas', () => {
 describe('revision and ifRevision', () => {
   it('a read returns a revision; a write with it goes ahead while the range is unchanged, in one read', async () => {
     const read = await ok('read_range', { range: 'Log!A1:B10', valueRenderOption: 'FORMULA' });
-    expect(read.structured.revision).toMatch(/^1\.F[A-Za-z0-9_-]{6}\.a[eo]\.[A-Za-z0-9_-]{40}$/);
+    // The area read (tab, row 1, column A, 2 columns, 10 rows, none below) and 10 row hashes.
+    expect(read.structured.revision).toMatch(/^2\.F[A-Za-z0-9_-]{5}\.0\.0\.2\.a\.0\.[A-Za-z0-9_-]{40}$/);
     const calls = await callsOf(() =>
       ok('write_range', { range: 'Log!A1:B10', values: [['first']], ifRevision: read.structured.revision }),
     );
@@ -196,7 +197,7 @@ describe('revision and ifRevision', () => {
     await ok('write_range', { range: 'Log!A9', values: [['changed']] });
     const refused = await call('write_range', {
       range: 'Log!A1:B10',
-      values: [['mine']],
+      values: Array.from({ length: 10 }, () => ['mine']),
       ifRevision: read.structured.revision,
     });
     expect(refused.isError).toBe(true);
@@ -209,10 +210,13 @@ describe('revision and ifRevision', () => {
     await ok('write_range', { range: 'Scratch!A3', values: [['new']] });
     const refused = await call('write_range', {
       range: 'Scratch',
-      values: [['x']],
+      values: [['x'], ['y'], ['z']],
       ifRevision: read.structured.revision,
     });
-    expect(refused.text).toContain('rows 2–3 differ now');
+    expect(refused.text).toContain('row 3 differs now');
+    // Rows the write does not change are no reason to refuse it.
+    await ok('write_range', { range: 'Scratch!A2', values: [['y']], ifRevision: read.structured.revision });
+    await ok('write_range', { range: 'Scratch!A2:A3', values: [[''], ['']] });
   });
 
   it('a long page groups rows: the changed group is named, the token stays short', async () => {
@@ -221,23 +225,36 @@ describe('revision and ifRevision', () => {
     await ok('write_range', { range: 'Log!B50', values: [[-1]] });
     const refused = await call('write_range', {
       range: 'Log!A1:B100',
-      values: [[null]],
+      values: Array.from({ length: 100 }, () => [null]),
       ifRevision: read.structured.revision,
     });
     expect(refused.text).toMatch(/rows 49–52 differ now/);
   });
 
-  it('a revision of another range, or of a later page, is refused as such', async () => {
+  it('a revision of an area that does not hold the write, or of another tab, is refused as such', async () => {
     const other = await ok('read_range', { range: 'Log!A1:B5' });
     const paged = await ok('read_range', { range: 'Log!A1:B10', offset: 5 });
-    for (const revision of [other.structured.revision, paged.structured.revision]) {
+    for (const [revision, covered] of [
+      [other.structured.revision, 'A1:B5'],
+      [paged.structured.revision, 'A6:B10'],
+    ] as const) {
       const refused = await call('write_range', {
         range: 'Log!A1:B10',
-        values: [['x']],
+        values: Array.from({ length: 10 }, () => ['x']),
         ifRevision: revision,
       });
-      expect(refused.text).toContain("ifRevision is not a revision of 'Log'!A1:B10");
+      expect(refused.text).toContain(
+        `ifRevision does not cover 'Log'!A1:A10: it vouches for ${covered} of the tab that was read.`,
+      );
     }
+    const scratch = await call('write_range', {
+      range: 'Scratch!A1',
+      values: [['x']],
+      ifRevision: other.structured.revision,
+    });
+    expect(scratch.text).toContain(
+      'ifRevision is of a read of another tab than Scratch: pass the revision of a read of this tab.',
+    );
   });
 
   it('read_ranges returns a revision per range that write_ranges accepts', async () => {
@@ -259,7 +276,7 @@ describe('revision and ifRevision', () => {
     const calls = await callsOf(async () => {
       refused = await call('write_range', {
         range: 'Log!A30:B31',
-        values: [['x']],
+        values: [['x'], ['y']],
         ifRevision: read.structured.revision,
       });
     });
@@ -272,7 +289,9 @@ describe('revision and ifRevision', () => {
     const hostile = fc.oneof(
       fc.string({ maxLength: 200 }),
       fc.constantFrom('1.F______.0e.', '1.Fabcdef.zzzzzzze.', `${genuine}AAAA`, genuine.slice(0, -1)),
-      fc.stringMatching(/^1\.[FUV][A-Za-z0-9_-]{6}\.[0-9a-z]{1,7}[eo]\.([A-Za-z0-9_-]{4}){0,32}$/),
+      fc.stringMatching(
+        /^2\.[FUV][A-Za-z0-9_-]{5}\.[0-9a-z]{1,2}\.[0-9a-z]{1,2}\.([0-9a-z]{1,2}|\*)\.[0-9a-z]{1,2}\.([0-9a-z]{1,2}|\*)\.([A-Za-z0-9_-]{4}){0,32}$/,
+      ),
     );
     await fc.assert(
       fc.asyncProperty(hostile, async (ifRevision) => {
@@ -281,7 +300,7 @@ describe('revision and ifRevision', () => {
           const answer = await call('write_range', { range: 'Scratch!A1:B1', values: [['zz']], ifRevision });
           expect(answer.isError).toBe(true);
           expect(answer.text).toMatch(
-            /Nothing was written\. (ifRevision for .* is not a revision from read_range|ifRevision is not a revision of|Scratch!A1:B1 changed since)/,
+            /Nothing was written\. (ifRevision for .* is not a revision from read_range|ifRevision does not cover|ifRevision is of a read of another tab|Scratch!A1:B1 changed since)/,
           );
         });
         expect(writesIn(calls)).toEqual([]);

@@ -648,6 +648,28 @@ describe('batch_update', () => {
     expect(await snapshot(spreadsheetId)).toEqual(before);
   });
 
+  it('a tab added beside cells formatted on one tab of several: undone and redone, the other tabs left as they are', async () => {
+    const { spreadsheetId, dataId } = await freshBook();
+    await roundTrip(spreadsheetId, 'batch_update', {
+      requests: [
+        {
+          repeatCell: {
+            range: {
+              sheetId: dataId,
+              startRowIndex: 0,
+              endRowIndex: 2,
+              startColumnIndex: 0,
+              endColumnIndex: 2,
+            },
+            cell: { userEnteredFormat: { textFormat: { bold: true } } },
+            fields: 'userEnteredFormat.textFormat.bold',
+          },
+        },
+        { addSheet: { properties: { title: 'Side', index: 1 } } },
+      ],
+    });
+  });
+
   it('its dry run says the batch can be undone', async () => {
     const { spreadsheetId, dataId } = await freshBook();
     const dry = await ok('batch_update', {

@@ -4,9 +4,8 @@ import type { ToolDeps } from '../../tools/kit/tool-deps.ts';
 import { MAX_UNDO_CELLS, tooLargeReason } from '../change-payloads.ts';
 import { footprintOf, isUnsupported } from './footprint.ts';
 import type { Footprint, SheetStateImage, StateImage } from './state-image.ts';
+import { imageCells, imageOf } from './state-image-of.ts';
 import {
-  imageCells,
-  imageOf,
   onlyAddsTabs,
   planState,
   readState,

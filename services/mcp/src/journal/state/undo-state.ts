@@ -7,7 +7,8 @@ import { UndoRefusal } from '../undo-refusal.ts';
 import { writeWithImage } from './state-capture.ts';
 import { changedParts, describeStateChange } from './state-describe.ts';
 import { ALL_CELL_FIELDS, type Footprint, type SheetAspect, type StateImage } from './state-image.ts';
-import { imageCells, planState, readState, type TabGrid } from './state-read.ts';
+import { imageCells } from './state-image-of.ts';
+import { planState, readState, type TabGrid, tabGrids } from './state-read.ts';
 import { restoreState } from './state-restore.ts';
 
 const TAB_ASPECTS: SheetAspect[] = [
@@ -22,11 +23,8 @@ const TAB_ASPECTS: SheetAspect[] = [
   'tables',
 ];
 
-interface Tab {
-  sheetId: number;
-  title: string;
-  grid: boolean;
-}
+/** A tab as the tabs' read gives it: an OBJECT tab (a chart's own) has no grid. */
+type Tab = TabGrid & { grid: boolean };
 
 /**
  * The undo of a structure change (docs/design.md §11.8): the parts the change could alter are read
@@ -136,23 +134,26 @@ async function readNow(
   const outline = async (): Promise<Tab[]> => {
     const { data } = await deps.callGoogle(userId, signal, (request) =>
       deps.sheets.spreadsheets.get(
-        { spreadsheetId, fields: 'sheets.properties(sheetId,title,sheetType)' },
+        {
+          spreadsheetId,
+          fields: 'sheets.properties(sheetId,title,sheetType,gridProperties(rowCount,columnCount))',
+        },
         request,
       ),
     );
-    return (data.sheets ?? []).map((sheet) => ({
-      sheetId: sheet.properties?.sheetId ?? 0,
-      title: sheet.properties?.title ?? '',
-      grid: sheet.properties?.sheetType !== 'OBJECT',
+    return tabGrids(data).map((tab, index) => ({
+      ...tab,
+      grid: data.sheets?.[index]?.properties?.sheetType !== 'OBJECT',
     }));
   };
   const attempt = async (known: Tab[] | undefined) => {
     const read = footprintNow(footprint, added, known);
     const { image, tabs } = await readState(deps, userId, signal, spreadsheetId, planState(read));
-    const listed = known ?? tabs.map((tab) => ({ sheetId: tab.sheetId, title: tab.title, grid: true }));
+    // Every tab when they were read first: the undo's after-image then lists every tab too.
+    const listed = known ?? tabs;
     return {
       image: { ...image, tabs: listed.map(({ sheetId, title }) => ({ sheetId, title })) },
-      tabs,
+      tabs: listed,
       read,
     };
   };

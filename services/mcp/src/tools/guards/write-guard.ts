@@ -1,15 +1,17 @@
 import type { AuthInfo } from '../../auth/auth-info.ts';
 import { ToolError } from '../../errors/tool-error.ts';
-import { rangeOnSheet, splitRange } from '../kit/a1.ts';
+import { columnLetters, rangeOnSheet, splitRange } from '../kit/a1.ts';
 import { type CellAt, isAmbiguous, readCellKinds, type StringKind } from '../kit/cell-kinds.ts';
 import { isPastGridError } from '../kit/page-window.ts';
 import {
   cellAddress,
   checkRevision,
-  isRevisionOf,
   type ParsedRevision,
   parseRevision,
+  revisionCovers,
+  revisionRange,
   rowList,
+  rowsToCheck,
   type ValueRender,
 } from '../kit/revision.ts';
 import type { ToolDeps } from '../kit/tool-deps.ts';
@@ -78,18 +80,6 @@ export async function guardWrites(
 
   const planned = writes.map((write) => writtenArea(write.range, write.values));
   const problems: string[] = [];
-  // The range each revision is checked against: the range as written, or the area it covers.
-  const revisionRanges = writes.map((write, index) => {
-    const revision = revisions[index];
-    if (!revision) return undefined;
-    if (isRevisionOf(revision, write.range)) return write.range;
-    const area = planned[index];
-    if (area && isRevisionOf(revision, areaRange(area))) return areaRange(area);
-    problems.push(
-      `ifRevision is not a revision of ${write.range}: pass the revision of a read of this same range from its first row (read_range with offset 0).`,
-    );
-    return undefined;
-  });
 
   const reads = createReads(deps, options);
   const formulaRanges = writes.map((write, index) => {
@@ -97,8 +87,17 @@ export async function guardWrites(
     return area ? areaRange(area) : write.range;
   });
   for (const range of formulaRanges) reads.want('FORMULA', range);
-  revisionRanges.forEach((range, index) => {
-    if (range) reads.want(revisions[index]!.render, range);
+  // What each revision's check reads again: the rows the write changes, as the revision groups
+  // them, across the columns the revision's read spanned (its rendering's read).
+  const revisionReads: Array<string | undefined> = writes.map(() => undefined);
+  const wantRevisionRead = (index: number, area: WrittenArea) => {
+    const revision = revisions[index];
+    if (!revision || !revisionCovers(revision, area)) return;
+    revisionReads[index] = revisionCheckRange(revision, area);
+    reads.want(revision.render, revisionReads[index]);
+  };
+  planned.forEach((area, index) => {
+    if (area) wantRevisionRead(index, area);
   });
   await reads.run();
 
@@ -110,18 +109,21 @@ export async function guardWrites(
     return areaFrom(answered.range, write.values);
   });
   areas.forEach((area, index) => {
-    if (planned[index] || rangeContains(reads.answer('FORMULA', formulaRanges[index]!).range, area)) return;
+    if (planned[index]) return;
+    wantRevisionRead(index, area);
+    if (rangeContains(reads.answer('FORMULA', formulaRanges[index]!).range, area)) return;
     formulaRanges[index] = areaRange(area);
     reads.want('FORMULA', formulaRanges[index]);
   });
   await reads.run();
 
-  for (const [index, range] of revisionRanges.entries()) {
-    if (!range) continue;
-    const answered = reads.answer(revisions[index]!.render, range);
-    const problem = revisionProblem(revisions[index]!, range, answered, areas[index]!);
+  revisions.forEach((revision, index) => {
+    if (!revision) return;
+    const read = revisionReads[index];
+    const answered = read === undefined ? undefined : reads.answer(revision.render, read);
+    const problem = revisionProblem(revision, writes[index]!.range, areas[index]!, answered);
     if (problem) problems.push(problem);
-  }
+  });
 
   const images = areas.map((area, index) => {
     const answered = reads.answer('FORMULA', formulaRanges[index]!);
@@ -261,22 +263,34 @@ function sheetOf(answeredRange: string): string | undefined {
   return splitRange(answeredRange).sheetTitle;
 }
 
+/** The rows of the write's tab a revision's check reads: rowsToCheck, across the revision's columns. */
+function revisionCheckRange(revision: ParsedRevision, area: WrittenArea): string {
+  const { first, end } = rowsToCheck(revision, area);
+  const cells =
+    revision.width === null
+      ? `${first + 1}:${end}`
+      : `${columnLetters(revision.left)}${first + 1}:${columnLetters(revision.left + revision.width - 1)}${end}`;
+  return area.sheet === undefined ? cells : rangeOnSheet(area.sheet, cells);
+}
+
+/** Why a write's revision does not let it go ahead, or undefined when it does. */
 function revisionProblem(
   revision: ParsedRevision,
   range: string,
-  answered: Answered,
   area: WrittenArea,
+  answered: Answered | undefined,
 ): string | undefined {
-  const check = checkRevision(revision, range, answered.values);
-  if (!check.ok && check.reason === 'other-range')
-    return `ifRevision is not a revision of ${range}: pass the revision of a read of this same range from its first row (read_range with offset 0).`;
-  if (!check.ok) {
-    const { top } = areaFrom(answered.range, []);
-    const one = check.rows.length === 1 && check.rows[0]![0] === check.rows[0]![1];
-    return `${range} changed since it was read: ${one ? 'row' : 'rows'} ${rowList(check.rows, top + 1)} ${one ? 'differs' : 'differ'} now. Read it again and retry.`;
-  }
-  // The revision vouches only for the cells it read: values reaching past them are not covered.
-  if (!rangeContains(answered.range, area))
-    return `ifRevision covers ${answered.range}, but the values reach ${areaRange(area)}: read ${areaRange(area)} and pass its revision.`;
-  return undefined;
+  if (!answered)
+    return `ifRevision does not cover ${areaRange(area)}: it vouches for ${revisionRange(revision)} of the tab that was read. Read a range holding every cell this write changes and pass its revision.`;
+  const sheet = sheetOf(answered.range) ?? '';
+  const check = checkRevision(revision, area, {
+    sheet,
+    first: areaFrom(answered.range, []).top,
+    values: answered.values,
+  });
+  if (check.ok) return undefined;
+  if (check.reason === 'other-tab')
+    return `ifRevision is of a read of another tab than ${rangeOnSheet(sheet)}: pass the revision of a read of this tab.`;
+  const one = check.rows.length === 1 && check.rows[0]![0] === check.rows[0]![1];
+  return `${range} changed since it was read: ${one ? 'row' : 'rows'} ${rowList(check.rows)} ${one ? 'differs' : 'differ'} now. Read it again and retry.`;
 }

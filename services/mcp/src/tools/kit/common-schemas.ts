@@ -57,18 +57,6 @@ export const pageLimit = z
   .default(200)
   .describe('At most this many rows are returned; the result says how to fetch the rest.');
 
-export const valueRangeOutput = z.object({
-  range: z.string(),
-  // What the Sheets API puts in a cell: text, a number, a boolean (empty cells are "").
-  values: z.array(z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]))),
-  // Rows in the range when its data's end was seen; null when more rows may follow.
-  totalRows: z.number().nullable(),
-  offset: z.number(),
-  returnedRows: z.number(),
-  nextOffset: z.number().nullable(),
-  revision: z.string(),
-});
-
 export const overwriteFormulas = z
   .boolean()
   .default(false)
@@ -79,7 +67,7 @@ export const ifRevision = z
   .max(200)
   .optional()
   .describe(
-    'The revision a read_range of this range (or of exactly the cells the values cover), from its first row, returned: the write is refused if those cells changed since.',
+    'The revision of a read (read_range, read_ranges) of an area holding the cells the values change: refused if they changed since.',
   );
 /** In a result only when the call was a dry run. */
 export const dryRunOutput = z.literal(true).optional();

@@ -3,7 +3,7 @@ import type { ChangeJournal } from '../../journal/change-journal.ts';
 import { bounded } from '../../journal/change-payloads.ts';
 import { capturedChange, runCapturing, type StateCapture } from '../../journal/state/state-capture.ts';
 import { changedParts, describeStateChange } from '../../journal/state/state-describe.ts';
-import { imageCells } from '../../journal/state/state-read.ts';
+import { imageCells } from '../../journal/state/state-image-of.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 
 /**

@@ -4,23 +4,40 @@ import { columnLetters, gridBounds, rangeOnSheet, splitRange } from './a1.ts';
  * The rows of a range one page reads from Google, rather than the whole range: a page of a
  * 60,000-row tab then costs what a page of a 60-row tab costs, at any offset.
  *
- * The window is at least WINDOW_ROWS tall and one row taller than the page, so a short answer
- * means the data ended: Google drops trailing empty rows, and keeps the empty rows between
- * values. (A blank stretch taller than the rest of the window hides what lies below it; the
- * tool's description says to read a range that starts lower down.)
+ * The window is at least WINDOW_ROWS tall (a new tab's 1,000 rows, so that one read reaches the
+ * end of most tabs) and one row taller than the page. Google leaves out a
+ * read's trailing empty rows (ValueRange.values), so an answer shorter than the window says the
+ * window's last rows are blank, not that the range's data ended: whether data lies below the
+ * window is looked up apart (data-below.ts).
  */
-export const WINDOW_ROWS = 500;
+export const WINDOW_ROWS = 1_000;
 
 /** What a named range's name may be: letters, digits and underscores, not starting with a digit. */
 const NAMED_RANGE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/**
+ * Ask Google for `range`, `rows` tall from the zero-based sheet row `first` (row `offset` of the
+ * caller's range). `rangeTop` and `rangeEnd` are the caller's range's first row and end
+ * (end-exclusive; undefined to the tab's last row); `columns` its column letters, or undefined
+ * for whole rows. `lastOfRange`: the window ends where the caller's range ends.
+ * `maybeNamedRange`: the caller gave a bare name, read as a tab's; if Google knows no such tab,
+ * it is a named range, read whole.
+ */
+export interface RowsWindow {
+  kind: 'rows';
+  range: string;
+  rows: number;
+  first: number;
+  rangeTop: number;
+  rangeEnd: number | undefined;
+  sheetTitle: string | undefined;
+  columns: [string, string] | undefined;
+  lastOfRange: boolean;
+  maybeNamedRange: boolean;
+}
+
 export type PageWindow =
-  /**
-   * Ask Google for `range`, `rows` tall; its first row is row `offset` of the caller's range.
-   * `lastOfRange`: the window ends where the caller's range ends. `maybeNamedRange`: the caller
-   * gave a bare name, read as a tab's; if Google knows no such tab, it is a named range, read whole.
-   */
-  | { kind: 'rows'; range: string; rows: number; lastOfRange: boolean; maybeNamedRange: boolean }
+  | RowsWindow
   /** The offset is past the range's last row: nothing to read. */
   | { kind: 'past-end' }
   /** The range's shape does not say which rows it covers (a named range): read it whole. */
@@ -32,7 +49,8 @@ export function pageWindow(range: string, offset: number, limit: number): PageWi
   // Columns from a start to the sheet's end (`B5:10`) have no A1 spelling for a row window.
   if (!bounds || (bounds.startColumnIndex === undefined) !== (bounds.endColumnIndex === undefined))
     return { kind: 'whole' };
-  const first = (bounds.startRowIndex ?? 0) + offset;
+  const rangeTop = bounds.startRowIndex ?? 0;
+  const first = rangeTop + offset;
   let end = first + Math.max(limit + 1, WINDOW_ROWS);
   let lastOfRange = false;
   if (bounds.endRowIndex !== undefined) {
@@ -40,18 +58,34 @@ export function pageWindow(range: string, offset: number, limit: number): PageWi
     lastOfRange = end >= bounds.endRowIndex;
     end = Math.min(end, bounds.endRowIndex);
   }
-  const columns =
-    bounds.startColumnIndex === undefined
-      ? ['', '']
-      : [columnLetters(bounds.startColumnIndex), columnLetters(bounds.endColumnIndex! - 1)];
-  const windowCells = `${columns[0]}${first + 1}:${columns[1]}${end}`;
-  return {
+  const window: RowsWindow = {
     kind: 'rows',
-    range: sheetTitle === undefined ? windowCells : rangeOnSheet(sheetTitle, windowCells),
+    range: '',
     rows: end - first,
+    first,
+    rangeTop,
+    rangeEnd: bounds.endRowIndex,
+    sheetTitle,
+    columns:
+      bounds.startColumnIndex === undefined
+        ? undefined
+        : [columnLetters(bounds.startColumnIndex), columnLetters(bounds.endColumnIndex! - 1)],
     lastOfRange,
     maybeNamedRange: cells === '' && !range.includes('!') && NAMED_RANGE.test(range),
   };
+  window.range = windowRows(window, first, end);
+  return window;
+}
+
+/** Rows [first, end) (zero-based sheet rows) of a window's tab and columns, in A1. */
+export function windowRows(
+  window: Pick<RowsWindow, 'sheetTitle' | 'columns'>,
+  first: number,
+  end: number,
+): string {
+  const [left, right] = window.columns ?? ['', ''];
+  const cells = `${left}${first + 1}:${right}${end}`;
+  return window.sheetTitle === undefined ? cells : rangeOnSheet(window.sheetTitle, cells);
 }
 
 /** Google's 400 for a range naming no tab (nor anything else it knows). */

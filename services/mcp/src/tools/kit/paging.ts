@@ -4,7 +4,8 @@
  * rows of long text can be as large as thousands of short ones). A page holds at least one row
  * while the call's budget is not spent, so read_range makes progress however long a row is; once a
  * read_ranges call has spent it, its later ranges get no rows and a notice naming the read_range
- * call for them (else 50 ranges would return 50 rows whatever the budget).
+ * call for them (else 50 ranges would return 50 rows whatever the budget). What a page says of the
+ * rows after it is range-page.ts's.
  */
 export const PAGE_CHARACTER_BUDGET = 60_000;
 export const PAGE_CELL_BUDGET = 10_000;
@@ -50,14 +51,4 @@ export function page(values: unknown[][], offset: number, limit: number, budget:
 function cellLength(cell: unknown): number {
   if (cell === null || cell === undefined) return 0;
   return typeof cell === 'string' ? cell.length : String(cell).length;
-}
-
-/**
- * The notice after a page that did not reach the end: how many rows remain (when known) and the exact
- * read_range call that fetches the next page (read_ranges has no offset of its own).
- */
-export function pagingNotice(range: string, nextOffset: number | null, remaining: number | null): string {
-  if (nextOffset === null) return '';
-  const more = remaining === null ? 'more rows may follow' : `${remaining} more rows`;
-  return `\n… ${more}; call read_range with range=${JSON.stringify(range)} and offset=${nextOffset}.`;
 }

@@ -1,30 +1,43 @@
 import { z } from 'zod';
-import { normalizeRange } from '../../kit/a1.ts';
+import { gridBounds, splitRange } from '../../kit/a1.ts';
 import { READ } from '../../kit/annotations.ts';
-import {
-  a1Range,
-  pageLimit,
-  pageOffset,
-  spreadsheetId,
-  valueRangeOutput,
-  valueRender,
-} from '../../kit/common-schemas.ts';
+import { readableRanges } from '../../kit/bare-tab.ts';
+import { a1Range, pageLimit, pageOffset, spreadsheetId, valueRender } from '../../kit/common-schemas.ts';
+import { type LookBelow, lookBelow } from '../../kit/data-below.ts';
 import { isPastGridError, isUnknownRangeError, type PageWindow, pageWindow } from '../../kit/page-window.ts';
-import { type PageBudget, page, pageBudget, pagingNotice } from '../../kit/paging.ts';
+import { type PageBudget, pageBudget } from '../../kit/paging.ts';
+import {
+  type PagePlace,
+  type PageStart,
+  pageNotice,
+  type RangePage,
+  type SettledPage,
+  startPage,
+  valueRangeOutput,
+} from '../../kit/range-page.ts';
 import { renderRows } from '../../kit/render.ts';
-import { revisionOf } from '../../kit/revision.ts';
+import { type RevisionArea, revisionOf, type ValueRender } from '../../kit/revision.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 
+/** What Google answered for a range's window: the range it names (its tab named) and the values from its top. */
+interface Answered {
+  range: string;
+  values: unknown[][];
+  /** The read started below the tab's grid: nothing there. */
+  pastGrid?: boolean;
+}
+
 /** read_range and read_ranges: values of one range or several, paged (docs/design.md §11). */
-export function readRangeTools({ sheets, callGoogle }: ToolDeps) {
+export function readRangeTools(deps: ToolDeps) {
+  const { sheets, callGoogle } = deps;
   return [
     defineTool({
       name: 'read_range',
       toolset: 'core-read',
       title: 'Read a range',
       description:
-        'Reads the values of one range, a page at a time (at most `limit` rows and about 60,000 characters), fetching only that page from Google; the result says how to get the next one, and its `revision` (pass it to a write as ifRevision). A blank stretch of more than 500 rows ends the paging: read a range that starts below it.',
+        'Reads the values of one range, a page at a time: up to `limit` rows from row `offset` of the range (blank rows count), within about 60,000 characters. The answer says where the data ends (lastRow, lastColumn) or the offset of the next row with data (nextOffset), and gives a `revision` (pass it to a write as ifRevision).',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
@@ -36,8 +49,14 @@ export function readRangeTools({ sheets, callGoogle }: ToolDeps) {
       }),
       outputSchema: valueRangeOutput,
       async run(input, { auth, signal }) {
-        const range = normalizeRange(input.range);
-        const readRows = async (asked: string): Promise<{ range: string; values: unknown[][] }> => {
+        const call = {
+          userId: auth.userId,
+          signal,
+          spreadsheetId: input.spreadsheetId,
+          render: input.valueRenderOption,
+        };
+        const [range] = (await readableRanges(deps, call, [input.range])) as [string];
+        const readRows = async (asked: string): Promise<Answered> => {
           try {
             const { data } = await callGoogle(auth.userId, signal, (request) =>
               sheets.spreadsheets.values.get(
@@ -52,12 +71,13 @@ export function readRangeTools({ sheets, callGoogle }: ToolDeps) {
             return { range: data.range ?? asked, values: (data.values ?? []) as unknown[][] };
           } catch (error) {
             // The page starts below the tab's last row: the data ended before it.
-            if (asked !== range && isPastGridError(error)) return { range, values: [] };
+            if (asked !== range && isPastGridError(error))
+              return { range: asked, values: [], pastGrid: true };
             throw error;
           }
         };
         let window = pageWindow(range, input.offset, input.limit);
-        let read: { range: string; values: unknown[][] };
+        let read: Answered;
         if (window.kind === 'past-end') read = { range, values: [] };
         else if (window.kind === 'whole') read = await readRows(range);
         else {
@@ -70,17 +90,13 @@ export function readRangeTools({ sheets, callGoogle }: ToolDeps) {
             read = await readRows(range);
           }
         }
-        const result = pageOf(read.values, window, input.offset, input.limit, pageBudget());
-        const revision = revisionOf(
-          input.valueRenderOption,
-          range,
-          input.offset,
-          result.values,
-          result.nextOffset === null,
-        );
+        const [answer] = await settlePages(deps, call, [
+          { range, window, read, offset: input.offset, limit: input.limit },
+        ]);
+        const { page, place } = answer!;
         return {
-          structuredContent: { range: read.range, ...result, revision },
-          text: `${read.range}\n${renderRows(result.values)}${pagingNotice(range, result.nextOffset, result.totalRows === null ? null : result.totalRows - input.offset - result.returnedRows)}`,
+          structuredContent: { range: read.range, ...page, revision: answer!.revision },
+          text: `${read.range}\n${renderRows(page.values)}${pageNotice(range, page, place.rangeTop)}`,
         };
       },
     }),
@@ -100,7 +116,13 @@ export function readRangeTools({ sheets, callGoogle }: ToolDeps) {
       }),
       outputSchema: z.object({ valueRanges: z.array(valueRangeOutput) }),
       async run(input, { auth, signal }) {
-        const ranges = input.ranges.map(normalizeRange);
+        const call = {
+          userId: auth.userId,
+          signal,
+          spreadsheetId: input.spreadsheetId,
+          render: input.valueRenderOption,
+        };
+        const ranges = await readableRanges(deps, call, input.ranges);
         let windows = ranges.map((range) => pageWindow(range, 0, input.limitPerRange));
         const batchGet = (asked: string[]) =>
           callGoogle(auth.userId, signal, (request) =>
@@ -137,26 +159,35 @@ export function readRangeTools({ sheets, callGoogle }: ToolDeps) {
           asked = askedOf(windows);
           ({ data } = await batchGet(asked));
         }
-        const budget = pageBudget();
-        const valueRanges = ranges.map((range, index) => {
-          const valueRange = data.valueRanges?.[index];
-          const values = (valueRange?.values ?? []) as unknown[][];
-          const result = pageOf(values, windows[index]!, 0, input.limitPerRange, budget);
-          const revision = revisionOf(
-            input.valueRenderOption,
-            range,
-            0,
-            result.values,
-            result.nextOffset === null,
-          );
-          return { range: valueRange?.range ?? asked[index] ?? range, asked: range, ...result, revision };
-        });
+        const answers = await settlePages(
+          deps,
+          call,
+          ranges.map((range, index) => {
+            const valueRange = data.valueRanges?.[index];
+            return {
+              range,
+              window: windows[index]!,
+              read: {
+                range: valueRange?.range ?? asked[index] ?? range,
+                values: (valueRange?.values ?? []) as unknown[][],
+              },
+              offset: 0,
+              limit: input.limitPerRange,
+            };
+          }),
+        );
         return {
-          structuredContent: { valueRanges: valueRanges.map(({ asked: _, ...valueRange }) => valueRange) },
-          text: valueRanges
+          structuredContent: {
+            valueRanges: answers.map(({ read, page, revision }) => ({
+              range: read.range,
+              ...page,
+              revision,
+            })),
+          },
+          text: answers
             .map(
-              (valueRange) =>
-                `${valueRange.range}\n${valueRange.returnedRows === 0 && valueRange.nextOffset !== null ? '(not returned: this call reached its size budget)' : renderRows(valueRange.values)}${pagingNotice(valueRange.asked, valueRange.nextOffset, valueRange.totalRows === null ? null : valueRange.totalRows - valueRange.returnedRows)}`,
+              ({ range, read, page, place }) =>
+                `${read.range}\n${page.returnedRows === 0 && page.stoppedBy === 'budget' ? '(not returned: this call reached its size budget)' : renderRows(page.values)}${pageNotice(range, page, place.rangeTop)}`,
             )
             .join('\n\n'),
         };
@@ -165,29 +196,97 @@ export function readRangeTools({ sheets, callGoogle }: ToolDeps) {
   ];
 }
 
+interface PageRead {
+  /** The range as the caller gave it (normalized): what a read_range call to go on names. */
+  range: string;
+  window: PageWindow;
+  read: Answered;
+  offset: number;
+  limit: number;
+}
+
 /**
- * One page of a range's values: `values` are the window's rows (its first row is row `offset` of
- * the range) or, for a range read whole, the range's rows. The total is known when the data ended
- * within what was read; a full window says only that more rows may follow.
+ * The pages of reads made, within one size budget: each page's rows, and for a page whose data
+ * ended inside its window short of its range's end, one look below shared by all of them
+ * (data-below.ts); then each page's revision, of the area it read.
  */
-function pageOf(values: unknown[][], window: PageWindow, offset: number, limit: number, budget: PageBudget) {
-  if (window.kind !== 'rows') {
-    const { rows, nextOffset } = page(values, window.kind === 'whole' ? offset : 0, limit, budget);
+async function settlePages(
+  deps: ToolDeps,
+  call: { userId: string; signal: AbortSignal; spreadsheetId: string; render: ValueRender },
+  reads: readonly PageRead[],
+): Promise<Array<PageRead & { page: RangePage; place: PagePlace; revision: string }>> {
+  const budget = pageBudget();
+  const started = reads.map((each) => startOf(each, budget));
+  const looks: Array<{ index: number; look: LookBelow }> = [];
+  started.forEach(({ start, look }, index) => {
+    if ('lookFrom' in start && look) looks.push({ index, look: { ...look, from: start.lookFrom } });
+  });
+  const below = looks.length
+    ? await lookBelow(
+        deps,
+        call,
+        looks.map((each) => each.look),
+      )
+    : [];
+  const settled: SettledPage[] = started.map(({ start }) =>
+    'settled' in start ? start.settled : undefined!,
+  );
+  looks.forEach(({ index }, position) => {
+    const start = started[index]!.start;
+    if ('settle' in start) settled[index] = start.settle(below[position]!);
+  });
+  return reads.map((each, index) => {
+    const { place, area } = started[index]!;
+    const { page, blankBelow } = settled[index]!;
     return {
-      values: rows,
-      totalRows: window.kind === 'whole' ? values.length : null,
-      offset,
-      returnedRows: rows.length,
-      nextOffset,
+      ...each,
+      page,
+      place,
+      revision: revisionOf(call.render, area, page.values, blankBelow),
+    };
+  });
+}
+
+/** Where a read's page lies, its start, what its revision covers, and how to look below it. */
+function startOf(
+  { window, read, offset, limit }: PageRead,
+  budget: PageBudget,
+): { start: PageStart; place: PagePlace; area: RevisionArea; look?: Omit<LookBelow, 'from'> } {
+  const { sheetTitle, cells } = splitRange(read.range);
+  const answered = gridBounds(cells) ?? {};
+  const sheet = sheetTitle ?? '';
+  if (window.kind !== 'rows') {
+    // Read whole (a named range, or nothing to read): Google's answer is the range, from its top.
+    const rangeTop = answered.startRowIndex ?? 0;
+    const left = answered.startColumnIndex ?? 0;
+    const place = { rangeTop, rangeEnd: answered.endRowIndex, top: rangeTop + offset, left };
+    const values = window.kind === 'whole' ? read.values.slice(offset) : [];
+    const width = answered.endColumnIndex === undefined ? null : answered.endColumnIndex - left;
+    return {
+      start: startPage(values, place, offset, limit, budget, { toEnd: true, end: place.top }),
+      place,
+      area: { sheet, top: place.top, left: width === null ? 0 : left, width },
     };
   }
-  const { rows, nextOffset } = page(values, 0, limit, budget);
-  const ended = window.lastOfRange || values.length < window.rows;
+  const end = window.first + window.rows;
+  const left = window.columns ? (answered.startColumnIndex ?? 0) : 0;
+  const place = { rangeTop: window.rangeTop, rangeEnd: window.rangeEnd, top: window.first, left };
+  // Google answers a range reaching past the grid with the part on it: a shorter range ends at the grid's end.
+  const clipped = answered.endRowIndex !== undefined && answered.endRowIndex < end;
+  const start = startPage(read.values, place, offset, limit, budget, {
+    toEnd: window.lastOfRange || clipped || read.pastGrid === true,
+    end,
+  });
+  const columns = (answered.endColumnIndex ?? 26) - (answered.startColumnIndex ?? 0);
   return {
-    values: rows,
-    totalRows: ended ? offset + values.length : null,
-    offset,
-    returnedRows: rows.length,
-    nextOffset: nextOffset === null && ended ? null : offset + rows.length,
+    start,
+    place,
+    area: {
+      sheet,
+      top: window.first,
+      left,
+      width: window.columns ? columns : null,
+    },
+    look: { window, width: columns },
   };
 }

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
 import { columnLetters, gridBounds, rangeOnSheet, splitRange } from '../../kit/a1.ts';
 import { READ } from '../../kit/annotations.ts';
+import { readableRanges } from '../../kit/bare-tab.ts';
 import { a1Range, pageLimit, pageOffset, spreadsheetId, valueRender } from '../../kit/common-schemas.ts';
+import { isBlankRow } from '../../kit/data-below.ts';
 import { WINDOW_ROWS } from '../../kit/page-window.ts';
 import { pageBudget } from '../../kit/paging.ts';
 import { renderRows } from '../../kit/render.ts';
@@ -40,7 +42,7 @@ export function recordTools(deps: ToolDeps) {
       toolset: 'core-read',
       title: 'Read table records',
       description:
-        'Reads a table as records keyed by its header row, optionally only some columns and the rows matching filters (ANDed), a page at a time. Scans at most 20,000 rows per call; continue from nextOffset. A blank stretch of 500+ rows ends the table.',
+        'Reads a table as records keyed by its header row, optionally only some columns and the rows matching filters (ANDed), a page at a time, skipping blank rows. Scans at most 20,000 rows per call; continue from nextOffset.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
@@ -77,9 +79,18 @@ export function recordTools(deps: ToolDeps) {
         /** The data-row offset to continue from, or null when the table ended. */
         nextOffset: z.number().nullable(),
         scannedRows: z.number(),
+        /** Where the data this call scanned ends (sheet row, column letter) once the table ended; else null. */
+        lastRow: z.number().nullable(),
+        lastColumn: z.string().nullable(),
       }),
-      async run(input, context) {
+      async run(received, context) {
         const { auth, signal } = context;
+        const [range] = (await readableRanges(
+          deps,
+          { userId: auth.userId, signal, spreadsheetId: received.spreadsheetId },
+          [received.range],
+        )) as [string];
+        const input = { ...received, range };
         // In the default rendering the tab's size comes with the header and the first window
         // (one spreadsheets.get); another rendering is the values API's alone, so the size is read first.
         let prefetched =
@@ -111,13 +122,16 @@ export function recordTools(deps: ToolDeps) {
           return (data.valueRanges ?? []).map((valueRange) => (valueRange.values ?? []) as Row[]);
         };
 
-        const windowRows = recordWindowRows(input, area.columnEnd - area.columnStart);
+        let windowRows = recordWindowRows(input, area.columnEnd - area.columnStart);
         const records: Array<Record<string, string | number | boolean>> = [];
         const budget = pageBudget();
         let header: Header | undefined;
         let keep: ((row: Row) => boolean) | undefined;
         let scanned = 0;
         let nextOffset: number | null = null;
+        /** The last row holding data the scan saw (zero-based), and the widest such row. */
+        let lastData = -1;
+        let widest = 0;
         let first = dataStart + input.offset;
         scan: for (;;) {
           signal.throwIfAborted();
@@ -129,7 +143,10 @@ export function recordTools(deps: ToolDeps) {
               : await readWindow(first, end, withHeader);
           prefetched = undefined;
           if (!header) {
-            header = headerOf(answers[0]?.[0] ?? [], area, headerIndex);
+            const headerCells = answers[0]?.[0] ?? [];
+            header = headerOf(headerCells, area, headerIndex);
+            widest = Math.min(headerCells.length, area.columnEnd - area.columnStart);
+            if (input.offset === 0) lastData = headerIndex;
             keep = rowFilter(input.filters, (name) => header!.indexOf(name));
             header.select(input.columns);
           }
@@ -141,7 +158,9 @@ export function recordTools(deps: ToolDeps) {
               break scan;
             }
             scanned++;
-            if (row.every((cell) => cell === '' || cell === null || cell === undefined)) continue;
+            if (isBlankRow(row)) continue;
+            lastData = first + index;
+            widest = Math.max(widest, Math.min(row.length, area.columnEnd - area.columnStart));
             if (!keep!(row)) continue;
             const record = header.record(row);
             const values = Object.values(record);
@@ -159,8 +178,11 @@ export function recordTools(deps: ToolDeps) {
             budget.cells -= values.length;
             records.push(record);
           }
-          // A short answer: the rest of the window is blank, and the table ended.
-          if (end >= area.rowEnd || rows.length < end - first) break;
+          if (end >= area.rowEnd) break;
+          // A short answer: the rest of the window is blank. Rows below may still hold data: the
+          // scan goes on in windows as large as the cell bound allows, within the rows per call.
+          if (rows.length < end - first)
+            windowRows = Math.max(windowRows, Math.floor(WINDOW_CELLS / (area.columnEnd - area.columnStart)));
           scanned += end - first - rows.length;
           first = end;
           if (scanned >= RECORDS_MAX_SCANNED_ROWS || records.length >= input.limit) {
@@ -170,12 +192,25 @@ export function recordTools(deps: ToolDeps) {
           context.progress(scanned, undefined, `Scanned ${scanned} rows`);
         }
         const columns = header?.selected.map((index) => header.names[index]!) ?? [];
+        const ended = nextOffset === null && lastData >= 0;
+        const lastRow = ended ? lastData + 1 : null;
+        const lastColumn = ended && widest > 0 ? columnLetters(area.columnStart + widest - 1) : null;
         const notice =
-          nextOffset === null
-            ? ''
-            : `\n… more rows may match; call read_records again with offset=${nextOffset} (${scanned} rows scanned).`;
+          nextOffset !== null
+            ? `\n… more rows may match; call read_records again with offset=${nextOffset} (${scanned} rows scanned).`
+            : lastRow !== null
+              ? `\nThe table's data ends at row ${lastRow}${lastColumn ? ` (last column ${lastColumn})` : ''}.`
+              : '';
         return {
-          structuredContent: { records, columns, offset: input.offset, nextOffset, scannedRows: scanned },
+          structuredContent: {
+            records,
+            columns,
+            offset: input.offset,
+            nextOffset,
+            scannedRows: scanned,
+            lastRow,
+            lastColumn,
+          },
           text: `${records.length === 0 ? 'No records.' : renderRows([columns, ...records.map((record) => columns.map((name) => record[name]))])}${notice}`,
         };
       },
