@@ -182,6 +182,7 @@ const PINNED: RequestsPerTool = {
   search_spreadsheets: { 'drive.files.list': 1 },
   copy_spreadsheet: { 'drive.files.copy': 1 },
   create_folder: { 'drive.files.create': 1 },
+  list_folder_contents: { 'drive.files.list': 1 },
   // The change journal keeps what the grantee had before (sharing again replaces the role).
   share_file: { 'drive.permissions.list': 1, 'drive.permissions.create': 1 },
   list_permissions: { 'drive.permissions.list': 1 },

@@ -15,6 +15,7 @@ import { noteTools } from './sets/core-write/notes.ts';
 import { undoChangeTools } from './sets/core-write/undo-change.ts';
 import { valueWriteTools } from './sets/core-write/values.ts';
 import { driveFileTools } from './sets/files/drive-files.ts';
+import { folderContentTools } from './sets/files/folder-contents.ts';
 import { newSpreadsheetTools } from './sets/files/new-spreadsheets.ts';
 import { cellRuleTools } from './sets/rules/cell-rules.ts';
 import { filterTools } from './sets/rules/filters.ts';
@@ -69,6 +70,7 @@ export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
     ...newSpreadsheetTools(deps),
     ...driveSearchTools(deps),
     ...driveFileTools(deps),
+    ...folderContentTools(deps),
     ...sharingTools(deps),
     ...commentTools(deps),
   ];

@@ -266,6 +266,7 @@ function toolCalls(target: ToolCallTarget): ToolCall[] {
     ['search_spreadsheets', { query: 'Quota' }],
     ['copy_spreadsheet', { spreadsheetId }],
     ['create_folder', { name: 'Reports' }],
+    ['list_folder_contents', {}],
     ['share_file', { fileId: spreadsheetId, emailAddress: 'carol@example.com', role: 'reader' }],
     ['list_permissions', { fileId: spreadsheetId }],
     ['update_permission', { fileId: spreadsheetId, permissionId, role: 'writer' }],
