@@ -76,6 +76,21 @@ describe('formula evaluation', () => {
     expect(results[4]?.value?.errorValue?.message).toMatch(/Circular dependency/);
   });
 
+  it('names the tab a #REF! cannot resolve, as Google does', () => {
+    const results = evaluate([
+      '=Sheet9!A1',
+      "='No tab'!A1+'My tab'!A1",
+      '=CONCATENATE("Sheet1!",Gone!B2)',
+      "='It''s gone'!A1",
+    ]);
+    expect(results.map((result) => result.value?.errorValue)).toEqual([
+      { type: 'REF', message: "Unresolved sheet name 'Sheet9'." },
+      { type: 'REF', message: "Unresolved sheet name 'No tab'." },
+      { type: 'REF', message: "Unresolved sheet name 'Gone'." },
+      { type: 'REF', message: "Unresolved sheet name 'It's gone'." },
+    ]);
+  });
+
   it('formats a DATE() result as a date', () => {
     expect(evaluate(['=DATE(2024,3,5)'])[0]).toEqual({ value: { numberValue: 45356 }, text: '3/5/2024' });
   });

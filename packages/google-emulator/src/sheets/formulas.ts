@@ -62,6 +62,7 @@ function computeEvaluation(spreadsheet: SpreadsheetModel): Evaluation {
     sheets[sheet.properties.title] = data;
   }
   const results = new Map<string, FormulaResult>();
+  const titles = new Set(spreadsheet.sheets.map((sheet) => sheet.properties.title.toLowerCase()));
   if (formulaCells.length > 0) {
     const engine = loadHyperFormula().HyperFormula.buildFromSheets(sheets, { licenseKey: 'gpl-v3' });
     try {
@@ -69,9 +70,12 @@ function computeEvaluation(spreadsheet: SpreadsheetModel): Evaluation {
         const sheetId = engine.getSheetId(spreadsheet.sheets[sheetIndex]?.properties.title ?? '');
         if (sheetId === undefined) continue;
         const address = { sheet: sheetId, row, col: column };
+        const formula = spreadsheet.sheets[sheetIndex]?.rows[row]?.[column]?.userEnteredValue?.formulaValue;
         results.set(
           key(sheetIndex, row, column),
-          toResult(engine.getCellValue(address), engine.getCellValueDetailedType(address)),
+          toResult(engine.getCellValue(address), engine.getCellValueDetailedType(address), (error) =>
+            googleMessage(error, formula ?? '', titles),
+          ),
         );
       }
     } finally {
@@ -135,11 +139,15 @@ export function errorText(type: string | null | undefined): string {
   return '#ERROR!';
 }
 
-function toResult(value: CellValue, detailedType: string): FormulaResult {
+function toResult(
+  value: CellValue,
+  detailedType: string,
+  messageOf: (error: DetailedCellError) => string,
+): FormulaResult {
   if (value instanceof loadHyperFormula().DetailedCellError) {
     const error = ERROR_TYPES[value.type] ?? { type: 'ERROR', text: '#ERROR!' };
     return {
-      effectiveValue: { errorValue: { type: error.type, message: error.message ?? googleMessage(value) } },
+      effectiveValue: { errorValue: { type: error.type, message: error.message ?? messageOf(value) } },
     };
   }
   if (typeof value === 'number')
@@ -149,12 +157,42 @@ function toResult(value: CellValue, detailedType: string): FormulaResult {
   return {};
 }
 
-function googleMessage(error: DetailedCellError): string {
+/**
+ * The message Google gives in a formula cell's `effectiveValue.errorValue` (Sheets API ErrorValue:
+ * "a message with more information about the error (in the spreadsheet's locale)",
+ * https://developers.google.com/workspace/sheets/api/reference/rest/v4/spreadsheets/other#ErrorValue).
+ * The reference gives no wording; these are the en_US messages Sheets shows, where HyperFormula's
+ * differ. A reference to a tab that does not exist is `#REF!` "Unresolved sheet name 'Nope'.",
+ * naming the tab, where HyperFormula says only that a sheet does not exist.
+ */
+function googleMessage(error: DetailedCellError, formula: string, titles: ReadonlySet<string>): string {
+  if (error.message === SHEET_DOES_NOT_EXIST) {
+    const sheet = unresolvedSheet(formula, titles);
+    if (sheet !== undefined) return `Unresolved sheet name '${sheet}'.`;
+  }
   const unknownFunction = /^Function name (.+) not recognized\.$/.exec(error.message);
   if (unknownFunction) return `Unknown function: '${unknownFunction[1]?.toLowerCase()}'.`;
   const unknownName = /^Named expression (.+) not recognized\.$/.exec(error.message);
   if (unknownName) return `Unknown range name: '${unknownName[1]}'.`;
   return error.message || `${error.value}`;
+}
+
+/** HyperFormula's message for a reference to a sheet it does not have (its ErrorMessage.SheetRef). */
+const SHEET_DOES_NOT_EXIST = 'Sheet does not exist.';
+const STRING_LITERAL = /("(?:[^"]|"")*")/;
+const SHEET_REFERENCE = /'((?:[^']|'')+)'!|([^\s"'!(),;:&=<>+\-*/^%{}]+)!/g;
+
+/** The first tab a formula names, outside its string literals, that the spreadsheet lacks. */
+function unresolvedSheet(formula: string, titles: ReadonlySet<string>): string | undefined {
+  const parts = formula.split(STRING_LITERAL);
+  for (let index = 0; index < parts.length; index += 2) {
+    for (const match of (parts[index] ?? '').matchAll(SHEET_REFERENCE)) {
+      const name = match[1] !== undefined ? match[1].replaceAll("''", "'") : (match[2] ?? '');
+      // Sheets resolves a tab named in a formula whatever its case.
+      if (!titles.has(name.toLowerCase())) return name;
+    }
+  }
+  return undefined;
 }
 
 function autoFormat(detailedType: string): { autoFormat?: NumberFormat } {
