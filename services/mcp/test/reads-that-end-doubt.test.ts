@@ -183,6 +183,22 @@ describe('a read says whether the tab holds data past what it returned', () => {
   });
 });
 
+describe('bad input', () => {
+  it('an offset past the largest grid is an empty last page, not a Google parse error', async () => {
+    for (const offset of [9_999_998, 10_000_000]) {
+      const { page, text } = await readRange({ range: 'Short', offset });
+      expect(page).toMatchObject({ values: [], nextOffset: null, stoppedBy: 'end' });
+      expect(text).toContain(`No data in the range from row ${offset + 1} on.`);
+    }
+    const refused = await client.callTool({
+      name: 'read_range',
+      arguments: { spreadsheetId, range: 'Short', offset: 1e15 },
+    });
+    expect(refused.isError, JSON.stringify(refused)).toBe(true);
+    expect((refused.content as Array<{ text: string }>)[0]!.text).toContain('offset');
+  });
+});
+
 describe('a bare name that is a tab’s title is read as that tab', () => {
   const tabs = [
     ['BOM', 'bom'],

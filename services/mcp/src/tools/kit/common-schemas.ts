@@ -47,6 +47,7 @@ export const pageOffset = z
   .number()
   .int()
   .min(0)
+  .max(10_000_000)
   .default(0)
   .describe('Skip this many rows of the range (paging).');
 export const pageLimit = z

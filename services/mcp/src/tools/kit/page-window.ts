@@ -5,12 +5,15 @@ import { columnLetters, gridBounds, rangeOnSheet, splitRange } from './a1.ts';
  * 60,000-row tab then costs what a page of a 60-row tab costs, at any offset.
  *
  * The window is at least WINDOW_ROWS tall (a new tab's 1,000 rows, so that one read reaches the
- * end of most tabs) and one row taller than the page. Google leaves out a
- * read's trailing empty rows (ValueRange.values), so an answer shorter than the window says the
- * window's last rows are blank, not that the range's data ended: whether data lies below the
- * window is looked up apart (data-below.ts).
+ * end of most tabs) and one row taller than the page. Google leaves out a read's trailing empty
+ * rows (ValueRange.values), so an answer shorter than the window says the window's last rows are
+ * blank, not that the range's data ended: whether data lies below it is looked up apart
+ * (data-below.ts).
  */
 export const WINDOW_ROWS = 1_000;
+
+/** The last row A1 is read with here (seven digits, a1.ts); Sheets holds at most 10 million cells. */
+const LAST_ROW = 9_999_999;
 
 /** What a named range's name may be: letters, digits and underscores, not starting with a digit. */
 const NAMED_RANGE = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -51,20 +54,17 @@ export function pageWindow(range: string, offset: number, limit: number): PageWi
     return { kind: 'whole' };
   const rangeTop = bounds.startRowIndex ?? 0;
   const first = rangeTop + offset;
-  let end = first + Math.max(limit + 1, WINDOW_ROWS);
-  let lastOfRange = false;
-  if (bounds.endRowIndex !== undefined) {
-    if (first >= bounds.endRowIndex) return { kind: 'past-end' };
-    lastOfRange = end >= bounds.endRowIndex;
-    end = Math.min(end, bounds.endRowIndex);
-  }
+  const rangeEnd = Math.min(bounds.endRowIndex ?? LAST_ROW, LAST_ROW);
+  if (first >= rangeEnd) return { kind: 'past-end' };
+  const end = Math.min(first + Math.max(limit + 1, WINDOW_ROWS), rangeEnd);
+  const lastOfRange = end >= rangeEnd;
   const window: RowsWindow = {
     kind: 'rows',
     range: '',
     rows: end - first,
     first,
     rangeTop,
-    rangeEnd: bounds.endRowIndex,
+    rangeEnd: bounds.endRowIndex === undefined ? undefined : rangeEnd,
     sheetTitle,
     columns:
       bounds.startColumnIndex === undefined
