@@ -242,24 +242,51 @@ describe('hostile names', () => {
 });
 
 describe('batch_update', () => {
-  const q3Rows = (start: number, end: number) => ({
-    deleteDimension: { range: { sheetId: sheetIds.Q3, dimension: 'ROWS', startIndex: start, endIndex: end } },
+  /** Clears the values of Q3 in zero-based rows [top, bottom) and columns [left, right). */
+  const clearQ3 = (top: number, bottom: number, left = 0, right = 1) => ({
+    updateCells: {
+      range: {
+        sheetId: sheetIds.Q3,
+        startRowIndex: top,
+        endRowIndex: bottom,
+        startColumnIndex: left,
+        endColumnIndex: right,
+      },
+      fields: 'userEnteredValue',
+    },
+  });
+  const boldQ3 = () => ({
+    repeatCell: {
+      range: { sheetId: sheetIds.Q3, startRowIndex: 0, endRowIndex: 1 },
+      cell: { userEnteredFormat: { textFormat: { bold: true } } },
+      fields: 'userEnteredFormat.textFormat.bold',
+    },
   });
 
-  it('lists every deletion in one sentence, counted in one read', async () => {
+  it('lists every loss of the batch in one sentence, counted in one read', async () => {
+    expect(nonEmpty(q3, 0, 5, 0, 2)).toBe(8);
     const { sentence, calls } = await describeLoss('batch_update', {
       spreadsheetId,
       requests: [
-        { deleteSheet: { sheetId: sheetIds.Q3 } },
+        clearQ3(0, 5, 0, 2),
+        boldQ3(),
         {
-          deleteDimension: {
-            range: { sheetId: sheetIds.Summary, dimension: 'ROWS', startIndex: 0, endIndex: 1 },
+          repeatCell: {
+            range: {
+              sheetId: sheetIds.Summary,
+              startRowIndex: 0,
+              endRowIndex: 1,
+              startColumnIndex: 0,
+              endColumnIndex: 1,
+            },
+            cell: { userEnteredValue: { stringValue: 'sum' } },
+            fields: 'userEnteredValue',
           },
         },
       ],
     });
     expect(sentence).toBe(
-      'In "Budget 2026", this batch deletes the tab "Q3" (1,200 rows × 26 columns, 2,001 non-empty cells) and deletes row 1 of the tab "Summary" (1 non-empty cell).',
+      'In "Budget 2026", this batch clears the values of A1:B5 of the tab "Q3" (8 non-empty cells) and replaces the values of A1 of the tab "Summary" (1 non-empty cell).',
     );
     expect(calls).toBe(2);
   });
@@ -269,15 +296,43 @@ describe('batch_update', () => {
       spreadsheetId,
       requests: [
         { addSheet: { properties: { title: 'New' } } },
+        boldQ3(),
         {
-          repeatCell: {
-            range: { sheetId: sheetIds.Q3 },
-            cell: { userEnteredFormat: {} },
-            fields: 'userEnteredFormat',
+          updateBorders: {
+            range: {
+              sheetId: sheetIds.Q3,
+              startRowIndex: 0,
+              endRowIndex: 2,
+              startColumnIndex: 0,
+              endColumnIndex: 2,
+            },
+            top: { style: 'SOLID' },
           },
         },
         {
-          insertDimension: { range: { sheetId: sheetIds.Q3, dimension: 'ROWS', startIndex: 0, endIndex: 2 } },
+          updateSheetProperties: {
+            properties: { sheetId: sheetIds.Q3, gridProperties: { frozenRowCount: 1 } },
+            fields: 'gridProperties.frozenRowCount',
+          },
+        },
+        {
+          updateDimensionProperties: {
+            range: { sheetId: sheetIds.Q3, dimension: 'COLUMNS', startIndex: 0, endIndex: 1 },
+            properties: { pixelSize: 150 },
+            fields: 'pixelSize',
+          },
+        },
+        {
+          sortRange: {
+            range: {
+              sheetId: sheetIds.Q3,
+              startRowIndex: 1,
+              endRowIndex: 20,
+              startColumnIndex: 0,
+              endColumnIndex: 2,
+            },
+            sortSpecs: [{ dimensionIndex: 1, sortOrder: 'DESCENDING' }],
+          },
         },
       ],
     });
@@ -289,18 +344,7 @@ describe('batch_update', () => {
     const { sentence } = await describeLoss('batch_update', {
       spreadsheetId,
       requests: [
-        {
-          updateCells: {
-            range: {
-              sheetId: sheetIds.Q3,
-              startRowIndex: 0,
-              endRowIndex: 10,
-              startColumnIndex: 0,
-              endColumnIndex: 3,
-            },
-            fields: 'userEnteredValue',
-          },
-        },
+        clearQ3(0, 10, 0, 3),
         {
           repeatCell: {
             range: { sheetId: sheetIds.Q3, startColumnIndex: 5, endColumnIndex: 8 },
@@ -322,43 +366,98 @@ describe('batch_update', () => {
     );
   });
 
-  it('a grid shrunk by updateSheetProperties loses the rows cut off', async () => {
+  it('formats, frozen rows and sizes before a clear change no content: the clear is still counted', async () => {
     const { sentence } = await describeLoss('batch_update', {
       spreadsheetId,
       requests: [
         {
           updateSheetProperties: {
-            properties: { sheetId: sheetIds.Q3, gridProperties: { rowCount: 1_000 } },
-            fields: 'gridProperties.rowCount',
+            properties: { sheetId: sheetIds.Q3, gridProperties: { frozenRowCount: 2 } },
+            fields: 'gridProperties.frozenRowCount',
+          },
+        },
+        boldQ3(),
+        {
+          autoResizeDimensions: {
+            dimensions: { sheetId: sheetIds.Q3, dimension: 'COLUMNS', startIndex: 0, endIndex: 3 },
+          },
+        },
+        clearQ3(0, 10, 0, 3),
+      ],
+    });
+    expect(sentence).toBe(
+      'In "Budget 2026", this batch clears the values of A1:C10 of the tab "Q3" (17 non-empty cells).',
+    );
+  });
+
+  it('a grid resize, which deleted rows undo cannot keep, is refused before any Google call', async () => {
+    await expect(
+      describeLoss('batch_update', {
+        spreadsheetId,
+        requests: [
+          {
+            updateSheetProperties: {
+              properties: { sheetId: sheetIds.Q3, gridProperties: { rowCount: 1_000 } },
+              fields: 'gridProperties.rowCount',
+            },
+          },
+        ],
+      }),
+    ).rejects.toThrow(/^Nothing was changed: request 0 \(updateSheetProperties\) sets the grid size/);
+    expect((await under.calls()).all).toBe(0);
+  });
+
+  it('a clear of cells an earlier sort, find-and-replace or merge moved is named, not counted', async () => {
+    expect(nonEmpty(q3, 20, 30, 0, 1)).toBe(10);
+    const { sentence } = await describeLoss('batch_update', {
+      spreadsheetId,
+      requests: [
+        {
+          sortRange: {
+            range: {
+              sheetId: sheetIds.Q3,
+              startRowIndex: 0,
+              endRowIndex: 20,
+              startColumnIndex: 0,
+              endColumnIndex: 2,
+            },
+            sortSpecs: [{ dimensionIndex: 0 }],
+          },
+        },
+        clearQ3(0, 10),
+        clearQ3(20, 30),
+        {
+          mergeCells: {
+            range: {
+              sheetId: sheetIds.Q3,
+              startRowIndex: 40,
+              endRowIndex: 42,
+              startColumnIndex: 0,
+              endColumnIndex: 2,
+            },
+            mergeType: 'MERGE_ALL',
+          },
+        },
+        clearQ3(41, 42, 1, 2),
+        { findReplace: { find: 'total', replacement: 'sum', allSheets: true } },
+        {
+          repeatCell: {
+            range: { sheetId: sheetIds.Summary },
+            cell: { userEnteredValue: { numberValue: 0 } },
+            fields: 'userEnteredValue',
           },
         },
       ],
     });
     expect(sentence).toBe(
-      `In "Budget 2026", this batch deletes rows 1,001–1,200 of the tab "Q3" (${nonEmpty(q3, 1_000, 1_200, 0, 26)} non-empty cells).`,
-    );
-  });
-
-  it('a request on a tab an earlier request changed is named, not counted', async () => {
-    const { sentence } = await describeLoss('batch_update', {
-      spreadsheetId,
-      requests: [q3Rows(4, 9), q3Rows(4, 9), { deleteSheet: { sheetId: sheetIds.Q3 } }],
-    });
-    expect(sentence).toBe(
-      'In "Budget 2026", this batch deletes rows 5–9 of the tab "Q3" (9 non-empty cells), deletes rows 5–9 of the tab "Q3" (as the requests before it leave it; not counted) and deletes the tab "Q3" (as the requests before it leave it; not counted).',
+      'In "Budget 2026", this batch clears the values of A1:A10 of the tab "Q3" (as the requests before it leave it; not counted), clears the values of A21:A30 of the tab "Q3" (10 non-empty cells), clears the values of B42 of the tab "Q3" (as the requests before it leave it; not counted) and replaces the values of A1:Z1000 of the tab "Summary" (as the requests before it leave it; not counted).',
     );
   });
 
   it('an earlier value change shields only the cells it touches', async () => {
-    const clear = (startRowIndex: number, endRowIndex: number) => ({
-      updateCells: {
-        range: { sheetId: sheetIds.Q3, startRowIndex, endRowIndex, startColumnIndex: 0, endColumnIndex: 1 },
-        fields: 'userEnteredValue',
-      },
-    });
     const { sentence } = await describeLoss('batch_update', {
       spreadsheetId,
-      requests: [clear(0, 10), clear(10, 20), clear(5, 15)],
+      requests: [clearQ3(0, 10), clearQ3(10, 20), clearQ3(5, 15)],
     });
     expect(sentence).toBe(
       'In "Budget 2026", this batch clears the values of A1:A10 of the tab "Q3" (10 non-empty cells), clears the values of A11:A20 of the tab "Q3" (10 non-empty cells) and clears the values of A6:A15 of the tab "Q3" (as the requests before it leave it; not counted).',
@@ -366,20 +465,28 @@ describe('batch_update', () => {
   });
 
   it('indices as digit strings read as the API reads them; anything else is a tool error before any Google call', async () => {
+    expect(nonEmpty(q3, 4, 9, 0, 2)).toBe(9);
     const asText = await describeLoss('batch_update', {
       spreadsheetId,
       requests: [
         {
-          deleteDimension: {
-            range: { sheetId: String(sheetIds.Q3), dimension: 'ROWS', startIndex: '4', endIndex: '9' },
+          repeatCell: {
+            range: {
+              sheetId: String(sheetIds.Q3),
+              startRowIndex: '4',
+              endRowIndex: '9',
+              startColumnIndex: '0',
+              endColumnIndex: '2',
+            },
+            fields: 'userEnteredValue',
           },
         },
       ],
     });
     expect(asText.sentence).toBe(
-      'In "Budget 2026", this batch deletes rows 5–9 of the tab "Q3" (9 non-empty cells).',
+      'In "Budget 2026", this batch clears the values of A5:B9 of the tab "Q3" (9 non-empty cells).',
     );
-    for (const startIndex of [-1, 1.5, 'four', { $gt: 0 }, 1e300]) {
+    for (const startRowIndex of [-1, 1.5, 'four', { $gt: 0 }, 1e300]) {
       await under.forgetCalls();
       await expect(
         describeLoss('batch_update', {
@@ -387,29 +494,30 @@ describe('batch_update', () => {
           requests: [
             { addSheet: { properties: { title: 'x' } } },
             {
-              deleteDimension: {
-                range: { sheetId: sheetIds.Q3, dimension: 'ROWS', startIndex, endIndex: 9 },
+              repeatCell: {
+                range: { sheetId: sheetIds.Q3, startRowIndex, endRowIndex: 9 },
+                fields: 'userEnteredValue',
               },
             },
           ],
         }),
-      ).rejects.toThrow(new ToolError('requests[1]: startIndex must be a whole number of zero or more'));
+      ).rejects.toThrow(
+        new ToolError('requests[1]: range.startRowIndex must be a whole number of zero or more'),
+      );
       expect((await under.calls()).all).toBe(0);
     }
   });
 
-  it('a tab the batch adds and deletes loses nothing; a sheetId that names no tab is a tool error', async () => {
+  it('a tab the batch adds loses nothing when its cells are cleared; a sheetId that names no tab is a tool error', async () => {
+    const clearTab = (sheetId: number) => ({
+      repeatCell: { range: { sheetId }, fields: 'userEnteredValue' },
+    });
     const added = await describeLoss('batch_update', {
       spreadsheetId,
-      requests: [
-        { addSheet: { properties: { sheetId: 777, title: 'Scratch' } } },
-        { deleteSheet: { sheetId: 777 } },
-      ],
+      requests: [{ addSheet: { properties: { sheetId: 777, title: 'Scratch' } } }, clearTab(777)],
     });
     expect(added.sentence).toBeNull();
-    await expect(
-      describeLoss('batch_update', { spreadsheetId, requests: [{ deleteSheet: { sheetId: 778 } }] }),
-    ).rejects.toThrow(
+    await expect(describeLoss('batch_update', { spreadsheetId, requests: [clearTab(778)] })).rejects.toThrow(
       new ToolError(
         'requests[0] names sheetId 778, and there is no tab with that id; get_spreadsheet lists the tabs',
       ),

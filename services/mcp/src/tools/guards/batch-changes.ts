@@ -4,13 +4,15 @@ import type { Area } from './loss-reads.ts';
 
 /**
  * What the earlier requests of a batch_update change, so that a later request's loss is not
- * counted against cells that will no longer be as they are now. A change is a tab's structure
- * (rows or columns inserted, deleted or cut: every index after shifts, so the whole tab counts as
- * changed) or the content of one range; formats, borders, filters and sizes change no content.
+ * counted against cells that will no longer be as they are now: the content of a range (values
+ * written, sorted, replaced or merged away), or of every tab for a kind this list does not know.
+ * Formats, borders, filters, filter views, sizes and tab properties change no content (a table's
+ * column names may write its header row, so tables are not among them); the kinds that change a
+ * tab's shape are refused by batch_update before this is asked (journal/state/footprint.ts).
  */
 interface Change {
   sheetId: number | 'every tab';
-  /** The cells whose content changes; absent when the tab's structure changes. */
+  /** The cells whose content changes; absent when every cell of the tab may. */
   range?: sheets_v4.Schema$GridRange;
 }
 
@@ -36,19 +38,10 @@ export function batchChanges() {
 }
 
 function changesOf(request: sheets_v4.Schema$Request): Change[] {
-  const structure = (sheetId: number | null | undefined): Change[] => [{ sheetId: sheetId ?? 0 }];
   const content = (range: sheets_v4.Schema$GridRange | undefined): Change[] =>
     range ? [{ sheetId: range.sheetId ?? 0, range }] : [];
   const valueMask = (fields: string | null | undefined) => maskCovers(fields, 'userEnteredValue');
 
-  if (request.deleteSheet) return structure(request.deleteSheet.sheetId);
-  if (request.insertDimension) return structure(request.insertDimension.range?.sheetId);
-  if (request.deleteDimension) return structure(request.deleteDimension.range?.sheetId);
-  if (request.appendCells) return structure(request.appendCells.sheetId);
-  if (request.updateSheetProperties) {
-    const { properties, fields } = request.updateSheetProperties;
-    return maskCovers(fields, 'gridProperties') ? structure(properties?.sheetId) : [];
-  }
   if (request.repeatCell)
     return valueMask(request.repeatCell.fields) ? content(request.repeatCell.range ?? {}) : [];
   if (request.updateCells) {
@@ -66,6 +59,7 @@ function changesOf(request: sheets_v4.Schema$Request): Change[] {
   if (
     request.addSheet ||
     request.duplicateSheet ||
+    request.updateSheetProperties ||
     request.unmergeCells ||
     request.autoResizeDimensions ||
     request.updateDimensionProperties ||

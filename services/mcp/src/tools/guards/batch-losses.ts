@@ -6,28 +6,23 @@ import type { Area, Outline, Tab } from './loss-reads.ts';
 
 /**
  * What a batch_update would destroy, request by request, against the spreadsheet as it is now:
+ * `repeatCell` and `updateCells` whose fields include the cell value replace every value in the
+ * range (or clear it, when no value is given); an `updateCells` from a `start` cell covers its
+ * rows' extent from there (written-area.ts).
  *
- * - `deleteSheet`: the tab and everything on it;
- * - `deleteDimension`: the rows or columns;
- * - `updateSheetProperties` that shrinks a grid (rowCount/columnCount in its fields): the rows or
- *   columns cut off the end, as deleteDimension would;
- * - `repeatCell` and `updateCells` whose fields include the cell value: every value in the range
- *   is replaced (or cleared, when no value is given); an `updateCells` from a `start` cell covers
- *   its rows' extent from there (written-area.ts).
- *
- * Other kinds change formats, borders, filters or sizes, insert, sort, replace text a person asked
- * for by its words, or append after the last row with data (`appendCells`, which replaces nothing). `mergeCells` keeps only the
- * top-left value of each block; it is left out, a merge being what a person asks for by name. A
- * loss in cells an earlier request of the same batch changed (batch-changes.ts) is named "as the
- * requests before it leave it" and not counted: counting them as they are now would state a
- * wrong number.
+ * batch_update refuses the kinds that delete tabs, rows or columns or shrink the grid (undo could
+ * not take them back; journal/state/footprint.ts names the tools that do them). Of the kinds it
+ * sends, the others change formats, borders, filters, tables or sizes, sort, or replace text a
+ * person asked for by its words. `mergeCells` keeps only the top-left value of each block; it is
+ * left out, a merge being what a person asks for by name. A loss in cells an earlier request of
+ * the same batch changed (batch-changes.ts) is named "as the requests before it leave it" and not
+ * counted: counting them as they are now would state a wrong number.
  */
-type LossShape =
-  | { kind: 'tab'; tab: Tab; area: Area }
-  | { kind: 'dimension'; dimension: 'ROWS' | 'COLUMNS'; start: number; end: number; area: Area }
-  | { kind: 'values'; verb: 'clears' | 'replaces'; area: Area };
-
-export type BatchLoss = LossShape & { countable: boolean };
+export interface BatchLoss {
+  verb: 'clears' | 'replaces';
+  area: Area;
+  countable: boolean;
+}
 
 /** Whether any request may destroy content: a batch without one costs no Google read to describe. */
 export function mayDestroy(requests: readonly sheets_v4.Schema$Request[]): boolean {
@@ -46,7 +41,8 @@ export function batchLosses(requests: readonly sheets_v4.Schema$Request[], outli
         throw new ToolError(
           `requests[${index}] names sheetId ${loss.sheetId}, and there is no tab with that id; get_spreadsheet lists the tabs`,
         );
-      for (const each of loss.describe(tab)) losses.push({ ...each, countable: !changes.touches(each.area) });
+      const area = gridArea(tab, loss.range);
+      losses.push({ verb: loss.verb, area, countable: !changes.touches(area) });
     }
     changes.record(request);
   });
@@ -55,52 +51,12 @@ export function batchLosses(requests: readonly sheets_v4.Schema$Request[], outli
 
 interface PendingLoss {
   sheetId: number;
-  describe(tab: Tab): LossShape[];
+  verb: BatchLoss['verb'];
+  range: sheets_v4.Schema$GridRange;
 }
 
 function lossOf(request: sheets_v4.Schema$Request, where: string): PendingLoss | undefined {
   const number = (value: unknown, name: string) => wholeNumber(value, `${where}: ${name}`);
-  if (request.deleteSheet) {
-    return {
-      sheetId: number(request.deleteSheet.sheetId, 'sheetId') ?? 0,
-      describe: (tab) => [{ kind: 'tab', tab, area: wholeTab(tab) }],
-    };
-  }
-  if (request.deleteDimension?.range) {
-    const range = request.deleteDimension.range;
-    const dimension = range.dimension === 'COLUMNS' ? 'COLUMNS' : 'ROWS';
-    const start = number(range.startIndex, 'startIndex') ?? 0;
-    const end = number(range.endIndex, 'endIndex');
-    return {
-      sheetId: number(range.sheetId, 'sheetId') ?? 0,
-      describe: (tab) => [
-        dimensionLoss(tab, dimension, start, end ?? (dimension === 'ROWS' ? tab.rows : tab.columns)),
-      ],
-    };
-  }
-  const resize = request.updateSheetProperties;
-  if (
-    resize?.properties &&
-    (maskCovers(resize.fields, 'gridProperties.rowCount') ||
-      maskCovers(resize.fields, 'gridProperties.columnCount'))
-  ) {
-    const { properties, fields } = resize;
-    const rowCount = number(properties.gridProperties?.rowCount, 'rowCount');
-    const columnCount = number(properties.gridProperties?.columnCount, 'columnCount');
-    return {
-      sheetId: number(properties.sheetId, 'sheetId') ?? 0,
-      describe: (tab) => {
-        const rows = shrunk(rowCount, maskCovers(fields, 'gridProperties.rowCount'), tab.rows);
-        const columns = shrunk(columnCount, maskCovers(fields, 'gridProperties.columnCount'), tab.columns);
-        const losses: LossShape[] = [];
-        if (rows < tab.rows) losses.push(dimensionLoss(tab, 'ROWS', rows, tab.rows));
-        // The columns cut off the rows that stay: the rows cut off are counted above.
-        if (columns < tab.columns)
-          losses.push(dimensionLoss({ ...tab, rows }, 'COLUMNS', columns, tab.columns));
-        return losses;
-      },
-    };
-  }
   const valueChange = request.repeatCell?.range
     ? {
         range: request.repeatCell.range,
@@ -116,30 +72,19 @@ function lossOf(request: sheets_v4.Schema$Request, where: string): PendingLoss |
           ),
         }
       : undefined;
-  if (valueChange && maskCovers(valueChange.fields, 'userEnteredValue')) {
-    const { sheetId, ...bounds } = valueChange.range;
-    const range = Object.fromEntries(
-      (['startRowIndex', 'endRowIndex', 'startColumnIndex', 'endColumnIndex'] as const).map((name) => [
-        name,
-        number(bounds[name], `range.${name}`),
-      ]),
-    );
-    return {
-      sheetId: number(sheetId, 'range.sheetId') ?? 0,
-      describe: (tab) => [
-        { kind: 'values', verb: valueChange.givesValues ? 'replaces' : 'clears', area: gridArea(tab, range) },
-      ],
-    };
-  }
-  return undefined;
-}
-
-function dimensionLoss(tab: Tab, dimension: 'ROWS' | 'COLUMNS', start: number, end: number) {
-  const area =
-    dimension === 'ROWS'
-      ? gridArea(tab, { startRowIndex: start, endRowIndex: end })
-      : gridArea(tab, { startColumnIndex: start, endColumnIndex: end });
-  return { kind: 'dimension' as const, dimension, start, end, area };
+  if (!valueChange || !maskCovers(valueChange.fields, 'userEnteredValue')) return undefined;
+  const { sheetId, ...bounds } = valueChange.range;
+  const range = Object.fromEntries(
+    (['startRowIndex', 'endRowIndex', 'startColumnIndex', 'endColumnIndex'] as const).map((name) => [
+      name,
+      number(bounds[name], `range.${name}`),
+    ]),
+  );
+  return {
+    sheetId: number(sheetId, 'range.sheetId') ?? 0,
+    verb: valueChange.givesValues ? 'replaces' : 'clears',
+    range,
+  };
 }
 
 /**
@@ -152,11 +97,6 @@ function wholeNumber(value: unknown, what: string): number | undefined {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
   if (typeof value === 'string' && /^\d{1,15}$/.test(value)) return Number(value);
   throw new ToolError(`${what} must be a whole number of zero or more`);
-}
-
-/** The size a grid update leaves: `size` unless the mask names a smaller count. */
-function shrunk(count: number | undefined, named: boolean, size: number): number {
-  return named && count !== undefined && count < size ? count : size;
 }
 
 export function wholeTab(tab: Tab): Area {

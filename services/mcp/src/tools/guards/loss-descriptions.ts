@@ -91,7 +91,7 @@ export function lossDescriptions(deps: ToolDeps) {
     },
 
     /**
-     * `In "Budget", this batch deletes the tab "Q3" (…) and deletes rows 5–9 of the tab "Q4" (…).`,
+     * `In "Budget", this batch clears the values of A1:C10 of the tab "Q3" (17 non-empty cells) and …`,
      * or null when none of its requests destroys anything that exists now.
      */
     async batch(
@@ -108,10 +108,10 @@ export function lossDescriptions(deps: ToolDeps) {
         context,
       );
       const counts = new Map(counted.map((loss, index) => [loss, found[index]!] as const));
-      // Clearing or replacing cells that hold nothing destroys nothing; a deletion always does.
+      // Clearing or replacing cells that hold nothing destroys nothing.
       const shown = losses.filter((loss) => {
         const count = counts.get(loss);
-        return loss.kind !== 'values' || !count?.complete || count.nonEmpty > 0;
+        return !count?.complete || count.nonEmpty > 0;
       });
       if (shown.length === 0) return null;
       const phrases = shown
@@ -125,16 +125,9 @@ export function lossDescriptions(deps: ToolDeps) {
 }
 
 function batchLossPhrase(loss: BatchLoss, count: CellCount | undefined): string {
-  const what =
-    loss.kind === 'tab'
-      ? `deletes ${tabName(loss.tab)}`
-      : loss.kind === 'dimension'
-        ? `deletes ${dimensionSpan(loss.dimension, loss.start, loss.end)} of ${tabName(loss.area.tab)}`
-        : `${loss.verb} the values of ${cellsOf(loss.area)} of ${tabName(loss.area.tab)}`;
+  const what = `${loss.verb} the values of ${cellsOf(loss.area)} of ${tabName(loss.area.tab)}`;
   if (!count) return `${what} (as the requests before it leave it; not counted)`;
-  return loss.kind === 'tab'
-    ? `${what} (${gridSize(loss.tab)}, ${nonEmptyCount(count)})`
-    : `${what} (${nonEmptyCount(count)})`;
+  return `${what} (${nonEmptyCount(count)})`;
 }
 
 /** A zero-based, end-exclusive span from A1 corners, which may come reversed (`B2:A1`). */
