@@ -24,7 +24,7 @@ interface ToolReply {
 async function readRange(stack: McpUnderTest, who: Person): Promise<ToolReply> {
   const response = await postReadRange(stack.mcpUrl, who.token, {
     spreadsheetId: who.spreadsheetId,
-    range: 'A1',
+    range: 'Sheet1!A1',
   });
   expect(response.status).toBe(200);
   return (await readJson(response)) as ToolReply;
@@ -147,7 +147,7 @@ describe('a request waiting for its turn', () => {
         method: 'tools/call',
         params: {
           name: 'read_range',
-          arguments: { spreadsheetId: alice.spreadsheetId, range: 'A1' },
+          arguments: { spreadsheetId: alice.spreadsheetId, range: 'Sheet1!A1' },
           _meta: { progressToken: 'wait-1' },
         },
       },

@@ -61,7 +61,7 @@ async function readAt(replica: Replica, who: string): Promise<unknown> {
   const person = people[who]!;
   const response = await postReadRange(replica.mcpUrl, person.token, {
     spreadsheetId: person.spreadsheetId,
-    range: 'A1',
+    range: 'Sheet1!A1',
   });
   if (response.status !== 200) return `HTTP ${response.status}`;
   const reply = await readJson(response);

@@ -62,7 +62,7 @@ export async function startScenarioStack(quotas: ScenarioQuotas): Promise<McpUnd
 
 async function callOnce(stack: McpUnderTest, token: string, spreadsheetId: string): Promise<CallOutcome> {
   const started = performance.now();
-  const response = await postReadRange(stack.mcpUrl, token, { spreadsheetId, range: 'A1' });
+  const response = await postReadRange(stack.mcpUrl, token, { spreadsheetId, range: 'Sheet1!A1' });
   const body = await response.text();
   const ms = performance.now() - started;
   if (response.status !== 200)
