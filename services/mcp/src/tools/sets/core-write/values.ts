@@ -19,6 +19,7 @@ import {
   spreadsheetId,
   valueInput,
 } from '../../kit/common-schemas.ts';
+import { checkWrittenFormulas, formulaErrorsOutput } from '../../kit/formula-errors.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { defineTool, type ToolContext } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
@@ -39,6 +40,8 @@ const updateOutput = z.object({
   dryRun: dryRunOutput,
   changeId: changeIdOutput,
 });
+/** A write's result: what Google updated, and the formulas it wrote that evaluate to an error. */
+const writeOutput = updateOutput.extend(formulaErrorsOutput);
 
 function summary(update: sheets_v4.Schema$UpdateValuesResponse | undefined, fallbackRange: string) {
   return {
@@ -149,9 +152,17 @@ export function valueWriteTools(deps: ToolDeps) {
             areas: [valueArea(before[0], input.values, data.updatedData?.values ?? undefined)],
           })
         : undefined;
+    const formulas = await checkWrittenFormulas(
+      deps,
+      auth,
+      signal,
+      input.spreadsheetId,
+      input.valueInputOption,
+      [{ range: result.updatedRange, values: input.values }],
+    );
     return {
-      structuredContent: { ...result, ...(changeId ? { changeId } : {}) },
-      text: `Appended ${amount(result.updatedRows, 'row')} at ${result.updatedRange}, overwriting what was there.${changeNote(changeId)}`,
+      structuredContent: { ...result, ...formulas.output, ...(changeId ? { changeId } : {}) },
+      text: `Appended ${amount(result.updatedRows, 'row')} at ${result.updatedRange}, overwriting what was there${formulas.clause}.${changeNote(changeId)}${formulas.list}`,
     };
   }
 
@@ -174,7 +185,7 @@ export function valueWriteTools(deps: ToolDeps) {
         ifRevision,
         dryRun,
       }),
-      outputSchema: updateOutput,
+      outputSchema: writeOutput,
       async run(input, { auth, signal }) {
         const range = normalizeRange(input.range);
         // A second request is needed: Sheets has no conditional write, so what it would replace is read
@@ -216,9 +227,17 @@ export function valueWriteTools(deps: ToolDeps) {
                 raw: input.valueInputOption === 'RAW',
               })
             : undefined;
+        const formulas = await checkWrittenFormulas(
+          deps,
+          auth,
+          signal,
+          input.spreadsheetId,
+          input.valueInputOption,
+          [{ range: result.updatedRange, values: input.values }],
+        );
         return {
-          structuredContent: { ...result, ...(changeId ? { changeId } : {}) },
-          text: `Updated ${result.updatedCells} cells in ${result.updatedRange}.${changeNote(changeId)}`,
+          structuredContent: { ...result, ...formulas.output, ...(changeId ? { changeId } : {}) },
+          text: `Updated ${result.updatedCells} cells in ${result.updatedRange}${formulas.clause}.${changeNote(changeId)}${formulas.list}`,
         };
       },
     }),
@@ -244,6 +263,7 @@ export function valueWriteTools(deps: ToolDeps) {
       outputSchema: z.object({
         totalUpdatedCells: z.number(),
         responses: z.array(updateOutput),
+        ...formulaErrorsOutput,
         dryRun: dryRunOutput,
         changeId: changeIdOutput,
       }),
@@ -310,9 +330,25 @@ export function valueWriteTools(deps: ToolDeps) {
                 raw: input.valueInputOption === 'RAW',
               })
             : undefined;
+        const formulas = await checkWrittenFormulas(
+          deps,
+          auth,
+          signal,
+          input.spreadsheetId,
+          input.valueInputOption,
+          input.data.map((entry, index) => ({
+            range: responses[index]?.updatedRange ?? normalizeRange(entry.range),
+            values: entry.values,
+          })),
+        );
         return {
-          structuredContent: { totalUpdatedCells: total, responses, ...(changeId ? { changeId } : {}) },
-          text: `Updated ${total} cells in ${responses.length} ranges.${changeNote(changeId)}`,
+          structuredContent: {
+            totalUpdatedCells: total,
+            responses,
+            ...formulas.output,
+            ...(changeId ? { changeId } : {}),
+          },
+          text: `Updated ${total} cells in ${responses.length} ranges${formulas.clause}.${changeNote(changeId)}${formulas.list}`,
         };
       },
     }),
@@ -338,7 +374,7 @@ export function valueWriteTools(deps: ToolDeps) {
         overwriteFormulas,
         dryRun,
       }),
-      outputSchema: updateOutput.extend({ tableRange: z.string().nullable() }),
+      outputSchema: writeOutput.extend({ tableRange: z.string().nullable() }),
       async run(input, context) {
         const { auth, signal } = context;
         const range = normalizeRange(input.range);
@@ -385,9 +421,17 @@ export function valueWriteTools(deps: ToolDeps) {
                 insertedRows: { sheet: area.sheet, start: area.top, end: area.top + input.values.length },
               })
             : undefined;
+        const formulas = await checkWrittenFormulas(
+          deps,
+          auth,
+          signal,
+          input.spreadsheetId,
+          input.valueInputOption,
+          [{ range: result.updatedRange, values: input.values }],
+        );
         return {
-          structuredContent: { ...result, ...(changeId ? { changeId } : {}) },
-          text: `Appended ${amount(result.updatedRows, 'row')} at ${result.updatedRange}.${changeNote(changeId)}`,
+          structuredContent: { ...result, ...formulas.output, ...(changeId ? { changeId } : {}) },
+          text: `Appended ${amount(result.updatedRows, 'row')} at ${result.updatedRange}${formulas.clause}.${changeNote(changeId)}${formulas.list}`,
         };
       },
     }),
