@@ -262,6 +262,17 @@ describe('a revision covers any part of what was read', () => {
     );
   });
 
+  it('a read of a named range vouches for the cells it names', async () => {
+    await call('add_named_range', { name: 'Stock', range: 'products!F1:F4' });
+    const { page, text } = await readRange({ range: 'Stock' });
+    expect(page).toMatchObject({ returnedRows: 4, lastRow: 4, lastColumn: 'F', stoppedBy: 'end' });
+    expect(text).toContain('Data ends at row 4 (last column F)');
+    const revision = (page as unknown as { revision: string }).revision;
+    const written = await write('products!F4', [[33]], revision);
+    expect(written.isError, textOf(written)).toBeFalsy();
+    expect(textOf(await write('products!E4', [[1]], revision))).toContain('ifRevision does not cover');
+  });
+
   it('a change in rows a write does not touch is no reason to refuse it; a cell outside the read is', async () => {
     const { structured } = await call('read_range', { range: 'products!B1:F4' });
     const revision = structured.revision as string;

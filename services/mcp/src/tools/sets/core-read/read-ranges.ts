@@ -3,7 +3,7 @@ import { gridBounds, splitRange } from '../../kit/a1.ts';
 import { READ } from '../../kit/annotations.ts';
 import { readableRanges } from '../../kit/bare-tab.ts';
 import { a1Range, pageLimit, pageOffset, spreadsheetId, valueRender } from '../../kit/common-schemas.ts';
-import { type LookBelow, lookBelow } from '../../kit/data-below.ts';
+import { type Below, type LookBelow, lookBelow } from '../../kit/data-below.ts';
 import { isPastGridError, isUnknownRangeError, type PageWindow, pageWindow } from '../../kit/page-window.ts';
 import { type PageBudget, pageBudget } from '../../kit/paging.ts';
 import {
@@ -11,7 +11,6 @@ import {
   type PageStart,
   pageNotice,
   type RangePage,
-  type SettledPage,
   startPage,
   valueRangeOutput,
 } from '../../kit/range-page.ts';
@@ -221,29 +220,21 @@ async function settlePages(
   started.forEach(({ start, look }, index) => {
     if ('lookFrom' in start && look) looks.push({ index, look: { ...look, from: start.lookFrom } });
   });
-  const below = looks.length
-    ? await lookBelow(
+  const below = new Map<number, Below>();
+  if (looks.length)
+    (
+      await lookBelow(
         deps,
         call,
         looks.map((each) => each.look),
       )
-    : [];
-  const settled: SettledPage[] = started.map(({ start }) =>
-    'settled' in start ? start.settled : undefined!,
-  );
-  looks.forEach(({ index }, position) => {
-    const start = started[index]!.start;
-    if ('settle' in start) settled[index] = start.settle(below[position]!);
-  });
+    ).forEach((each, position) => {
+      below.set(looks[position]!.index, each);
+    });
   return reads.map((each, index) => {
-    const { place, area } = started[index]!;
-    const { page, blankBelow } = settled[index]!;
-    return {
-      ...each,
-      page,
-      place,
-      revision: revisionOf(call.render, area, page.values, blankBelow),
-    };
+    const { start, place, area } = started[index]!;
+    const { page, blankBelow } = 'settled' in start ? start.settled : start.settle(below.get(index)!);
+    return { ...each, page, place, revision: revisionOf(call.render, area, page.values, blankBelow) };
   });
 }
 
