@@ -88,9 +88,9 @@ async function snapshot(target: ToolCallTarget): Promise<Json> {
 }
 
 /** The newest changes of the person, newest first. */
-async function latestChanges(count: number): Promise<Array<{ id: string; tool: string }>> {
+async function latestChanges(count: number): Promise<Array<{ changeId: string; tool: string }>> {
   const { structured } = await callToolOk(client, 'list_changes', { pageSize: count });
-  return structured.changes as Array<{ id: string; tool: string }>;
+  return structured.changes as Array<{ changeId: string; tool: string }>;
 }
 
 const WRITE_TOOLS = registeredTools()
@@ -123,7 +123,10 @@ describe('every write tool, then undo_change', () => {
     const [newest, previous] = await latestChanges(2);
     expect(newest?.tool).toBe(tool);
     expect(previous?.tool, `${tool} was journaled twice`).not.toBe(tool);
-    const undone = await callTool(client, 'undo_change', { changeId: newest!.id });
+    // The answer names its change, as the journal lists it, and ends saying undo_change can undo it.
+    expect(done.structured.changeId, `${tool}: ${done.text}`).toBe(newest?.changeId);
+    expect(done.text).toMatch(new RegExp(` Change ${newest?.changeId} \\(undo_change can undo it\\)\\.$`));
+    const undone = await callTool(client, 'undo_change', { changeId: done.structured.changeId });
     expect(undone.isError, `${tool}: ${done.text} → ${undone.text}`).toBe(false);
     expect(await snapshot(target)).toEqual(before);
   });

@@ -3,9 +3,15 @@ import type { ChangeJournal } from './change-journal.ts';
 import { areaCells, areaRange, bounded, type InsertedRows, type ValueArea } from './change-payloads.ts';
 import { valueWriteSummary } from './change-summaries.ts';
 
-/** The sentence a tool's answer ends with when its change was journaled. */
-export function changeNote(changeId: string | undefined): string {
-  return changeId ? ` Change ${changeId} (undo_change can undo it).` : '';
+/**
+ * The sentence a tool's answer ends with when its change was journaled: that undo_change can undo
+ * it, or (`undoUnavailable`) why it cannot.
+ */
+export function changeNote(changeId: string | undefined, undoUnavailable?: string): string {
+  if (!changeId) return '';
+  return undoUnavailable
+    ? ` Change ${changeId}. ${undoUnavailable}`
+    : ` Change ${changeId} (undo_change can undo it).`;
 }
 
 /**

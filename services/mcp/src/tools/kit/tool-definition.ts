@@ -1,6 +1,7 @@
 import type { ToolsetName } from '@sheetgate/proto';
 import type { z } from 'zod';
 import type { AuthInfo } from '../../auth/auth-info.ts';
+import { changeIdOutput } from './common-schemas.ts';
 import { strictInput } from './strict-input.ts';
 
 export type ResourceScope = 'sheets:read' | 'sheets:write';
@@ -62,8 +63,17 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
 
 /**
  * Keeps the input type of each definition while collecting them in one array, and makes its input
- * schema refuse unknown arguments at every depth (strict-input.ts).
+ * schema refuse unknown arguments at every depth (strict-input.ts). A write tool that does not
+ * journal itself answers the `changeId` journalWrites adds (kit/journal-writes.ts): its output
+ * schema says so here, the same whether the journal is on or off.
  */
 export function defineTool<Input extends z.ZodObject>(definition: ToolDefinition<Input>): ToolDefinition {
-  return { ...definition, inputSchema: strictInput(definition.inputSchema) } as unknown as ToolDefinition;
+  const journaledByWrapper = definition.scope === 'sheets:write' && !definition.journalsItself;
+  return {
+    ...definition,
+    inputSchema: strictInput(definition.inputSchema),
+    ...(journaledByWrapper
+      ? { outputSchema: definition.outputSchema.extend({ changeId: changeIdOutput }) }
+      : {}),
+  } as unknown as ToolDefinition;
 }

@@ -131,7 +131,7 @@ export function undoChangeTools(deps: ToolDeps): ToolDefinition[] {
             ...(undoId ? { changeId: undoId } : {}),
             ...(outcome.sheetId !== undefined ? { sheetId: outcome.sheetId } : {}),
           },
-          text: `${about(change)} ${outcome.text}${input.force && outcome.changedSince.length ? ` Forced: ${amount(outcome.changedSince.length, 'cell')} changed since were replaced too.` : ''}${outcome.undoUnavailable && undoId ? ` Change ${undoId}. ${outcome.undoUnavailable}` : changeNote(undoId)}`,
+          text: `${about(change)} ${outcome.text}${input.force && outcome.changedSince.length ? ` Forced: ${amount(outcome.changedSince.length, 'cell')} changed since were replaced too.` : ''}${changeNote(undoId, outcome.undoUnavailable)}`,
         };
       },
     }),
