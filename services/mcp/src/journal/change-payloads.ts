@@ -1,6 +1,7 @@
 import type { sheets_v4 } from 'googleapis';
-import { columnLetters, gridBounds, rangeOnSheet, splitRange } from '../tools/kit/a1.ts';
+import { columnLetters, rangeOnSheet } from '../tools/kit/a1.ts';
 import { type CellAt, isAmbiguous, type StringKind } from '../tools/kit/cell-kinds.ts';
+import { areaFrom } from '../tools/kit/written-area.ts';
 import type { DrivePayload } from './drive-payloads.ts';
 import type { NoteArea } from './note-images.ts';
 import type { DimensionImage } from './sheet-image.ts';
@@ -104,9 +105,8 @@ const cellOf = (value: unknown): Cell =>
 
 /** Where a range Google answered with starts: its tab and zero-based top-left cell. */
 export function cornerOf(answeredRange: string): { sheet: string; top: number; left: number } {
-  const { sheetTitle, cells } = splitRange(answeredRange);
-  const bounds = gridBounds(cells) ?? {};
-  return { sheet: sheetTitle ?? '', top: bounds.startRowIndex ?? 0, left: bounds.startColumnIndex ?? 0 };
+  const { sheet = '', top, left } = areaFrom(answeredRange, []);
+  return { sheet, top, left };
 }
 
 /**
