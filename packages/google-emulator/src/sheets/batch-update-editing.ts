@@ -45,7 +45,7 @@ function pasteParts(pasteType: string | null | undefined) {
  * Formula results read in the middle of a batch: the batch's revision is only set when it ends,
  * so a fractional step keeps the formula cache from answering with the state before the batch.
  */
-function freshResults(spreadsheet: SpreadsheetModel) {
+export function freshResults(spreadsheet: SpreadsheetModel) {
   spreadsheet.revision += 1e-6;
   const evaluation = evaluateSpreadsheet(spreadsheet);
   return (sheet: SheetModel, row: number, column: number, cell: CellData | undefined) =>

@@ -16,6 +16,7 @@ import {
   updateChartSpec,
   updateEmbeddedObjectPosition,
 } from './batch-update-charts.ts';
+import { deleteDuplicates, trimWhitespace } from './batch-update-cleanup.ts';
 import {
   autoFill,
   autoResizeDimensions,
@@ -127,6 +128,8 @@ const HANDLERS: { [K in keyof Request]?: Handler<K> } = {
   updateBanding,
   deleteBanding,
   updateBorders,
+  deleteDuplicates,
+  trimWhitespace,
 };
 
 export const SUPPORTED_REQUEST_KINDS = Object.keys(HANDLERS);
