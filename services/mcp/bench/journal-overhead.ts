@@ -112,12 +112,15 @@ try {
     emulator: stack.emulatorProcess.pid!,
     auth: stack.auth.process.pid!,
   };
-  if (GOOGLE_LATENCY_MS)
-    await stack.fault({ match: '^/(v4|drive)/', latencyMs: GOOGLE_LATENCY_MS, count: 1_000_000 });
 
   const perFamily = (SECONDS * 1000) / families.length;
   for (const family of families) {
     const prepared = await family.prepare(api);
+    // A fault answers at most 10,000 requests: set again for each family, more than it sends.
+    if (GOOGLE_LATENCY_MS) {
+      await stack.clearFaults();
+      await stack.fault({ match: '^/(v4|drive)/', latencyMs: GOOGLE_LATENCY_MS, count: 10_000 });
+    }
     const sides: Side[] = [
       { name: 'on', url: stack.mcpUrl, pid: bench.mcpPid },
       { name: 'off', url: off.mcpUrl, pid: offPid },
