@@ -19,9 +19,9 @@ import {
   spreadsheetId,
   valueInput,
 } from '../../kit/common-schemas.ts';
-import { checkWrittenFormulas, formulaErrorsOutput } from '../../kit/formula-errors.ts';
+import { checkWrittenFormulas, formulaErrorsOutput, type WrittenBlock } from '../../kit/formula-errors.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
-import { defineTool, type ToolContext } from '../../kit/tool-definition.ts';
+import { defineTool, type ToolContext, type ToolOutput } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import { areaFrom, areaRange, valuesExtent, writtenArea } from '../../kit/written-area.ts';
 
@@ -84,6 +84,37 @@ export function valueWriteTools(deps: ToolDeps) {
   const losses = lossDescriptions(deps);
 
   /**
+   * A value write's answer: its journal entry (when the journal is on and what the write replaced
+   * was read) and the errors its formulas evaluate to (kit/formula-errors.ts), folded into the
+   * structured result and after the sentence `done`.
+   */
+  async function answerWrite(
+    { auth, signal }: ToolContext,
+    input: { spreadsheetId: string; valueInputOption: 'USER_ENTERED' | 'RAW' },
+    change: Omit<Parameters<typeof recordValueChange>[2], 'spreadsheetId'> | undefined,
+    written: WrittenBlock[],
+    result: Record<string, unknown>,
+    done: string,
+  ): Promise<ToolOutput> {
+    const changeId =
+      journal && change
+        ? recordValueChange(journal, auth, { ...change, spreadsheetId: input.spreadsheetId })
+        : undefined;
+    const formulas = await checkWrittenFormulas(
+      deps,
+      auth,
+      signal,
+      input.spreadsheetId,
+      input.valueInputOption,
+      written,
+    );
+    return {
+      structuredContent: { ...result, ...formulas.output, ...(changeId ? { changeId } : {}) },
+      text: `${done}${formulas.clause}.${changeNote(changeId)}${formulas.list}`,
+    };
+  }
+
+  /**
    * append_rows with OVERWRITE replaces whatever the rows after the table hold, and where the
    * table ends only Google's own table detection says. So Google is asked with an append of no
    * values (its answer's tableRange names the table; nothing is written), and the values are then
@@ -99,8 +130,9 @@ export function valueWriteTools(deps: ToolDeps) {
       valueInputOption: 'USER_ENTERED' | 'RAW';
       overwriteFormulas: boolean;
     },
-    { auth, signal }: ToolContext,
+    context: ToolContext,
   ) {
+    const { auth, signal } = context;
     const range = normalizeRange(input.range);
     const { data: probe } = await callGoogle(auth.userId, signal, (request) =>
       sheets.spreadsheets.values.append(
@@ -144,26 +176,17 @@ export function valueWriteTools(deps: ToolDeps) {
       ),
     );
     const result = { ...summary(data, target), tableRange };
-    const changeId =
-      journal && before?.[0]
-        ? recordValueChange(journal, auth, {
-            tool: 'append_rows',
-            spreadsheetId: input.spreadsheetId,
-            areas: [valueArea(before[0], input.values, data.updatedData?.values ?? undefined)],
-          })
-        : undefined;
-    const formulas = await checkWrittenFormulas(
-      deps,
-      auth,
-      signal,
-      input.spreadsheetId,
-      input.valueInputOption,
+    return answerWrite(
+      context,
+      input,
+      before?.[0] && {
+        tool: 'append_rows',
+        areas: [valueArea(before[0], input.values, data.updatedData?.values ?? undefined)],
+      },
       [{ range: result.updatedRange, values: input.values }],
+      result,
+      `Appended ${amount(result.updatedRows, 'row')} at ${result.updatedRange}, overwriting what was there`,
     );
-    return {
-      structuredContent: { ...result, ...formulas.output, ...(changeId ? { changeId } : {}) },
-      text: `Appended ${amount(result.updatedRows, 'row')} at ${result.updatedRange}, overwriting what was there${formulas.clause}.${changeNote(changeId)}${formulas.list}`,
-    };
   }
 
   return [
@@ -186,7 +209,8 @@ export function valueWriteTools(deps: ToolDeps) {
         dryRun,
       }),
       outputSchema: writeOutput,
-      async run(input, { auth, signal }) {
+      async run(input, context) {
+        const { auth, signal } = context;
         const range = normalizeRange(input.range);
         // A second request is needed: Sheets has no conditional write, so what it would replace is read
         // first; the same read is the change journal's before-image.
@@ -218,27 +242,18 @@ export function valueWriteTools(deps: ToolDeps) {
           ),
         );
         const result = summary(data, range);
-        const changeId =
-          journal && before?.[0]
-            ? recordValueChange(journal, auth, {
-                tool: 'write_range',
-                spreadsheetId: input.spreadsheetId,
-                areas: [valueArea(before[0], input.values, data.updatedData?.values ?? undefined)],
-                raw: input.valueInputOption === 'RAW',
-              })
-            : undefined;
-        const formulas = await checkWrittenFormulas(
-          deps,
-          auth,
-          signal,
-          input.spreadsheetId,
-          input.valueInputOption,
+        return answerWrite(
+          context,
+          input,
+          before?.[0] && {
+            tool: 'write_range',
+            areas: [valueArea(before[0], input.values, data.updatedData?.values ?? undefined)],
+            raw: input.valueInputOption === 'RAW',
+          },
           [{ range: result.updatedRange, values: input.values }],
+          result,
+          `Updated ${result.updatedCells} cells in ${result.updatedRange}`,
         );
-        return {
-          structuredContent: { ...result, ...formulas.output, ...(changeId ? { changeId } : {}) },
-          text: `Updated ${result.updatedCells} cells in ${result.updatedRange}${formulas.clause}.${changeNote(changeId)}${formulas.list}`,
-        };
       },
     }),
 
@@ -315,41 +330,27 @@ export function valueWriteTools(deps: ToolDeps) {
         );
         const total =
           response.totalUpdatedCells ?? responses.reduce((sum, update) => sum + update.updatedCells, 0);
-        const changeId =
-          journal && before
-            ? recordValueChange(journal, auth, {
-                tool: 'write_ranges',
-                spreadsheetId: input.spreadsheetId,
-                areas: input.data.map((entry, index) =>
-                  valueArea(
-                    before[index]!,
-                    entry.values,
-                    response.responses?.[index]?.updatedData?.values ?? undefined,
-                  ),
-                ),
-                raw: input.valueInputOption === 'RAW',
-              })
-            : undefined;
-        const formulas = await checkWrittenFormulas(
-          deps,
-          auth,
-          signal,
-          input.spreadsheetId,
-          input.valueInputOption,
+        return answerWrite(
+          context,
+          input,
+          before && {
+            tool: 'write_ranges',
+            areas: input.data.map((entry, index) =>
+              valueArea(
+                before[index]!,
+                entry.values,
+                response.responses?.[index]?.updatedData?.values ?? undefined,
+              ),
+            ),
+            raw: input.valueInputOption === 'RAW',
+          },
           input.data.map((entry, index) => ({
             range: responses[index]?.updatedRange ?? normalizeRange(entry.range),
             values: entry.values,
           })),
+          { totalUpdatedCells: total, responses },
+          `Updated ${total} cells in ${responses.length} ranges`,
         );
-        return {
-          structuredContent: {
-            totalUpdatedCells: total,
-            responses,
-            ...formulas.output,
-            ...(changeId ? { changeId } : {}),
-          },
-          text: `Updated ${total} cells in ${responses.length} ranges${formulas.clause}.${changeNote(changeId)}${formulas.list}`,
-        };
       },
     }),
 
@@ -412,27 +413,18 @@ export function valueWriteTools(deps: ToolDeps) {
               data.updates?.updatedData?.values ?? undefined,
             )
           : undefined;
-        const changeId =
-          journal && area
-            ? recordValueChange(journal, auth, {
-                tool: 'append_rows',
-                spreadsheetId: input.spreadsheetId,
-                areas: [area],
-                insertedRows: { sheet: area.sheet, start: area.top, end: area.top + input.values.length },
-              })
-            : undefined;
-        const formulas = await checkWrittenFormulas(
-          deps,
-          auth,
-          signal,
-          input.spreadsheetId,
-          input.valueInputOption,
+        return answerWrite(
+          context,
+          input,
+          area && {
+            tool: 'append_rows',
+            areas: [area],
+            insertedRows: { sheet: area.sheet, start: area.top, end: area.top + input.values.length },
+          },
           [{ range: result.updatedRange, values: input.values }],
+          result,
+          `Appended ${amount(result.updatedRows, 'row')} at ${result.updatedRange}`,
         );
-        return {
-          structuredContent: { ...result, ...formulas.output, ...(changeId ? { changeId } : {}) },
-          text: `Appended ${amount(result.updatedRows, 'row')} at ${result.updatedRange}${formulas.clause}.${changeNote(changeId)}${formulas.list}`,
-        };
       },
     }),
 
