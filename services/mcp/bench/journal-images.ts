@@ -131,6 +131,17 @@ const CASES: Case[] = [
     },
   },
   {
+    name: 'sort_range past the cell bound at its before-read: 9,000 × 6 cells',
+    tool: 'sort_range',
+    async prepare(under) {
+      const spreadsheetId = await seedOne(
+        under,
+        grid(9_000, 6, (row, column) => (column === 1 ? (row * 7919) % 9_000 : `r${row}c${column}`)),
+      );
+      return { spreadsheetId, range: 'Sheet1!A1:F9000', sortBy: [{ column: 'B' }] };
+    },
+  },
+  {
     name: 'format_range past the cell bound: 5,001 × 10 cells',
     tool: 'format_range',
     async prepare(under) {
