@@ -198,9 +198,12 @@ export function chartView(
   const a1 = (range: sheets_v4.Schema$GridRange | undefined) => (range ? a1Of(range, tabs) : null);
   const pie = spec?.pieChart;
   const basic = spec?.basicChart;
-  const seriesRanges = pie
-    ? [firstSource(pie.series)]
-    : (basic?.series ?? []).flatMap((each) => each.series?.sourceRange?.sources ?? []);
+  // A domain or series of several sources (made in Sheets) is shown as its ranges, comma-separated.
+  const ranges = (data: sheets_v4.Schema$ChartData | undefined) => {
+    const sources = data?.sourceRange?.sources ?? [];
+    return sources.length === 0 ? null : sources.map((range) => a1Of(range, tabs)).join(',');
+  };
+  const seriesRanges = pie ? [ranges(pie.series)] : (basic?.series ?? []).map((each) => ranges(each.series));
   const legend = pie?.legendPosition ?? basic?.legendPosition;
   return {
     chartId: chart.chartId ?? null,
@@ -220,8 +223,8 @@ export function chartView(
       : null,
     width: overlay ? (overlay.widthPixels ?? null) : null,
     height: overlay ? (overlay.heightPixels ?? null) : null,
-    domain: a1(pie ? firstSource(pie.domain) : firstSource(basic?.domains?.[0]?.domain)),
-    series: seriesRanges.filter((range) => range !== undefined).map((range) => a1Of(range, tabs)),
+    domain: ranges(pie ? pie.domain : basic?.domains?.[0]?.domain),
+    series: seriesRanges.filter((range) => range !== null),
     legendPosition: legend
       ? (Object.entries(LEGENDS).find(([, each]) => each === legend)?.[0] ??
         legend.replace(/_LEGEND$/, '').toLowerCase())

@@ -1,10 +1,10 @@
 /**
- * Charts (docs/design.md §11): column, bar, line, area, pie and scatter charts from a range whose
- * first column is the labels (a scatter chart's x values) and whose other columns are the series,
- * over a tab at an anchor cell or alone on a sheet of their own. Each reads the tabs and their
- * charts in one `spreadsheets.get` with a field mask (and, for a range, its values in one
- * `values.get`, so that an empty range or one without numbers is refused before Google draws an
- * empty chart), then sends one `spreadsheets.batchUpdate`.
+ * Charts (docs/design.md §11): column, bar, line, area, pie and scatter charts of a domain column
+ * (the labels, a scatter chart's x values) and series columns, given as a block, chosen columns or
+ * ranges (chart-data.ts), over a tab at an anchor cell or alone on a sheet of their own. Each reads
+ * the tabs and their charts in one `spreadsheets.get` with a field mask (and, for new data, its
+ * values in one read, so that an empty range or a series without numbers is refused before Google
+ * draws an empty chart), then sends one `spreadsheets.batchUpdate`.
  */
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
@@ -12,13 +12,14 @@ import { ToolError } from '../../../errors/tool-error.ts';
 import { amount, quotedName } from '../../guards/loss-phrases.ts';
 import { splitRange } from '../../kit/a1.ts';
 import { CHANGE, READ } from '../../kit/annotations.ts';
-import { a1Range, dryRun, dryRunOutput, perTabListInput, spreadsheetId } from '../../kit/common-schemas.ts';
+import { dryRun, dryRunOutput, perTabListInput, spreadsheetId } from '../../kit/common-schemas.ts';
 import { firstVisibleTab, TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import { a1Of, gridRangeOf, type Tab, tabById, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
 import { defineTool, type ToolContext } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
+import { type ChartDataRequest, chartDataInput, chartDataOf, checkDataRequest } from './chart-data.ts';
 import {
   CHART_TYPES,
   type ChartShape,
@@ -32,8 +33,6 @@ import {
 
 /** Google's size of an overlaid chart when none is given. */
 const DEFAULT_SIZE = { width: 600, height: 371 };
-/** Series beyond this many make an unreadable chart and a huge spec; Sheets itself stops near here. */
-const MAX_SERIES = 50;
 
 const CHARTS_FIELDS = `sheets(properties(sheetType,${TAB_PROPERTY_FIELDS}),charts(chartId,spec,position)),namedRanges(namedRangeId,name,range)`;
 
@@ -149,66 +148,39 @@ export function chartTools(deps: ToolDeps) {
     return gridRangeOf(range, read.tabs, read.namedRanges);
   }
 
-  /**
-   * The domain and series columns of a data range, read from Google: its first row is the header
-   * (when `headerRow`), its first column the labels; open ends stop at the data. Refused when it
-   * is empty, has no column of values, or no number to plot.
-   */
-  /** The chart data of `range` in spreadsheet `id`: its values read once, as domain and series. */
-  async function dataOf(
-    { auth: { userId }, signal }: ToolContext,
-    id: string,
-    read: ChartsRead,
-    range: string,
-    headerRow: boolean,
-  ) {
-    const { range: grid, tab } = cellsOf(read, range, 'the range');
+  /** The unformatted values of each range: one values.get, or one values.batchGet for several. */
+  async function valuesOf({ auth: { userId }, signal }: ToolContext, id: string, ranges: string[]) {
+    if (ranges.length === 1) {
+      const { data } = await callGoogle(userId, signal, (request) =>
+        sheets.spreadsheets.values.get(
+          { spreadsheetId: id, range: ranges[0]!, valueRenderOption: 'UNFORMATTED_VALUE' },
+          request,
+        ),
+      );
+      return [(data.values ?? []) as unknown[][]];
+    }
     const { data } = await callGoogle(userId, signal, (request) =>
-      sheets.spreadsheets.values.get(
-        { spreadsheetId: id, range: a1Of(grid, read.tabs), valueRenderOption: 'UNFORMATTED_VALUE' },
+      sheets.spreadsheets.values.batchGet(
+        { spreadsheetId: id, ranges, valueRenderOption: 'UNFORMATTED_VALUE' },
         request,
       ),
     );
-    const values = (data.values ?? []) as unknown[][];
-    const filled = (cell: unknown) => cell !== undefined && cell !== null && cell !== '';
-    const shown = a1Of(grid, read.tabs);
-    if (!values.some((row) => row.some(filled)))
-      throw new ToolError(
-        `${shown} is empty: a chart needs ${headerRow ? 'a header row and ' : ''}rows of values, the labels in the first column and numbers in the others`,
-      );
-    const startRow = grid.startRowIndex ?? 0;
-    const startColumn = grid.startColumnIndex ?? 0;
-    const endRow = grid.endRowIndex ?? startRow + values.length;
-    const width = Math.max(...values.map((row) => row.length));
-    const endColumn = grid.endColumnIndex ?? startColumn + width;
-    const columns = endColumn - startColumn;
-    if (columns < 2)
-      throw new ToolError(
-        `${shown} has one column: a chart needs the labels (or x values) in the first column and at least one column of numbers beside it`,
-      );
-    if (columns - 1 > MAX_SERIES)
-      throw new ToolError(`${shown} has ${columns - 1} series columns; a chart takes at most ${MAX_SERIES}`);
-    const body = values.slice(headerRow ? 1 : 0);
-    if (body.length === 0 || endRow - startRow < (headerRow ? 2 : 1))
-      throw new ToolError(`${shown} has only its header row: a chart needs rows of values below it`);
-    if (!body.some((row) => row.slice(1).some((cell) => typeof cell === 'number')))
-      throw new ToolError(
-        `${shown} has no numbers in its series columns (every column after the first): a chart plots numbers`,
-      );
-    const column = (index: number): sheets_v4.Schema$GridRange => ({
-      sheetId: tab.sheetId,
-      startRowIndex: startRow,
-      endRowIndex: endRow,
-      startColumnIndex: index,
-      endColumnIndex: index + 1,
+    return (data.valueRanges ?? []).map((each) => (each.values ?? []) as unknown[][]);
+  }
+
+  /** The chart data a request names in spreadsheet `id`, its values read once and checked. */
+  function dataOf(
+    context: ToolContext,
+    id: string,
+    read: ChartsRead,
+    request: ChartDataRequest,
+    headerRow: boolean,
+  ) {
+    return chartDataOf(request, headerRow, {
+      tabs: read.tabs,
+      gridOf: (range, what) => cellsOf(read, range, what),
+      valuesOf: (ranges) => valuesOf(context, id, ranges),
     });
-    return {
-      tab,
-      domain: column(startColumn),
-      series: Array.from({ length: columns - 1 }, (_, index) => column(startColumn + 1 + index)),
-      /** The data's first row and the first column after it: where a chart goes by default. */
-      beside: { row: startRow, column: endColumn },
-    };
   }
 
   /**
@@ -267,15 +239,13 @@ export function chartTools(deps: ToolDeps) {
       toolset: 'charts',
       title: 'Add a chart',
       description:
-        'Adds a column, bar, line, area, pie or scatter chart of a range: its first row the header (naming the series), its first column the labels (a scatter chart’s x values), each other column a series (a pie chart: one). Placed over a tab at anchorCell (by default right of the data), or alone on a new sheet (newSheet).',
+        'Adds a column, bar, line, area, pie or scatter chart of a range (first row the header naming the series, first column the labels or x values, each other column a series; a pie: one), of chosen columns of it, or of domain and series. Placed over a tab at anchorCell (by default right of the data), or alone on a new sheet (newSheet).',
       scope: 'sheets:write',
       annotations: CHANGE,
       inputSchema: z.object({
         spreadsheetId,
         type: z.enum(CHART_TYPES),
-        range: a1Range.describe(
-          "The data, e.g. 'Sales'!A1:C13: header row first, labels in the first column.",
-        ),
+        ...chartDataInput,
         headerRow: z.boolean().default(true).describe('The first row names the series (default true).'),
         title: chartTitle.optional(),
         xAxisTitle: axisTitle.optional().describe('Title of the horizontal axis.'),
@@ -292,8 +262,9 @@ export function chartTools(deps: ToolDeps) {
       async run(input, context) {
         const { auth, signal } = context;
         checkPlacement(input);
+        checkDataRequest(input, false);
         const read = await readCharts(auth.userId, signal, input.spreadsheetId);
-        const data = await dataOf(context, input.spreadsheetId, read, input.range, input.headerRow);
+        const data = await dataOf(context, input.spreadsheetId, read, input, input.headerRow);
         const shape: ChartShape = {
           type: input.type,
           title: input.title || null,
@@ -374,18 +345,15 @@ export function chartTools(deps: ToolDeps) {
       toolset: 'charts',
       title: 'Change a chart',
       description:
-        'Changes a chart (chartId from list_charts): its type, title, data range, legend, axis titles or stacking, and/or moves or resizes it (anchorCell, width, height) or puts it on a sheet of its own (newSheet). What is not given is kept; an empty title or axis title removes it.',
+        'Changes a chart (chartId from list_charts): type, title, data (as add_chart; domain or series alone keeps the other), legend, axis titles, stacking; moves or resizes it (anchorCell, width, height) or puts it on its own sheet (newSheet). What is not given is kept; an empty title or axis title removes it.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({
         spreadsheetId,
         chartId,
         type: z.enum(CHART_TYPES).optional(),
-        range: a1Range.optional().describe('New data: header row first, labels in the first column.'),
-        headerRow: z
-          .boolean()
-          .optional()
-          .describe('With range: the first row names the series (default true).'),
+        ...chartDataInput,
+        headerRow: z.boolean().optional().describe('With new data: the first row names the series.'),
         title: chartTitle.optional(),
         xAxisTitle: axisTitle.optional(),
         yAxisTitle: axisTitle.optional(),
@@ -404,6 +372,9 @@ export function chartTools(deps: ToolDeps) {
           [
             'type',
             'range',
+            'columns',
+            'domain',
+            'series',
             'headerRow',
             'title',
             'xAxisTitle',
@@ -419,10 +390,14 @@ export function chartTools(deps: ToolDeps) {
           input.height !== undefined;
         if (specChanges.length === 0 && !moves)
           throw new ToolError(
-            'give what to change: type, range, title, xAxisTitle, yAxisTitle, legendPosition, stacked, or anchorCell, width, height, newSheet',
+            'give what to change: type, range, domain, series, title, xAxisTitle, yAxisTitle, legendPosition, stacked, or anchorCell, width, height, newSheet',
           );
-        if (input.headerRow !== undefined && input.range === undefined)
-          throw new ToolError('headerRow goes with range: give the range it describes');
+        checkDataRequest(input, true);
+        const newData = ([input.range, input.columns, input.domain, input.series] as unknown[]).some(
+          (each) => each !== undefined,
+        );
+        if (input.headerRow !== undefined && !newData)
+          throw new ToolError('headerRow goes with range, domain or series: give the data it describes');
         const read = await readCharts(auth.userId, signal, input.spreadsheetId);
         const placed = chartCalled(read, input.chartId);
         const previous = viewOf(read, placed);
@@ -431,17 +406,21 @@ export function chartTools(deps: ToolDeps) {
         if (specChanges.length > 0) {
           const shape = shapeOf(placed.chart.spec, input.chartId);
           const type = input.type ?? shape.type;
-          if (input.range !== undefined) {
-            const data = await dataOf(
-              context,
-              input.spreadsheetId,
-              read,
-              input.range,
-              input.headerRow ?? true,
-            );
+          if (newData) {
+            // Domain or series alone keeps the chart's other part, and whether it counts a header.
+            const keeps =
+              input.range === undefined && (input.domain === undefined || input.series === undefined);
+            const request: ChartDataRequest = keeps
+              ? {
+                  domain: input.domain ?? a1Of(shape.domain, read.tabs),
+                  series: input.series ?? shape.series.map((range) => a1Of(range, read.tabs)),
+                }
+              : input;
+            const headerRow = input.headerRow ?? (keeps ? shape.headerRow : true);
+            const data = await dataOf(context, input.spreadsheetId, read, request, headerRow);
             shape.domain = data.domain;
             shape.series = data.series;
-            shape.headerRow = input.headerRow ?? true;
+            shape.headerRow = headerRow;
           }
           const changed: ChartShape = {
             ...shape,
