@@ -107,6 +107,18 @@ function checkChartData(
     throw problem('ChartSourceRange ranges require all rows or all columns to have length of 1');
 }
 
+/**
+ * A domain and series may each be several ranges, but as many as one another: "The domain (if it
+ * exists) & all series must have the same number of source ranges" (ChartSourceRange.sources,
+ * https://developers.google.com/workspace/sheets/api/reference/rest/v4/spreadsheets/charts#ChartSourceRange).
+ * A series from any column or sheet, one source each, is valid: Google's own example is "domain
+ * sources: A1:A5, series1 sources: B1:B5, series2 sources: D6:D10".
+ */
+function checkSourceCounts(data: Array<sheets_v4.Schema$ChartData | null | undefined>): void {
+  const counts = new Set(data.map((each) => each?.sourceRange?.sources?.length ?? 0));
+  if (counts.size > 1) throw problem('The domain and all series must have the same number of source ranges.');
+}
+
 /** A ChartSpec as Google checks it for the kinds the emulator knows. */
 function checkSpec(spreadsheet: SpreadsheetModel, spec: ChartSpec | null | undefined): void {
   if (!spec) throw problem('spec is required.');
@@ -137,6 +149,10 @@ function checkSpec(spreadsheet: SpreadsheetModel, spec: ChartSpec | null | undef
       enumValue(series.targetAxis, AXIS_POSITIONS, 'spec.basic_chart.series.target_axis');
       enumValue(series.type, SERIES_TYPES, 'spec.basic_chart.series.type');
     }
+    checkSourceCounts([
+      ...(basic.domains ?? []).map((domain) => domain.domain),
+      ...(basic.series ?? []).map((series) => series.series),
+    ]);
     return;
   }
   if (kind === 'pieChart') {
@@ -146,6 +162,7 @@ function checkSpec(spreadsheet: SpreadsheetModel, spec: ChartSpec | null | undef
       throw problem('pieHole must be between 0 and 1.');
     checkChartData(spreadsheet, pie.domain, 'pieChart.domain');
     checkChartData(spreadsheet, pie.series, 'pieChart.series');
+    checkSourceCounts([pie.domain, pie.series]);
     return;
   }
   throw problem(`${kind} is not supported by the Sheetgate Google emulator.`);
