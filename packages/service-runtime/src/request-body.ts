@@ -10,12 +10,15 @@ const DEFAULT_DRAIN_LIMIT = 8 * 1024 * 1024;
  * while the client is still sending makes Node close a socket with unread data, which resets the
  * connection: a client sees an error instead of the 413, and a proxy in front (the local gateway,
  * an ingress) reports it as 502. Bodies declared or found larger than `drainLimit` are not read;
- * the caller should then send `Connection: close`.
+ * the caller should then send `Connection: close`. `pastLimit`, when given, is handed every chunk
+ * of a body over the limit, from its first byte, in order, as it arrives (and none is kept): a
+ * caller may learn what such a body is without holding it.
  */
 export function readBodyUpTo(
   req: IncomingMessage,
   limit: number,
   drainLimit = DEFAULT_DRAIN_LIMIT,
+  pastLimit?: (chunk: Buffer) => void,
 ): Promise<Buffer | undefined> {
   const declared = Number(req.headers['content-length'] ?? Number.NaN);
   if (declared > drainLimit) return Promise.resolve(undefined);
@@ -36,6 +39,10 @@ export function readBodyUpTo(
         return;
       }
       if (size <= limit) chunks.push(chunk);
+      else if (pastLimit) {
+        for (const kept of chunks.splice(0)) pastLimit(kept);
+        pastLimit(chunk);
+      }
     };
     const onEnd = () => {
       stop();

@@ -71,6 +71,31 @@ describe('readBodyUpTo', () => {
     }
   });
 
+  it('hands every byte of a body over the limit to pastLimit, in order, and none of one within it', async () => {
+    const handed: Buffer[] = [];
+    const server = http.createServer(async (req, res) => {
+      const body = await readBodyUpTo(req, 4 * 1024, 1024 * 1024, (chunk) => handed.push(chunk));
+      res.writeHead(body ? 200 : 413, { connection: 'close' }).end();
+    });
+    servers.push(server);
+    await listen(server, 0, '127.0.0.1', 'TEST_PORT');
+    const port = (server.address() as AddressInfo).port;
+    const send = (body: Buffer) =>
+      new Promise<number>((resolve, reject) => {
+        const request = http.request({ port, method: 'POST' }, (response) => resolve(response.statusCode!));
+        request.on('error', reject);
+        // In 1 KiB writes, so that the limit is crossed within a later chunk.
+        for (let at = 0; at < body.length; at += 1024) request.write(body.subarray(at, at + 1024));
+        request.end();
+      });
+    const within = Buffer.alloc(4 * 1024, 'w');
+    expect(await send(within)).toBe(200);
+    expect(handed).toEqual([]);
+    const over = Buffer.from(Array.from({ length: 40 * 1024 }, (_, index) => 97 + (index % 26)));
+    expect(await send(over)).toBe(413);
+    expect(Buffer.concat(handed).equals(over)).toBe(true);
+  });
+
   it('does not read a body declared larger than what it drains', async () => {
     let read = 0;
     const server = http.createServer(async (req, res) => {
