@@ -13,6 +13,7 @@ let stack: McpUnderTest;
 let alice: Client;
 let budget: string;
 let contacts: string;
+let household: string;
 
 interface Listed {
   changeId: string;
@@ -42,7 +43,7 @@ async function sheetIdOf(spreadsheetId: string, title: string): Promise<number> 
 beforeAll(async () => {
   stack = await startMcpUnderTest();
   const { userId } = await stack.signIn('alice@example.com');
-  [budget, contacts] = (await stack.seed('alice@example.com', [
+  [budget, contacts, household] = (await stack.seed('alice@example.com', [
     {
       name: 'Budget',
       sheets: [
@@ -59,7 +60,22 @@ beforeAll(async () => {
       ],
     },
     { name: 'Contacts', sheets: [{ title: 'People', values: [['Ann'], ['Bo']] }] },
-  ])) as [string, string];
+    {
+      name: 'Household',
+      sheets: [
+        {
+          title: 'Expenses',
+          values: [
+            ['Category', 'Amount', 'Month', 'Note'],
+            ['Rent', 900, 'May', ''],
+            ['Food', 300, 'May', ''],
+            ['Power', 80, 'May', ''],
+          ],
+        },
+        { title: 'Summary', values: [['Total'], ['=SUM(Expenses!B2:B4)']] },
+      ],
+    },
+  ])) as [string, string, string];
   alice = await stack.connectClient(userId, 'log-words');
 });
 afterAll(async () => {
@@ -122,7 +138,7 @@ describe('list_changes says what each change did', () => {
       expect(text).toContain(`spreadsheet ${budget}: ${change.summary} (${change.tool}`);
     }
     expect(changes[0]!.undo).toContain('recreates the tab "Q3"');
-    expect(changes.at(-1)!.undo).toContain('restores Sheet1!A2:C3 as it was before');
+    expect(changes.at(-1)!.undo).toContain('puts back the values of Sheet1!A2:C3');
     expect(changes.at(-1)!.changeId).toBe(wrote.structured.changeId);
   });
 
@@ -202,5 +218,59 @@ describe('undo_change names what it touched', () => {
     expect(refused.text).toContain('changed since');
     expect(refused.text).toContain(`Spreadsheet ${budget}`);
     expect(refused.text).toContain('wrote 1 cell of Sheet1!F1');
+  });
+});
+
+describe('structure changes: the log and undo say what undo does', () => {
+  it('names the action for formats, a freeze, a chart, a rename and a sort, in list_changes and undo_change alike', async () => {
+    const expenses = await sheetIdOf(household, 'Expenses');
+    const on = { spreadsheetId: household };
+    const formatted = await ok('format_range', { ...on, range: 'Expenses!A1:D1', bold: true });
+    const frozen = await ok('freeze', { ...on, sheetId: expenses, rows: 1 });
+    const charted = await ok('add_chart', {
+      ...on,
+      type: 'column',
+      range: 'Expenses!A1:B4',
+      title: 'Totals by category',
+    });
+    const chartId = charted.structured.chartId as number;
+    const renamed = await ok('rename_sheet', {
+      ...on,
+      sheetId: await sheetIdOf(household, 'Summary'),
+      title: 'Totals',
+    });
+    const sorted = await ok('sort_range', { ...on, range: 'Expenses!A2:B4', sortBy: [{ column: 'B' }] });
+
+    const chart = `the chart "Totals by category" (id ${chartId}) on the tab "Expenses"`;
+    const expected = new Map([
+      [formatted, ['bold on 4 cells of Expenses!A1:D1', 'puts back the formats of Expenses!A1:D1']],
+      [frozen, ['froze 1 row of the tab "Expenses"', 'unfreezes the rows of the tab "Expenses"']],
+      [charted, [`added ${chart}`, `deletes ${chart}`]],
+      [renamed, ['renamed the tab "Summary" to "Totals"', 'renames the tab "Totals" back to "Summary"']],
+      [
+        sorted,
+        [
+          'sorted the rows of Expenses!A2:B4 (4 cells moved)',
+          'puts back the order of the rows of Expenses!A2:B4',
+        ],
+      ],
+    ]);
+    const { changes } = await listed(on);
+    for (const [answer, [summary, undo]] of expected) {
+      const change = changes.find((each) => each.changeId === answer.structured.changeId);
+      expect(change?.summary, answer.text).toBe(summary);
+      expect(change?.undo).toBe(`undo_change {"changeId":"${change?.changeId}"} ${undo}.`);
+    }
+
+    // The dry run says the same action; the undo says it was done.
+    const dry = await ok('undo_change', { changeId: charted.structured.changeId, dryRun: true });
+    expect(dry.structured.restored).toEqual([`delete ${chart}`]);
+    expect(dry.text).toContain(`would delete ${chart}. Nothing was changed.`);
+    const back = await ok('undo_change', { changeId: renamed.structured.changeId });
+    expect(back.structured.restored).toEqual(['rename the tab "Totals" back to "Summary"']);
+    expect(back.text).toContain(
+      `Undid change ${renamed.structured.changeId}: renamed the tab "Totals" back to "Summary".`,
+    );
+    expect(await sheetIdOf(household, 'Summary')).toBeTypeOf('number');
   });
 });

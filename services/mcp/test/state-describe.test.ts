@@ -70,7 +70,7 @@ describe('describeStateChange', () => {
       'changed conditional format rule 2 of 2 on Sheet1!B2:B300',
     );
     expect(describeStateChange(list(r1, r2), list(r2, r1)).summary).toBe(
-      'reordered the conditional format rules of Sheet1',
+      'reordered the conditional format rules of the tab "Sheet1"',
     );
   });
 
@@ -95,12 +95,12 @@ describe('describeStateChange', () => {
     });
     const { summary, ranges } = describeStateChange(before, after);
     expect(summary.split('; ')).toEqual([
-      "deleted chart 'Sales' on Dashboard",
-      'added named range Items (Sheet1!A1:A10)',
-      "added table 'Jobs' on Sheet1!A1:C10",
-      'added alternating colours to Sheet1!A1:C10',
-      'protected Sheet1!A1:C1',
-      "added filter view 'Big' on Sheet1",
+      'deleted the chart "Sales" (id 7) on the tab "Dashboard"',
+      'added the named range "Items" (Sheet1!A1:A10)',
+      'added the table "Jobs" on Sheet1!A1:C10',
+      'added the alternating colours of Sheet1!A1:C10',
+      'added the protection of Sheet1!A1:C1',
+      'added the filter view "Big" on Sheet1!A1:C10',
     ]);
     expect(ranges).toEqual(['Dashboard', 'Sheet1!A1:A10', 'Sheet1!A1:C10', 'Sheet1!A1:C1']);
   });
@@ -132,7 +132,7 @@ describe('describeStateChange', () => {
     });
     expect(describeStateChange(before, after)).toEqual({
       summary:
-        "added tab 'Q3'; deleted tab 'Old'; hid tab 'Sheet1'; froze 1 row of Sheet1; merged Sheet1!A1:C1; hid 2 rows of Sheet1!2:3",
+        'added the tab "Q3"; deleted the tab "Old"; hid the tab "Sheet1"; froze 1 row of the tab "Sheet1"; merged Sheet1!A1:C1; hid 2 rows of Sheet1!2:3',
       ranges: ['Q3', 'Old', 'Sheet1', 'Sheet1!A1:C1', 'Sheet1!2:3'],
       cells: 0,
       rows: 2,

@@ -174,7 +174,9 @@ describe('cells', () => {
         },
       ],
     });
-    expect(restore.restored).toEqual(['Data!A1:D6']);
+    expect(restore.restored).toEqual([
+      'put back the values, formats, notes and data validation of Data!A1:D6',
+    ]);
   });
 
   it('leaves a cell the change did not alter with its later value, inside the area too', async () => {
@@ -241,7 +243,11 @@ describe('merges', () => {
         { unmergeCells: { range: range(6, 7, 0, 2) } },
       ],
     });
-    expect(restore.restored).toEqual(['Data!B1:C1', 'Data!A1:C1 (unmerged)', 'the merge Data!A7:B7']);
+    expect(restore.restored).toEqual([
+      'put back the values of Data!B1:C1',
+      'unmerge Data!A1:C1',
+      'merge Data!A7:B7 again',
+    ]);
   });
 });
 
@@ -616,7 +622,7 @@ describe('tab properties, sizes and tabs', () => {
         { deleteSheet: { sheetId: OTHER } },
       ],
     });
-    expect(restore.restored).toContain("the tab 'Other'");
-    expect(restore.restored).toContain("the tab 'Q3' (removed)");
+    expect(restore.restored).toContain('add back the tab "Other"');
+    expect(restore.restored).toContain('delete the tab "Q3"');
   });
 });

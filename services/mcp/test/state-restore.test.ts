@@ -38,7 +38,7 @@ describe('cells', () => {
     });
     const { requests, changedSince, restored } = restoreState({ before, after }, now);
     expect(changedSince).toEqual([]);
-    expect(restored).toEqual(['Sheet1!B1:C2']);
+    expect(restored).toEqual(['put back the values of Sheet1!B1:C2']);
     expect(requests).toEqual([
       {
         updateCells: {
@@ -107,7 +107,7 @@ describe('cells', () => {
     const empty = image({ cells: [area([], { top: 4, left: 1 })] });
     const written = image({ cells: [area([['x', 'y'], ['z']], { top: 4, left: 1 })] });
     const { requests, restored } = restoreState({ before: empty, after: written }, written);
-    expect(restored).toEqual(['Sheet1!B5:C6']);
+    expect(restored).toEqual(['put back the values of Sheet1!B5:C6']);
     expect(requests[0]?.updateCells).toEqual({
       range: grid(0, 4, 6, 1, 3),
       fields: 'userEnteredValue',
@@ -181,7 +181,7 @@ describe('cells', () => {
     const now = image({ cells: [area([['a']], { sheetId: 5, sheet: 'Other' })] });
     const { requests, changedSince } = restoreState({ before, after }, now);
     expect(requests).toEqual([]);
-    expect(changedSince).toEqual(["the tab 'Sheet1' (deleted since)"]);
+    expect(changedSince).toEqual(['the tab "Sheet1" (deleted since)']);
   });
 
   it("quotes a tab's title in the cells it names", () => {
@@ -194,7 +194,7 @@ describe('cells', () => {
       image({ cells: [area([['c']], options)] }),
     );
     expect(changedSince).toEqual(["'Q1 ''final'''!A1"]);
-    expect(restored).toEqual(["'Q1 ''final'''!A1"]);
+    expect(restored).toEqual(["put back the values of 'Q1 ''final'''!A1"]);
   });
 });
 
@@ -215,7 +215,11 @@ describe('merges', () => {
     expect(kinds(requests)).toEqual(['unmergeCells', 'updateCells', 'mergeCells']);
     expect(requests[0]).toEqual({ unmergeCells: { range: grid(0, 0, 1, 0, 3) } });
     expect(requests[2]).toEqual({ mergeCells: { range: grid(0, 1, 2, 0, 2), mergeType: 'MERGE_ALL' } });
-    expect(restored).toEqual(['Sheet1!B1:C1', 'Sheet1!A1:C1 (unmerged)', 'the merge Sheet1!A2:B2']);
+    expect(restored).toEqual([
+      'put back the values of Sheet1!B1:C1',
+      'unmerge Sheet1!A1:C1',
+      'merge Sheet1!A2:B2 again',
+    ]);
   });
 
   it('names a merge unmerged since, and one merged over since (unmerging it to restore)', () => {
@@ -255,7 +259,7 @@ describe('conditional formats', () => {
   it('restores the whole list in order: the current rules deleted from the last, the earlier ones added by index', () => {
     const { requests, changedSince, restored } = restoreState({ before, after }, after);
     expect(changedSince).toEqual([]);
-    expect(restored).toEqual(['the conditional format rules of Sheet1']);
+    expect(restored).toEqual(['remove conditional format rule 2 on Sheet1!C2:C300']);
     expect(requests).toEqual([
       { deleteConditionalFormatRule: { sheetId: 0, index: 2 } },
       { deleteConditionalFormatRule: { sheetId: 0, index: 1 } },
@@ -268,7 +272,7 @@ describe('conditional formats', () => {
   it('names the rule list when it changed since, and deletes the rules there now', () => {
     const now = image({ sheets: [sheet(0, { title: 'Sheet1', conditionalFormats: [r1, r3, r2, r3] })] });
     const { requests, changedSince } = restoreState({ before, after }, now);
-    expect(changedSince).toEqual(['the conditional format rules of Sheet1']);
+    expect(changedSince).toEqual(['the conditional format rules of the tab "Sheet1"']);
     expect(requests.filter((request) => request.deleteConditionalFormatRule)).toHaveLength(4);
   });
 
@@ -296,7 +300,7 @@ describe('the basic filter', () => {
     expect(restoreState({ before: none, after: set }, set)).toEqual({
       requests: [{ clearBasicFilter: { sheetId: 0 } }],
       changedSince: [],
-      restored: ['the filter of Sheet1'],
+      restored: ['clear the filter on Sheet1!A1:C10'],
     });
   });
 
@@ -311,7 +315,9 @@ describe('the basic filter', () => {
     const now = image({
       sheets: [sheet(0, { title: 'Sheet1', basicFilter: { range: grid(0, 0, 5, 0, 2) } })],
     });
-    expect(restoreState({ before: none, after: set }, now).changedSince).toEqual(['the filter of Sheet1']);
+    expect(restoreState({ before: none, after: set }, now).changedSince).toEqual([
+      'the filter of the tab "Sheet1"',
+    ]);
   });
 });
 
@@ -327,7 +333,7 @@ describe('objects kept by id', () => {
       withCharts(sales, other),
     );
     expect(requests).toEqual([{ deleteEmbeddedObject: { objectId: 7 } }]);
-    expect(restored).toEqual(["chart 7 ('Sales') (removed)"]);
+    expect(restored).toEqual(['delete the chart "Sales" (id 7) on the tab "Sheet1"']);
     expect(changedSince).toEqual([]);
   });
 
@@ -339,7 +345,7 @@ describe('objects kept by id', () => {
     expect(requests).toEqual([
       { addChart: { chart: { chartId: 7, spec: sales.spec, position: sales.position } } },
     ]);
-    expect(restored).toEqual(["chart 7 ('Sales')"]);
+    expect(restored).toEqual(['add back the chart "Sales" (id 7) on the tab "Sheet1"']);
   });
 
   it('sets back the spec and the position of a chart the change altered', () => {
@@ -364,15 +370,15 @@ describe('objects kept by id', () => {
     later.spec!.title = 'Sales 3';
     expect(
       restoreState({ before: withCharts(sales), after: withCharts(changed) }, withCharts(later)).changedSince,
-    ).toEqual(["chart 7 ('Sales 3')"]);
+    ).toEqual(['the chart "Sales 3" (id 7)']);
     const gone = restoreState({ before: withCharts(sales), after: withCharts(changed) }, withCharts());
-    expect(gone.changedSince).toEqual(["chart 7 ('Sales 2') (deleted since)"]);
+    expect(gone.changedSince).toEqual(['the chart "Sales 2" (id 7) (deleted since)']);
     expect(kinds(gone.requests)).toEqual(['addChart']);
     const added = restoreState({ before: withCharts(), after: withCharts(sales) }, withCharts());
     expect(added).toEqual({
       requests: [],
       restored: [],
-      changedSince: ["chart 7 ('Sales') (deleted since)"],
+      changedSince: ['the chart "Sales" (id 7) (deleted since)'],
     });
   });
 
@@ -412,7 +418,7 @@ describe('objects kept by id', () => {
     const renamed = { ...view, title: 'Bigger' };
     const result = restoreState({ before: views(view), after: views(renamed) }, views(renamed));
     expect(result.requests).toEqual([{ updateFilterView: { filter: writable, fields: '*' } }]);
-    expect(result.restored).toEqual(["the filter view 'Big'"]);
+    expect(result.restored).toEqual(['put back the filter view "Bigger" on Sheet1!A1:C10 as it was']);
   });
 
   const protection: sheets_v4.Schema$ProtectedRange = {
@@ -465,7 +471,7 @@ describe('objects kept by id', () => {
     const moved = { ...banding, range: grid(0, 0, 20, 0, 3) };
     const result = restoreState({ before: bandings(banding), after: bandings(moved) }, bandings(moved));
     expect(result.requests).toEqual([{ updateBanding: { bandedRange: banding, fields: 'range' } }]);
-    expect(result.restored).toEqual(['the alternating colours of Sheet1!A1:C10']);
+    expect(result.restored).toEqual(['put back the alternating colours of Sheet1!A1:C20 as it was']);
   });
 
   const table: sheets_v4.Schema$Table = {
@@ -487,7 +493,7 @@ describe('objects kept by id', () => {
     const renamed = { ...table, name: 'Tasks', range: grid(0, 0, 8, 0, 2) };
     const result = restoreState({ before: tables(table), after: tables(renamed) }, tables(renamed));
     expect(result.requests).toEqual([{ updateTable: { table, fields: 'name,range' } }]);
-    expect(result.restored).toEqual(["the table 'Jobs'"]);
+    expect(result.restored).toEqual(['rename the table "Tasks" back to "Jobs"']);
   });
 
   const items: sheets_v4.Schema$NamedRange = {
@@ -508,7 +514,7 @@ describe('objects kept by id', () => {
     const later = { ...items, range: grid(0, 0, 30, 0, 1) };
     const result = restoreState({ before: named(items), after: named(moved) }, named(later));
     expect(result.requests).toEqual([{ updateNamedRange: { namedRange: items, fields: 'range' } }]);
-    expect(result.changedSince).toEqual(['the named range Items']);
+    expect(result.changedSince).toEqual(['the named range "Items"']);
   });
 
   it('deletes what was built on a named range before it, and adds the named range back first', () => {
@@ -552,7 +558,7 @@ describe('sheet properties', () => {
         },
       },
     ]);
-    expect(restored).toEqual(['the frozen rows of Sheet1']);
+    expect(restored).toEqual(['unfreeze the rows of the tab "Sheet1"']);
     expect(changedSince).toEqual([]);
   });
 
@@ -565,7 +571,7 @@ describe('sheet properties', () => {
       gridProperties: { rowCount: 1000, columnCount: 26, frozenColumnCount: 2 },
     });
     const { requests, changedSince } = restoreState({ before, after }, now);
-    expect(changedSince).toEqual(["the title of tab 'Again'"]);
+    expect(changedSince).toEqual(['the title of the tab "Again"']);
     expect(requests[0]?.updateSheetProperties).toEqual({
       properties: { sheetId: 0, title: 'Sheet1', hidden: false },
       fields: 'title,hidden',
@@ -627,9 +633,9 @@ describe('rows and columns', () => {
       },
     ]);
     expect(restored).toEqual([
-      'the width of Sheet1!B:C',
-      'the width of Sheet1!D:D',
-      'the visibility of Sheet1!E:E',
+      'put back the width of 2 columns of Sheet1!B:C',
+      'put back the width of 1 column of Sheet1!D:D',
+      'show 1 column of Sheet1!E:E again',
     ]);
   });
 
@@ -659,7 +665,7 @@ describe('tabs', () => {
     const { requests, restored } = restoreState({ before, after }, after);
     expect(kinds(requests)).toEqual(['deleteConditionalFormatRule', 'deleteSheet']);
     expect(requests[1]).toEqual({ deleteSheet: { sheetId: 9 } });
-    expect(restored).toContain("the tab 'Q3' (removed)");
+    expect(restored).toContain('delete the tab "Q3"');
   });
 
   it('names a tab the change added that is gone now, and asks nothing for it', () => {
@@ -668,7 +674,7 @@ describe('tabs', () => {
     const now = image({ tabs: tabs([0, 'Sheet1']) });
     expect(restoreState({ before, after }, now)).toEqual({
       requests: [],
-      changedSince: ["the tab 'Q3' (deleted since)"],
+      changedSince: ['the tab "Q3" (deleted since)'],
       restored: [],
     });
   });
@@ -705,7 +711,11 @@ describe('tabs', () => {
       },
     });
     // A title that reads like a column (OLD) is quoted.
-    expect(restored).toEqual(["the tab 'Old'", "'Old'!A1", "the merge 'Old'!A1:B1"]);
+    expect(restored).toEqual([
+      'add back the tab "Old"',
+      "put back the values of 'Old'!A1",
+      "merge 'Old'!A1:B1 again",
+    ]);
   });
 
   it('adds a deleted tab back under another title when one holds it now, and says so', () => {
@@ -713,9 +723,9 @@ describe('tabs', () => {
     const after = image({ tabs: tabs([0, 'Sheet1']) });
     const now = image({ tabs: tabs([0, 'Sheet1'], [6, 'old']) });
     const { requests, changedSince, restored } = restoreState({ before, after }, now);
-    expect(changedSince).toEqual(["a tab named 'Old' exists now"]);
+    expect(changedSince).toEqual(['a tab named "Old" exists now']);
     expect(requests[0]?.addSheet?.properties?.title).toBe('Old (restored)');
-    expect(restored).toEqual(["the tab 'Old' (as 'Old (restored)')"]);
+    expect(restored).toEqual(['add back the tab "Old" as "Old (restored)"']);
   });
 
   it('gives a deleted tab its title back after deleting the tab the change added under it', () => {

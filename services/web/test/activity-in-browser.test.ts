@@ -280,8 +280,8 @@ describe.skipIf(Boolean(missing))('Activity on the dashboard', { timeout: 120_00
       emailAddress: 'bob@example.com',
       role: 'commenter',
     });
-    await tool('format_range', { spreadsheetId, range: 'Sheet1!A1:A2', bold: true });
-    await tool('add_chart', {
+    const formatted = await tool('format_range', { spreadsheetId, range: 'Sheet1!A1:A2', bold: true });
+    const charted = await tool('add_chart', {
       spreadsheetId,
       type: 'column',
       range: 'Sheet1!A1:B2',
@@ -298,11 +298,9 @@ describe.skipIf(Boolean(missing))('Activity on the dashboard', { timeout: 120_00
 
     const changes = await listed(spreadsheetId);
     const of = (id: unknown) => changes.find((change) => change.changeId === id)!;
-    const byTool = (name: string) => changes.find((change) => change.tool === name)!;
     const families = [
-      // The structure tools' answers do not name their change (yet): found by tool.
-      { change: byTool('add_chart'), words: /chart 'Pens'/ },
-      { change: byTool('format_range'), words: /bold .*Sheet1!A1:A2/ },
+      { change: of(charted.changeId), words: /^added the chart "Pens" \(id \d+\) on the tab "Sheet1"$/ },
+      { change: of(formatted.changeId), words: /^bold on 2 cells of Sheet1!A1:A2$/ },
       { change: of(shared.changeId), words: /^shared with bob@example\.com as commenter$/ },
       { change: of(deleted.changeId), words: /^deleted the tab "Q3" \([\d,]+ rows, 1 cell\)$/ },
       { change: of(noted.changeId), words: /^set notes on 1 cell of Sheet1!A1$/ },

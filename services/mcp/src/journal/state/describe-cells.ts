@@ -1,4 +1,5 @@
 import type { sheets_v4 } from 'googleapis';
+import { listed } from '../../tools/guards/loss-phrases.ts';
 import { sameContent } from './state-compare.ts';
 import { type CellAreaDiff, type CellChange, changesSpan } from './state-diff.ts';
 import { a1Range, counted, type TabTitles } from './state-words.ts';
@@ -80,11 +81,59 @@ function changeWords(change: CellChange): Set<string> {
   return words;
 }
 
-/** `bold, background colour on 12 cells of Sheet1!A1:C4`, `set data validation on 300 cells of …`. */
-export function describeCells(diff: CellAreaDiff, titles: TabTitles): { phrase: string; range: string } {
+/** What undo puts back of a cell, by the words for what changed: each format word is `formats`. */
+const CATEGORY_OF: Readonly<Record<string, string>> = {
+  values: 'values',
+  notes: 'notes',
+  'data validation': 'data validation',
+};
+const CATEGORIES = ['values', 'formats', 'notes', 'data validation'];
+
+/**
+ * `values and formats`: what of the cells undo puts back, for the words of what changed (`bold`,
+ * `values`…); undefined when a word is not one describeCells uses.
+ */
+export function categoriesOf(words: Iterable<string>): string | undefined {
+  const found = new Set<string>();
+  for (const word of words) {
+    if (!ORDER.includes(word)) return undefined;
+    found.add(CATEGORY_OF[word] ?? 'formats');
+  }
+  return listed(CATEGORIES.filter((category) => found.has(category)));
+}
+
+/** `put back the values and formats of Sheet1!A1:C4`: undo's words for an area of cells. */
+export function cellsUndoWords(diff: CellAreaDiff, titles: TabTitles): string {
+  const words = diff.changes.flatMap((change) => [...changeWords(change)]);
+  return `put back the ${categoriesOf(words)} of ${a1Range(titles, changesSpan(diff))}`;
+}
+
+/**
+ * `bold, background colour on 12 cells of Sheet1!A1:C4`, `set data validation on 300 cells of …`;
+ * for a tool that moves or fills cells, its verb (`tool`): `sorted the rows of …`, `replaced text
+ * in 3 cells of …`, `pasted onto 12 cells of … (values, bold)`, `filled 8 cells of … (values)`.
+ */
+export function describeCells(
+  diff: CellAreaDiff,
+  titles: TabTitles,
+  tool?: string,
+): { phrase: string; range: string } {
   const range = a1Range(titles, changesSpan(diff));
   const words = new Set(diff.changes.flatMap((change) => [...changeWords(change)]));
-  const cells = `${counted(diff.changes.length, 'cell')} of ${range}`;
+  const count = counted(diff.changes.length, 'cell');
+  const cells = `${count} of ${range}`;
+  const listedWords = ORDER.filter((word) => words.has(word)).join(', ');
+  switch (tool) {
+    case 'sort_range':
+      return { phrase: `sorted the rows of ${range} (${count} moved)`, range };
+    case 'find_replace':
+      if (words.has('values')) return { phrase: `replaced text in ${cells}`, range };
+      break;
+    case 'copy_range':
+      return { phrase: `pasted onto ${cells} (${listedWords})`, range };
+    case 'autofill':
+      return { phrase: `filled ${cells} (${listedWords})`, range };
+  }
   if (words.size === 1 && words.has('data validation')) {
     const verb = diff.changes.every((change) => change.after.dataValidation)
       ? 'set'
@@ -94,6 +143,5 @@ export function describeCells(diff: CellAreaDiff, titles: TabTitles): { phrase: 
     return { phrase: `${verb} data validation on ${cells}`, range };
   }
   if (words.size === 1 && words.has('values')) return { phrase: `changed the values of ${cells}`, range };
-  const listed = ORDER.filter((word) => words.has(word));
-  return { phrase: `${listed.join(', ')} on ${cells}`, range };
+  return { phrase: `${listedWords} on ${cells}`, range };
 }

@@ -1,46 +1,20 @@
 import { sameContent } from './state-compare.ts';
 import { objectDiffs } from './state-diff.ts';
 import type { StateImage } from './state-image.ts';
-import { type KeyedObject, objectRange } from './state-objects.ts';
+import { type KeyedObject, objectRange, objectWords, removedNotDeleted } from './state-objects.ts';
 import { a1Range, quoted, type TabTitles } from './state-words.ts';
 
 type Verb = 'added' | 'deleted' | 'changed';
 
 function phrase(verb: Verb, object: KeyedObject, other: KeyedObject | undefined, titles: TabTitles): string {
-  const value = object.value;
-  const range = objectRange(object);
-  const where = range ? a1Range(titles, range) : '';
-  const tab = titles(object.sheetId ?? range?.sheetId ?? 0);
-  switch (object.kind) {
-    case 'charts': {
-      const name = value.spec?.title ? `chart ${quoted(value.spec.title)}` : `chart ${object.id}`;
-      if (verb === 'changed' && other && sameContent(value.spec, other.value.spec))
-        return `moved ${name} on ${tab}`;
-      return `${verb} ${name} on ${tab}`;
-    }
-    case 'filterViews':
-      return `${verb} filter view ${quoted(value.title ?? object.id)} on ${tab}`;
-    case 'tables':
-      if (verb === 'changed' && other && other.value.name !== value.name)
-        return `renamed table ${quoted(other.value.name)} to ${quoted(value.name)}`;
-      return `${verb} table ${quoted(value.name ?? object.id)} on ${where}`;
-    case 'namedRanges':
-      return verb === 'deleted'
-        ? `deleted named range ${value.name ?? object.id}`
-        : `${verb} named range ${value.name ?? object.id} (${where})`;
-    case 'protectedRanges':
-      return verb === 'added'
-        ? `protected ${where}`
-        : verb === 'deleted'
-          ? `removed the protection of ${where}`
-          : `changed the protection of ${where}`;
-    case 'bandedRanges':
-      return verb === 'added'
-        ? `added alternating colours to ${where}`
-        : verb === 'deleted'
-          ? `removed alternating colours from ${where}`
-          : `changed the alternating colours of ${where}`;
-  }
+  const words = objectWords(object, titles);
+  if (verb === 'deleted') return `${removedNotDeleted(object) ? 'removed' : 'deleted'} ${words}`;
+  if (verb === 'added') return `added ${words}`;
+  if (object.kind === 'charts' && other && sameContent(object.value.spec, other.value.spec))
+    return `moved ${words}`;
+  if (object.kind === 'tables' && other && other.value.name !== object.value.name)
+    return `renamed the table ${quoted(other.value.name)} to ${quoted(object.value.name)}`;
+  return `changed ${words}`;
 }
 
 /** The objects a change added, deleted or changed, except those on tabs it added or deleted whole. */

@@ -1,8 +1,9 @@
 import type { sheets_v4 } from 'googleapis';
+import { cellsUndoWords } from './describe-cells.ts';
 import { part, type RestoreContext, type RestorePart } from './restore-context.ts';
 import { cellOf, maskedCell, sameContent } from './state-compare.ts';
 import { type CellAreaDiff, changesSpan } from './state-diff.ts';
-import { a1Cell, a1Range } from './state-words.ts';
+import { a1Cell } from './state-words.ts';
 
 /**
  * The cells a change altered get their before back; every other cell in the rectangle the
@@ -47,7 +48,7 @@ export function restoreCells(
       rowData.push({ values });
     }
     const request = { updateCells: { range, rows: rowData, fields: diff.fields.join(',') } };
-    parts.push(part('cells', [request], [a1Range(() => title, range)]));
+    parts.push(part('cells', [request], [cellsUndoWords(diff, () => title)]));
   }
   return { parts, changedCells };
 }

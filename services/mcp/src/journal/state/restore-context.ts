@@ -2,7 +2,7 @@ import type { sheets_v4 } from 'googleapis';
 import { areaKey, dimensionKey, type Tab, tabDiff } from './state-diff.ts';
 import type { CellAreaImage, DimensionImage, SheetStateImage, StateImage } from './state-image.ts';
 import { type KeyedObject, keyedObjects } from './state-objects.ts';
-import { quoted, type TabTitles, tabTitles } from './state-words.ts';
+import { type TabTitles, tabNamed, tabTitles } from './state-words.ts';
 
 /**
  * When a restore request must run so Google accepts the batch: a removed tab comes back first,
@@ -23,7 +23,10 @@ export const RESTORE_PHASES = [
 
 export type RestorePhase = (typeof RESTORE_PHASES)[number];
 
-/** One part of the spreadsheet undo looks at: its requests, and the words for what it put back. */
+/**
+ * One part of the spreadsheet undo looks at: its requests, what undo does to it in words (`restored`:
+ * "delete the chart …", "put back the formats of …"), and what of it changed since.
+ */
 export interface RestorePart {
   phase: RestorePhase;
   requests: sheets_v4.Schema$Request[];
@@ -130,4 +133,4 @@ export function restoreContext(before: StateImage, after: StateImage, now: State
 }
 
 export const goneTabWords = (context: RestoreContext) =>
-  context.goneTabs.map((sheetId) => `the tab ${quoted(context.titles(sheetId))} (deleted since)`);
+  context.goneTabs.map((sheetId) => `${tabNamed(context.titles(sheetId))} (deleted since)`);

@@ -1,7 +1,7 @@
 import type { sheets_v4 } from 'googleapis';
 import { part, type RestoreContext, type RestorePart } from './restore-context.ts';
 import { type DimensionChange, type DimensionDiff, type DimensionField, sizeFields } from './state-diff.ts';
-import { a1Dimension } from './state-words.ts';
+import { a1Dimension, counted } from './state-words.ts';
 
 /** Consecutive changes that one request can put back: the same fields to the same values. */
 function runs(changes: DimensionChange[], fieldsOf: (change: DimensionChange) => DimensionField[]) {
@@ -16,10 +16,23 @@ function runs(changes: DimensionChange[], fieldsOf: (change: DimensionChange) =>
   return found.filter((run) => run.fields.length > 0);
 }
 
-const WORDS: Record<DimensionField, (dimension: 'ROWS' | 'COLUMNS') => string> = {
+/** A size or visibility undo finds changed since: `the height of Sheet1!3:5`. */
+const NOUNS: Record<DimensionField, (dimension: 'ROWS' | 'COLUMNS') => string> = {
   pixelSize: (dimension) => (dimension === 'ROWS' ? 'the height of' : 'the width of'),
   hiddenByUser: () => 'the visibility of',
 };
+
+/** What undo does to a run: `put back the height of 3 rows of Sheet1!3:5`, `show 2 rows of … again`. */
+function undoWords(
+  field: DimensionField,
+  run: { start: number; end: number; first: DimensionChange },
+  dimension: 'ROWS' | 'COLUMNS',
+  where: string,
+): string {
+  const spans = `${counted(run.end - run.start, dimension === 'ROWS' ? 'row' : 'column')} of ${where}`;
+  if (field === 'pixelSize') return `put back ${NOUNS.pixelSize(dimension)} ${spans}`;
+  return run.first.before?.hiddenByUser ? `hide ${spans} again` : `show ${spans} again`;
+}
 
 /**
  * Sizes and visibility the change set come back per run of equal values; only the fields it
@@ -31,10 +44,9 @@ export function restoreDimensions(diffs: DimensionDiff[], context: RestoreContex
     if (!context.writable(diff.sheetId)) continue;
     const title = context.titles(diff.sheetId);
     const now = context.nowDimension(diff);
-    const words = (fields: DimensionField[], start: number, end: number) =>
-      fields.map(
-        (field) => `${WORDS[field](diff.dimension)} ${a1Dimension(title, diff.dimension, start, end)}`,
-      );
+    const where = (start: number, end: number) => a1Dimension(title, diff.dimension, start, end);
+    const nouns = (fields: DimensionField[], start: number, end: number) =>
+      fields.map((field) => `${NOUNS[field](diff.dimension)} ${where(start, end)}`);
     // A size that was never known (no pixelSize read) cannot be written back.
     const restorable = (change: DimensionChange) =>
       change.fields.filter((field) => field !== 'pixelSize' || change.before?.pixelSize != null);
@@ -57,7 +69,9 @@ export function restoreDimensions(diffs: DimensionDiff[], context: RestoreContex
           fields: run.fields.join(','),
         },
       });
-      restored.push(...words(run.fields, run.start, run.end));
+      restored.push(
+        ...run.fields.map((field) => undoWords(field, run, diff.dimension, where(run.start, run.end))),
+      );
     }
     const changedSince: string[] = [];
     if (now) {
@@ -66,7 +80,7 @@ export function restoreDimensions(diffs: DimensionDiff[], context: RestoreContex
         return sizeFields(current, change.after).some((field) => change.fields.includes(field));
       });
       for (const run of runs(moved, (change) => change.fields))
-        changedSince.push(...words(run.fields, run.start, run.end));
+        changedSince.push(...nouns(run.fields, run.start, run.end));
     }
     parts.push(part('restoreObjects', requests, restored, [...new Set(changedSince)]));
   }

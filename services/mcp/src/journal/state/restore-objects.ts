@@ -3,7 +3,15 @@ import { part, type RestoreContext, type RestorePart } from './restore-context.t
 import { writableFilter } from './restore-tab-aspects.ts';
 import { sameContent } from './state-compare.ts';
 import type { ObjectDiff } from './state-diff.ts';
-import { type KeyedObject, OBJECT_KINDS, type ObjectKind, objectNoun } from './state-objects.ts';
+import {
+  type KeyedObject,
+  OBJECT_KINDS,
+  type ObjectKind,
+  objectNoun,
+  objectWords,
+  removedNotDeleted,
+} from './state-objects.ts';
+import { quoted } from './state-words.ts';
 
 type Request = sheets_v4.Schema$Request;
 
@@ -128,6 +136,18 @@ function removeRequest(object: KeyedObject): Request {
 }
 
 /**
+ * What undo does to an object it sets back, named as it is now: a chart only moved is moved back,
+ * a renamed table renamed back, anything else put back as it was.
+ */
+function setBackWords(before: KeyedObject, now: KeyedObject, context: RestoreContext): string {
+  const words = objectWords(now, context.titles);
+  if (before.kind === 'charts' && sameContent(before.value.spec, now.value.spec)) return `move ${words} back`;
+  if (before.kind === 'tables' && before.value.name !== now.value.name)
+    return `rename the table ${quoted(now.value.name)} back to ${quoted(before.value.name)}`;
+  return `put back ${words} as it was`;
+}
+
+/**
  * Objects the change added are deleted, those it removed come back with their ids, those it
  * altered are set back. One the change added on a tab undo deletes goes with the tab; one on a
  * tab gone since is left (the tab is named).
@@ -138,9 +158,9 @@ export function restoreObjects(diffs: ObjectDiff[], context: RestoreContext): Re
   for (const { key, before, after } of diffs) {
     const now = context.nowObjects.get(key);
     const object = (now ?? after ?? before) as KeyedObject;
-    // Named as it is now in what changed since, and as it comes back in what is restored.
+    // Named as it is now in what changed since and what undo does to it; as it was when added back.
     const noun = objectNoun(object, context.titles);
-    const back = before ? objectNoun(before, context.titles) : noun;
+    const words = objectWords(object, context.titles);
     if (!before) {
       const added = after as KeyedObject;
       if (added.sheetId !== undefined && !context.writable(added.sheetId)) continue;
@@ -148,7 +168,7 @@ export function restoreObjects(diffs: ObjectDiff[], context: RestoreContext): Re
         ? part(
             'removeObjects',
             [removeRequest(now)],
-            [`${noun} (removed)`],
+            [`${removedNotDeleted(now) ? 'remove' : 'delete'} ${words}`],
             sameContent(now.value, added.value) ? [] : [noun],
           )
         : part('removeObjects', [], [], [`${noun} (deleted since)`]);
@@ -160,7 +180,12 @@ export function restoreObjects(diffs: ObjectDiff[], context: RestoreContext): Re
       const changedSince = after ? [`${noun} (deleted since)`] : [];
       restores.push({
         kind: object.kind,
-        part: part('restoreObjects', [addRequest(context, before)], [noun], changedSince),
+        part: part(
+          'restoreObjects',
+          [addRequest(context, before)],
+          [`add back ${objectWords(before, context.titles)}`],
+          changedSince,
+        ),
       });
       continue;
     }
@@ -168,7 +193,12 @@ export function restoreObjects(diffs: ObjectDiff[], context: RestoreContext): Re
       !after || now.sheetId !== after.sheetId || !sameContent(now.value, after.value) ? [noun] : [];
     restores.push({
       kind: object.kind,
-      part: part('restoreObjects', updateRequests(context, before, now), [back], changedSince),
+      part: part(
+        'restoreObjects',
+        updateRequests(context, before, now),
+        [setBackWords(before, now, context)],
+        changedSince,
+      ),
     });
   }
   const rank = (kind: ObjectKind) => OBJECT_KINDS.indexOf(kind);

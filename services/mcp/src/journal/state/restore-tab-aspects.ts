@@ -1,5 +1,7 @@
 import type { sheets_v4 } from 'googleapis';
+import { propertyNoun, propertyWords } from './property-words.ts';
 import { part, placeTab, type RestoreContext, type RestorePart, tabSlot } from './restore-context.ts';
+import { ruleWords } from './rule-words.ts';
 import { gridRangeKey, rangesOverlap, sameContent } from './state-compare.ts';
 import {
   aspectDiffers,
@@ -10,7 +12,7 @@ import {
   sheetPairs,
 } from './state-diff.ts';
 import type { SheetStateImage } from './state-image.ts';
-import { a1Range, quoted } from './state-words.ts';
+import { a1Range, tabNamed } from './state-words.ts';
 
 /** Merges, conditional formats, the basic filter and the properties of each tab the change altered. */
 export function restoreTabAspects(context: RestoreContext): RestorePart[] {
@@ -48,7 +50,7 @@ function restoreMerges(
       parts.push(part('unmerge', [], [], [`the merge ${where} (unmerged since)`]));
       continue;
     }
-    parts.push(part('unmerge', [{ unmergeCells: { range: merge } }], [`${where} (unmerged)`]));
+    parts.push(part('unmerge', [{ unmergeCells: { range: merge } }], [`unmerge ${where}`]));
   }
   for (const merge of removed) {
     const where = a1Range(context.titles, merge);
@@ -66,7 +68,7 @@ function restoreMerges(
         [],
         blocking ? [`the merges of ${where}`] : [],
       ),
-      part('merge', [{ mergeCells: { range: merge, mergeType: 'MERGE_ALL' } }], [`the merge ${where}`]),
+      part('merge', [{ mergeCells: { range: merge, mergeType: 'MERGE_ALL' } }], [`merge ${where} again`]),
     );
   }
   return parts;
@@ -80,17 +82,23 @@ function restoreRules(
   now: SheetStateImage,
 ): RestorePart {
   const sheetId = before.sheetId;
-  const name = `the conditional format rules of ${context.titles(sheetId)}`;
+  const name = `the conditional format rules of ${tabNamed(context.titles(sheetId))}`;
   const current = now.conditionalFormats ?? [];
   const requests: sheets_v4.Schema$Request[] = [];
   for (let index = current.length - 1; index >= 0; index--)
     requests.push({ deleteConditionalFormatRule: { sheetId, index } });
   for (const [index, rule] of (before.conditionalFormats ?? []).entries())
     requests.push({ addConditionalFormatRule: { rule, index } });
+  const words = ruleWords(
+    before.conditionalFormats ?? [],
+    after.conditionalFormats ?? [],
+    sheetId,
+    context.titles,
+  );
   return part(
     'restoreObjects',
     requests,
-    [name],
+    [words.undo],
     sameContent(current, after.conditionalFormats) ? [] : [name],
   );
 }
@@ -112,29 +120,24 @@ function restoreFilter(
   now: SheetStateImage,
 ): RestorePart {
   const sheetId = before.sheetId;
-  const name = `the filter of ${context.titles(sheetId)}`;
-  const changedSince = sameContent(now.basicFilter, after.basicFilter) ? [] : [name];
+  const tab = tabNamed(context.titles(sheetId));
+  const on = (filter: sheets_v4.Schema$BasicFilter | null | undefined) =>
+    `on ${filter?.range ? a1Range(context.titles, filter.range) : tab}`;
+  const changedSince = sameContent(now.basicFilter, after.basicFilter) ? [] : [`the filter of ${tab}`];
   if (before.basicFilter)
     return part(
       'restoreObjects',
       [{ setBasicFilter: { filter: writableFilter(before.basicFilter) } }],
-      [name],
+      [
+        after.basicFilter
+          ? `put back the filter ${on(after.basicFilter)} as it was`
+          : `put back the filter ${on(before.basicFilter)}`,
+      ],
       changedSince,
     );
   const requests = now.basicFilter ? [{ clearBasicFilter: { sheetId } }] : [];
-  return part('removeObjects', requests, [name], changedSince);
+  return part('removeObjects', requests, [`clear the filter ${on(after.basicFilter)}`], changedSince);
 }
-
-const PROPERTY_WORDS: Record<PropertyField, (title: string) => string> = {
-  title: (title) => `the title of tab ${quoted(title)}`,
-  index: (title) => `the position of tab ${quoted(title)}`,
-  hidden: (title) => `whether tab ${quoted(title)} is hidden`,
-  tabColorStyle: (title) => `the colour of tab ${quoted(title)}`,
-  rightToLeft: (title) => `the direction of ${title}`,
-  'gridProperties.frozenRowCount': (title) => `the frozen rows of ${title}`,
-  'gridProperties.frozenColumnCount': (title) => `the frozen columns of ${title}`,
-  'gridProperties.hideGridlines': (title) => `the gridlines of ${title}`,
-};
 
 /**
  * One updateSheetProperties with a mask of the fields the change altered. A tab moved later in
@@ -152,6 +155,7 @@ function restoreProperties(
   const was = before.properties as sheets_v4.Schema$SheetProperties;
   const properties: sheets_v4.Schema$SheetProperties = { sheetId };
   const grid: sheets_v4.Schema$GridProperties = {};
+  let position: number | undefined;
   for (const field of fields) {
     switch (field) {
       case 'title':
@@ -162,6 +166,7 @@ function restoreProperties(
           context.tabOrder?.indexOf(sheetId) ?? now.properties?.index ?? after.properties?.index ?? 0;
         const slot = tabSlot(context, sheetId) ?? was.index ?? 0;
         properties.index = slot <= current ? slot : slot + 1;
+        position = slot + 1;
         placeTab(context, sheetId, slot);
         break;
       }
@@ -194,7 +199,7 @@ function restoreProperties(
   return part(
     'restoreObjects',
     [{ updateSheetProperties: { properties, fields: fields.join(',') } }],
-    fields.map((field) => PROPERTY_WORDS[field](title)),
-    changedSince.map((field) => PROPERTY_WORDS[field](title)),
+    fields.map((field) => propertyWords(field, was, after.properties ?? {}, title, position).undo),
+    changedSince.map((field) => propertyNoun(field, title)),
   );
 }

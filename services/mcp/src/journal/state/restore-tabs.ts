@@ -1,7 +1,7 @@
 import type { sheets_v4 } from 'googleapis';
 import { part, placeTab, type RestoreContext, type RestorePart, tabSlot } from './restore-context.ts';
 import type { Tab } from './state-diff.ts';
-import { quoted } from './state-words.ts';
+import { quoted, tabNamed } from './state-words.ts';
 
 /**
  * Tabs the change added are deleted (last, when nothing else needs them); tabs it removed are
@@ -15,12 +15,12 @@ export function restoreTabs(context: RestoreContext): RestorePart[] {
     context.before.sheets.flatMap((sheet) => (sheet.charts ?? []).map((chart) => chart.chartId)),
   );
   for (const tab of context.added) {
-    const name = `the tab ${quoted(context.titles(tab.sheetId))}`;
+    const name = tabNamed(context.titles(tab.sheetId));
     if (!context.existsNow(tab.sheetId)) continue; // named among the tabs gone since
     // A chart the change moved onto a tab of its own takes that tab with it when it moves back.
     const sheet = context.after.sheets.find((each) => each.sheetId === tab.sheetId);
     if (sheet?.charts?.some((chart) => chartsBefore.has(chart.chartId))) continue;
-    parts.push(part('deleteTabs', [{ deleteSheet: { sheetId: tab.sheetId } }], [`${name} (removed)`]));
+    parts.push(part('deleteTabs', [{ deleteSheet: { sheetId: tab.sheetId } }], [`delete ${name}`]));
   }
   for (const tab of context.removed) {
     const properties = context.before.sheets.find((sheet) => sheet.sheetId === tab.sheetId)?.properties;
@@ -35,7 +35,7 @@ function addBack(
   tab: Tab,
   properties: sheets_v4.Schema$SheetProperties | undefined,
 ): RestorePart[] {
-  const name = `the tab ${quoted(tab.title)}`;
+  const name = tabNamed(tab.title);
   if (context.existsNow(tab.sheetId)) return [part('addTabs', [], [], [`${name} (there again)`])];
   const clash = (context.now.tabs ?? []).find(
     (other) => other.title.toLowerCase() === tab.title.toLowerCase() && other.sheetId !== tab.sheetId,
@@ -73,7 +73,7 @@ function addBack(
   if (byChange) {
     const retitle = { properties: { sheetId: tab.sheetId, title: tab.title }, fields: 'title' };
     return [
-      part('addTabs', [request], [name]),
+      part('addTabs', [request], [`add back ${name}`]),
       part('retitleTabs', [{ updateSheetProperties: retitle }], []),
     ];
   }
@@ -81,7 +81,7 @@ function addBack(
     part(
       'addTabs',
       [request],
-      [taken ? `${name} (as ${quoted(title)})` : name],
+      [taken ? `add back ${name} as ${quoted(title)}` : `add back ${name}`],
       taken ? [`a tab named ${quoted(tab.title)} exists now`] : [],
     ),
   ];

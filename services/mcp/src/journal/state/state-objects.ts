@@ -1,6 +1,6 @@
 import type { sheets_v4 } from 'googleapis';
 import type { SheetStateImage, StateImage } from './state-image.ts';
-import { a1Range, quoted, type TabTitles } from './state-words.ts';
+import { a1Range, quoted, type TabTitles, tabNamed } from './state-words.ts';
 
 /**
  * The objects a spreadsheet keeps by id, each compared and restored whole: in the order undo adds
@@ -82,14 +82,17 @@ export function objectRange(object: KeyedObject): sheets_v4.Schema$GridRange | u
   return value.range ?? undefined;
 }
 
-/** What a person calls the object: `chart 123 ('Sales')`, `the filter view 'Big'`, `the named range Items`. */
+/**
+ * What a person calls the object: `the chart "Sales" (id 7)`, `the filter view "Big"`, `the
+ * named range "Items"`, `the alternating colours of Sheet1!A1:C10`.
+ */
 export function objectNoun(object: KeyedObject, titles: TabTitles): string {
   const value = object.value;
   const range = objectRange(object);
   const where = range ? a1Range(titles, range) : '';
   switch (object.kind) {
     case 'namedRanges':
-      return `the named range ${value.name ?? object.id}`;
+      return `the named range ${quoted(value.name ?? object.id)}`;
     case 'tables':
       return `the table ${quoted(value.name ?? object.id)}`;
     case 'bandedRanges':
@@ -102,7 +105,34 @@ export function objectNoun(object: KeyedObject, titles: TabTitles): string {
       return `the filter view ${quoted(value.title ?? object.id)}`;
     case 'charts': {
       const title = value.spec?.title;
-      return `chart ${object.id}${title ? ` (${quoted(title)})` : ''}`;
+      return title ? `the chart ${quoted(title)} (id ${object.id})` : `the chart ${object.id}`;
     }
   }
 }
+
+/**
+ * The object with where it is, as the activity log and undo name it: `the chart "Sales" (id 7) on
+ * the tab "Dashboard"`, `the table "Jobs" on Sheet1!A1:C10`, `the named range "Items" (Sheet1!A1:A10)`.
+ */
+export function objectWords(object: KeyedObject, titles: TabTitles): string {
+  const noun = objectNoun(object, titles);
+  const range = objectRange(object);
+  const where = range ? a1Range(titles, range) : '';
+  switch (object.kind) {
+    case 'charts':
+      return `${noun} on ${tabNamed(titles(object.sheetId ?? range?.sheetId ?? 0))}`;
+    case 'filterViews':
+    case 'tables':
+      return where ? `${noun} on ${where}` : noun;
+    case 'namedRanges':
+      return where ? `${noun} (${where})` : noun;
+    case 'protectedRanges':
+      return object.value.description && where ? `${noun} on ${where}` : noun;
+    case 'bandedRanges':
+      return noun;
+  }
+}
+
+/** Whether undo takes the object away with "remove" (a protection, colours) rather than "delete". */
+export const removedNotDeleted = (object: KeyedObject) =>
+  object.kind === 'bandedRanges' || object.kind === 'protectedRanges';

@@ -19,8 +19,11 @@ const CELLS_NAMED = 20;
  * alone included.
  *
  * `changedSince` names, for a person or a model, each altered part that is no longer as the change
- * left it (the caller refuses unless forced); `restored` names what the requests put back. The
- * requests restore regardless, in an order Google accepts in one batchUpdate.
+ * left it (the caller refuses unless forced); `restored` says what the requests do, each an action
+ * ("delete the chart "Sales" (id 7) on the tab "Dashboard"", "rename the tab "Totals" back to
+ * "Summary"", "put back the formats of Sheet1!A1:D1"), in the words undo-words.ts reads back from
+ * the activity log's. The requests restore regardless, in an order Google accepts in one
+ * batchUpdate.
  *
  * `now` is read with the change's footprint; it should list `tabs`, so that a tab deleted since
  * is told apart from one whose lists are empty now.

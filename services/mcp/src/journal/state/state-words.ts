@@ -1,4 +1,5 @@
 import type { sheets_v4 } from 'googleapis';
+import { quotedName } from '../../tools/guards/loss-phrases.ts';
 import { columnLetters, rangeOnSheet } from '../../tools/kit/a1.ts';
 import { gridCorners } from './state-compare.ts';
 import type { StateImage } from './state-image.ts';
@@ -77,4 +78,45 @@ export function capped(items: string[], limit: number, noun = ''): string[] {
   return [...items.slice(0, limit), `and ${more} more${noun ? ` ${noun}${more === 1 ? '' : 's'}` : ''}`];
 }
 
-export const quoted = (text: string | null | undefined) => `'${text ?? ''}'`;
+/**
+ * A name written by anyone the file is shared with (a tab, chart, table, view), as every answer
+ * and the activity log quote names: in double quotes, escaped so it cannot disguise the sentence
+ * around it (loss-phrases.ts).
+ */
+export const quoted = (text: string | null | undefined) => quotedName(text ?? '');
+
+/** `the tab "Q3"`: a tab named outside an A1 range. */
+export const tabNamed = (title: string | null | undefined) => `the tab ${quoted(title)}`;
+
+/**
+ * The verbs undo's words begin with ("delete the chart …", "put back the formats of …"), with
+ * their past tense for the answer of an undo done. Every phrase of restoreState and undoOfSummary
+ * starts with one of them.
+ */
+const UNDO_VERBS: Readonly<Record<string, string>> = {
+  add: 'added',
+  clear: 'cleared',
+  delete: 'deleted',
+  freeze: 'froze',
+  hide: 'hid',
+  merge: 'merged',
+  move: 'moved',
+  put: 'put',
+  remove: 'removed',
+  rename: 'renamed',
+  set: 'set',
+  show: 'showed',
+  unfreeze: 'unfroze',
+  unmerge: 'unmerged',
+};
+
+const conjugated = (phrase: string, form: (verb: string) => string) => {
+  const [verb = '', ...rest] = phrase.split(' ');
+  return UNDO_VERBS[verb] === undefined ? phrase : [form(verb), ...rest].join(' ');
+};
+
+/** `delete the chart …` → `deleted the chart …`: what an undo did. */
+export const pastTense = (phrase: string) => conjugated(phrase, (verb) => UNDO_VERBS[verb] as string);
+
+/** `delete the chart …` → `deletes the chart …`: what undo_change does (list_changes). */
+export const thirdPerson = (phrase: string) => conjugated(phrase, (verb) => `${verb}s`);

@@ -10,6 +10,7 @@ import { ALL_CELL_FIELDS, type Footprint, type SheetAspect, type StateImage } fr
 import { imageCells } from './state-image-of.ts';
 import { planState, readState, type TabGrid, tabGrids } from './state-read.ts';
 import { restoreState } from './state-restore.ts';
+import { pastTense, tabNamed } from './state-words.ts';
 
 const TAB_ASPECTS: SheetAspect[] = [
   'properties',
@@ -65,16 +66,18 @@ export async function undoState(
   )
     for (const area of heldByAdded)
       changedSince.push(
-        `the tab "${area.sheet}" (it holds cells now, more than undo keeps to bring them back)`,
+        `${tabNamed(area.sheet)} (it holds cells now, more than undo keeps to bring them back)`,
       );
   if (changedSince.length > 0 && !options.force)
     throw new UndoRefusal({ kind: 'changed_since', change, cells: changedSince });
-  const restored = restore.restored.length > 0 ? restore.restored : change.ranges;
+  // What undo does, in words ("delete the chart …"); the ranges when nothing differs any more.
+  const restored =
+    restore.restored.length > 0 ? restore.restored : [`put back ${change.ranges.join(', ')} as it was`];
   if (options.dryRun)
     return {
       restored,
       changedSince,
-      text: `Dry run: would restore ${restored.join(', ')} as they were before change ${change.id}. Nothing was changed.`,
+      text: `Dry run: undoing change ${change.id} would ${restored.join('; ')}. Nothing was changed.`,
     };
   const deleted = new Set(
     restore.requests.flatMap((request) => (request.deleteSheet ? [request.deleteSheet.sheetId ?? 0] : [])),
@@ -113,7 +116,7 @@ export async function undoState(
     restored,
     changedSince,
     undoId,
-    text: `Undid change ${change.id}: restored ${restored.join(', ')}.`,
+    text: `Undid change ${change.id}: ${restored.map(pastTense).join('; ')}.`,
   };
 }
 

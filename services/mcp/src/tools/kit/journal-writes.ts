@@ -64,7 +64,7 @@ function recordCapture(
     });
     return { id, undoUnavailable: reason };
   }
-  const words = describeStateChange(change.before, change.after);
+  const words = describeStateChange(change.before, change.after, tool);
   const kept = changedParts(change.before, change.after);
   const undo = bounded(
     { v: 1, kind: 'state', footprint: change.footprint, before: kept.before, after: kept.after },

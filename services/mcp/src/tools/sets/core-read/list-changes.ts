@@ -2,6 +2,8 @@ import { ChangeCredentialKind, changeRanges, describeChange, kindOfCallError } f
 import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
 import type { ChangeJournal, ListedChange } from '../../../journal/change-journal.ts';
+import { thirdPerson } from '../../../journal/state/state-words.ts';
+import { undoOfSummary } from '../../../journal/state/undo-words.ts';
 import { amount, quotedName } from '../../guards/loss-phrases.ts';
 import { spreadsheetId } from '../../kit/common-schemas.ts';
 import { journalUnavailable, off } from '../../kit/journal-refusals.ts';
@@ -35,17 +37,36 @@ const listedChange = z.object({
   undoable: z.boolean().describe('Whether undo_change can undo it now.'),
   undo: z
     .string()
-    .describe('How to undo it ("undo_change {…} restores …"), or why it cannot be, or when it was undone.'),
+    .describe(
+      'How to undo it, saying what undo does ("undo_change {…} deletes the chart …"), or why it cannot be, or when it was undone.',
+    ),
   undoUnavailableReason: z.string().nullable(),
   undoesChangeId: z.string().nullable(),
   undoneAt: z.string().nullable(),
   undoneByChangeId: z.string().nullable(),
 });
 
-/** What undo_change would do to a change that can be undone, in a few words. */
-function restores(change: ListedChange): string {
+/**
+ * What undo_change would do to a change that can be undone, in a few words: the action, as its
+ * answer words it ("deletes the chart …", "renames the tab "Totals" back to "Summary"", "puts
+ * back the formats of Expenses!A1:D1"). A structure change's words are read back from its summary
+ * (undo-words.ts); the other tools' undo is one thing each.
+ */
+function undoes(change: ListedChange): string {
   const ranges = changeRanges(change.ranges);
   switch (change.tool) {
+    case 'write_range':
+    case 'write_ranges':
+    case 'clear_range':
+      return `puts back the values of ${ranges}`;
+    case 'append_rows':
+      return change.summary.includes('over the cells there')
+        ? `puts back the values of ${ranges}`
+        : `deletes the rows it appended (${ranges})`;
+    case 'set_notes':
+      return `puts back the notes of ${ranges}`;
+    case 'insert_dimension':
+      return `deletes what it inserted (${ranges})`;
     case 'delete_sheet':
       return `recreates the tab ${quotedName(change.ranges[0] ?? '')}`;
     case 'delete_dimension':
@@ -73,8 +94,11 @@ function restores(change: ListedChange): string {
       return 'reopens the comment (or resolves it again)';
     case 'undo_change':
       return `redoes change ${change.undoesChangeId}${ranges ? ` (${ranges})` : ''}`;
-    default:
-      return ranges ? `restores ${ranges} as it was before` : 'restores what it changed';
+    default: {
+      const words = undoOfSummary(change.summary);
+      if (words) return words.map(thirdPerson).join('; ');
+      return ranges ? `puts back ${ranges} as it was` : 'puts back what it changed';
+    }
   }
 }
 
@@ -84,7 +108,7 @@ function undoSentence(change: ListedChange): string {
     return `Undone at ${new Date(change.undoneAtMs).toISOString()}${change.undoneByChangeId ? ` by change ${change.undoneByChangeId}` : ''}.`;
   if (!change.undoable)
     return `Cannot be undone. ${change.undoUnavailableReason || 'Undo is not available for it.'}`;
-  return `undo_change ${JSON.stringify({ changeId: change.id })} ${restores(change)}.`;
+  return `undo_change ${JSON.stringify({ changeId: change.id })} ${undoes(change)}.`;
 }
 
 function shown(change: ListedChange): z.infer<typeof listedChange> {

@@ -46,7 +46,7 @@ export function undoChangeTools(deps: ToolDeps): ToolDefinition[] {
       toolset: 'core-write',
       title: 'Undo a change',
       description:
-        "Undoes a change made through Sheetgate (by changeId; by default this credential's last change, or its last change to spreadsheetId): restores the cells it replaced, or recreates the tab it deleted. Every answer, dry run included, names the spreadsheet and the range, tab or object restored. Refused, naming the cells, when they were changed since; force: true restores anyway. The undo is itself a change that can be undone.",
+        "Undoes a change made through Sheetgate (by changeId; by default this credential's last change, or its last change to spreadsheetId), whatever the tool: cells, formats, rules, charts and tabs go back as they were; shares, comments and made files are taken back. Every answer, dry run included, names the spreadsheet and what undo does. Refused, naming what changed since; force: true undoes anyway. An undo can be undone.",
       scope: 'sheets:write',
       journalsItself: true,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
@@ -67,10 +67,14 @@ export function undoChangeTools(deps: ToolDeps): ToolDefinition[] {
         undoneChangeId: z.string(),
         spreadsheetId: z.string().describe('The spreadsheet of the change undone.'),
         summary: z.string().describe('What the change undone had changed, in words.'),
-        restored: z.array(z.string()).describe('The ranges restored, or the tab recreated.'),
+        restored: z
+          .array(z.string())
+          .describe(
+            'What undo did (or would do): the ranges restored, the tab recreated, or each action ("delete the chart …").',
+          ),
         changedSince: z
           .array(z.string())
-          .describe('Cells changed since the change (restored only with force).'),
+          .describe('What changed since the change: cells, a rule, a chart, a tab (undone only with force).'),
         dryRun: dryRunOutput,
         changeId: z.string().optional().describe("The undo's own change journal entry."),
         sheetId: z.number().optional().describe('The recreated tab, when the change deleted one.'),
