@@ -81,6 +81,23 @@ const PINNED: RequestsPerTool = {
     'sheets.spreadsheets.getByDataFilter': 1,
   },
   find_replace: { 'sheets.spreadsheets.batchUpdate': 1, 'sheets.spreadsheets.get': 1 },
+  // Removing duplicates and changing case read the range's cells too (a header's names, the rows
+  // holding data, the text to change); trimming leaves the text to Google.
+  remove_duplicates: {
+    'sheets.spreadsheets.get': 2,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  trim_whitespace: {
+    'sheets.spreadsheets.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  change_case: {
+    'sheets.spreadsheets.get': 2,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
   merge_cells: {
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,

@@ -24,6 +24,7 @@ import { tableTools } from './sets/rules/tables.ts';
 import { commentTools } from './sets/sharing/comments.ts';
 import { sharingTools } from './sets/sharing/permissions.ts';
 import { autofillTools } from './sets/structure/autofill.ts';
+import { cleanUpTools } from './sets/structure/clean-up.ts';
 import { copyRangeTools } from './sets/structure/copy-range.ts';
 import { copySheetToTools } from './sets/structure/copy-sheet-to.ts';
 import { dimensionPropertyTools } from './sets/structure/dimension-properties.ts';
@@ -63,6 +64,7 @@ export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
     ...autofillTools(deps),
     ...sortRangeTools(deps),
     ...findReplaceTools(deps),
+    ...cleanUpTools(deps),
     ...mergeTools(deps),
     ...freezeTools(deps),
     ...dimensionPropertyTools(deps),

@@ -112,7 +112,33 @@ export interface ToolCallTarget {
 
 /** Marks a call that acts on RULE_FIXTURES, put on its book before it runs. */
 const ON_RULE_FIXTURES = 'on rule fixtures';
-type ToolCall = [tool: string, args: Record<string, unknown>, needs?: typeof ON_RULE_FIXTURES];
+/** Marks a clean-up call: a repeated row on "Plan" and padded text on "Notes" are put there first. */
+const ON_MESSY_DATA = 'on messy data';
+type ToolCall = [
+  tool: string,
+  args: Record<string, unknown>,
+  needs?: typeof ON_RULE_FIXTURES | typeof ON_MESSY_DATA,
+];
+
+function messyDataRequests(planId: number, notesId: number): unknown[] {
+  const text = (stringValue: string) => ({ userEnteredValue: { stringValue } });
+  return [
+    {
+      updateCells: {
+        start: { sheetId: planId, rowIndex: 4, columnIndex: 0 },
+        rows: [{ values: [text('food'), { userEnteredValue: { numberValue: 300 } }] }],
+        fields: 'userEnteredValue',
+      },
+    },
+    {
+      updateCells: {
+        start: { sheetId: notesId, rowIndex: 1, columnIndex: 0 },
+        rows: [{ values: [text('  a   padded note ')] }],
+        fields: 'userEnteredValue',
+      },
+    },
+  ];
+}
 
 /**
  * One ordinary call of every tool, on a fresh copy of TOOL_CALL_BOOK: what the Google requests
@@ -252,6 +278,9 @@ function toolCalls(target: ToolCallTarget): ToolCall[] {
     ['autofill', { spreadsheetId, source: 'Plan!B3:B4', direction: 'down', count: 2 }],
     ['sort_range', { spreadsheetId, range: 'Plan!A1:B4', sortBy: [{ column: 'B' }], headerRow: true }],
     ['find_replace', { spreadsheetId, find: 'Food', replacement: 'Groceries' }],
+    ['remove_duplicates', { spreadsheetId, range: 'Plan', headerRow: true }, ON_MESSY_DATA],
+    ['trim_whitespace', { spreadsheetId, range: 'Notes' }, ON_MESSY_DATA],
+    ['change_case', { spreadsheetId, range: 'Plan!A2:A4', case: 'upper' }],
     ['merge_cells', { spreadsheetId, range: 'Notes!C1:D1' }],
     ['unmerge_cells', { spreadsheetId, range: 'Plan!A7:B7' }, ON_RULE_FIXTURES],
     ['freeze', { spreadsheetId, sheetId: planId, rows: 1 }],
@@ -345,6 +374,14 @@ export async function freshCallOf(
       body: JSON.stringify({ requests: ruleFixtureRequests(idOf('Plan')) }),
     });
     if (!response.ok) throw new Error(`the rule fixtures were refused: ${await response.text()}`);
+  }
+  if (needs[2] === ON_MESSY_DATA) {
+    const response = await fetch(`${stack.emulatorUrl}/v4/spreadsheets/${spreadsheetId}:batchUpdate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ requests: messyDataRequests(idOf('Plan'), idOf('Notes')) }),
+    });
+    if (!response.ok) throw new Error(`the messy data was refused: ${await response.text()}`);
   }
   const plain = { spreadsheetId: spreadsheetId!, planId: idOf('Plan'), notesId: idOf('Notes') };
   const target = SHEETGATE_FILE_TOOLS.has(tool)

@@ -134,6 +134,19 @@ export const REQUEST_FOOTPRINTS: Record<string, Mapper<never>> = {
     return undefined;
   }) as Mapper<never>,
 
+  // Rows kept move up within the range with everything in them, the rows freed are emptied.
+  deleteDuplicates: ((request: sheets_v4.Schema$DeleteDuplicatesRequest, print) => {
+    if (!request.range) return 'names no range';
+    print.area(request.range, ALL_CELL_FIELDS);
+    return undefined;
+  }) as Mapper<never>,
+
+  trimWhitespace: ((request: sheets_v4.Schema$TrimWhitespaceRequest, print) => {
+    if (!request.range) return 'names no range';
+    print.area(request.range, ['userEnteredValue', 'textFormatRuns']);
+    return undefined;
+  }) as Mapper<never>,
+
   copyPaste: ((request: sheets_v4.Schema$CopyPasteRequest, print) => {
     const source = sizeOf(request.source);
     const size =

@@ -51,6 +51,8 @@ export const BATCH_REQUEST_TOOLSETS = {
   updateDimensionProperties: 'structure',
   sortRange: 'structure',
   updateBorders: 'structure',
+  deleteDuplicates: 'structure',
+  trimWhitespace: 'structure',
   // Filters, filter views and tables: the filter and table tools' (Rules).
   setBasicFilter: 'rules',
   clearBasicFilter: 'rules',
