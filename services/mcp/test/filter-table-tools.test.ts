@@ -3,6 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Structured, spreadsheetToolChecks } from './support/spreadsheet-tool-checks.ts';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 
+/** The sentence a journaled write's answer ends with, naming its change. */
+const changeNoteOf = (answer: { structured: Structured }) =>
+  ` Change ${answer.structured.changeId} (undo_change can undo it).`;
+
 // Basic filters, filter views and structured tables through the MCP SDK client, real mcp and auth
 // processes and the Google emulator: each tool's effect read back (by list_filters, list_tables
 // or the values API), dry runs that send Google no write, and bad arguments answered as tool
@@ -85,9 +89,9 @@ describe('the basic filter', () => {
         { column: 'B', hiddenValues: [], condition: 'NUMBER_GREATER', values: ['10'] },
       ],
     };
-    expect(set.structured).toEqual({ ...expected, replaced: null });
+    expect(set.structured).toEqual({ ...expected, replaced: null, changeId: expect.any(String) });
     expect(set.text).toBe(
-      'Set the basic filter of the tab "Data" on Data!A1:D4, sorted by B descending, C: hides Done, B: NUMBER_GREATER 10.',
+      `Set the basic filter of the tab "Data" on Data!A1:D4, sorted by B descending, C: hides Done, B: NUMBER_GREATER 10.${changeNoteOf(set)}`,
     );
     expect((await filters(dataId)).basicFilters).toEqual([expected]);
 
@@ -155,7 +159,7 @@ describe('filter views', () => {
     const id = added.structured.filterViewId as number;
     expect(id).toBeTypeOf('number');
     expect(added.text).toBe(
-      `Added the filter view "Open" on Data!A1:D4, C: TEXT_CONTAINS Op (filterViewId ${id}).`,
+      `Added the filter view "Open" on Data!A1:D4, C: TEXT_CONTAINS Op (filterViewId ${id}).${changeNoteOf(added)}`,
     );
     expect((await filters()).filterViews).toEqual([
       {
@@ -256,7 +260,11 @@ describe('tables', () => {
       ],
     };
     // The given name replaces the header's text, and says so.
-    expect(added.structured).toEqual({ ...expected, replacedHeaders: ['D1: "Due" → "Due date"'] });
+    expect(added.structured).toEqual({
+      ...expected,
+      replacedHeaders: ['D1: "Due" → "Due date"'],
+      changeId: expect.any(String),
+    });
     expect(added.text).toContain(', replacing the header D1: "Due" → "Due date".');
     expect(await tables()).toEqual([expected]);
     // A given column name is the header cell's text.

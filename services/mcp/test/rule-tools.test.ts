@@ -3,6 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Structured, spreadsheetToolChecks } from './support/spreadsheet-tool-checks.ts';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 
+/** The sentence a journaled write's answer ends with, naming its change. */
+const changeNoteOf = (answer: { structured: Structured }) =>
+  ` Change ${answer.structured.changeId} (undo_change can undo it).`;
+/** A journaled write's result as a list shows the object: without its change. */
+const listedAs = ({ changeId: _changeId, ...object }: Structured) => object;
+
 // Data validation, conditional formats, named ranges and protected ranges through the MCP SDK
 // client, real mcp and auth processes and the Google emulator: each tool's effect read back (by
 // the list tools, read_cell_details or the values API), dry runs that send Google no write, and
@@ -73,8 +79,11 @@ describe('set_data_validation', () => {
       values: ['Open', 'Done'],
       strict: true,
       cells: 2,
+      changeId: expect.any(String),
     });
-    expect(list.text).toBe('Set ONE_OF_LIST (Open, Done), strict on Data!C2:C3 (2 cells).');
+    expect(list.text).toBe(
+      `Set ONE_OF_LIST (Open, Done), strict on Data!C2:C3 (2 cells).${changeNoteOf(list)}`,
+    );
     await call('set_data_validation', {
       range: 'Data!C4',
       condition: 'ONE_OF_RANGE',
@@ -177,6 +186,7 @@ describe('conditional formats', () => {
       values: ['100'],
       format: { backgroundColor: '#f4cccc', bold: true },
       colorScale: null,
+      changeId: expect.any(String),
     });
     await call('add_conditional_format', {
       ranges: ['Data!A2:A3', 'Data!C2:C3'],
@@ -393,17 +403,18 @@ describe('protected ranges', () => {
       range: 'Data!A1:D1',
       description: 'header',
       warningOnly: false,
+      changeId: expect.any(String),
     });
     const tab = await call('add_protected_range', { range: 'Lists', warningOnly: true });
     expect(tab.structured).toMatchObject({ range: 'Lists', warningOnly: true, description: null });
-    expect(await protectedRanges()).toEqual([header.structured, tab.structured]);
+    expect(await protectedRanges()).toEqual([listedAs(header.structured), listedAs(tab.structured)]);
 
     const id = header.structured.protectedRangeId as number;
     await dryRun('delete_protected_range', { protectedRangeId: id });
     expect(await protectedRanges()).toHaveLength(2);
     const removed = await call('delete_protected_range', { protectedRangeId: id });
-    expect(removed.text).toBe('Removed the protection of Data!A1:D1 ("header").');
-    expect(await protectedRanges()).toEqual([tab.structured]);
+    expect(removed.text).toBe(`Removed the protection of Data!A1:D1 ("header").${changeNoteOf(removed)}`);
+    expect(await protectedRanges()).toEqual([listedAs(tab.structured)]);
     expect(await refused('delete_protected_range', { protectedRangeId: id })).toContain(
       `there is no protected range ${id}; the spreadsheet has 1 protected range (${tab.structured.protectedRangeId})`,
     );

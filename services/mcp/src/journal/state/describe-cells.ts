@@ -105,7 +105,7 @@ export function categoriesOf(words: Iterable<string>): string | undefined {
 /** `put back the values and formats of Sheet1!A1:C4`: undo's words for an area of cells. */
 export function cellsUndoWords(diff: CellAreaDiff, titles: TabTitles): string {
   const words = diff.changes.flatMap((change) => [...changeWords(change)]);
-  return `put back the ${categoriesOf(words)} of ${a1Range(titles, changesSpan(diff))}`;
+  return `put back the ${categoriesOf(words) || 'cells'} of ${a1Range(titles, changesSpan(diff))}`;
 }
 
 /**
