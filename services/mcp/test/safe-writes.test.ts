@@ -332,7 +332,11 @@ describe('dryRun changes nothing at Google', () => {
     ['delete_sheet', () => ({ sheetId: orders }), /Deletes the tab "Orders"/],
     ['duplicate_sheet', () => ({ sheetId: orders }), /would copy/],
     ['format_range', () => ({ range: 'Orders!A1:D1', bold: true }), /would format/],
-    ['batch_update', () => ({ requests: [{ deleteSheet: { sheetId: orders } }] }), /"Orders"/],
+    [
+      'batch_update',
+      () => ({ requests: [{ repeatCell: { range: { sheetId: orders }, fields: 'userEnteredValue' } }] }),
+      /clears the values of .* of the tab "Orders"/,
+    ],
     [
       'create_spreadsheet',
       () => ({ title: 'Never', values: [['a']], spreadsheetId: undefined }),
