@@ -114,7 +114,7 @@ describe('delete_sheet', () => {
 
   it('an unknown sheetId is a clear tool error', async () => {
     await expect(describeLoss('delete_sheet', { spreadsheetId, sheetId: 424242 })).rejects.toThrow(
-      new ToolError('there is no tab with sheetId 424242; get_spreadsheet lists the tabs'),
+      /^there is no tab with sheetId 424242; the tabs are "Summary" \(sheetId \d+\), "Q3"/,
     );
   });
 });

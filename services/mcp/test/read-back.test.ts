@@ -455,7 +455,7 @@ describe('get_spreadsheet', () => {
 
   it('refuses a sheetId no tab has, listing the tabs', async () => {
     expect(await refused('get_spreadsheet', { sheetId: 424242 })).toMatch(
-      /^there is no tab with sheetId 424242; the tabs are \d+ "Budget", \d+ "Plain", \d+ "Spare", /,
+      /^there is no tab with sheetId 424242; the tabs are "Budget" \(sheetId \d+\), "Plain" \(sheetId \d+\), "Spare" \(sheetId \d+\), /,
     );
   });
 });

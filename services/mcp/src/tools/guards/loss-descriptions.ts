@@ -2,6 +2,7 @@ import type { sheets_v4 } from 'googleapis';
 import { ToolError } from '../../errors/tool-error.ts';
 import { gridBounds, splitRange } from '../kit/a1.ts';
 import { firstVisibleTab } from '../kit/first-visible-tab.ts';
+import { type TabRef, tabOf } from '../kit/tab-ref.ts';
 import type { ToolContext } from '../kit/tool-definition.ts';
 import type { ToolDeps } from '../kit/tool-deps.ts';
 import { type BatchLoss, batchLosses, gridArea, mayDestroy, wholeTab } from './batch-losses.ts';
@@ -15,7 +16,7 @@ import {
   quotedName,
   tabName,
 } from './loss-phrases.ts';
-import { type CellCount, lossReads, type Outline, type Tab } from './loss-reads.ts';
+import { type CellCount, lossReads, type Outline } from './loss-reads.ts';
 
 /** A batch's sentence names at most this many of its losses, then how many more there are. */
 const BATCH_LOSSES_NAMED = 10;
@@ -27,18 +28,13 @@ const BATCH_LOSSES_NAMED = 10;
 export function lossDescriptions(deps: ToolDeps) {
   const reads = lossReads(deps);
 
-  function tabWithId(outline: Outline, sheetId: number): Tab {
-    const tab = outline.tabs.find((each) => each.sheetId === sheetId);
-    if (!tab) throw new ToolError(`there is no tab with sheetId ${sheetId}; get_spreadsheet lists the tabs`);
-    return tab;
-  }
   const ofSpreadsheet = (outline: Outline) => `of ${quotedName(outline.title)}`;
 
   return {
     /** `Deletes the tab "Q3" of "Budget 2026": 1,200 rows × 26 columns, 4,312 non-empty cells.` */
-    async sheetDeletion(input: { spreadsheetId: string; sheetId: number }, context: ToolContext) {
+    async sheetDeletion(input: { spreadsheetId: string; sheetId: TabRef }, context: ToolContext) {
       const outline = await reads.outline(input.spreadsheetId, context);
-      const tab = tabWithId(outline, input.sheetId);
+      const tab = tabOf(outline.tabs, input.sheetId);
       const [count] = await reads.count(input.spreadsheetId, [wholeTab(tab)], context);
       return `Deletes ${tabName(tab)} ${ofSpreadsheet(outline)}: ${gridSize(tab)}, ${nonEmptyCount(count!)}.`;
     },
@@ -47,7 +43,7 @@ export function lossDescriptions(deps: ToolDeps) {
     async dimensionDeletion(
       input: {
         spreadsheetId: string;
-        sheetId: number;
+        sheetId: TabRef;
         dimension: 'ROWS' | 'COLUMNS';
         startIndex: number;
         endIndex: number;
@@ -55,7 +51,7 @@ export function lossDescriptions(deps: ToolDeps) {
       context: ToolContext,
     ) {
       const outline = await reads.outline(input.spreadsheetId, context);
-      const tab = tabWithId(outline, input.sheetId);
+      const tab = tabOf(outline.tabs, input.sheetId);
       const area =
         input.dimension === 'ROWS'
           ? gridArea(tab, { startRowIndex: input.startIndex, endRowIndex: input.endIndex })

@@ -1,11 +1,10 @@
 import { z } from 'zod';
+import { googleIdInput } from './google-ids.ts';
 
-export const spreadsheetId = z
-  .string()
-  .min(10)
-  .max(200)
-  .regex(/^[A-Za-z0-9_-]+$/, 'a spreadsheetId has only letters, digits, - and _')
-  .describe('The spreadsheet id (from its URL /d/<id>/ or from list_spreadsheets).');
+/** A spreadsheet's id, or its URL (google-ids.ts): the tool is given the id. */
+export const spreadsheetId = googleIdInput('spreadsheet', { min: 10, max: 200 }).describe(
+  'The spreadsheet id or URL.',
+);
 
 export const a1Range = z
   .string()
@@ -13,11 +12,10 @@ export const a1Range = z
   .max(500)
   .describe("A range in A1 notation, e.g. 'My tab'!A1:C9, Sheet1!A:A or a tab name alone for the whole tab.");
 
+/** A tab by its sheetId or its name; kit/tab-ref.ts finds it among the tabs. */
 export const sheetId = z
-  .number()
-  .int()
-  .min(0)
-  .describe('The numeric id of a tab (sheetId), from get_spreadsheet.');
+  .union([z.number().int().min(0), z.string().min(1).max(100)])
+  .describe("A tab: its sheetId (a URL's #gid=) or its name.");
 
 /** The input of a tool listing objects of every tab or of one: `things` is what it lists ("rules"). */
 export const perTabListInput = (things: string) =>
@@ -88,9 +86,6 @@ export const destructiveWriteOutput = {
 /** A short token for exactly what was read (docs/design.md §11); pass it as ifRevision to a write. */
 export const revisionOutput = z.string();
 
-export const anyFileId = z
-  .string()
-  .min(5)
-  .max(200)
-  .regex(/^[A-Za-z0-9_-]+$/, 'a fileId has only letters, digits, - and _')
-  .describe('The file’s id: a spreadsheetId, or any Drive file id.');
+export const anyFileId = googleIdInput('file', { min: 5, max: 200 }).describe(
+  'The file’s id or URL: a spreadsheet, or any Drive file.',
+);

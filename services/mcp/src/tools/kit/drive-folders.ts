@@ -1,17 +1,14 @@
-import { z } from 'zod';
 import { ToolError } from '../../errors/tool-error.ts';
 import { ALL_DRIVES } from './drive-options.ts';
+import { googleIdInput } from './google-ids.ts';
 import type { ToolContext } from './tool-definition.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
 export const FOLDER_MIME = 'application/vnd.google-apps.folder';
 
-export const folderId = z
-  .string()
-  .min(5)
-  .max(200)
-  .regex(/^[A-Za-z0-9_-]+$/, 'a folderId has only letters, digits, - and _')
-  .describe('A Drive folder id (from list_folders or the folder’s URL /folders/<id>).');
+export const folderId = googleIdInput('folder', { min: 5, max: 200 }).describe(
+  'A Drive folder id (from list_folders) or URL.',
+);
 
 /**
  * The folder a file is to be put in, read first so that an id of something else, or of nothing,

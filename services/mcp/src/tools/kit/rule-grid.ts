@@ -8,6 +8,7 @@ import { ToolError } from '../../errors/tool-error.ts';
 import { columnLetters, rangeOnSheet } from './a1.ts';
 import { TAB_PROPERTY_FIELDS } from './first-visible-tab.ts';
 import { rangeOnTabs } from './range-on-tabs.ts';
+import { tabOf } from './tab-ref.ts';
 
 export interface Tab {
   sheetId: number;
@@ -30,10 +31,12 @@ export function tabsOf(spreadsheet: sheets_v4.Schema$Spreadsheet): Tab[] {
   }));
 }
 
-export function tabById<T extends { sheetId: number }>(tabs: readonly T[], sheetId: number): T {
-  const tab = tabs.find((each) => each.sheetId === sheetId);
-  if (!tab) throw new ToolError(`there is no tab with sheetId ${sheetId}; get_spreadsheet lists the tabs`);
-  return tab;
+/** The tab of a sheetId Google gave (a rule's, a chart's anchor): tab-ref.ts's tabOf. */
+export function tabById<T extends { sheetId: number; title: string }>(
+  tabs: readonly T[],
+  sheetId: number,
+): T {
+  return tabOf(tabs, sheetId);
 }
 
 /**

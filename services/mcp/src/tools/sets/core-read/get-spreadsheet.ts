@@ -1,11 +1,11 @@
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
-import { ToolError } from '../../../errors/tool-error.ts';
 import { amount } from '../../guards/loss-phrases.ts';
 import { columnLetters } from '../../kit/a1.ts';
 import { READ } from '../../kit/annotations.ts';
 import { perTabListInput } from '../../kit/common-schemas.ts';
 import { a1Of, hexOf, tabsOf } from '../../kit/rule-grid.ts';
+import { tabOf } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import { cellsOf } from './read-formats.ts';
@@ -86,16 +86,10 @@ export function getSpreadsheetTools({ sheets, callGoogle }: ToolDeps) {
         );
         const tabs = tabsOf(data);
         const namedRanges = data.namedRanges ?? [];
+        const only = input.sheetId === undefined ? undefined : tabOf(tabs, input.sheetId).sheetId;
         const chosen = (data.sheets ?? []).filter(
-          (sheet) => input.sheetId === undefined || sheet.properties?.sheetId === input.sheetId,
+          (sheet) => only === undefined || (sheet.properties?.sheetId ?? 0) === only,
         );
-        if (chosen.length === 0 && input.sheetId !== undefined)
-          throw new ToolError(
-            `there is no tab with sheetId ${input.sheetId}; the tabs are ${tabs
-              .slice(0, TABS_IN_FULL)
-              .map((tab) => `${tab.sheetId} ${JSON.stringify(tab.title)}`)
-              .join(', ')}${tabs.length > TABS_IN_FULL ? ', …' : ''}`,
-          );
         const described = chosen.map((sheet, index) =>
           index < TABS_IN_FULL ? describeTab(sheet, namedRanges) : sizeOf(sheet),
         );

@@ -14,6 +14,7 @@ import {
   startPage,
   valueRangeOutput,
 } from '../../kit/range-page.ts';
+import { explainRangeRefusals } from '../../kit/range-refusals.ts';
 import { renderRows } from '../../kit/render.ts';
 import { type RevisionArea, revisionOf, type ValueRender } from '../../kit/revision.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
@@ -30,7 +31,7 @@ interface Answered {
 /** read_range and read_ranges: values of one range or several, paged (docs/design.md §11). */
 export function readRangeTools(deps: ToolDeps) {
   const { sheets, callGoogle } = deps;
-  return [
+  return explainRangeRefusals(deps, [
     defineTool({
       name: 'read_range',
       toolset: 'core-read',
@@ -192,7 +193,7 @@ export function readRangeTools(deps: ToolDeps) {
         };
       },
     }),
-  ];
+  ]);
 }
 
 interface PageRead {

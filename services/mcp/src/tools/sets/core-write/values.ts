@@ -20,6 +20,8 @@ import {
   valueInput,
 } from '../../kit/common-schemas.ts';
 import { checkWrittenFormulas, formulaErrorsOutput, type WrittenBlock } from '../../kit/formula-errors.ts';
+import { gridsBefore, grownClause, grownOutput, tabsGrown } from '../../kit/grid-growth.ts';
+import { explainRangeRefusals } from '../../kit/range-refusals.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { defineTool, type ToolContext, type ToolOutput } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
@@ -40,8 +42,8 @@ const updateOutput = z.object({
   dryRun: dryRunOutput,
   changeId: changeIdOutput,
 });
-/** A write's result: what Google updated, and the formulas it wrote that evaluate to an error. */
-const writeOutput = updateOutput.extend(formulaErrorsOutput);
+/** A write's result: what Google updated, the tabs it grew, the formulas it wrote that evaluate to an error. */
+const writeOutput = updateOutput.extend({ ...formulaErrorsOutput, tabsGrown: grownOutput });
 
 function summary(update: sheets_v4.Schema$UpdateValuesResponse | undefined, fallbackRange: string) {
   return {
@@ -189,7 +191,7 @@ export function valueWriteTools(deps: ToolDeps) {
     );
   }
 
-  return [
+  return explainRangeRefusals(deps, [
     defineTool({
       name: 'write_range',
       toolset: 'core-write',
@@ -229,6 +231,9 @@ export function valueWriteTools(deps: ToolDeps) {
             text: `Dry run: would update ${plan.updatedCells} cells in ${range}. Nothing was written.`,
           };
         }
+        const grids = await gridsBefore(deps, context, input.spreadsheetId, [
+          writtenArea(range, input.values),
+        ]);
         const { data } = await callGoogle(auth.userId, signal, (request) =>
           sheets.spreadsheets.values.update(
             {
@@ -242,6 +247,7 @@ export function valueWriteTools(deps: ToolDeps) {
           ),
         );
         const result = summary(data, range);
+        const grown = tabsGrown(grids, [{ range: result.updatedRange, values: input.values }]);
         return answerWrite(
           context,
           input,
@@ -251,8 +257,8 @@ export function valueWriteTools(deps: ToolDeps) {
             raw: input.valueInputOption === 'RAW',
           },
           [{ range: result.updatedRange, values: input.values }],
-          result,
-          `Updated ${result.updatedCells} cells in ${result.updatedRange}`,
+          { ...result, ...(grown.length ? { tabsGrown: grown } : {}) },
+          `Updated ${result.updatedCells} cells in ${result.updatedRange}${grownClause(grown)}`,
         );
       },
     }),
@@ -278,6 +284,7 @@ export function valueWriteTools(deps: ToolDeps) {
       outputSchema: z.object({
         totalUpdatedCells: z.number(),
         responses: z.array(updateOutput),
+        tabsGrown: grownOutput,
         ...formulaErrorsOutput,
         dryRun: dryRunOutput,
         changeId: changeIdOutput,
@@ -313,6 +320,12 @@ export function valueWriteTools(deps: ToolDeps) {
           majorDimension: 'ROWS',
           values: entry.values,
         }));
+        const grids = await gridsBefore(
+          deps,
+          context,
+          input.spreadsheetId,
+          data.map((entry) => writtenArea(entry.range, entry.values)),
+        );
         if (large)
           context.progress(0, 1, `Writing ${amount(cells, 'cell')} in ${amount(data.length, 'range')}`);
         const { data: response } = await callGoogle(auth.userId, signal, (request) =>
@@ -330,6 +343,13 @@ export function valueWriteTools(deps: ToolDeps) {
         );
         const total =
           response.totalUpdatedCells ?? responses.reduce((sum, update) => sum + update.updatedCells, 0);
+        const grown = tabsGrown(
+          grids,
+          responses.map((update, index) => ({
+            range: update.updatedRange,
+            values: input.data[index]!.values,
+          })),
+        );
         return answerWrite(
           context,
           input,
@@ -348,8 +368,8 @@ export function valueWriteTools(deps: ToolDeps) {
             range: responses[index]?.updatedRange ?? normalizeRange(entry.range),
             values: entry.values,
           })),
-          { totalUpdatedCells: total, responses },
-          `Updated ${total} cells in ${responses.length} ranges`,
+          { totalUpdatedCells: total, responses, ...(grown.length ? { tabsGrown: grown } : {}) },
+          `Updated ${total} cells in ${responses.length} ranges${grownClause(grown)}`,
         );
       },
     }),
@@ -504,5 +524,5 @@ export function valueWriteTools(deps: ToolDeps) {
       },
       describeLoss: (input, context) => losses.clear(input, context),
     }),
-  ];
+  ]);
 }

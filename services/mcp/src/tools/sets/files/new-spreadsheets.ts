@@ -6,20 +6,13 @@ import { type MadeFile, recordMadeFile } from '../../../journal/record-made-file
 import { amount, quotedName } from '../../guards/loss-phrases.ts';
 import { rangeOnSheet } from '../../kit/a1.ts';
 import { CHANGE } from '../../kit/annotations.ts';
-import { changeIdOutput, dryRun, dryRunOutput, rows } from '../../kit/common-schemas.ts';
+import { anyFileId, changeIdOutput, dryRun, dryRunOutput, rows } from '../../kit/common-schemas.ts';
 import { copyAsSpreadsheet } from '../../kit/drive-copy.ts';
 import { folderId, intoFolder, targetFolder } from '../../kit/drive-folders.ts';
 import { ALL_DRIVES } from '../../kit/drive-options.ts';
 import { EXPORT_TYPES, IMPORTABLE_TYPES, SPREADSHEET_MIME } from '../../kit/google-file-types.ts';
 import { defineTool, type ToolContext } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
-
-const fileId = z
-  .string()
-  .min(5)
-  .max(200)
-  .regex(/^[A-Za-z0-9_-]+$/)
-  .describe('A Drive file id.');
 
 export function newSpreadsheetTools(deps: ToolDeps) {
   const { sheets, drive, callGoogle, journal } = deps;
@@ -182,7 +175,7 @@ export function newSpreadsheetTools(deps: ToolDeps) {
       journalsItself: true,
       annotations: CHANGE,
       inputSchema: z.object({
-        fileId,
+        fileId: anyFileId,
         to: z.enum(['spreadsheet', 'xlsx', 'csv', 'ods', 'pdf']),
         name: z
           .string()

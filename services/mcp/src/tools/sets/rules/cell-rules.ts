@@ -18,18 +18,10 @@ import {
   spreadsheetId,
 } from '../../kit/common-schemas.ts';
 import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
-import {
-  a1Of,
-  colorOf,
-  gridRangeOf,
-  hexOf,
-  TAB_FIELDS,
-  type Tab,
-  tabById,
-  tabsOf,
-} from '../../kit/rule-grid.ts';
+import { a1Of, colorOf, gridRangeOf, hexOf, TAB_FIELDS, type Tab, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
+import { type TabRef, tabOf } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import {
@@ -116,15 +108,15 @@ export function cellRuleTools(deps: ToolDeps) {
   async function ruleToDelete(
     userId: string,
     signal: AbortSignal,
-    input: { spreadsheetId: string; sheetId: number; index: number },
+    input: { spreadsheetId: string; sheetId: TabRef; index: number },
   ) {
     const read = await readRules(userId, signal, input.spreadsheetId);
-    const rule = ruleView(ruleAt(read, input.sheetId, input.index), input.sheetId, input.index, read.tabs);
-    return { read, rule };
+    const tab = tabOf(read.tabs, input.sheetId);
+    const rule = ruleView(ruleAt(read, tab.sheetId, input.index), tab.sheetId, input.index, read.tabs);
+    return { read, rule, tab };
   }
 
   function ruleAt(read: Awaited<ReturnType<typeof readRules>>, sheetIdAsked: number, index: number) {
-    tabById(read.tabs, sheetIdAsked);
     const rules =
       read.sheets.find((sheet) => (sheet.properties?.sheetId ?? 0) === sheetIdAsked)?.conditionalFormats ??
       [];
@@ -251,11 +243,9 @@ export function cellRuleTools(deps: ToolDeps) {
       outputSchema: z.object({ rules: z.array(ruleOutput) }),
       async run(input, { auth, signal }) {
         const read = await readRules(auth.userId, signal, input.spreadsheetId);
-        if (input.sheetId !== undefined) tabById(read.tabs, input.sheetId);
+        const only = input.sheetId === undefined ? undefined : tabOf(read.tabs, input.sheetId).sheetId;
         const rules = read.sheets
-          .filter(
-            (sheet) => input.sheetId === undefined || (sheet.properties?.sheetId ?? 0) === input.sheetId,
-          )
+          .filter((sheet) => only === undefined || (sheet.properties?.sheetId ?? 0) === only)
           .flatMap((sheet) =>
             (sheet.conditionalFormats ?? []).map((rule, index) =>
               ruleView(rule, sheet.properties?.sheetId ?? 0, index, read.tabs),
@@ -292,8 +282,9 @@ export function cellRuleTools(deps: ToolDeps) {
         dryRun,
       }),
       outputSchema: ruleOutput.extend({ previous: ruleOutput, dryRun: dryRunOutput }),
-      async run(input, { auth, signal }) {
-        const read = await readRules(auth.userId, signal, input.spreadsheetId);
+      async run(given, { auth, signal }) {
+        const read = await readRules(auth.userId, signal, given.spreadsheetId);
+        const input = { ...given, sheetId: tabOf(read.tabs, given.sheetId).sheetId };
         const existing = ruleAt(read, input.sheetId, input.index);
         const previous = ruleView(existing, input.sheetId, input.index, read.tabs);
         const changesRule = input.condition || input.colorScale || input.format || input.ranges;
@@ -366,14 +357,14 @@ export function cellRuleTools(deps: ToolDeps) {
       inputSchema: z.object({ spreadsheetId, sheetId, index: z.number().int().min(0), dryRun }),
       outputSchema: z.object({ deleted: ruleOutput, dryRun: dryRunOutput }),
       async run(input, { auth, signal }) {
-        const { rule: deleted } = await ruleToDelete(auth.userId, signal, input);
+        const { rule: deleted, tab } = await ruleToDelete(auth.userId, signal, input);
         if (input.dryRun)
           return {
             structuredContent: { deleted, dryRun: true },
             text: `Dry run: would delete ${describeRule(deleted)} (index ${input.index}). Nothing was changed.`,
           };
         await batchUpdate(auth.userId, signal, input.spreadsheetId, [
-          { deleteConditionalFormatRule: { sheetId: input.sheetId, index: input.index } },
+          { deleteConditionalFormatRule: { sheetId: tab.sheetId, index: input.index } },
         ]);
         return {
           structuredContent: { deleted },
@@ -381,13 +372,12 @@ export function cellRuleTools(deps: ToolDeps) {
         };
       },
       async describeLoss(input, { auth, signal }) {
-        const { read, rule } = await ruleToDelete(auth.userId, signal, input);
+        const { rule, tab } = await ruleToDelete(auth.userId, signal, input);
         // Values, ranges and the tab's title are written by anyone the file is shared with: quoted and escaped.
         const kind = rule.colorScale
           ? 'a colour scale'
           : `${rule.condition}${rule.values.map((value) => ` ${quotedName(value)}`).join(',')}`;
-        const title = tabById(read.tabs, input.sheetId).title;
-        return `the conditional format rule ${input.index} of the tab ${quotedName(title)} (${kind} on ${rule.ranges.map(quotedName).join(', ')})`;
+        return `the conditional format rule ${input.index} of the tab ${quotedName(tab.title)} (${kind} on ${rule.ranges.map(quotedName).join(', ')})`;
       },
     }),
   ];

@@ -11,9 +11,10 @@ import { amount, quotedName } from '../../guards/loss-phrases.ts';
 import { CHANGE, READ } from '../../kit/annotations.ts';
 import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit/common-schemas.ts';
 import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
-import { gridRangeOf, type Tab, tabById, tabsOf } from '../../kit/rule-grid.ts';
+import { gridRangeOf, type Tab, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
+import { type TabRef, tabOf } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import {
@@ -66,9 +67,9 @@ export function filterTools(deps: ToolDeps) {
     return found;
   }
 
-  function basicOf(read: Read, sheetIdAsked: number): { tab: Tab; filter: FilterView } {
-    const tab = tabById(read.tabs, sheetIdAsked);
-    const filter = read.basic.get(sheetIdAsked);
+  function basicOf(read: Read, asked: TabRef): { tab: Tab; filter: FilterView } {
+    const tab = tabOf(read.tabs, asked);
+    const filter = read.basic.get(tab.sheetId);
     if (!filter) throw new ToolError(`the tab ${JSON.stringify(tab.title)} has no basic filter`);
     return { tab, filter };
   }
@@ -141,7 +142,7 @@ export function filterTools(deps: ToolDeps) {
             text: `Dry run: would clear ${what}. Nothing was changed.`,
           };
         await batchUpdate(auth.userId, signal, input.spreadsheetId, [
-          { clearBasicFilter: { sheetId: input.sheetId } },
+          { clearBasicFilter: { sheetId: tab.sheetId } },
         ]);
         return { structuredContent: { cleared: filter }, text: `Cleared ${what}.` };
       },
@@ -167,8 +168,8 @@ export function filterTools(deps: ToolDeps) {
       outputSchema: z.object({ basicFilters: z.array(filterOutput), filterViews: z.array(filterOutput) }),
       async run(input, { auth, signal }) {
         const read = await readFilters(auth.userId, signal, input.spreadsheetId);
-        if (input.sheetId !== undefined) tabById(read.tabs, input.sheetId);
-        const mine = (view: FilterView) => input.sheetId === undefined || view.sheetId === input.sheetId;
+        const only = input.sheetId === undefined ? undefined : tabOf(read.tabs, input.sheetId).sheetId;
+        const mine = (view: FilterView) => only === undefined || view.sheetId === only;
         const basicFilters = [...read.basic.values()].filter(mine);
         const filterViews = read.views.filter(mine);
         const lines = [

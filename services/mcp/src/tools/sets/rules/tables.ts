@@ -12,9 +12,10 @@ import { columnLetters } from '../../kit/a1.ts';
 import { CHANGE, READ } from '../../kit/annotations.ts';
 import { a1Range, dryRun, dryRunOutput, perTabListInput, spreadsheetId } from '../../kit/common-schemas.ts';
 import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
-import { a1Of, gridRangeOf, type Tab, tabById, tabsOf } from '../../kit/rule-grid.ts';
+import { a1Of, gridRangeOf, type Tab, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
+import { tabOf } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 
@@ -334,10 +335,8 @@ export function tableTools(deps: ToolDeps) {
       outputSchema: z.object({ tables: z.array(tableOutput) }),
       async run(input, { auth, signal }) {
         const read = await readTables(auth.userId, signal, input.spreadsheetId);
-        if (input.sheetId !== undefined) tabById(read.tabs, input.sheetId);
-        const tables = read.tables.filter(
-          (each) => input.sheetId === undefined || each.sheetId === input.sheetId,
-        );
+        const only = input.sheetId === undefined ? undefined : tabOf(read.tabs, input.sheetId).sheetId;
+        const tables = read.tables.filter((each) => only === undefined || each.sheetId === only);
         const text = tables.length
           ? tables.map((each) => `${each.tableId}: ${describeTable(each)}`).join('\n')
           : 'No tables.';

@@ -3,7 +3,7 @@ import { changeNote } from '../../../journal/record-change.ts';
 import { quotedName } from '../../guards/loss-phrases.ts';
 import { CHANGE } from '../../kit/annotations.ts';
 import { changeIdOutput, dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit/common-schemas.ts';
-import { tabById } from '../../kit/rule-grid.ts';
+import { tabOf, withSheetId } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import { dryRunText, readEditTabs } from './edit-grid.ts';
@@ -24,7 +24,7 @@ export function copySheetToTools(deps: ToolDeps) {
       inputSchema: z.object({
         spreadsheetId,
         sheetId,
-        destinationSpreadsheetId: spreadsheetId.describe('The spreadsheet to copy the tab into.'),
+        destinationSpreadsheetId: spreadsheetId.describe('The spreadsheet (id or URL) to copy the tab into.'),
         dryRun,
       }),
       // The new tab's id and title are null in a dry run: Google picks them when it copies.
@@ -35,16 +35,16 @@ export function copySheetToTools(deps: ToolDeps) {
         dryRun: dryRunOutput,
         changeId: changeIdOutput,
       }),
-      async run(input, { auth, signal }) {
-        if (input.dryRun) {
+      async run(given, { auth, signal }) {
+        if (given.dryRun) {
           // Reads only: the tab must exist, and the destination must be one the person can open.
-          const tab = tabById(
-            await readEditTabs(deps, auth.userId, signal, input.spreadsheetId),
-            input.sheetId,
+          const tab = tabOf(
+            await readEditTabs(deps, auth.userId, signal, given.spreadsheetId),
+            given.sheetId,
           );
           const { data } = await callGoogle(auth.userId, signal, (request) =>
             sheets.spreadsheets.get(
-              { spreadsheetId: input.destinationSpreadsheetId, fields: 'properties.title' },
+              { spreadsheetId: given.destinationSpreadsheetId, fields: 'properties.title' },
               request,
             ),
           );
@@ -52,7 +52,7 @@ export function copySheetToTools(deps: ToolDeps) {
             structuredContent: {
               sheetId: null,
               title: null,
-              destinationSpreadsheetId: input.destinationSpreadsheetId,
+              destinationSpreadsheetId: given.destinationSpreadsheetId,
               dryRun: true,
             },
             text: dryRunText(
@@ -60,7 +60,9 @@ export function copySheetToTools(deps: ToolDeps) {
             ),
           };
         }
-        // One request: copyTo names the tab by sheetId, and Google's refusal of an unknown one is clear.
+        // One request for a sheetId (a name costs a read of the tabs first): copyTo names the tab by
+        // sheetId, and Google's refusal of an unknown one is clear.
+        const input = await withSheetId(deps, { auth, signal }, given);
         const { data } = await callGoogle(auth.userId, signal, (request) =>
           sheets.spreadsheets.sheets.copyTo(
             {

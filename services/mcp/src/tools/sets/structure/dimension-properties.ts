@@ -4,8 +4,8 @@ import { ToolError } from '../../../errors/tool-error.ts';
 import { amount } from '../../guards/loss-phrases.ts';
 import { CHANGE } from '../../kit/annotations.ts';
 import { dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit/common-schemas.ts';
-import { tabById } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
+import { tabOf } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import { dryRunText, readEditTabs, type Tab } from './edit-grid.ts';
@@ -61,10 +61,7 @@ export function dimensionPropertyTools(deps: ToolDeps) {
           throw new ToolError('give pixelSize or fitToData, not both');
         if (input.pixelSize === undefined && !input.fitToData && input.hidden === undefined)
           throw new ToolError('name pixelSize, fitToData or hidden');
-        const tab = tabById(
-          await readEditTabs(deps, auth.userId, signal, input.spreadsheetId),
-          input.sheetId,
-        );
+        const tab = tabOf(await readEditTabs(deps, auth.userId, signal, input.spreadsheetId), input.sheetId);
         const range = dimensionArea(tab, input.dimension, input.startIndex, input.endIndex);
         const properties: sheets_v4.Schema$DimensionProperties = {};
         const fields: string[] = [];

@@ -13,6 +13,7 @@ import {
 } from '../../kit/common-schemas.ts';
 import { journalDeletion } from '../../kit/journal-deletion.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
+import { withSheetId } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 
@@ -43,7 +44,9 @@ export function dimensionTools(deps: ToolDeps) {
         dryRun,
       }),
       outputSchema: z.object({ inserted: z.number(), dryRun: dryRunOutput, changeId: changeIdOutput }),
-      async run(input, { auth, signal }) {
+      async run(given, context) {
+        const { auth, signal } = context;
+        const input = await withSheetId(deps, context, given);
         if (input.dryRun)
           return {
             structuredContent: { inserted: input.count, dryRun: true },
@@ -122,8 +125,9 @@ export function dimensionTools(deps: ToolDeps) {
         deleted: z.number(),
         ...destructiveWriteOutput,
       }),
-      async run(input, context) {
+      async run(given, context) {
         const { auth, signal } = context;
+        const input = await withSheetId(deps, context, given);
         if (input.dryRun) {
           const wouldLose = await losses.dimensionDeletion(input, context);
           const count = input.endIndex - input.startIndex;

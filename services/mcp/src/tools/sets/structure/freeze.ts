@@ -3,8 +3,8 @@ import { ToolError } from '../../../errors/tool-error.ts';
 import { amount } from '../../guards/loss-phrases.ts';
 import { CHANGE } from '../../kit/annotations.ts';
 import { dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit/common-schemas.ts';
-import { tabById } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
+import { tabOf } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import { a1Of, dryRunText, readEditTabs, sizeOf } from './edit-grid.ts';
@@ -43,10 +43,7 @@ export function freezeTools(deps: ToolDeps) {
       async run(input, { auth, signal }) {
         if (input.rows === undefined && input.columns === undefined)
           throw new ToolError('name rows, columns or both to freeze (0 unfreezes)');
-        const tab = tabById(
-          await readEditTabs(deps, auth.userId, signal, input.spreadsheetId),
-          input.sheetId,
-        );
+        const tab = tabOf(await readEditTabs(deps, auth.userId, signal, input.spreadsheetId), input.sheetId);
         if ((input.rows ?? 0) >= tab.rows || (input.columns ?? 0) >= tab.columns)
           throw new ToolError(
             `the tab ${JSON.stringify(tab.title)} has ${sizeOf(tab)}: at least one row and one column must stay unfrozen`,

@@ -24,6 +24,7 @@ import {
 import { firstVisibleTab } from '../../kit/first-visible-tab.ts';
 import { journalDeletion } from '../../kit/journal-deletion.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
+import { withSheetId } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import { describeToolset, enablesToolset, notEnabledClause } from '../../toolsets.ts';
@@ -194,7 +195,9 @@ export function sheetTools(deps: ToolDeps) {
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({ spreadsheetId, sheetId, title: z.string().min(1).max(100), dryRun }),
       outputSchema: z.object({ sheetId: z.number(), title: z.string(), dryRun: dryRunOutput }),
-      async run(input, { auth, signal }) {
+      async run(given, context) {
+        const { auth, signal } = context;
+        const input = await withSheetId(deps, context, given);
         if (input.dryRun)
           return {
             structuredContent: { sheetId: input.sheetId, title: input.title, dryRun: true },
@@ -228,8 +231,9 @@ export function sheetTools(deps: ToolDeps) {
         deletedSheetId: z.number(),
         ...destructiveWriteOutput,
       }),
-      async run(input, context) {
+      async run(given, context) {
         const { auth, signal } = context;
+        const input = await withSheetId(deps, context, given);
         if (input.dryRun) {
           const wouldLose = await losses.sheetDeletion(input, context);
           return {
@@ -286,7 +290,9 @@ export function sheetTools(deps: ToolDeps) {
         title: z.string().nullable(),
         dryRun: dryRunOutput,
       }),
-      async run(input, { auth, signal }) {
+      async run(given, context) {
+        const { auth, signal } = context;
+        const input = await withSheetId(deps, context, given);
         if (input.dryRun)
           return {
             structuredContent: { sheetId: null, title: input.newTitle ?? null, dryRun: true },

@@ -1,0 +1,76 @@
+/**
+ * A tab named as people name it: a `sheetId` input (common-schemas.ts) is a tab's sheetId or its
+ * name. One resolver, over the tabs a tool has read; a tool that reads none reads them only when
+ * given a name.
+ */
+import { ToolError } from '../../errors/tool-error.ts';
+import type { ToolContext } from './tool-definition.ts';
+import type { ToolDeps } from './tool-deps.ts';
+
+/** What a `sheetId` input holds: a tab's sheetId, or its name. */
+export type TabRef = number | string;
+
+/** The error for a tab that is not there names at most this many of the tabs. */
+const TABS_NAMED = 20;
+
+/**
+ * The tab `ref` names: a number by sheetId; text by name, exactly and then ignoring case (as Sheets
+ * reads a tab name in A1), and text of digits that names no tab by sheetId. Refused, listing the
+ * tabs there are, when none matches.
+ */
+export function tabOf<Tab extends { sheetId: number; title: string }>(
+  tabs: readonly Tab[],
+  ref: TabRef,
+): Tab {
+  const byId = (id: number) => tabs.find((tab) => tab.sheetId === id);
+  let tab: Tab | undefined;
+  if (typeof ref === 'number') tab = byId(ref);
+  else {
+    const lower = ref.toLowerCase();
+    tab =
+      tabs.find((each) => each.title === ref) ??
+      tabs.find((each) => each.title.toLowerCase() === lower) ??
+      (/^\d+$/.test(ref) ? byId(Number(ref)) : undefined);
+  }
+  if (tab) return tab;
+  const which = typeof ref === 'number' ? `with sheetId ${ref}` : `named ${JSON.stringify(ref)}`;
+  throw new ToolError(`there is no tab ${which}; the tabs are ${tabList(tabs)}`);
+}
+
+/** `"Plan" (sheetId 0), "Notes" (sheetId 7)`, the first TABS_NAMED and how many more. */
+export function tabList(tabs: readonly { sheetId: number; title: string }[]): string {
+  const named = tabs
+    .slice(0, TABS_NAMED)
+    .map((tab) => `${JSON.stringify(tab.title)} (sheetId ${tab.sheetId})`);
+  const more = tabs.length > TABS_NAMED ? ` and ${tabs.length - TABS_NAMED} more` : '';
+  return `${named.join(', ')}${more}`;
+}
+
+/** The tabs' ids and names: one spreadsheets.get. */
+export async function readTabNames(
+  { sheets, callGoogle }: Pick<ToolDeps, 'sheets' | 'callGoogle'>,
+  { auth, signal }: Pick<ToolContext, 'auth' | 'signal'>,
+  spreadsheetId: string,
+): Promise<Array<{ sheetId: number; title: string }>> {
+  const { data } = await callGoogle(auth.userId, signal, (request) =>
+    sheets.spreadsheets.get({ spreadsheetId, fields: 'sheets.properties(sheetId,title)' }, request),
+  );
+  return (data.sheets ?? []).map((sheet) => ({
+    sheetId: sheet.properties?.sheetId ?? 0,
+    title: sheet.properties?.title ?? '',
+  }));
+}
+
+/**
+ * The input of a tool that has not read the tabs, with its `sheetId` a number: as given when it is
+ * one (Google refuses a sheetId of no tab), else found by name after one read of the tabs.
+ */
+export async function withSheetId<Input extends { spreadsheetId: string; sheetId: TabRef }>(
+  deps: Pick<ToolDeps, 'sheets' | 'callGoogle'>,
+  context: Pick<ToolContext, 'auth' | 'signal'>,
+  input: Input,
+): Promise<Input & { sheetId: number }> {
+  if (typeof input.sheetId === 'number') return input as Input & { sheetId: number };
+  const tab = tabOf(await readTabNames(deps, context, input.spreadsheetId), input.sheetId);
+  return { ...input, sheetId: tab.sheetId };
+}
