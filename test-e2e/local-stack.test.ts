@@ -146,10 +146,11 @@ describe('pnpm start with embedded defaults (no DATABASE_URL, REDIS_URL or Googl
     // chunked one 30 times (cheap), since whether the gateway's own 413 or mcp's 401 comes first is
     // a race its answer must not depend on.
     ['an early 401 to a 1.8 MiB body', 'none', 1.8, false, 401, 3],
-    ['an early 401 to a 4 MiB chunked body', 'none', 4, true, [401, 413], 30],
-    ["mcp's 413 to a 1.5 MiB body", 'key', 1.5, false, 413, 1],
-    ["mcp's 413 to a 1.5 MiB chunked body", 'key', 1.5, true, 413, 1],
-    // Past mcp's 8 MiB drain limit: mcp answers 413 without reading, closing mid-body (was a 502).
+    ['an early 401 to a 9 MiB chunked body', 'none', 9, true, [401, 413], 30],
+    // Past mcp's 4 MiB limit, within the 8 MiB every hop passes: mcp reads it and answers.
+    ["mcp's 413 to a 5 MiB body", 'key', 5, false, 413, 1],
+    ["mcp's 413 to a 5 MiB chunked body", 'key', 5, true, 413, 1],
+    // Past the 8 MiB ceiling: refused unread, closing mid-body (was a 502).
     ['a 9 MiB body', 'key', 9, false, 413, 1],
     ['a 9 MiB chunked body', 'key', 9, true, 413, 1],
   ] as const)(

@@ -13,8 +13,9 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { authSettingsSchema } from '../../services/auth/src/settings.ts';
-import { mcpSettingsSchema } from '../../services/mcp/src/settings.ts';
+import { mcpSettingsSchema, requestBodyCeiling } from '../../services/mcp/src/settings.ts';
 import { webSettingsSchema } from '../../services/web/src/settings.ts';
+import { nginxSize } from './support/nginx-size.ts';
 
 const deployDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const composeText = readFileSync(path.join(deployDir, 'compose.yaml'), 'utf8');
@@ -154,6 +155,12 @@ describe('deploy/compose/nginx.conf', () => {
       expect(seconds, name).toBeGreaterThan(requestTimeout);
       expect(seconds, name).toBeLessThanOrEqual(requestTimeout + 15);
     }
+  });
+
+  it("passes request bodies up to mcp's request body ceiling, so that mcp answers a call past its limit", () => {
+    const maxRequestBytes = mcpSettingsSchema.shape.MCP_MAX_REQUEST_BYTES.parse(undefined);
+    const size = /^\s*client_max_body_size (\w+);$/m.exec(conf)?.[1];
+    expect(nginxSize(size)).toBe(requestBodyCeiling(maxRequestBytes));
   });
 
   it("sends each service to its own HTTP port, never to auth's gRPC port", () => {

@@ -16,7 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { authSettingsSchema } from '../../services/auth/src/settings.ts';
-import { mcpSettingsSchema } from '../../services/mcp/src/settings.ts';
+import { mcpSettingsSchema, requestBodyCeiling } from '../../services/mcp/src/settings.ts';
 import { webSettingsSchema } from '../../services/web/src/settings.ts';
 import {
   type Field,
@@ -29,6 +29,7 @@ import {
   renderWithKubectl,
 } from './support/kustomize.ts';
 import { type Endpoint, mayConnect } from './support/network-policy.ts';
+import { nginxSize } from './support/nginx-size.ts';
 import { validateObject } from './support/schemas.ts';
 import { strictSchemaProblems } from './support/strict-schemas.ts';
 
@@ -192,6 +193,14 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
       expect(seconds, name).toBeGreaterThan(requestTimeout);
       expect(seconds, name).toBeLessThanOrEqual(requestTimeout + 15);
     }
+  });
+
+  it("passes request bodies up to mcp's request body ceiling, so that mcp answers a call past its limit", () => {
+    const maxRequestBytes = defaultOf(mcpSettingsSchema, 'MCP_MAX_REQUEST_BYTES') as number;
+    const annotations = find(objects, 'Ingress', 'sheetgate').metadata.annotations as Record<string, string>;
+    expect(nginxSize(annotations['nginx.ingress.kubernetes.io/proxy-body-size'])).toBe(
+      requestBodyCeiling(maxRequestBytes),
+    );
   });
 
   it('keeps auth gRPC off every Service the Ingress uses, on a Service of its own', () => {

@@ -6,11 +6,13 @@ import { createProxyServer } from 'http-proxy-3';
 export type ServiceOrigins = Record<ServiceName, string>;
 
 /**
- * The largest request body passed on: the Ingress's `proxy-body-size: 2m` and compose's
- * `client_max_body_size 2m`, so that the local gateway refuses what they refuse. (mcp's own limit,
- * 1 MiB, is below: its JSON 413 is what clients see up to here.)
+ * The largest request body passed on: mcp's request body ceiling (twice MCP_MAX_REQUEST_BYTES,
+ * services/mcp/src/settings.ts), as the Ingress's `proxy-body-size: 8m` and compose's
+ * `client_max_body_size 8m` are, so that mcp itself answers a call past its 4 MiB limit — a tool
+ * error saying how many rows fit — and the gateway refuses only what mcp would not read.
+ * test/gateway.test.ts holds it to mcp's setting.
  */
-const BODY_LIMIT = 2 * 1024 * 1024;
+export const GATEWAY_BODY_LIMIT = 8 * 1024 * 1024;
 /**
  * How much of a body nobody will read is still received and discarded, so that the answer reaches
  * the client and the connection stays usable; past this the connection is cut.
@@ -121,7 +123,7 @@ export function createGateway(origins: ServiceOrigins): http.Server {
       return;
     }
     const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > BODY_LIMIT) {
+    if (declared > GATEWAY_BODY_LIMIT) {
       // Answered once the client has sent the body (read and dropped), on a connection then
       // closed. Answered at once, Node's server stopped reading the rest: the client's upload,
       // and its next request on that connection, stalled until the idle timeout ended it. Past
@@ -137,7 +139,7 @@ export function createGateway(origins: ServiceOrigins): http.Server {
     let received = 0;
     req.on('data', (chunk: Buffer) => {
       received += chunk.length;
-      if (received <= BODY_LIMIT || received - chunk.length > BODY_LIMIT) return;
+      if (received <= GATEWAY_BODY_LIMIT || received - chunk.length > GATEWAY_BODY_LIMIT) return;
       req.unpipe();
       const upstream = upstreamRequests.get(req);
       discardRestOfBody(req);
@@ -158,7 +160,10 @@ export function createGateway(origins: ServiceOrigins): http.Server {
   return server;
 }
 
-const TOO_LARGE = { error: 'payload_too_large', error_description: 'the request body is over 2 MiB' };
+const TOO_LARGE = {
+  error: 'payload_too_large',
+  error_description: `the request body is over ${GATEWAY_BODY_LIMIT / (1024 * 1024)} MiB`,
+};
 
 /** The gateway's 413, on a connection then closed (the rest of such a body is not wanted). */
 const refuseTooLarge = (req: http.IncomingMessage, res: http.ServerResponse) =>

@@ -3,7 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { resolveRoute, routeTable, type ServiceName } from '@sheetgate/route-table';
 import { closeHttpServer, listen } from '@sheetgate/service-runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway } from '../src/gateway.ts';
+// mcp's own settings, read as deploy/test reads them: the gateway mirrors its body ceiling.
+import { mcpSettingsSchema, requestBodyCeiling } from '../../../services/mcp/src/settings.ts';
+import { createGateway, GATEWAY_BODY_LIMIT } from '../src/gateway.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests assert the shape with expect
 const readJsonBody = (response: Response): Promise<any> => response.json();
@@ -181,6 +183,30 @@ describe('local gateway follows the route table (docs/design.md §2)', () => {
           expect(response.status).toBe(200);
           expect(await readJsonBody(response)).toEqual({ slow: true });
         }
+      },
+    );
+  });
+
+  it("passes bodies up to mcp's request body ceiling and refuses one byte more with 413, as the Ingress does", async () => {
+    const maxRequestBytes = mcpSettingsSchema.shape.MCP_MAX_REQUEST_BYTES.parse(undefined);
+    expect(GATEWAY_BODY_LIMIT).toBe(requestBodyCeiling(maxRequestBytes));
+    await withGatewayOver(
+      (req, res) => {
+        let length = 0;
+        req.on('data', (chunk: Buffer) => {
+          length += chunk.length;
+        });
+        req.on('end', () => res.end(JSON.stringify({ length })));
+      },
+      async (_service, url) => {
+        const at = await fetch(url, { method: 'POST', body: Buffer.alloc(GATEWAY_BODY_LIMIT, 'a') });
+        expect(await readJsonBody(at)).toEqual({ length: GATEWAY_BODY_LIMIT });
+        const over = await fetch(url, { method: 'POST', body: Buffer.alloc(GATEWAY_BODY_LIMIT + 1, 'a') });
+        expect(over.status).toBe(413);
+        expect(await readJsonBody(over)).toEqual({
+          error: 'payload_too_large',
+          error_description: 'the request body is over 8 MiB',
+        });
       },
     );
   });

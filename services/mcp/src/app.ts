@@ -33,6 +33,8 @@ export function createMcpApp(options: {
   baseUrl: string;
   mcp: McpServerHandle;
   authenticate: (req: IncomingMessage) => Promise<AuthInfo>;
+  /** MCP_MAX_REQUEST_BYTES. */
+  maxRequestBytes?: number;
 }): RequestListener {
   const metadata = protectedResourceMetadata(options.baseUrl);
   const publicOrigin = new URL(options.baseUrl).origin;
@@ -42,6 +44,7 @@ export function createMcpApp(options: {
     publicOrigin,
     resourceMetadataUrl: protectedResourceMetadataUrl(options.baseUrl),
     authenticate: options.authenticate,
+    ...(options.maxRequestBytes ? { maxRequestBytes: options.maxRequestBytes } : {}),
   });
   const app = new Koa({ proxy: false });
   logKoaErrors(app, options.logger);

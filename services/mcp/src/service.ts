@@ -152,6 +152,7 @@ export async function createMcpService(
     callGoogle,
     journal,
     dashboardUrl: `${settings.BASE_URL}/dashboard`,
+    googleWriteRequestBytes: settings.GOOGLE_WRITE_REQUEST_BYTES,
   };
   const tools = journalWrites(sheetgateTools(toolDeps), journal);
   // The dashboard's Undo (web → mcp, ChangeUndoService): undo_change's engine, for the person auth
@@ -202,7 +203,13 @@ export async function createMcpService(
     scopes: RESOURCE_SCOPES,
   });
   return {
-    handler: createMcpApp({ logger, baseUrl: settings.BASE_URL, mcp, authenticate }),
+    handler: createMcpApp({
+      logger,
+      baseUrl: settings.BASE_URL,
+      mcp,
+      authenticate,
+      maxRequestBytes: settings.MCP_MAX_REQUEST_BYTES,
+    }),
     mcp,
     changeUndo,
     async close() {

@@ -2,6 +2,12 @@ import { setting } from '@sheetgate/service-runtime';
 import { z } from 'zod';
 import { defaultContractMode } from './errors/contract-violation.ts';
 
+/** MCP_MAX_REQUEST_BYTES when unset: 4 MiB. */
+export const DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
+/** GOOGLE_WRITE_REQUEST_BYTES when unset: Google's recommended 2 MB. */
+export const DEFAULT_GOOGLE_WRITE_REQUEST_BYTES = 2_000_000;
+
 /** Every setting of the MCP service, read from the environment once at start. */
 export const mcpSettingsSchema = z.object({
   BASE_URL: setting.baseUrl().default('http://localhost:8080'),
@@ -42,6 +48,31 @@ export const mcpSettingsSchema = z.object({
   JWKS_REFRESH_SECONDS: z.coerce.number().int().min(1).max(3_600).default(300),
   /** The shortest time between two JWKS fetches triggered by an unknown `kid` (or a failed refresh). */
   JWKS_COOLDOWN_SECONDS: z.coerce.number().int().min(1).max(3_600).default(30),
+  /**
+   * The most one MCP request may carry, in bytes of its body: a call within it and within
+   * MAX_WRITE_CELLS never fails below the tool layer (docs/design.md §11.9). A body past it, up to
+   * requestBodyCeiling, is read without being kept and answered with a tool error saying how many
+   * rows fit. The local gateway, compose's nginx and the Ingress pass bodies up to that ceiling
+   * (deploy/test holds them to this default): change them with it. At most 8 MiB, below the 10 MiB
+   * Google takes in one request, which a write the service cannot split is sent as.
+   */
+  MCP_MAX_REQUEST_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .max(8 * 1024 * 1024)
+    .default(DEFAULT_MAX_REQUEST_BYTES),
+  /**
+   * The most a value write sends Google in one request, in bytes of its values as JSON; a larger
+   * write is split by rows into ordered requests (each its own quota turn), journaled as one
+   * change. Google recommends at most 2 MB a request (developers.google.com/workspace/sheets/api/limits).
+   */
+  GOOGLE_WRITE_REQUEST_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .max(8 * 1024 * 1024)
+    .default(2_000_000),
   /** How long one MCP request may run (a tool call waiting on Google) before it is answered with an error. */
   MCP_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(120),
   /**
@@ -69,3 +100,19 @@ export const mcpSettingsSchema = z.object({
 });
 
 export type McpSettings = z.infer<typeof mcpSettingsSchema>;
+
+/**
+ * The most cells one write call may carry (write_range, append_rows, write_ranges in all,
+ * create_spreadsheet). Not a setting: it is in those tools' input schemas, which clients read
+ * from tools/list and the tool surface pins.
+ */
+export const MAX_WRITE_CELLS = 100_000;
+
+/**
+ * The largest body read at all, for a request body limit of `maxRequestBytes`: between the two a
+ * body is read without being kept, so the refusal can say how much fits; past this it is refused
+ * with 413 unread. Every hop in front of mcp passes bodies up to this ceiling.
+ */
+export function requestBodyCeiling(maxRequestBytes: number): number {
+  return 2 * maxRequestBytes;
+}

@@ -495,12 +495,15 @@ describe('Streamable HTTP request handling', () => {
     expect(await response.text()).toBe('');
   });
 
-  it('refuses a body over 1 MiB with 413', async () => {
+  it('refuses a body over MCP_MAX_REQUEST_BYTES (4 MiB) with 413', async () => {
     const response = await post(
-      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(1_100_000) } },
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { pad: 'x'.repeat(4 * 1024 * 1024) } },
       authed(),
     );
     expect(response.status).toBe(413);
+    // A request with an id is answered in JSON-RPC words (limits-per-call.test.ts: a tools/call is
+    // a tool error instead).
+    expect(await response.json()).toMatchObject({ id: 1, error: { code: -32600 } });
   });
 
   it('refuses a non-JSON content type with 415', async () => {

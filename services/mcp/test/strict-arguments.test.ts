@@ -133,7 +133,7 @@ describe('unknown arguments', () => {
   });
 
   it('answers thousands of long unknown keys with a bounded error', async () => {
-    // Within the endpoint's 1 MiB body.
+    // Well within the endpoint's body limit.
     const junk = Object.fromEntries(
       Array.from({ length: 500 }, (_, index) => [`${index}${'k'.repeat(1_000)}`, 1]),
     );

@@ -14,6 +14,8 @@ import {
 import type { Middleware } from 'koa';
 import type { AuthInfo } from '../auth/auth-info.ts';
 import { requireScope } from '../auth/authenticate-request.ts';
+import { DEFAULT_MAX_REQUEST_BYTES, requestBodyCeiling } from '../settings.ts';
+import { type BodySketch, BodySketcher } from './body-sketch.ts';
 import {
   classifyMessage,
   type IncomingMessage as IncomingRpcMessage,
@@ -26,9 +28,9 @@ import {
 import type { McpServerHandle } from './mcp-server.ts';
 import { ReplyChannel, writeJson } from './reply-channel.ts';
 import { type MirroredHeaders, resolveRequestEra } from './request-era.ts';
+import { callTooLargeText, mebibytes, requestTooLargeText } from './request-too-large.ts';
 
 export const MCP_PATH = '/api/mcp';
-const BODY_LIMIT = 1024 * 1024;
 const BATCH_LIMIT = 50;
 /** `application/json`, with parameters or not (what `ctx.is` accepts, without parsing per request). */
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
@@ -39,6 +41,8 @@ export interface McpEndpointOptions {
   publicOrigin: string;
   resourceMetadataUrl: string;
   authenticate: (req: IncomingMessage) => Promise<AuthInfo>;
+  /** MCP_MAX_REQUEST_BYTES: the largest body taken; a larger one is answered as too large. */
+  maxRequestBytes?: number;
 }
 
 /** Whether a request is a POST to the endpoint itself (any query string): `servePost`'s to answer. */
@@ -81,6 +85,8 @@ export function createMcpPostHandler(
   options: McpEndpointOptions,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const { mcp, resourceMetadataUrl, logger } = options;
+  const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  const ceiling = requestBodyCeiling(maxRequestBytes);
 
   return async function servePost(req, res) {
     const started = performance.now();
@@ -132,7 +138,9 @@ export function createMcpPostHandler(
     const auth = await options.authenticate(req);
     requireScope(auth, 'sheets:read', resourceMetadataUrl);
 
-    const body = await readBody(req);
+    const read = await readBody(req);
+    if (typeof read !== 'string') return refuseTooLarge(res, read);
+    const body = read;
     // Checked on the text (a scan, no recursion) before anything walks the parsed value.
     if (jsonNestsDeeperThan(body))
       return answer(res, 400, parseError(`the body is nested deeper than ${MAX_JSON_DEPTH} levels`));
@@ -198,6 +206,49 @@ export function createMcpPostHandler(
       : await handle();
     channel.finish(httpStatus, reply);
     return request.method;
+  }
+
+  /**
+   * The body if within MCP_MAX_REQUEST_BYTES; else, up to the ceiling, what it says of itself
+   * (read as it arrives, never kept); past the ceiling a 413 without reading it.
+   */
+  async function readBody(req: IncomingMessage): Promise<string | BodySketch> {
+    const sketcher = new BodySketcher();
+    const body = await readBodyUpTo(req, maxRequestBytes, ceiling, (chunk) => sketcher.write(chunk));
+    if (body) return body.toString('utf8');
+    if (req.complete && sketcher.sketch().bytes > maxRequestBytes) return sketcher.sketch();
+    throw new HttpError(
+      413,
+      'payload_too_large',
+      `the body is over ${mebibytes(ceiling)}; one request may carry ${mebibytes(maxRequestBytes)}`,
+      { connection: 'close' },
+    );
+  }
+
+  /**
+   * A body past the limit that was read: a tool call is answered as a tool error the model reads,
+   * saying how many of its rows fit in one call (MCP asks that a call's input errors be tool
+   * results); any other request with an id a JSON-RPC error, HTTP 413; the rest a plain 413.
+   */
+  function refuseTooLarge(res: ServerResponse, sketch: BodySketch): string | undefined {
+    const { id, method } = sketch;
+    if (id === undefined)
+      throw new HttpError(413, 'payload_too_large', requestTooLargeText(sketch.bytes, maxRequestBytes));
+    if (method === 'tools/call') {
+      const text = callTooLargeText(sketch, maxRequestBytes);
+      return answer(
+        res,
+        200,
+        { jsonrpc: '2.0', id, result: { isError: true, content: [{ type: 'text', text }] } },
+        method,
+      );
+    }
+    return answer(
+      res,
+      413,
+      rpcError(id, JsonRpcErrorCode.InvalidRequest, requestTooLargeText(sketch.bytes, maxRequestBytes)),
+      method,
+    );
   }
 
   /** JSON-RPC batches: MCP 2025-03-26 only, answered together as JSON (no streaming). */
@@ -293,14 +344,6 @@ function accepted(res: ServerResponse, rpcMethod?: string): string | undefined {
 
 function acceptsEventStream(accept: string): boolean {
   return accept.includes('text/event-stream');
-}
-
-async function readBody(req: IncomingMessage): Promise<string> {
-  const body = await readBodyUpTo(req, BODY_LIMIT);
-  if (!body) {
-    throw new HttpError(413, 'payload_too_large', 'the body is over 1 MiB', { connection: 'close' });
-  }
-  return body.toString('utf8');
 }
 
 /** A client-sent name in a span only when it looks like a method or tool name (bounded, plain). */

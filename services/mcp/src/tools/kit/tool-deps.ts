@@ -11,4 +11,6 @@ export interface ToolDeps {
   journal?: ChangeJournal | undefined;
   /** `<BASE_URL>/dashboard`, where a refusal for a toolset the credential lacks says to enable it. */
   dashboardUrl?: string | undefined;
+  /** GOOGLE_WRITE_REQUEST_BYTES: a larger value write goes to Google in several requests. */
+  googleWriteRequestBytes?: number | undefined;
 }
