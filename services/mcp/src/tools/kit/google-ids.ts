@@ -2,7 +2,7 @@
  * Ids as people have them: the URL of a spreadsheet, a Drive file or a folder, copied from the
  * browser, stands for its id. The URL is never fetched, only its path read, and only on Google's
  * own hosts, so a link elsewhere (or `javascript:`) is refused in words rather than taken apart.
- * A URL's `#gid=` (the tab it was showing) is not read: docs/design.md §11.9 says why.
+ * A URL's `#gid=` (the tab it was showing) is not read: docs/design.md §11.2 says why.
  */
 import { z } from 'zod';
 

@@ -1,7 +1,7 @@
 /**
  * A value write reaching past its tab's grid grows the tab (Google adds the rows and columns for
- * values.update and values.batchUpdate), and the answer says so: "growing the tab "Big" from 1,000
- * to 5,000 rows". Knowing it takes the grid before the write: one spreadsheets.get of the tabs'
+ * values.update and values.batchUpdate), and the answer says so: `growing the tab "Orders" from <n> to
+ * <m> rows`. Knowing it takes the grid before the write: one spreadsheets.get of the tabs'
  * sizes, made only when the written cells reach past the grid Sheets gives a new tab, the case of
  * a big block written from A1. A write within that grid reads nothing more; on a tab made smaller,
  * its growth goes unsaid.
@@ -52,8 +52,8 @@ export async function gridsBefore(
 }
 
 /**
- * The tabs a write grew, from their grids before it and Google's answered ranges of each block:
- * `"Big" from 1,000 to 5,000 rows`; empty when none grew or the grids were not read.
+ * The tabs a write grew, from their grids before it and Google's answered ranges of each block
+ * (`"Orders" from <n> to <m> rows`); empty when none grew or the grids were not read.
  */
 export function tabsGrown(
   before: readonly TabGrid[] | undefined,
@@ -86,7 +86,7 @@ export function tabsGrown(
   });
 }
 
-/** `, growing the tab "Big" from 1,000 to 5,000 rows`, or '' when the write grew no tab. */
+/** `, growing the tab "Orders" from <n> to <m> rows`, or '' when the write grew no tab. */
 export function grownClause(grown: readonly string[]): string {
   if (grown.length === 0) return '';
   return `, growing the tab${grown.length > 1 ? 's' : ''} ${grown.join('; ')}`;
