@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { MAX_WRITE_CELLS } from '../../settings.ts';
 import { googleIdInput } from './google-ids.ts';
+import { cellsIn, tooManyCells } from './write-limits.ts';
 
 /** A spreadsheet's id, or its URL (google-ids.ts): the tool is given the id. */
 export const spreadsheetId = googleIdInput('spreadsheet', { min: 10, max: 200 }).describe(
@@ -24,9 +26,13 @@ export const perTabListInput = (things: string) =>
 export const cellValue = z.union([z.string().max(50_000), z.number(), z.boolean(), z.null()]);
 export const rows = z
   .array(z.array(cellValue).max(1_000))
-  .max(10_000)
+  .max(MAX_WRITE_CELLS, { error: (issue) => tooManyCells(issue.input as unknown[][]) })
+  .superRefine((values, context) => {
+    if (cellsIn(values) > MAX_WRITE_CELLS)
+      context.addIssue({ code: 'custom', message: tooManyCells(values) });
+  })
   .describe(
-    'Rows of cells, e.g. [["Name","Total"],["Ada",12]]. Strings starting with = are formulas when interpreted.',
+    `Rows of cells, e.g. [["Name","Total"],["Ada",12]]. Strings starting with = are formulas when interpreted. At most ${MAX_WRITE_CELLS.toLocaleString('en-US')} cells a call.`,
   );
 
 export const valueRender = z

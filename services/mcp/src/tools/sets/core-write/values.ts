@@ -2,6 +2,7 @@ import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
 import { ambiguousCells, cornerOf, valueArea } from '../../../journal/change-payloads.ts';
 import { changeNote, recordValueChange } from '../../../journal/record-change.ts';
+import { MAX_WRITE_CELLS } from '../../../settings.ts';
 import { lossDescriptions } from '../../guards/loss-descriptions.ts';
 import { amount } from '../../guards/loss-phrases.ts';
 import { guardWrites } from '../../guards/write-guard.ts';
@@ -25,13 +26,11 @@ import { explainRangeRefusals } from '../../kit/range-refusals.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { defineTool, type ToolContext, type ToolOutput } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
+import { tooManyCellsInAll } from '../../kit/write-limits.ts';
 import { areaFrom, areaRange, valuesExtent, writtenArea } from '../../kit/written-area.ts';
+import { LARGE_WRITE_CELLS, splitWrites } from './split-writes.ts';
 
-/**
- * A write of at least this many cells tells the client when it starts and when Google has it
- * (progress); a smaller one is answered before a progress bar could show anything.
- */
-export const LARGE_WRITE_CELLS = 5_000;
+export { LARGE_WRITE_CELLS };
 
 const WRITE = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
 const updateOutput = z.object({
@@ -83,6 +82,7 @@ export function valueWriteTools(deps: ToolDeps) {
     ? { includeValuesInResponse: true, responseValueRenderOption: 'FORMULA' as const }
     : {};
   const _batchUpdate = spreadsheetBatchUpdate(deps);
+  const writes = splitWrites(deps, afterImages);
   const losses = lossDescriptions(deps);
 
   /**
@@ -165,17 +165,16 @@ export function valueWriteTools(deps: ToolDeps) {
       overwriteFormulas: input.overwriteFormulas,
       captureBefore: journal !== undefined,
     });
-    const { data } = await callGoogle(auth.userId, signal, (request) =>
-      sheets.spreadsheets.values.update(
-        {
-          spreadsheetId: input.spreadsheetId,
-          range: target,
-          valueInputOption: input.valueInputOption,
-          ...afterImages,
-          requestBody: { range: target, majorDimension: 'ROWS', values: input.values },
+    const data = await writes.update(
+      context,
+      input,
+      target,
+      input.values,
+      (written) =>
+        before?.[0] && {
+          tool: 'append_rows',
+          areas: [valueArea(before[0], written.values, written.after)],
         },
-        request,
-      ),
     );
     const result = { ...summary(data, target), tableRange };
     return answerWrite(
@@ -234,17 +233,17 @@ export function valueWriteTools(deps: ToolDeps) {
         const grids = await gridsBefore(deps, context, input.spreadsheetId, [
           writtenArea(range, input.values),
         ]);
-        const { data } = await callGoogle(auth.userId, signal, (request) =>
-          sheets.spreadsheets.values.update(
-            {
-              spreadsheetId: input.spreadsheetId,
-              range,
-              valueInputOption: input.valueInputOption,
-              ...afterImages,
-              requestBody: { range, majorDimension: 'ROWS', values: input.values },
+        const data = await writes.update(
+          context,
+          input,
+          range,
+          input.values,
+          (written) =>
+            before?.[0] && {
+              tool: 'write_range',
+              areas: [valueArea(before[0], written.values, written.after)],
+              raw: input.valueInputOption === 'RAW',
             },
-            request,
-          ),
         );
         const result = summary(data, range);
         const grown = tabsGrown(grids, [{ range: result.updatedRange, values: input.values }]);
@@ -276,7 +275,12 @@ export function valueWriteTools(deps: ToolDeps) {
         data: z
           .array(z.object({ range: a1Range, values: rows, ifRevision }))
           .min(1)
-          .max(100),
+          .max(100)
+          .superRefine((data, context) => {
+            const cells = data.reduce((sum, entry) => sum + cellCount(entry.values), 0);
+            if (cells > MAX_WRITE_CELLS)
+              context.addIssue({ code: 'custom', message: tooManyCellsInAll(cells) });
+          }),
         valueInputOption: valueInput,
         overwriteFormulas,
         dryRun,
@@ -314,7 +318,6 @@ export function valueWriteTools(deps: ToolDeps) {
           };
         }
         const cells = input.data.reduce((sum, entry) => sum + cellCount(entry.values), 0);
-        const large = cells >= LARGE_WRITE_CELLS;
         const data = input.data.map((entry) => ({
           range: normalizeRange(entry.range),
           majorDimension: 'ROWS',
@@ -326,18 +329,18 @@ export function valueWriteTools(deps: ToolDeps) {
           input.spreadsheetId,
           data.map((entry) => writtenArea(entry.range, entry.values)),
         );
-        if (large)
-          context.progress(0, 1, `Writing ${amount(cells, 'cell')} in ${amount(data.length, 'range')}`);
-        const { data: response } = await callGoogle(auth.userId, signal, (request) =>
-          sheets.spreadsheets.values.batchUpdate(
-            {
-              spreadsheetId: input.spreadsheetId,
-              requestBody: { valueInputOption: input.valueInputOption, ...afterImages, data },
+        const response = await writes.batchUpdate(
+          context,
+          input,
+          data,
+          { start: `Writing ${amount(cells, 'cell')} in ${amount(data.length, 'range')}`, done: 'Written' },
+          (written) =>
+            before && {
+              tool: 'write_ranges',
+              areas: written.map((block) => valueArea(before[block.block]!, block.values, block.after)),
+              raw: input.valueInputOption === 'RAW',
             },
-            request,
-          ),
         );
-        if (large) context.progress(1, 1, 'Written');
         const responses = (response.responses ?? []).map((update, index) =>
           summary(update, data[index]?.range ?? ''),
         );
@@ -397,7 +400,6 @@ export function valueWriteTools(deps: ToolDeps) {
       }),
       outputSchema: writeOutput.extend({ tableRange: z.string().nullable() }),
       async run(input, context) {
-        const { auth, signal } = context;
         const range = normalizeRange(input.range);
         if (input.dryRun) {
           // Where the table ends is known only to Google's append; the dry run says what, not where.
@@ -408,22 +410,22 @@ export function valueWriteTools(deps: ToolDeps) {
           };
         }
         if (input.insertDataOption === 'OVERWRITE') return overwriteAfterTable(input, context);
-        const large = cellCount(input.values) >= LARGE_WRITE_CELLS;
-        if (large) context.progress(0, 1, `Appending ${amount(input.values.length, 'row')}`);
-        const { data } = await callGoogle(auth.userId, signal, (request) =>
-          sheets.spreadsheets.values.append(
-            {
-              spreadsheetId: input.spreadsheetId,
-              range,
-              valueInputOption: input.valueInputOption,
-              insertDataOption: 'INSERT_ROWS',
-              ...afterImages,
-              requestBody: { majorDimension: 'ROWS', values: input.values },
-            },
-            request,
-          ),
+        const data = await writes.append(
+          context,
+          input,
+          range,
+          input.values,
+          { start: `Appending ${amount(input.values.length, 'row')}`, done: 'Appended' },
+          (written) => {
+            if (!journal) return undefined;
+            const corner = { ...cornerOf(written.range), values: [] };
+            return {
+              tool: 'append_rows',
+              areas: [valueArea(corner, written.values, written.after)],
+              insertedRows: written.insertedRows,
+            };
+          },
         );
-        if (large) context.progress(1, 1, 'Appended');
         const result = { ...summary(data.updates, range), tableRange: data.tableRange ?? null };
         // Inserted rows held nothing: the append replaced nothing, and undo deletes the rows.
         const area = journal
