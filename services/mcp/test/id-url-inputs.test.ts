@@ -157,6 +157,14 @@ describe('what is not a Google URL is refused in words', () => {
     ]);
   });
 
+  it('an input taking a folder or "root" says the refusal, not only that nothing matched', () => {
+    const contents = registeredTools().find((tool) => tool.name === 'list_folder_contents')!;
+    expect(parseWith(contents, 'folderId', 'javascript:alert(1)').error?.issues[0]?.message).toBe(
+      'only a docs.google.com or drive.google.com URL is read for its folderId',
+    );
+    expect(parseWith(contents, 'folderId', 'root').data).toBe('root');
+  });
+
   it('an id read out of a URL is still checked as an id', () => {
     expect(
       parseWith(registeredTools()[1]!, 'spreadsheetId', 'https://docs.google.com/spreadsheets/d/short/edit')

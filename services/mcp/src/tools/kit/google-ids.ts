@@ -78,24 +78,29 @@ function idAt(segment: string | undefined, what: string | undefined) {
  * transform is not shown), checked as an id of `length` characters once read out of a URL.
  */
 export function googleIdInput(kind: IdKind, length: { min: number; max: number }) {
-  return z
-    .string()
-    .min(length.min)
-    .max(MAX_ID_TEXT, `a ${NAMES[kind]} or URL is at most ${MAX_ID_TEXT.toLocaleString('en')} characters`)
-    .transform((text, context) => {
-      const read = idOf(text, kind);
-      if ('refusal' in read) {
-        context.issues.push({ code: 'custom', message: read.refusal, input: text });
-        return z.NEVER;
-      }
-      if (read.id.length < length.min || read.id.length > length.max) {
-        context.issues.push({
-          code: 'custom',
-          message: `a ${NAMES[kind]} has ${length.min} to ${length.max} characters`,
-          input: text,
-        });
-        return z.NEVER;
-      }
-      return read.id;
-    });
+  return (
+    z
+      .string()
+      .min(length.min)
+      .max(MAX_ID_TEXT, `a ${NAMES[kind]} or URL is at most ${MAX_ID_TEXT.toLocaleString('en')} characters`)
+      // An issue that lets parsing go on, as a failed check does: a union (an id or "root") then
+      // says this one rather than that no option matched.
+      .transform((text, context) => {
+        const read = idOf(text, kind);
+        if ('refusal' in read) {
+          context.issues.push({ code: 'custom', message: read.refusal, input: text, continue: true });
+          return z.NEVER;
+        }
+        if (read.id.length < length.min || read.id.length > length.max) {
+          context.issues.push({
+            code: 'custom',
+            message: `a ${NAMES[kind]} has ${length.min} to ${length.max} characters`,
+            input: text,
+            continue: true,
+          });
+          return z.NEVER;
+        }
+        return read.id;
+      })
+  );
 }
