@@ -19,7 +19,7 @@ const tab = (parts: sheets_v4.Schema$SheetProperties = {}, title = 'Expenses') =
 const grid26 = (parts: sheets_v4.Schema$GridProperties) => ({ rowCount: 1000, columnCount: 26, ...parts });
 const withSheet = (parts: Parameters<typeof sheet>[1]) =>
   image({ sheets: [sheet(0, { title: 'Expenses', ...parts })] });
-const cells = (rows: Parameters<typeof area>[0], fields: Parameters<typeof area>[1]['fields']) =>
+const cells = (rows: Parameters<typeof area>[0], fields: NonNullable<Parameters<typeof area>[1]>['fields']) =>
   image({ cells: [area(rows, { sheet: 'Expenses', fields })] });
 const tabs = (...list: Array<[number, string]>) =>
   image({ tabs: list.map(([sheetId, title]) => ({ sheetId, title })) });
