@@ -21,7 +21,10 @@ export const sheetId = z
 
 /** The input of a tool listing objects of every tab or of one: `things` is what it lists ("rules"). */
 export const perTabListInput = (things: string) =>
-  z.object({ spreadsheetId, sheetId: sheetId.optional().describe(`Only this tab's ${things}.`) });
+  z.object({
+    spreadsheetId,
+    sheetId: sheetId.optional().describe(`Only this tab's ${things} (its name or sheetId).`),
+  });
 
 export const cellValue = z.union([z.string().max(50_000), z.number(), z.boolean(), z.null()]);
 export const rows = z

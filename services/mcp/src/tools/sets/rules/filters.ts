@@ -9,7 +9,14 @@ import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
 import { amount, quotedName } from '../../guards/loss-phrases.ts';
 import { CHANGE, READ } from '../../kit/annotations.ts';
-import { a1Range, dryRun, dryRunOutput, sheetId, spreadsheetId } from '../../kit/common-schemas.ts';
+import {
+  a1Range,
+  dryRun,
+  dryRunOutput,
+  perTabListInput,
+  sheetId,
+  spreadsheetId,
+} from '../../kit/common-schemas.ts';
 import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import { gridRangeOf, type Tab, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
@@ -161,10 +168,7 @@ export function filterTools(deps: ToolDeps) {
         'Lists the basic filter of each tab (or one tab) and the filter views, each with its range, sort and criteria; a filter view with the filterViewId that update_filter_view and delete_filter_view take.',
       scope: 'sheets:read',
       annotations: READ,
-      inputSchema: z.object({
-        spreadsheetId,
-        sheetId: sheetId.optional().describe("Only this tab's filters."),
-      }),
+      inputSchema: perTabListInput('filters'),
       outputSchema: z.object({ basicFilters: z.array(filterOutput), filterViews: z.array(filterOutput) }),
       async run(input, { auth, signal }) {
         const read = await readFilters(auth.userId, signal, input.spreadsheetId);
