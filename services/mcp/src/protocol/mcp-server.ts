@@ -33,6 +33,7 @@ import {
   markConstantResult,
   rpcError,
 } from './json-rpc.ts';
+import { listedInputSchema } from './listed-input-schema.ts';
 import { portableJsonSchema } from './portable-json-schema.ts';
 import {
   type Era,
@@ -141,7 +142,9 @@ export function createMcpServer(options: {
     title: tool.title,
     description: tool.description,
     icons,
-    inputSchema: portableJsonSchema(z.toJSONSchema(tool.inputSchema, { io: 'input' })) as Tool['inputSchema'],
+    inputSchema: listedInputSchema(
+      portableJsonSchema(z.toJSONSchema(tool.inputSchema, { io: 'input' })),
+    ) as Tool['inputSchema'],
     outputSchema: portableJsonSchema(z.toJSONSchema(tool.outputSchema)) as Tool['outputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
   });

@@ -1,0 +1,38 @@
+/**
+ * A tool's input schema as a model reads it in tools/list (issue 35, item 9: the tool list is paid
+ * for in every conversation's context). Dropped, because they tell a model nothing it can use:
+ * - the root `$schema`: MCP takes JSON Schema 2020-12 when none is named (SEP-1613), which is what
+ *   zod writes;
+ * - zod's safe-integer bounds on every `.int()` (±2^53−1), which no argument comes near;
+ * - the length bounds of strings (an id's, a title's, a cell's): the tool's own validation still
+ *   holds them and refuses past one in words. Bounds of arrays and numbers stay, since they are
+ *   the per-call limits a model plans by.
+ */
+export function listedInputSchema<Schema>(schema: Schema): Schema {
+  const { $schema: _dialect, ...rest } = schema as Record<string, unknown>;
+  return strip(rest) as Schema;
+}
+
+const SAFE = Number.MAX_SAFE_INTEGER;
+
+function strip(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(strip);
+  if (!value || typeof value !== 'object') return value;
+  const node: Record<string, unknown> = {};
+  for (const [keyword, child] of Object.entries(value)) {
+    if ((keyword === 'maximum' && child === SAFE) || (keyword === 'minimum' && child === -SAFE)) continue;
+    if (
+      (keyword === 'minLength' || keyword === 'maxLength') &&
+      (value as { type?: unknown }).type === 'string'
+    )
+      continue;
+    // A property named like a keyword (`properties.maximum`) is a schema, never a bound.
+    node[keyword] = keyword === 'properties' ? mapValues(child, strip) : strip(child);
+  }
+  return node;
+}
+
+function mapValues(properties: unknown, map: (value: unknown) => unknown): unknown {
+  if (!properties || typeof properties !== 'object') return properties;
+  return Object.fromEntries(Object.entries(properties).map(([key, child]) => [key, map(child)]));
+}
