@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { listedInputSchema } from '../src/protocol/listed-input-schema.ts';
 
 describe('listedInputSchema', () => {
-  it('drops the dialect, safe-integer bounds and string lengths, and keeps the limits a model plans by', () => {
+  it('drops the dialect, safe-integer bounds, string lengths and a format’s pattern, and keeps the limits a model plans by', () => {
     const schema = listedInputSchema(
       z.toJSONSchema(
         z.strictObject({
@@ -12,6 +12,8 @@ describe('listedInputSchema', () => {
           limit: z.number().int().min(1).max(2_000),
           rows: z.array(z.array(z.string().max(50_000)).max(1_000)).max(100),
           maximum: z.string().max(5),
+          since: z.iso.datetime({ offset: true }),
+          code: z.string().regex(/^[a-z]+$/),
         }),
         { io: 'input' },
       ),
@@ -28,8 +30,10 @@ describe('listedInputSchema', () => {
           items: { type: 'array', maxItems: 1_000, items: { type: 'string' } },
         },
         maximum: { type: 'string' },
+        since: { type: 'string', format: 'date-time' },
+        code: { type: 'string', pattern: '^[a-z]+$' },
       },
-      required: ['id', 'index', 'limit', 'rows', 'maximum'],
+      required: ['id', 'index', 'limit', 'rows', 'maximum', 'since', 'code'],
       additionalProperties: false,
     });
   });

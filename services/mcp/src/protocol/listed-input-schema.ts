@@ -6,7 +6,8 @@
  * - zod's safe-integer bounds on every `.int()` (±2^53−1), which no argument comes near;
  * - the length bounds of strings (an id's, a title's, a cell's): the tool's own validation still
  *   holds them and refuses past one in words. Bounds of arrays and numbers stay, since they are
- *   the per-call limits a model plans by.
+ *   the per-call limits a model plans by;
+ * - the pattern zod writes beside a `format` (a date-time's), which says the same at length.
  */
 export function listedInputSchema<Schema>(schema: Schema): Schema {
   const { $schema: _dialect, ...rest } = schema as Record<string, unknown>;
@@ -21,11 +22,9 @@ function strip(value: unknown): unknown {
   const node: Record<string, unknown> = {};
   for (const [keyword, child] of Object.entries(value)) {
     if ((keyword === 'maximum' && child === SAFE) || (keyword === 'minimum' && child === -SAFE)) continue;
-    if (
-      (keyword === 'minLength' || keyword === 'maxLength') &&
-      (value as { type?: unknown }).type === 'string'
-    )
-      continue;
+    const { type, format } = value as { type?: unknown; format?: unknown };
+    if ((keyword === 'minLength' || keyword === 'maxLength') && type === 'string') continue;
+    if (keyword === 'pattern' && format !== undefined) continue;
     // A property named like a keyword (`properties.maximum`) is a schema, never a bound.
     node[keyword] = keyword === 'properties' ? mapValues(child, strip) : strip(child);
   }

@@ -6,11 +6,7 @@ import type { ToolDeps } from './tool-deps.ts';
 
 /** Paging of Drive's list calls, as the Drive tools ask for it and say it. */
 export const pageSize = z.number().int().min(1).max(100).default(50);
-export const pageToken = z
-  .string()
-  .max(500)
-  .optional()
-  .describe('From a previous call, to get the next page.');
+export const pageToken = z.string().max(500).optional();
 
 export function nextPage(token: string | null | undefined): string {
   return token ? `\nMore: call again with pageToken=${JSON.stringify(token)}.` : '';

@@ -68,7 +68,7 @@ export function cellDetailTools(deps: ToolDeps) {
       toolset: 'core-read',
       title: 'Read notes, links, validation, formulas',
       description:
-        'Lists the cells of a range that have a note, hyperlink, data-validation rule, formula or formula error (choose which with `fields`), with A1 addresses. Examines up to 100,000 cells per call; continue from nextOffset (a row offset).',
+        'Lists the cells of a range with a note, link, validation rule, formula or formula error. Up to 100,000 cells a call; continue from nextOffset.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
@@ -77,16 +77,9 @@ export function cellDetailTools(deps: ToolDeps) {
         fields: z
           .array(z.enum(Object.keys(DETAIL_FIELDS) as [DetailField, ...DetailField[]]))
           .min(1)
-          .default(['notes', 'hyperlinks', 'validation', 'formulas', 'errors'])
-          .describe('Which details to read; all by default.'),
-        offset: z.number().int().min(0).default(0).describe('Skip this many rows of the range (paging).'),
-        limit: z
-          .number()
-          .int()
-          .min(1)
-          .max(1_000)
-          .default(200)
-          .describe('At most this many cells are returned.'),
+          .default(['notes', 'hyperlinks', 'validation', 'formulas', 'errors']),
+        offset: z.number().int().min(0).default(0),
+        limit: z.number().int().min(1).max(1_000).default(200),
       }),
       outputSchema: z.object({
         cells: z.array(cellDetail),

@@ -14,21 +14,15 @@ export function driveSearchTools(deps: ToolDeps) {
       name: 'list_folders',
       toolset: 'core-read',
       title: 'List folders',
-      description:
-        'Lists Drive folders (yours and those of shared drives) by name, with their ids and parent: a folderId for create_spreadsheet, copy_spreadsheet, convert_file or search_spreadsheets.',
+      description: "Lists Drive folders with their ids (a tool's folderId) and parents.",
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
         parentId: folderId
           .or(z.literal('root'))
           .optional()
-          .describe('Only folders directly in this folder ("root" for the top of My Drive).'),
-        nameContains: z
-          .string()
-          .min(1)
-          .max(200)
-          .optional()
-          .describe('Only folders whose name contains this.'),
+          .describe('Folders in this one; "root": My Drive.'),
+        nameContains: z.string().min(1).max(200).optional(),
         pageSize,
         pageToken,
       }),
@@ -79,19 +73,16 @@ export function driveSearchTools(deps: ToolDeps) {
       name: 'search_spreadsheets',
       toolset: 'core-read',
       title: 'Search spreadsheets',
-      description:
-        'Finds spreadsheets (in your Drive and shared drives) whose name or contents contain a text, newest first; optionally only in one folder.',
+      description: 'Finds spreadsheets whose name or cells hold a text, newest first.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
-        query: z.string().trim().min(1).max(200).describe('The text to look for.'),
+        query: z.string().trim().min(1).max(200),
         match: z
           .enum(['any', 'name', 'content'])
           .default('any')
-          .describe(
-            'name: the name has a word starting with the text; content: the cells or the name hold it; any: either.',
-          ),
-        folderId: folderId.optional().describe('Only spreadsheets directly in this folder.'),
+          .describe('name: a word of the name starts with it.'),
+        folderId: folderId.optional().describe('Only directly in this folder.'),
         pageSize,
         pageToken,
       }),

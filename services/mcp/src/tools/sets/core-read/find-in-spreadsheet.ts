@@ -29,13 +29,13 @@ export function findInSpreadsheetTools({ sheets, callGoogle }: ToolDeps) {
       toolset: 'core-read',
       title: 'Find values',
       description:
-        'Searches every tab (or one range) for cells containing text; returns matching cells with their A1 address and the text around the match (read_range gives a long cell whole). Stops at maxResults matches, after 500,000 cells or at about 60,000 characters of answer, and says where it stopped.',
+        'Finds the cells holding a text in every tab (or a range): each address and the text around the match.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
         spreadsheetId,
         query: z.string().min(1).max(500),
-        range: a1Range.optional().describe('Limit the search to this range; every tab by default.'),
+        range: a1Range.optional().describe('Only this range.'),
         matchCase: z.boolean().default(false),
         maxResults: z.number().int().min(1).max(500).default(50),
       }),

@@ -69,7 +69,7 @@ export function getSpreadsheetTools({ sheets, callGoogle }: ToolDeps) {
       name: 'get_spreadsheet',
       toolset: 'core-read',
       title: 'Describe a spreadsheet',
-      description: `Returns a spreadsheet's title, URL, named ranges and tabs: each tab's sheetId, size and settings (frozen rows/columns, hidden, tab colour, right-to-left, sizes unlike the default, hidden rows/columns) and its merges, protected ranges, conditional formats, filters, tables and charts (a count, the first ${LIST_CAP} and where each applies).`,
+      description: `A spreadsheet's title, URL, named ranges and tabs: each tab's sheetId, size, settings, merges, protections, rules, filters, tables and charts (the first ${LIST_CAP} of each).`,
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: perTabListInput('properties'),

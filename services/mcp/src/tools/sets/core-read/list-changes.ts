@@ -152,7 +152,7 @@ export function listChangesTools(deps: ToolDeps): ToolDefinition[] {
       toolset: 'core-read',
       title: 'List changes',
       description:
-        "Lists the changes made through Sheetgate to the person's spreadsheets, newest first: when, which spreadsheet, by which API key or app, what each changed in words (its ranges, tab or object, with counts) and by which tool, and how undo_change undoes it or why it cannot. Filter by spreadsheet, tool, credential or time; paged.",
+        'Changes made through Sheetgate, newest first: what each changed, by which tool and credential, and how undo_change undoes it.',
       scope: 'sheets:read',
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       inputSchema: z.object({
@@ -161,12 +161,12 @@ export function listChangesTools(deps: ToolDeps): ToolDefinition[] {
           .string()
           .regex(/^[a-z][a-z0-9_]{0,63}$/, 'a tool name, e.g. write_range')
           .optional()
-          .describe('Only changes made by this tool, e.g. write_range or delete_sheet.'),
-        credentialId: z.string().max(200).optional().describe('An API key id or an app client id.'),
-        since: z.iso.datetime({ offset: true }).optional().describe('RFC 3339; changes at or after it.'),
-        until: z.iso.datetime({ offset: true }).optional().describe('RFC 3339; changes before it.'),
+          .describe('e.g. write_range'),
+        credentialId: z.string().max(200).optional().describe('An API key or app client id.'),
+        since: z.iso.datetime({ offset: true }).optional(),
+        until: z.iso.datetime({ offset: true }).optional(),
         pageSize: z.number().int().min(1).max(100).default(20),
-        pageToken: z.string().max(200).optional().describe("The previous answer's nextPageToken."),
+        pageToken: z.string().max(200).optional(),
       }),
       outputSchema: z.object({ changes: z.array(listedChange), nextPageToken: z.string().nullable() }),
       async run(input, { auth }) {

@@ -13,18 +13,13 @@ export function listSpreadsheetTools(deps: ToolDeps) {
       name: 'list_spreadsheets',
       toolset: 'core-read',
       title: 'List spreadsheets',
-      description:
-        'Lists Google Sheets spreadsheets in your Drive, newest first, optionally filtered by a name fragment.',
+      description: 'Lists your spreadsheets, newest first.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
-        nameContains: z
-          .string()
-          .max(200)
-          .optional()
-          .describe('Only spreadsheets whose name contains this text.'),
+        nameContains: z.string().max(200).optional(),
         pageSize: z.number().int().min(1).max(100).default(25),
-        pageToken: z.string().max(500).optional().describe('From a previous call, to get the next page.'),
+        pageToken: z.string().max(500).optional(),
       }),
       outputSchema: z.object({
         spreadsheets: z.array(

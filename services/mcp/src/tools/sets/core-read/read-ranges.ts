@@ -37,7 +37,7 @@ export function readRangeTools(deps: ToolDeps) {
       toolset: 'core-read',
       title: 'Read a range',
       description:
-        'Reads the values of one range, a page at a time: up to `limit` rows from row `offset` of the range (blank rows count), within about 60,000 characters. The answer says where the data ends (lastRow, lastColumn) or the offset of the next row with data (nextOffset), and gives a `revision` (pass it to a write as ifRevision).',
+        "Reads a range's values a page at a time; says where the data ends, and gives a revision for a write's ifRevision.",
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
@@ -104,8 +104,7 @@ export function readRangeTools(deps: ToolDeps) {
       name: 'read_ranges',
       toolset: 'core-read',
       title: 'Read several ranges',
-      description:
-        'Reads several ranges of one spreadsheet in one call: the first `limitPerRange` rows of each, within one page budget for the whole call. Fetch the rest of a range with read_range and the offset the result names.',
+      description: 'Reads the first rows of several ranges; read_range fetches the rest.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({

@@ -42,35 +42,30 @@ export function recordTools(deps: ToolDeps) {
       toolset: 'core-read',
       title: 'Read table records',
       description:
-        'Reads a table as records keyed by its header row, optionally only some columns and the rows matching filters (ANDed), a page at a time, skipping blank rows. Scans at most 20,000 rows per call; continue from nextOffset.',
+        'Reads a table as records keyed by its header row, optionally some columns and rows matching all filters; continue from nextOffset.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
         spreadsheetId,
-        range: a1Range.describe("The table, header first: a tab name ('Orders') or 'Orders'!A3:F."),
+        range: a1Range.describe("Header first: a tab's name or e.g. 'Orders'!A3:F."),
         headerRow: z
           .number()
           .int()
           .min(1)
           .max(10_000_000)
           .optional()
-          .describe("The header's row number in the tab; the range's first row by default."),
-        columns: z
-          .array(z.string().min(1).max(500))
-          .min(1)
-          .max(500)
-          .optional()
-          .describe('Header names to return; all by default.'),
+          .describe("The header's row; the range's first by default."),
+        columns: z.array(z.string().min(1).max(500)).min(1).max(500).optional(),
         filters: z
           .array(filterInput)
           .max(20)
           .default([])
           .describe(
-            'e.g. ["Total >= 100", {"column":"Status","op":"=","value":"Paid"}]; ops =, !=, >, >=, <, <=, contains. Numbers compare as numbers, text ignoring case; quote a name holding an operator: "\\"a>b\\" = x".',
+            'e.g. ["Total >= 100", {"column":"Status","op":"=","value":"Paid"}]; text ignores case; quote a name holding an operator.',
           ),
         valueRenderOption: valueRender,
-        offset: pageOffset.describe('Skip this many data rows (below the header) before scanning.'),
-        limit: pageLimit.describe('At most this many records are returned.'),
+        offset: pageOffset.describe('Data rows to skip.'),
+        limit: pageLimit,
       }),
       outputSchema: z.object({
         records: z.array(z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]))),

@@ -37,8 +37,7 @@ export function noteTools(deps: ToolDeps) {
       name: 'set_notes',
       toolset: 'core-write',
       title: 'Set or clear notes',
-      description:
-        'Sets the note of cells (every cell of each range), or clears it with note null; values and formats are untouched. Replacing or clearing a note loses its text.',
+      description: 'Sets the note of every cell of each range, or clears it with null.',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
@@ -47,8 +46,8 @@ export function noteTools(deps: ToolDeps) {
         notes: z
           .array(
             z.object({
-              range: a1Range.describe("A cell or range, e.g. 'Orders'!B2."),
-              note: z.string().max(50_000).nullable().describe('The note; null (or "") clears it.'),
+              range: a1Range,
+              note: z.string().max(50_000).nullable(),
             }),
           )
           .min(1)

@@ -46,21 +46,14 @@ export function undoChangeTools(deps: ToolDeps): ToolDefinition[] {
       toolset: 'core-write',
       title: 'Undo a change',
       description:
-        "Undoes a change made through Sheetgate (by changeId; by default this credential's last change, or its last change to spreadsheetId), whatever the tool: cells, formats, rules, charts and tabs go back as they were; shares, comments and made files are taken back. Every answer, dry run included, names the spreadsheet and what undo does. Refused, naming what changed since; force: true undoes anyway. An undo can be undone.",
+        "Undoes a change made through Sheetgate by any tool (by default this credential's last); refused, naming what changed since, unless force. An undo can be undone.",
       scope: 'sheets:write',
       journalsItself: true,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       inputSchema: z.object({
         changeId: changeId.optional(),
-        spreadsheetId: spreadsheetId
-          .optional()
-          .describe(
-            "Only a change to this spreadsheet: without changeId, this credential's last change to it.",
-          ),
-        force: z
-          .boolean()
-          .default(false)
-          .describe('Restore even cells changed since the change, losing those later edits.'),
+        spreadsheetId: spreadsheetId.optional().describe('Without changeId: the last change to it.'),
+        force: z.boolean().default(false).describe('Undo over later edits, losing them.'),
         dryRun,
       }),
       outputSchema: z.object({

@@ -195,8 +195,7 @@ export function valueWriteTools(deps: ToolDeps) {
       name: 'write_range',
       toolset: 'core-write',
       title: 'Write a range',
-      description:
-        'Writes rows of values into a range, replacing what is there. Values are parsed as typed unless RAW.',
+      description: 'Writes rows of values into a range, replacing what is there.',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: WRITE,
@@ -382,19 +381,16 @@ export function valueWriteTools(deps: ToolDeps) {
       toolset: 'core-write',
       title: 'Append rows',
       description:
-        'Appends rows after the last row of the table found in the range. New rows are inserted by default, so nothing below is overwritten; OVERWRITE writes into the rows after the table instead, refusing to replace formulas there unless overwriteFormulas.',
+        'Appends rows below the table found in the range, in new rows (OVERWRITE: into the cells below).',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: { ...WRITE, destructiveHint: false, idempotentHint: false },
       inputSchema: z.object({
         spreadsheetId,
-        range: a1Range.describe("The table to append to, e.g. 'Orders'!A:F or a tab name."),
+        range: a1Range.describe("The table, e.g. 'Orders'!A:F."),
         values: rows,
         valueInputOption: valueInput,
-        insertDataOption: z
-          .enum(['INSERT_ROWS', 'OVERWRITE'])
-          .default('INSERT_ROWS')
-          .describe('INSERT_ROWS adds new rows; OVERWRITE writes into the cells after the table.'),
+        insertDataOption: z.enum(['INSERT_ROWS', 'OVERWRITE']).default('INSERT_ROWS'),
         overwriteFormulas,
         dryRun,
       }),
