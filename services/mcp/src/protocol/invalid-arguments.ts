@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WRAPPER_KINDS } from '../tools/kit/strict-input.ts';
 
 /** Issues listed in one answer: a call with thousands of bad cells gets the first ones and a count. */
 const MAX_ISSUES = 20;
@@ -48,16 +49,11 @@ function keysAt(schema: z.core.$ZodType, path: PropertyKey[]): string[] | undefi
   let node: z.core.$ZodType | undefined = schema;
   for (let step = 0; node && step <= path.length; ) {
     const def = node._zod.def as unknown as Record<string, unknown> & { type: string };
+    if (WRAPPER_KINDS.has(def.type)) {
+      node = def.innerType as z.core.$ZodType;
+      continue;
+    }
     switch (def.type) {
-      case 'optional':
-      case 'nullable':
-      case 'default':
-      case 'prefault':
-      case 'catch':
-      case 'readonly':
-      case 'nonoptional':
-        node = def.innerType as z.core.$ZodType;
-        continue;
       case 'pipe':
         node = def.in as z.core.$ZodType;
         continue;

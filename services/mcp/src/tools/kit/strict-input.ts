@@ -3,6 +3,17 @@ import { z } from 'zod';
 type Schema = z.core.$ZodType;
 type Def = Record<string, unknown> & { type: string };
 
+/** The zod kinds that wrap one schema (`innerType`) and add nothing an input's keys depend on. */
+export const WRAPPER_KINDS: ReadonlySet<string> = new Set([
+  'optional',
+  'nullable',
+  'default',
+  'prefault',
+  'catch',
+  'readonly',
+  'nonoptional',
+]);
+
 /**
  * The same input schema with every object in it, at any depth, refusing keys it does not name
  * (zod's `unrecognized_keys`, and `additionalProperties: false` in tools/list). A plain zod object
@@ -53,19 +64,12 @@ function strict(schema: Schema, seen: Map<Schema, Schema>): Schema {
       if (mapped.some((option, index) => option !== options[index])) changed = { options: mapped };
       break;
     }
-    case 'optional':
-    case 'nullable':
-    case 'default':
-    case 'prefault':
-    case 'catch':
-    case 'readonly':
-    case 'nonoptional':
-      inner('innerType');
-      break;
     case 'pipe':
       inner('in');
       inner('out');
       break;
+    default:
+      if (WRAPPER_KINDS.has(def.type)) inner('innerType');
     // Leaves (strings, numbers, enums, …) hold no object.
   }
   let result = schema;
