@@ -34,31 +34,29 @@ import {
 
 const hex = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'a colour like #1a73e8');
 
-const formatInput = z
-  .object({
-    backgroundColor: hex.optional(),
-    textColor: hex.optional(),
-    bold: z.boolean().optional(),
-    italic: z.boolean().optional(),
-    strikethrough: z.boolean().optional(),
-    underline: z.boolean().optional(),
-  })
-  .describe('How matching cells look, e.g. {"backgroundColor":"#f4cccc","bold":true}.');
+const formatInput = z.object({
+  backgroundColor: hex.optional(),
+  textColor: hex.optional(),
+  bold: z.boolean().optional(),
+  italic: z.boolean().optional(),
+  strikethrough: z.boolean().optional(),
+  underline: z.boolean().optional(),
+});
 
 const scalePoint = z.object({
   type: z
     .enum(['MIN', 'MAX', 'NUMBER', 'PERCENT', 'PERCENTILE'])
-    .describe("MIN/MAX: the range's lowest/highest value; NUMBER, PERCENT, PERCENTILE take a value."),
+    .describe('NUMBER, PERCENT, PERCENTILE take a value.'),
   value: z.union([z.string().max(200), z.number()]).optional(),
   color: hex,
 });
 
 const colorScaleInput = z
   .object({ min: scalePoint, mid: scalePoint.optional(), max: scalePoint })
-  .describe('A colour scale: colours from min to max (and mid), instead of condition and format.');
+  .describe('Instead of condition and format.');
 
 const ruleInput = {
-  condition: z.enum(FORMAT_CONDITIONS).optional().describe('When a cell is formatted (with format).'),
+  condition: z.enum(FORMAT_CONDITIONS).optional(),
   values: conditionValues,
   format: formatInput.optional(),
   colorScale: colorScaleInput.optional(),
@@ -135,21 +133,18 @@ export function cellRuleTools(deps: ToolDeps) {
       toolset: 'rules',
       title: 'Set data validation',
       description:
-        'Sets a data-validation rule on every cell of a range — a dropdown from a list or a range, a checkbox, number, date or text rules, or a custom formula — or clears it (clear: true). strict refuses other input; otherwise it is only flagged.',
+        'Sets (or with clear, removes) the data validation of a range: a dropdown, checkbox, number, date or text rule, or a formula.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({
         spreadsheetId,
         range: a1Range,
-        condition: z.enum(VALIDATION_CONDITIONS).optional().describe('The rule; leave out with clear: true.'),
+        condition: z.enum(VALIDATION_CONDITIONS).optional(),
         values: conditionValues,
-        strict: z
-          .boolean()
-          .default(true)
-          .describe('Refuse input that breaks the rule (false: show a warning).'),
-        showDropdown: z.boolean().default(true).describe('ONE_OF_LIST / ONE_OF_RANGE: show a dropdown.'),
-        inputMessage: z.string().max(500).optional().describe('Shown when a cell of the range is selected.'),
-        clear: z.boolean().default(false).describe('Remove data validation from the range instead.'),
+        strict: z.boolean().default(true).describe('false: only warn.'),
+        showDropdown: z.boolean().default(true),
+        inputMessage: z.string().max(500).optional().describe('Shown when a cell is selected.'),
+        clear: z.boolean().default(false),
         dryRun,
       }),
       outputSchema: validationOutput,
@@ -201,14 +196,14 @@ export function cellRuleTools(deps: ToolDeps) {
       toolset: 'rules',
       title: 'Add a conditional format',
       description:
-        'Adds a conditional format rule to ranges of one tab: a condition (number, text or date comparisons, BLANK, or CUSTOM_FORMULA like =$B2>100) with a format, or a colour scale. index 0 (default) gives it the highest priority.',
+        'Adds a conditional format rule to ranges of one tab: a condition with a format, or a colour scale.',
       scope: 'sheets:write',
       annotations: CHANGE,
       inputSchema: z.object({
         spreadsheetId,
-        ranges: z.array(a1Range).min(1).max(20).describe('Where the rule applies, all on one tab.'),
+        ranges: z.array(a1Range).min(1).max(20).describe('All on one tab.'),
         ...ruleInput,
-        index: z.number().int().min(0).default(0).describe("Priority among the tab's rules; 0 first."),
+        index: z.number().int().min(0).default(0).describe('0 is applied first.'),
         dryRun,
       }),
       outputSchema: ruleOutput.extend({ dryRun: dryRunOutput }),
@@ -236,7 +231,7 @@ export function cellRuleTools(deps: ToolDeps) {
       toolset: 'rules',
       title: 'List conditional formats',
       description:
-        'Lists the conditional format rules of every tab (or one tab), each with its sheetId and index — what update_conditional_format and delete_conditional_format take.',
+        'Lists the conditional format rules of every tab (or one), each with the sheetId and index other rule tools take.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: perTabListInput('rules'),
@@ -264,7 +259,7 @@ export function cellRuleTools(deps: ToolDeps) {
       toolset: 'rules',
       title: 'Change a conditional format',
       description:
-        'Replaces the conditional format rule at sheetId and index (from list_conditional_formats) with a new condition and format or colour scale (ranges kept unless given), or moves it to newIndex.',
+        'Replaces the conditional format rule at sheetId and index (ranges kept unless given), or moves it to newIndex.',
       scope: 'sheets:write',
       annotations: CHANGE,
       inputSchema: z.object({
@@ -273,12 +268,7 @@ export function cellRuleTools(deps: ToolDeps) {
         index: z.number().int().min(0),
         ranges: z.array(a1Range).min(1).max(20).optional(),
         ...ruleInput,
-        newIndex: z
-          .number()
-          .int()
-          .min(0)
-          .optional()
-          .describe('Move the rule here instead (nothing else given).'),
+        newIndex: z.number().int().min(0).optional().describe('Only move the rule.'),
         dryRun,
       }),
       outputSchema: ruleOutput.extend({ previous: ruleOutput, dryRun: dryRunOutput }),
@@ -350,8 +340,7 @@ export function cellRuleTools(deps: ToolDeps) {
       name: 'delete_conditional_format',
       toolset: 'rules',
       title: 'Delete a conditional format',
-      description:
-        'Deletes the conditional format rule at sheetId and index (from list_conditional_formats).',
+      description: 'Deletes the conditional format rule at sheetId and index.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, destructiveHint: true },
       inputSchema: z.object({ spreadsheetId, sheetId, index: z.number().int().min(0), dryRun }),

@@ -13,13 +13,12 @@ import { conditionOf, conditionValues, FORMAT_CONDITIONS, valuesOf } from './rul
 const column = z
   .string()
   .regex(/^[A-Za-z]{1,3}$/, 'a column letter such as C')
-  .describe('A column of the tab by its letter (e.g. "C"), inside the range.');
+  .describe('Its letter.');
 
 export const sortInput = z
   .array(z.object({ column, order: z.enum(['ASCENDING', 'DESCENDING']).default('ASCENDING') }))
   .max(26)
-  .optional()
-  .describe('Sort by these columns, first one first.');
+  .optional();
 
 export const criteriaInput = z
   .array(
@@ -29,16 +28,14 @@ export const criteriaInput = z
         .array(z.string().max(1_000))
         .max(500)
         .optional()
-        .describe('Rows with one of these values in the column are hidden.'),
-      condition: z.enum(FORMAT_CONDITIONS).optional().describe('Only rows meeting this condition are shown.'),
+        .describe('Rows holding these are hidden.'),
+      condition: z.enum(FORMAT_CONDITIONS).optional().describe('Only rows meeting it show.'),
       values: conditionValues,
     }),
   )
   .max(26)
   .optional()
-  .describe(
-    'Per column: hiddenValues, or a condition such as NUMBER_GREATER [100], TEXT_CONTAINS ["late"] or CUSTOM_FORMULA ["=$B2>C2"].',
-  );
+  .describe('Per column: hiddenValues or a condition.');
 
 export const filterOutput = z.object({
   sheetId: z.number(),

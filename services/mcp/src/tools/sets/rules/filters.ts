@@ -40,10 +40,9 @@ const FILTER_FIELDS = `sheets(properties(${TAB_PROPERTY_FIELDS}),basicFilter,fil
 const title = z
   .string()
   .max(200)
-  .refine((text) => text.trim() !== '', 'a title must not be empty')
-  .describe('The filter view\'s name, e.g. "Open tasks".');
+  .refine((text) => text.trim() !== '', 'a title must not be empty');
 
-const filterViewId = z.number().int().min(0).describe('The filter view, by its id from list_filters.');
+const filterViewId = z.number().int().min(0).describe('From list_filters.');
 
 export function filterTools(deps: ToolDeps) {
   const batchUpdate = spreadsheetBatchUpdate(deps);
@@ -103,7 +102,7 @@ export function filterTools(deps: ToolDeps) {
       toolset: 'rules',
       title: 'Set the basic filter',
       description:
-        "Sets a tab's basic filter (replacing any): the range it covers, an optional sort, and per-column criteria — values to hide, or a condition such as NUMBER_GREATER, TEXT_CONTAINS or CUSTOM_FORMULA. Everyone sees it; a filter view (add_filter_view) is a saved alternative.",
+        "Sets a tab's basic filter, which everyone sees (replacing any): its range, sort and criteria.",
       scope: 'sheets:write',
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({
@@ -134,7 +133,7 @@ export function filterTools(deps: ToolDeps) {
       name: 'clear_basic_filter',
       toolset: 'rules',
       title: 'Clear the basic filter',
-      description: "Removes a tab's basic filter: every row shows again, and its sort and criteria are gone.",
+      description: "Removes a tab's basic filter.",
       scope: 'sheets:write',
       annotations: { ...CHANGE, destructiveHint: true },
       inputSchema: z.object({ spreadsheetId, sheetId, dryRun }),
@@ -165,7 +164,7 @@ export function filterTools(deps: ToolDeps) {
       toolset: 'rules',
       title: 'List filters',
       description:
-        'Lists the basic filter of each tab (or one tab) and the filter views, each with its range, sort and criteria; a filter view with the filterViewId that update_filter_view and delete_filter_view take.',
+        'Lists the basic filter of each tab (or one) and the filter views with their filterViewId.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: perTabListInput('filters'),
@@ -192,7 +191,7 @@ export function filterTools(deps: ToolDeps) {
       toolset: 'rules',
       title: 'Add a filter view',
       description:
-        'Saves a named filter view — a range with an optional sort and per-column criteria (hidden values or a condition) — that anyone can open without changing what others see.',
+        'Saves a filter view: a range, sort and criteria anyone can open without changing what others see.',
       scope: 'sheets:write',
       annotations: CHANGE,
       inputSchema: z.object({
@@ -231,8 +230,7 @@ export function filterTools(deps: ToolDeps) {
       name: 'update_filter_view',
       toolset: 'rules',
       title: 'Change a filter view',
-      description:
-        'Changes a filter view (by filterViewId from list_filters): its title, range, sort or criteria — each given one replaces the old; the rest stay.',
+      description: 'Changes a filter view: each of title, range, sort or criteria given replaces the old.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({
@@ -297,7 +295,7 @@ export function filterTools(deps: ToolDeps) {
       name: 'delete_filter_view',
       toolset: 'rules',
       title: 'Delete a filter view',
-      description: 'Deletes a filter view (by filterViewId from list_filters); the cells stay as they are.',
+      description: 'Deletes a filter view.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, destructiveHint: true },
       inputSchema: z.object({ spreadsheetId, filterViewId, dryRun }),

@@ -104,7 +104,7 @@ export const conditionValues = z
   .max(500)
   .default([])
   .describe(
-    "The condition's values: list items (ONE_OF_LIST), a range (ONE_OF_RANGE, e.g. Lists!A1:A9), one number or two (…_BETWEEN), a date (2026-12-31) or TODAY, TOMORROW, YESTERDAY, PAST_WEEK, PAST_MONTH, PAST_YEAR, a text, or a formula (CUSTOM_FORMULA, e.g. =$B2>100).",
+    'As the condition needs: items, a range, 1–2 numbers or dates (2026-12-31, TODAY, PAST_WEEK…), a text, or a formula (=$B2>100).',
   );
 
 /** The BooleanCondition for a type and its values; a ToolError when the values do not fit the type. */

@@ -44,22 +44,16 @@ const plainName = (what: string) =>
       `a ${what} has no control or format characters`,
     );
 
-const tableName = plainName('table name').describe(
-  'The table\'s name, unique in the spreadsheet, e.g. "Tasks".',
-);
+const tableName = plainName('table name').describe('Unique in the spreadsheet.');
 const columnName = plainName('column name');
 
 const columnFields = {
-  name: columnName.optional().describe('The column name, written to the header row.'),
-  type: z.enum(COLUMN_TYPES).optional().describe('BOOLEAN is a checkbox; DROPDOWN takes dropdownValues.'),
+  name: columnName.optional(),
+  type: z.enum(COLUMN_TYPES).optional().describe('DROPDOWN takes dropdownValues.'),
   dropdownValues: z.array(z.string().min(1).max(1_000)).min(1).max(500).optional(),
 };
 
-const tableRef = z
-  .string()
-  .min(1)
-  .max(255)
-  .describe('The table, by its name or its tableId (from list_tables).');
+const tableRef = z.string().min(1).max(255).describe('Its name or tableId.');
 
 const columnOutput = z.object({
   index: z.number(),
@@ -258,18 +252,18 @@ export function tableTools(deps: ToolDeps) {
       toolset: 'rules',
       title: 'Add a table',
       description:
-        'Turns a range into a structured table: its first row is the header of column names (taken from the cells, or given), and each column may have a type — TEXT, DOUBLE, CURRENCY, PERCENT, DATE, TIME, DATE_TIME, BOOLEAN (checkbox) or DROPDOWN with its values. Tables cannot overlap.',
+        'Turns a range into a table, its first row the header, with typed columns; tables cannot overlap.',
       scope: 'sheets:write',
       annotations: CHANGE,
       inputSchema: z.object({
         spreadsheetId,
         name: tableName,
-        range: a1Range.describe("The table's cells, header row first, e.g. Data!A1:D50."),
+        range: a1Range.describe('Header row first.'),
         columns: z
           .array(z.object(columnFields))
           .max(200)
           .optional()
-          .describe('The first columns, left to right: a name and a type each (both optional).'),
+          .describe('The first columns, left to right.'),
         dryRun,
       }),
       outputSchema: tableOutput.extend({ replacedHeaders: z.array(z.string()), dryRun: dryRunOutput }),
@@ -327,8 +321,7 @@ export function tableTools(deps: ToolDeps) {
       name: 'list_tables',
       toolset: 'rules',
       title: 'List tables',
-      description:
-        'Lists the structured tables of every tab (or one tab): name, tableId, range and columns with their types.',
+      description: 'Lists the tables of every tab (or one): name, tableId, range and typed columns.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: perTabListInput('tables'),
@@ -349,7 +342,7 @@ export function tableTools(deps: ToolDeps) {
       toolset: 'rules',
       title: 'Change a table',
       description:
-        'Changes a table: renames it (newName), resizes it (range, on the same tab), or renames or retypes columns (columns, by their index in the table from 0). What is not given stays.',
+        'Renames, resizes (same tab) or retypes a table; columns by index from 0. What is not given stays.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({
@@ -428,8 +421,7 @@ export function tableTools(deps: ToolDeps) {
       name: 'delete_table',
       toolset: 'rules',
       title: 'Delete a table',
-      description:
-        "Removes a table (by name or tableId): its cells keep their values, but lose the table's header, column types and dropdowns.",
+      description: 'Removes a table; its cells keep their values.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, destructiveHint: true },
       inputSchema: z.object({ spreadsheetId, table: tableRef, dryRun }),
