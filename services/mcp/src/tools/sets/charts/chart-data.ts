@@ -26,24 +26,15 @@ const name = (max: number) => z.string().min(1).max(max);
 
 /** The ways to give a chart's data, shared by add_chart and update_chart. */
 export const chartDataInput = {
-  range: a1Range.optional().describe("The data, e.g. 'Sales'!A1:C13; several ranges comma-separated."),
+  range: a1Range.optional().describe('Several ranges comma-separated.'),
   columns: z
     .array(name(200))
     .min(1)
     .max(MAX_SERIES + 1)
     .optional()
-    .describe(
-      'With range: the columns to chart, by header or letter; the first the labels unless domain is given.',
-    ),
-  domain: a1Range
-    .optional()
-    .describe('The labels or x values: a one-column range, or with range a header or letter.'),
-  series: z
-    .array(name(500))
-    .min(1)
-    .max(MAX_SERIES)
-    .optional()
-    .describe('With domain: ranges of values as tall as it, any tab; each column a series.'),
+    .describe('With range: headers or letters, the first the labels.'),
+  domain: a1Range.optional().describe('The labels: a column range, or with range a header or letter.'),
+  series: z.array(name(500)).min(1).max(MAX_SERIES).optional().describe('With domain: ranges as tall as it.'),
 };
 
 export interface ChartDataRequest {

@@ -37,7 +37,7 @@ const DEFAULT_SIZE = { width: 600, height: 371 };
 
 const CHARTS_FIELDS = `sheets(properties(sheetType,${TAB_PROPERTY_FIELDS}),charts(chartId,spec,position)),namedRanges(namedRangeId,name,range)`;
 
-const chartId = z.number().int().min(0).describe('The chart’s id, from list_charts or add_chart.');
+const chartId = z.number().int().min(0);
 const chartTitle = z.string().max(500);
 const axisTitle = z.string().max(200);
 const pixels = z.number().int().min(50).max(5000);
@@ -48,15 +48,10 @@ const placementInput = {
     .min(1)
     .max(300)
     .optional()
-    .describe(
-      "The cell the chart's top-left corner sits on, e.g. 'Data'!E2 (a cell alone is on the data's tab). By default, right of the data.",
-    ),
-  width: pixels.optional().describe('Width in pixels (600 by default).'),
-  height: pixels.optional().describe('Height in pixels (371 by default).'),
-  newSheet: z
-    .boolean()
-    .optional()
-    .describe('Put the chart alone on a new sheet of its own instead of over a tab.'),
+    .describe('Its top-left cell; right of the data by default.'),
+  width: pixels.optional(),
+  height: pixels.optional(),
+  newSheet: z.boolean().optional().describe('On a sheet of its own.'),
 };
 
 const chartOutput = z.object({
@@ -240,17 +235,17 @@ export function chartTools(deps: ToolDeps) {
       toolset: 'charts',
       title: 'Add a chart',
       description:
-        'Adds a column, bar, line, area, pie or scatter chart of a range (first row the header naming the series, first column the labels or x values, each other column a series; a pie: one), of chosen columns of it, or of domain and series. Placed over a tab at anchorCell (by default right of the data), or alone on a new sheet (newSheet).',
+        'Adds a chart of a range (first column the labels, each other a series), of chosen columns of it, or of domain and series.',
       scope: 'sheets:write',
       annotations: CHANGE,
       inputSchema: z.object({
         spreadsheetId,
         type: z.enum(CHART_TYPES),
         ...chartDataInput,
-        headerRow: z.boolean().default(true).describe('The first row names the series (default true).'),
+        headerRow: z.boolean().default(true),
         title: chartTitle.optional(),
-        xAxisTitle: axisTitle.optional().describe('Title of the horizontal axis.'),
-        yAxisTitle: axisTitle.optional().describe('Title of the vertical axis.'),
+        xAxisTitle: axisTitle.optional(),
+        yAxisTitle: axisTitle.optional(),
         legendPosition: z.enum(LEGEND_POSITIONS).default('bottom'),
         stacked: z
           .boolean()
@@ -320,8 +315,7 @@ export function chartTools(deps: ToolDeps) {
       name: 'list_charts',
       toolset: 'charts',
       title: 'List charts',
-      description:
-        'Lists the charts of a spreadsheet (or of one tab), each with its chartId, type, title, data ranges and where it is: over a tab at an anchor cell with its size, or alone on a sheet of its own.',
+      description: 'Lists the charts of a spreadsheet (or one tab): chartId, type, title, data and place.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: perTabListInput('charts'),
@@ -344,8 +338,7 @@ export function chartTools(deps: ToolDeps) {
       name: 'update_chart',
       toolset: 'charts',
       title: 'Change a chart',
-      description:
-        'Changes a chart (chartId from list_charts): type, title, data (as add_chart; domain or series alone keeps the other), legend, axis titles, stacking; moves or resizes it (anchorCell, width, height) or puts it on its own sheet (newSheet). What is not given is kept; an empty title or axis title removes it.',
+      description: 'Changes what is given of a chart (data as add_chart); an empty title removes it.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({
@@ -353,7 +346,7 @@ export function chartTools(deps: ToolDeps) {
         chartId,
         type: z.enum(CHART_TYPES).optional(),
         ...chartDataInput,
-        headerRow: z.boolean().optional().describe('With new data: the first row names the series.'),
+        headerRow: z.boolean().optional(),
         title: chartTitle.optional(),
         xAxisTitle: axisTitle.optional(),
         yAxisTitle: axisTitle.optional(),
@@ -526,8 +519,7 @@ export function chartTools(deps: ToolDeps) {
       name: 'delete_chart',
       toolset: 'charts',
       title: 'Delete a chart',
-      description:
-        'Deletes the chart with chartId (from list_charts); its data stays. A chart alone on its own sheet takes that sheet with it.',
+      description: 'Deletes a chart (and its own sheet, if it has one); its data stays.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, destructiveHint: true },
       inputSchema: z.object({ spreadsheetId, chartId, dryRun }),

@@ -20,23 +20,14 @@ export function driveFileTools(deps: ToolDeps) {
       name: 'copy_spreadsheet',
       toolset: 'files',
       title: 'Copy a spreadsheet',
-      description:
-        'Makes a copy of a spreadsheet (tabs, values, formulas and formats), optionally named and put in a folder. An xlsx, csv or ods file is copied as a Google spreadsheet. undo_change moves the copy to the trash.',
+      description: 'Copies a spreadsheet (an xlsx, csv or ods file as a Google spreadsheet).',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: CHANGE,
       inputSchema: z.object({
         spreadsheetId,
-        name: z
-          .string()
-          .trim()
-          .min(1)
-          .max(200)
-          .optional()
-          .describe('The copy’s name; "Copy of <name>" by default.'),
-        folderId: folderId
-          .optional()
-          .describe('The folder to put the copy in; beside the original by default.'),
+        name: z.string().trim().min(1).max(200).optional(),
+        folderId: folderId.optional().describe('Beside the original by default.'),
         dryRun,
       }),
       outputSchema: z.object({
@@ -109,14 +100,13 @@ export function driveFileTools(deps: ToolDeps) {
       name: 'create_folder',
       toolset: 'files',
       title: 'Create a folder',
-      description:
-        'Creates a Drive folder, optionally inside another: Sheetgate can put files only in folders it created, so make one here for create_spreadsheet, copy_spreadsheet and convert_file. undo_change moves it to the trash (refused while it holds files, unless force).',
+      description: 'Creates a Drive folder: Sheetgate puts files only in folders it created.',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: CHANGE,
       inputSchema: z.object({
         name: z.string().trim().min(1).max(200),
-        parentId: folderId.optional().describe('The folder to create it in; the top of My Drive by default.'),
+        parentId: folderId.optional(),
         dryRun,
       }),
       outputSchema: z.object({

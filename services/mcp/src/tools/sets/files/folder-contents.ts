@@ -21,15 +21,11 @@ export function folderContentTools(deps: ToolDeps) {
       name: 'list_folder_contents',
       toolset: 'files',
       title: 'List a folder’s contents',
-      description:
-        'Lists the files and folders directly in a Drive folder, folders first then by name: id, type (spreadsheet, folder or MIME type), modified time; a page at a time.',
+      description: 'Lists the files and folders directly in a Drive folder, folders first.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
-        folderId: folderId
-          .or(z.literal('root'))
-          .default('root')
-          .describe('From list_folders or the folder’s URL /folders/<id>; "root" is the top of My Drive.'),
+        folderId: folderId.or(z.literal('root')).default('root').describe('"root": My Drive.'),
         pageSize,
         pageToken,
       }),

@@ -59,16 +59,15 @@ export function newSpreadsheetTools(deps: ToolDeps) {
       name: 'create_spreadsheet',
       toolset: 'files',
       title: 'Create a spreadsheet',
-      description:
-        'Creates a new spreadsheet in your Drive, optionally with named tabs and starting values on the first tab. undo_change moves it to the trash (refused once it was modified since, unless force).',
+      description: 'Creates a spreadsheet, optionally with named tabs and values on the first.',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: CHANGE,
       inputSchema: z.object({
         title: z.string().min(1).max(200),
         sheetTitles: z.array(z.string().min(1).max(100)).max(50).optional(),
-        values: rows.optional().describe('Rows written to the first tab from A1 (parsed as typed).'),
-        folderId: folderId.optional().describe('The folder to create it in; the top of My Drive by default.'),
+        values: rows.optional(),
+        folderId: folderId.optional(),
         dryRun,
       }),
       outputSchema: z.object({
@@ -169,23 +168,15 @@ export function newSpreadsheetTools(deps: ToolDeps) {
       name: 'convert_file',
       toolset: 'files',
       title: 'Convert a file',
-      description:
-        'Converts a Drive xlsx, csv or ods file into a Google spreadsheet (to: "spreadsheet"), or a Google spreadsheet into an xlsx, csv, ods or pdf file in Drive. undo_change moves the new file to the trash.',
+      description: 'Converts an xlsx, csv or ods file to a Google spreadsheet, or a spreadsheet to a file.',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: CHANGE,
       inputSchema: z.object({
         fileId: anyFileId,
         to: z.enum(['spreadsheet', 'xlsx', 'csv', 'ods', 'pdf']),
-        name: z
-          .string()
-          .min(1)
-          .max(200)
-          .optional()
-          .describe('Name of the new file; derived from the source by default.'),
-        folderId: folderId
-          .optional()
-          .describe('The folder to put the new file in; the top of My Drive by default.'),
+        name: z.string().min(1).max(200).optional(),
+        folderId: folderId.optional(),
         dryRun,
       }),
       // fileId is null in a dry run: the file is not made.

@@ -16,8 +16,7 @@ const commentId = z
   .string()
   .min(1)
   .max(200)
-  .regex(/^[A-Za-z0-9_-]+$/, 'a commentId has only letters, digits, - and _')
-  .describe('The comment’s id, from list_comments or add_comment.');
+  .regex(/^[A-Za-z0-9_-]+$/, 'a commentId has only letters, digits, - and _');
 const commentText = z.string().trim().min(1).max(4_000);
 
 /** Under drive.file Google lets Sheetgate comment only on files it created or was opened with. */
@@ -85,12 +84,12 @@ export function commentTools(deps: ToolDeps) {
       name: 'list_comments',
       toolset: 'sharing',
       title: 'List comments',
-      description: 'Lists a spreadsheet’s (or file’s) comments with their replies, oldest first, paged.',
+      description: 'Lists a file’s comments and replies, oldest first.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
         fileId: anyFileId,
-        includeResolved: z.boolean().default(true).describe('Also the resolved comments.'),
+        includeResolved: z.boolean().default(true),
         pageSize: z.number().int().min(1).max(100).default(20),
         pageToken,
       }),
@@ -139,19 +138,14 @@ export function commentTools(deps: ToolDeps) {
       name: 'add_comment',
       toolset: 'sharing',
       title: 'Add a comment',
-      description:
-        'Adds a comment to a spreadsheet or file Sheetgate created (or that was opened with it), optionally quoting the text it is about. undo_change deletes it.',
+      description: 'Comments on a file Sheetgate made or opened.',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: CHANGE,
       inputSchema: z.object({
         fileId: anyFileId,
-        content: commentText.describe('The comment.'),
-        quotedText: z
-          .string()
-          .max(1_000)
-          .optional()
-          .describe('The text the comment is about, shown with it.'),
+        content: commentText,
+        quotedText: z.string().max(1_000).optional().describe('The text it is about.'),
         dryRun,
       }),
       outputSchema: z.object({
@@ -212,16 +206,15 @@ export function commentTools(deps: ToolDeps) {
       name: 'reply_to_comment',
       toolset: 'sharing',
       title: 'Reply to a comment',
-      description:
-        'Replies to a comment, optionally resolving it with the reply. undo_change deletes the reply (and reopens the comment it resolved).',
+      description: 'Replies to a comment, optionally resolving it.',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: CHANGE,
       inputSchema: z.object({
         fileId: anyFileId,
         commentId,
-        content: commentText.describe('The reply.'),
-        resolve: z.boolean().default(false).describe('Also mark the comment resolved.'),
+        content: commentText,
+        resolve: z.boolean().default(false),
         dryRun,
       }),
       outputSchema: z.object({
@@ -288,16 +281,15 @@ export function commentTools(deps: ToolDeps) {
       name: 'resolve_comment',
       toolset: 'sharing',
       title: 'Resolve or reopen a comment',
-      description:
-        'Marks a comment resolved (or reopens it), as a reply with an optional note. undo_change reopens it (or resolves it again) and deletes the note.',
+      description: 'Resolves (or reopens) a comment, with an optional note.',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({
         fileId: anyFileId,
         commentId,
-        reopen: z.boolean().default(false).describe('Reopen a resolved comment instead.'),
-        content: commentText.optional().describe('A note with it.'),
+        reopen: z.boolean().default(false),
+        content: commentText.optional(),
         dryRun,
       }),
       outputSchema: z.object({

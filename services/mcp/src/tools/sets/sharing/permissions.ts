@@ -22,11 +22,8 @@ const permissionId = z
   .string()
   .min(1)
   .max(100)
-  .regex(/^[A-Za-z0-9_-]+$/, 'a permissionId has only letters, digits, - and _')
-  .describe('The permission’s id, from list_permissions or share_file.');
-const shareRole = z
-  .enum(['reader', 'commenter', 'writer'])
-  .describe('reader sees, commenter also comments, writer also edits and may share.');
+  .regex(/^[A-Za-z0-9_-]+$/, 'a permissionId has only letters, digits, - and _');
+const shareRole = z.enum(['reader', 'commenter', 'writer']);
 
 /** A change of sharing: giving the same role twice leaves one permission. */
 const SHARING_CHANGE = { ...CHANGE, idempotentHint: true };
@@ -105,7 +102,7 @@ export function sharingTools(deps: ToolDeps) {
       toolset: 'sharing',
       title: 'Share a file',
       description:
-        'Shares a spreadsheet or file Sheetgate created (or that was opened with it) with a person or group (by email), a whole domain, or anyone with the link, as reader, commenter or writer. undo_change takes the access away again (or restores the role a grantee had).',
+        'Shares a file Sheetgate made or opened with a person, group, domain or anyone with the link.',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: SHARING_CHANGE,
@@ -113,22 +110,15 @@ export function sharingTools(deps: ToolDeps) {
         fileId: anyFileId,
         type: z.enum(['user', 'group', 'domain', 'anyone']).default('user'),
         role: shareRole,
-        emailAddress: z
-          .email()
-          .max(320)
-          .optional()
-          .describe('The person’s or group’s email (type user or group).'),
+        emailAddress: z.email().max(320).optional().describe('user or group.'),
         domain: z
           .string()
           .max(253)
           .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'a domain such as example.com')
           .optional()
-          .describe('The domain (type domain), e.g. example.com.'),
-        sendNotificationEmail: z
-          .boolean()
-          .optional()
-          .describe('Email the person or group about it (default true; user and group only).'),
-        emailMessage: z.string().max(2_000).optional().describe('A message for the notification email.'),
+          .describe('e.g. example.com'),
+        sendNotificationEmail: z.boolean().optional(),
+        emailMessage: z.string().max(2_000).optional(),
         dryRun,
       }),
       outputSchema: permissionOutput.extend({
@@ -224,8 +214,7 @@ export function sharingTools(deps: ToolDeps) {
       name: 'list_permissions',
       toolset: 'sharing',
       title: 'List who a file is shared with',
-      description:
-        'Lists a file’s permissions: who has access (owner, people, groups, domains, anyone) and their role.',
+      description: 'Lists who has access to a file, and their role.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({ fileId: anyFileId, pageToken }),
@@ -259,8 +248,7 @@ export function sharingTools(deps: ToolDeps) {
       name: 'update_permission',
       toolset: 'sharing',
       title: 'Change a sharing role',
-      description:
-        'Changes the role (reader, commenter, writer) of one permission of a file Sheetgate created or that was opened with it. undo_change restores the earlier role.',
+      description: 'Changes a permission’s role on a file Sheetgate made or opened.',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: SHARING_CHANGE,
@@ -316,8 +304,7 @@ export function sharingTools(deps: ToolDeps) {
       name: 'remove_permission',
       toolset: 'sharing',
       title: 'Stop sharing with someone',
-      description:
-        'Removes one permission (a person, group, domain or link) from a file Sheetgate created or that was opened with it. The owner’s cannot be removed. undo_change gives the access back, without a notification email.',
+      description: 'Removes a permission (not the owner’s) from a file Sheetgate made or opened.',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: { ...SHARING_CHANGE, destructiveHint: true },

@@ -59,14 +59,14 @@ export function autofillTools(deps: ToolDeps) {
       toolset: 'structure',
       title: 'Fill a series or formula',
       description:
-        'Extends the cells of a range down, up, right or left by `count` rows or columns, as dragging the fill handle does: numbers (and text ending in a number) continue their series, formulas are copied with their relative references shifted, formats come along. The cells filled are overwritten.',
+        'Extends a range by count rows or columns as the fill handle does, continuing series and shifting formulas.',
       scope: 'sheets:write',
       annotations: DESTRUCTIVE,
       inputSchema: z.object({
         spreadsheetId,
-        source: a1Range.describe('The cells to extend, e.g. Sheet1!A2:C3 (two rows give a series its step).'),
+        source: a1Range.describe('Two rows give a series its step.'),
         direction: z.enum(['down', 'up', 'right', 'left']).default('down'),
-        count: z.number().int().min(1).max(100_000).describe('How many rows (or columns) to fill.'),
+        count: z.number().int().min(1).max(100_000),
         dryRun,
       }),
       outputSchema: z.object({

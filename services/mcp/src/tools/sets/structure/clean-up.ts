@@ -61,7 +61,7 @@ export function cleanUpTools(deps: ToolDeps) {
       toolset: 'structure',
       title: 'Remove duplicate rows',
       description:
-        "Removes rows of a range that repeat an earlier row in the compared columns (all, unless given), as Data > Data cleanup does: text compared ignoring case, formulas by result; the first is kept and the rows below move up. Only the range's cells move, so give whole rows (a tab name alone is the whole tab).",
+        "Removes rows repeating an earlier row in the compared columns (text ignoring case); only the range's cells move, so give whole rows.",
       scope: 'sheets:write',
       annotations: CLEANUP,
       inputSchema: z.object({
@@ -71,8 +71,8 @@ export function cleanUpTools(deps: ToolDeps) {
           .array(z.string().min(1).max(200))
           .max(50)
           .optional()
-          .describe('Compare only these columns: letters (C) or header names.'),
-        headerRow: z.boolean().default(false).describe('The first row is a header, kept and not compared.'),
+          .describe('Letters or header names; all by default.'),
+        headerRow: z.boolean().default(false),
         dryRun,
       }),
       outputSchema: z.object({
@@ -154,8 +154,7 @@ export function cleanUpTools(deps: ToolDeps) {
       name: 'trim_whitespace',
       toolset: 'structure',
       title: 'Trim whitespace',
-      description:
-        'Trims spaces, tabs and line breaks from the ends of the text in a range and makes each inner run one space, as Data > Data cleanup does. Numbers and formulas are left alone.',
+      description: 'Trims the text of a range and makes each inner run of spaces one space.',
       scope: 'sheets:write',
       annotations: CLEANUP,
       inputSchema: z.object({ spreadsheetId, range: a1Range, dryRun }),
@@ -199,8 +198,7 @@ export function cleanUpTools(deps: ToolDeps) {
       name: 'change_case',
       toolset: 'structure',
       title: 'Change text case',
-      description:
-        'Changes the text in a range to upper, lower, title (each word capitalized) or sentence case. Numbers and formulas are left alone; text stays text.',
+      description: 'Changes the case of the text in a range; numbers and formulas are left alone.',
       scope: 'sheets:write',
       annotations: CLEANUP,
       inputSchema: z.object({

@@ -84,15 +84,13 @@ export function copyRangeTools(deps: ToolDeps) {
       toolset: 'structure',
       title: 'Copy or move a range',
       description:
-        'Copies (or, with mode "cut", moves) a range to another place, in the same tab or another one, keeping formulas and formats: copied formulas shift their relative references as in Sheets, moved ones keep them. `paste` picks what is copied: all, values (formula results), formulas, or formats. A copy to a destination that is a multiple of the source repeats it. The cells written are overwritten.',
+        'Copies (or cuts) a range to another place, as Sheets pastes: copied formulas shift, moved ones keep their references.',
       scope: 'sheets:write',
       annotations: DESTRUCTIVE,
       inputSchema: z.object({
         spreadsheetId,
-        source: a1Range.describe("The range to copy, e.g. 'Q1'!A1:C9."),
-        destination: a1Range.describe(
-          "Where to paste: a top-left cell (e.g. 'Q2'!A1) or a range; for a cut, a cell or a range of the source's size.",
-        ),
+        source: a1Range,
+        destination: a1Range.describe('A top-left cell or a range (repeating the source).'),
         mode: z.enum(['copy', 'cut']).default('copy'),
         paste: z.enum(['all', 'values', 'formulas', 'formats']).default('all'),
         dryRun,

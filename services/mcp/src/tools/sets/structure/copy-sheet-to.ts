@@ -16,15 +16,14 @@ export function copySheetToTools(deps: ToolDeps) {
       name: 'copy_sheet_to',
       toolset: 'structure',
       title: 'Copy a tab to another spreadsheet',
-      description:
-        'Copies a tab, with its values, formulas, formats and merges, to the end of another spreadsheet (or the same one), where it is named "Copy of <title>". undo_change deletes the copy, keeping its cells so that undoing the undo recreates it.',
+      description: 'Copies a tab to the end of another spreadsheet, as "Copy of <title>".',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: CHANGE,
       inputSchema: z.object({
         spreadsheetId,
         sheetId,
-        destinationSpreadsheetId: spreadsheetId.describe('The spreadsheet (id or URL) to copy the tab into.'),
+        destinationSpreadsheetId: spreadsheetId,
         dryRun,
       }),
       // The new tab's id and title are null in a dry run: Google picks them when it copies.

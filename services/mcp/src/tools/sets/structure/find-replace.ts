@@ -17,15 +17,14 @@ export function findReplaceTools(deps: ToolDeps) {
       name: 'find_replace',
       toolset: 'structure',
       title: 'Find and replace',
-      description:
-        'Replaces text in a range, a tab (its name alone as range), or every tab (no range), as Edit > Find and replace does. Formulas are searched only with includeFormulas; searchByRegex uses RE2 syntax, with $1 for groups in the replacement.',
+      description: 'Replaces text in a range, a tab or every tab; regexes are RE2, $1 a group.',
       scope: 'sheets:write',
       annotations: DESTRUCTIVE,
       inputSchema: z.object({
         spreadsheetId,
         find: z.string().min(1).max(1_000),
         replacement: z.string().max(50_000).default(''),
-        range: a1Range.optional().describe('A range or a tab name; every tab when left out.'),
+        range: a1Range.optional().describe('Every tab by default.'),
         matchCase: z.boolean().default(false),
         matchEntireCell: z.boolean().default(false),
         searchByRegex: z.boolean().default(false),

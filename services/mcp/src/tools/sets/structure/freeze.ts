@@ -17,21 +17,14 @@ export function freezeTools(deps: ToolDeps) {
       name: 'freeze',
       toolset: 'structure',
       title: 'Freeze rows or columns',
-      description:
-        'Freezes the first rows and/or columns of a tab so that they stay in view while scrolling; 0 unfreezes.',
+      description: 'Freezes the first rows or columns of a tab; 0 unfreezes.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({
         spreadsheetId,
         sheetId,
-        rows: z
-          .number()
-          .int()
-          .min(0)
-          .max(10_000)
-          .optional()
-          .describe('Rows to freeze from the top; 0 unfreezes.'),
-        columns: z.number().int().min(0).max(1_000).optional().describe('Columns to freeze from the left.'),
+        rows: z.number().int().min(0).max(10_000).optional(),
+        columns: z.number().int().min(0).max(1_000).optional(),
         dryRun,
       }),
       outputSchema: z.object({

@@ -29,8 +29,7 @@ export function mergeTools(deps: ToolDeps) {
       name: 'merge_cells',
       toolset: 'structure',
       title: 'Merge cells',
-      description:
-        'Merges the cells of a range into one (all), one per column (columns) or one per row (rows). A merged area keeps only its top-left value; the others are lost. Merges inside the range are replaced; one that sticks out of it is refused.',
+      description: 'Merges a range into one cell, or one per row or column; only the top-left value stays.',
       scope: 'sheets:write',
       annotations: DESTRUCTIVE,
       inputSchema: z.object({
@@ -82,7 +81,7 @@ export function mergeTools(deps: ToolDeps) {
       name: 'unmerge_cells',
       toolset: 'structure',
       title: 'Unmerge cells',
-      description: 'Splits every merged area that touches the range back into single cells.',
+      description: 'Splits the merged areas touching a range.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({ spreadsheetId, range: a1Range, dryRun }),

@@ -143,13 +143,13 @@ export function sheetTools(deps: ToolDeps) {
       name: 'add_sheet',
       toolset: 'structure',
       title: 'Add a tab',
-      description: 'Adds a tab (sheet) to a spreadsheet.',
+      description: 'Adds a tab.',
       scope: 'sheets:write',
       annotations: CHANGE,
       inputSchema: z.object({
         spreadsheetId,
         title: z.string().min(1).max(100),
-        index: z.number().int().min(0).optional().describe('Position among the tabs; last by default.'),
+        index: z.number().int().min(0).optional().describe('Last by default.'),
         rowCount: z.number().int().min(1).max(100_000).optional(),
         columnCount: z.number().int().min(1).max(18_278).optional(),
         dryRun,
@@ -274,7 +274,7 @@ export function sheetTools(deps: ToolDeps) {
       name: 'duplicate_sheet',
       toolset: 'structure',
       title: 'Duplicate a tab',
-      description: 'Copies a tab, with its values and formatting, within the same spreadsheet.',
+      description: 'Copies a tab within its spreadsheet.',
       scope: 'sheets:write',
       annotations: CHANGE,
       inputSchema: z.object({
@@ -320,7 +320,7 @@ export function sheetTools(deps: ToolDeps) {
       name: 'format_range',
       toolset: 'structure',
       title: 'Format a range',
-      description: 'Sets text style, colours, alignment, wrapping or number format on every cell of a range.',
+      description: 'Sets the text style, colours, alignment, wrap or number format of a range.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({
@@ -386,11 +386,7 @@ export function sheetTools(deps: ToolDeps) {
       name: 'batch_update',
       toolset: 'structure',
       title: 'Apply spreadsheet changes',
-      description: `Applies several Sheets API batchUpdate requests at once, as one change undo_change can take back. Each request has exactly one of: ${ALLOWED_BATCH_REQUESTS.join(', ')}. Filter, filter view and table requests, and cells written with data validation, need the rules toolset. Requests undo cannot take back are refused before anything is sent, naming the tool to use instead (${Object.entries(
-        UNDOABLE_ELSEWHERE,
-      )
-        .map(([kind, tool]) => `${kind}: ${tool}`)
-        .join(', ')}).`,
+      description: `Applies Sheets API batchUpdate requests as one undoable change, each one of: ${ALLOWED_BATCH_REQUESTS.join(', ')} (filters and tables need the rules toolset).`,
       scope: 'sheets:write',
       annotations: { ...CHANGE, destructiveHint: true },
       inputSchema: z.object({

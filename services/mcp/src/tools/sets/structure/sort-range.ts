@@ -16,30 +16,22 @@ export function sortRangeTools(deps: ToolDeps) {
       name: 'sort_range',
       toolset: 'structure',
       title: 'Sort a range',
-      description:
-        'Sorts the rows of a range by one or more of its columns, ascending or descending (numbers before text, blank cells last), moving whole rows with their formats; formulas move with their rows. With headerRow the first row stays in place.',
+      description: 'Sorts the rows of a range by its columns, moving each row with its formats and formulas.',
       scope: 'sheets:write',
       annotations: DESTRUCTIVE,
       inputSchema: z.object({
         spreadsheetId,
-        range: a1Range.describe("The rows to sort, e.g. 'Orders'!A1:F200."),
+        range: a1Range,
         sortBy: z
           .array(
             z.object({
-              column: z
-                .string()
-                .regex(/^[A-Za-z]{1,3}$/, 'a column letter such as B')
-                .describe('A column letter inside the range.'),
+              column: z.string().regex(/^[A-Za-z]{1,3}$/, 'a column letter such as B'),
               order: z.enum(['ascending', 'descending']).default('ascending'),
             }),
           )
           .min(1)
-          .max(10)
-          .describe('The columns to sort by, the first deciding most.'),
-        headerRow: z
-          .boolean()
-          .default(false)
-          .describe('The range starts with a header row that stays first.'),
+          .max(10),
+        headerRow: z.boolean().default(false),
         dryRun,
       }),
       outputSchema: z.object({
