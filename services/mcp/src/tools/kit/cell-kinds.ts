@@ -1,5 +1,6 @@
 import type { AuthInfo } from '../../auth/auth-info.ts';
 import { columnLetters, rangeOnSheet } from './a1.ts';
+import { readCells } from './cells-read.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
 /**
@@ -35,7 +36,7 @@ export interface CellKinds {
  * box of the cells asked on each tab; no request when none is asked.
  */
 export async function readCellKinds(
-  { sheets, callGoogle }: ToolDeps,
+  deps: ToolDeps,
   auth: AuthInfo,
   signal: AbortSignal,
   spreadsheetId: string,
@@ -61,41 +62,26 @@ export async function readCellKinds(
         `${columnLetters(box.left)}${box.top + 1}:${columnLetters(box.right)}${box.bottom + 1}`,
       ),
     );
-    const { data } = await callGoogle(auth.userId, signal, (request) =>
-      sheets.spreadsheets.get(
-        {
-          spreadsheetId,
-          ranges,
-          includeGridData: true,
-          fields: 'sheets(properties(title),data(startRow,startColumn,rowData(values(userEnteredValue))))',
-        },
-        request,
-      ),
+    await readCells(
+      deps,
+      auth,
+      signal,
+      spreadsheetId,
+      { ranges, cellFields: 'userEnteredValue' },
+      (cell, at) => {
+        const value = cell.userEnteredValue;
+        const kind: StringKind | undefined = !value
+          ? undefined
+          : value.formulaValue != null
+            ? 'formula'
+            : value.errorValue != null
+              ? 'error'
+              : value.stringValue != null
+                ? 'text'
+                : undefined;
+        if (kind) kinds.set(keyOf(at), kind);
+      },
     );
-    for (const sheet of data.sheets ?? []) {
-      const title = sheet.properties?.title ?? '';
-      for (const grid of sheet.data ?? []) {
-        for (const [r, row] of (grid.rowData ?? []).entries()) {
-          for (const [c, cell] of (row.values ?? []).entries()) {
-            const value = cell.userEnteredValue;
-            if (!value) continue;
-            const kind: StringKind | undefined =
-              value.formulaValue != null
-                ? 'formula'
-                : value.errorValue != null
-                  ? 'error'
-                  : value.stringValue != null
-                    ? 'text'
-                    : undefined;
-            if (kind)
-              kinds.set(
-                keyOf({ sheet: title, row: (grid.startRow ?? 0) + r, column: (grid.startColumn ?? 0) + c }),
-                kind,
-              );
-          }
-        }
-      }
-    }
   }
   return { of: (cell) => kinds.get(keyOf(cell)) };
 }

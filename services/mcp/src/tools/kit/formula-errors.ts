@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AuthInfo } from '../../auth/auth-info.ts';
 import { ToolError } from '../../errors/tool-error.ts';
 import { columnLetters, gridBounds, rangeOnSheet, splitRange } from './a1.ts';
+import { readCells } from './cells-read.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
 /**
@@ -126,7 +127,7 @@ function formulaCells(blocks: readonly WrittenBlock[]): { cells: FormulaCell[]; 
  * A failed read leaves the write as done and says its formulas were not checked.
  */
 export async function checkWrittenFormulas(
-  { sheets, callGoogle }: ToolDeps,
+  deps: ToolDeps,
   auth: AuthInfo,
   signal: AbortSignal,
   spreadsheetId: string,
@@ -138,34 +139,19 @@ export async function checkWrittenFormulas(
   if (cells.length === 0) return NO_FORMULAS;
   const errors = new Map<string, { type: string; message: string }>();
   try {
-    const { data } = await callGoogle(auth.userId, signal, (request) =>
-      sheets.spreadsheets.get(
-        {
-          spreadsheetId,
-          ranges,
-          includeGridData: true,
-          fields:
-            'sheets(properties(title),data(startRow,startColumn,rowData(values(effectiveValue(errorValue)))))',
-        },
-        request,
-      ),
+    await readCells(
+      deps,
+      auth,
+      signal,
+      spreadsheetId,
+      { ranges, cellFields: 'effectiveValue(errorValue)' },
+      (cell, at) => {
+        const error = cell.effectiveValue?.errorValue;
+        // LOADING is a formula still being calculated (IMPORTRANGE and the like), not an error.
+        if (!error?.type || error.type === 'LOADING') return;
+        errors.set(keyOf(at.sheet, at.row, at.column), { type: error.type, message: error.message ?? '' });
+      },
     );
-    for (const sheet of data.sheets ?? []) {
-      const title = sheet.properties?.title ?? '';
-      for (const grid of sheet.data ?? []) {
-        for (const [r, row] of (grid.rowData ?? []).entries()) {
-          for (const [c, cell] of (row.values ?? []).entries()) {
-            const error = cell.effectiveValue?.errorValue;
-            // LOADING is a formula still being calculated (IMPORTRANGE and the like), not an error.
-            if (!error?.type || error.type === 'LOADING') continue;
-            errors.set(keyOf(title, (grid.startRow ?? 0) + r, (grid.startColumn ?? 0) + c), {
-              type: error.type,
-              message: error.message ?? '',
-            });
-          }
-        }
-      }
-    }
   } catch (error) {
     if (!(error instanceof ToolError) || signal.aborted) throw error;
     return {
