@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { listedInputSchema } from '../src/protocol/listed-input-schema.ts';
 
 describe('listedInputSchema', () => {
-  it('drops the dialect, safe-integer bounds, string lengths and a format’s pattern, and keeps the limits a model plans by', () => {
+  it('drops the dialect, safe-integer bounds, string lengths a format’s pattern and a boolean’s default false, and keeps the limits a model plans by', () => {
     const schema = listedInputSchema(
       z.toJSONSchema(
         z.strictObject({
@@ -14,6 +14,8 @@ describe('listedInputSchema', () => {
           maximum: z.string().max(5),
           since: z.iso.datetime({ offset: true }),
           code: z.string().regex(/^[a-z]+$/),
+          dryRun: z.boolean().default(false),
+          headerRow: z.boolean().default(true),
         }),
         { io: 'input' },
       ),
@@ -32,6 +34,8 @@ describe('listedInputSchema', () => {
         maximum: { type: 'string' },
         since: { type: 'string', format: 'date-time' },
         code: { type: 'string', pattern: '^[a-z]+$' },
+        dryRun: { type: 'boolean' },
+        headerRow: { type: 'boolean', default: true },
       },
       required: ['id', 'index', 'limit', 'rows', 'maximum', 'since', 'code'],
       additionalProperties: false,

@@ -7,7 +7,8 @@
  * - the length bounds of strings (an id's, a title's, a cell's): the tool's own validation still
  *   holds them and refuses past one in words. Bounds of arrays and numbers stay, since they are
  *   the per-call limits a model plans by;
- * - the pattern zod writes beside a `format` (a date-time's), which says the same at length.
+ * - the pattern zod writes beside a `format` (a date-time's), which says the same at length;
+ * - `default: false` of a boolean, which is what leaving it out means anyway.
  */
 export function listedInputSchema<Schema>(schema: Schema): Schema {
   const { $schema: _dialect, ...rest } = schema as Record<string, unknown>;
@@ -25,6 +26,7 @@ function strip(value: unknown): unknown {
     const { type, format } = value as { type?: unknown; format?: unknown };
     if ((keyword === 'minLength' || keyword === 'maxLength') && type === 'string') continue;
     if (keyword === 'pattern' && format !== undefined) continue;
+    if (keyword === 'default' && child === false && type === 'boolean') continue;
     // A property named like a keyword (`properties.maximum`) is a schema, never a bound.
     node[keyword] = keyword === 'properties' ? mapValues(child, strip) : strip(child);
   }

@@ -6,7 +6,7 @@ import { cellsIn, tooManyCells } from './write-limits.ts';
 /** A spreadsheet's id, or its URL (google-ids.ts): the tool is given the id. */
 export const spreadsheetId = googleIdInput('spreadsheet', { min: 10, max: 200 }).describe('Id or URL.');
 
-export const a1Range = z.string().min(1).max(500).describe("A1, e.g. 'My tab'!A1:C9, or a tab's name.");
+export const a1Range = z.string().min(1).max(500).describe("e.g. 'My tab'!A1:C9 or a tab name.");
 
 /** A tab by its sheetId or its name; kit/tab-ref.ts finds it among the tabs. */
 export const sheetId = z

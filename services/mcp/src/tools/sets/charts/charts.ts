@@ -315,7 +315,7 @@ export function chartTools(deps: ToolDeps) {
       name: 'list_charts',
       toolset: 'charts',
       title: 'List charts',
-      description: 'Lists the charts of a spreadsheet (or one tab): chartId, type, title, data and place.',
+      description: 'Lists the charts: chartId, type, title, data and place.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: perTabListInput('charts'),

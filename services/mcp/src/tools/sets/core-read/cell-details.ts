@@ -67,8 +67,7 @@ export function cellDetailTools(deps: ToolDeps) {
       name: 'read_cell_details',
       toolset: 'core-read',
       title: 'Read notes, links, validation, formulas',
-      description:
-        'Lists the cells of a range with a note, link, validation rule, formula or formula error. Up to 100,000 cells a call; continue from nextOffset.',
+      description: 'The cells of a range with a note, link, validation rule, formula or formula error.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({

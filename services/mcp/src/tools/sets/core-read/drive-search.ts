@@ -14,7 +14,7 @@ export function driveSearchTools(deps: ToolDeps) {
       name: 'list_folders',
       toolset: 'core-read',
       title: 'List folders',
-      description: "Lists Drive folders with their ids (a tool's folderId) and parents.",
+      description: 'Lists Drive folders with ids and parents.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({

@@ -28,8 +28,7 @@ export function findInSpreadsheetTools({ sheets, callGoogle }: ToolDeps) {
       name: 'find_in_spreadsheet',
       toolset: 'core-read',
       title: 'Find values',
-      description:
-        'Finds the cells holding a text in every tab (or a range): each address and the text around the match.',
+      description: 'Finds the cells holding a text: each address and the text around it.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({

@@ -151,8 +151,7 @@ export function listChangesTools(deps: ToolDeps): ToolDefinition[] {
       name: 'list_changes',
       toolset: 'core-read',
       title: 'List changes',
-      description:
-        'Changes made through Sheetgate, newest first: what each changed, by which tool and credential, and how undo_change undoes it.',
+      description: 'Changes made through Sheetgate, newest first, and how undo_change undoes each.',
       scope: 'sheets:read',
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       inputSchema: z.object({

@@ -56,7 +56,7 @@ export function readFormatTools(deps: ToolDeps) {
       toolset: 'core-read',
       title: 'Read cell formats',
       description:
-        "The formats set on a range's cells (font, colours, number format, alignment, wrap, borders) and its merges, alike cells grouped. Up to 50,000 cells a call.",
+        "The formats of a range's cells and its merges, alike cells grouped. Up to 50,000 cells a call.",
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({ spreadsheetId, range: a1Range }),

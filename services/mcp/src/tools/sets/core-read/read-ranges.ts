@@ -37,7 +37,7 @@ export function readRangeTools(deps: ToolDeps) {
       toolset: 'core-read',
       title: 'Read a range',
       description:
-        "Reads a range's values a page at a time; says where the data ends, and gives a revision for a write's ifRevision.",
+        "Reads a range's values a page at a time; says where the data ends; gives a revision for ifRevision.",
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
@@ -104,7 +104,7 @@ export function readRangeTools(deps: ToolDeps) {
       name: 'read_ranges',
       toolset: 'core-read',
       title: 'Read several ranges',
-      description: 'Reads the first rows of several ranges; read_range fetches the rest.',
+      description: 'Reads the first rows of several ranges.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({

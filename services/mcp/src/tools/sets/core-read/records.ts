@@ -41,8 +41,7 @@ export function recordTools(deps: ToolDeps) {
       name: 'read_records',
       toolset: 'core-read',
       title: 'Read table records',
-      description:
-        'Reads a table as records keyed by its header row, optionally some columns and rows matching all filters; continue from nextOffset.',
+      description: 'Reads a table as records keyed by its header, optionally filtered.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({

@@ -46,7 +46,7 @@ export function undoChangeTools(deps: ToolDeps): ToolDefinition[] {
       toolset: 'core-write',
       title: 'Undo a change',
       description:
-        "Undoes a change made through Sheetgate by any tool (by default this credential's last); refused, naming what changed since, unless force. An undo can be undone.",
+        "Undoes a change by any tool (by default this credential's last); refused if changed since, unless force.",
       scope: 'sheets:write',
       journalsItself: true,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },

@@ -380,8 +380,7 @@ export function valueWriteTools(deps: ToolDeps) {
       name: 'append_rows',
       toolset: 'core-write',
       title: 'Append rows',
-      description:
-        'Appends rows below the table found in the range, in new rows (OVERWRITE: into the cells below).',
+      description: 'Appends rows below the table found in the range.',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: { ...WRITE, destructiveHint: false, idempotentHint: false },

@@ -100,7 +100,7 @@ export function driveFileTools(deps: ToolDeps) {
       name: 'create_folder',
       toolset: 'files',
       title: 'Create a folder',
-      description: 'Creates a Drive folder: Sheetgate puts files only in folders it created.',
+      description: 'Creates a folder: Sheetgate puts files only in folders it made.',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: CHANGE,

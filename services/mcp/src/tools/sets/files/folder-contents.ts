@@ -21,7 +21,7 @@ export function folderContentTools(deps: ToolDeps) {
       name: 'list_folder_contents',
       toolset: 'files',
       title: 'List a folder’s contents',
-      description: 'Lists the files and folders directly in a Drive folder, folders first.',
+      description: 'Lists what is directly in a Drive folder, folders first.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({

@@ -59,7 +59,7 @@ export function newSpreadsheetTools(deps: ToolDeps) {
       name: 'create_spreadsheet',
       toolset: 'files',
       title: 'Create a spreadsheet',
-      description: 'Creates a spreadsheet, optionally with named tabs and values on the first.',
+      description: 'Creates a spreadsheet, optionally with tabs and values.',
       scope: 'sheets:write',
       journalsItself: true,
       annotations: CHANGE,

@@ -132,8 +132,7 @@ export function cellRuleTools(deps: ToolDeps) {
       name: 'set_data_validation',
       toolset: 'rules',
       title: 'Set data validation',
-      description:
-        'Sets (or with clear, removes) the data validation of a range: a dropdown, checkbox, number, date or text rule, or a formula.',
+      description: 'Sets (or with clear, removes) the data validation of a range.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({
@@ -230,8 +229,7 @@ export function cellRuleTools(deps: ToolDeps) {
       name: 'list_conditional_formats',
       toolset: 'rules',
       title: 'List conditional formats',
-      description:
-        'Lists the conditional format rules of every tab (or one), each with the sheetId and index other rule tools take.',
+      description: 'Lists the conditional format rules with the sheetId and index other tools take.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: perTabListInput('rules'),
@@ -258,8 +256,7 @@ export function cellRuleTools(deps: ToolDeps) {
       name: 'update_conditional_format',
       toolset: 'rules',
       title: 'Change a conditional format',
-      description:
-        'Replaces the conditional format rule at sheetId and index (ranges kept unless given), or moves it to newIndex.',
+      description: 'Replaces (or moves to newIndex) the conditional format rule at sheetId and index.',
       scope: 'sheets:write',
       annotations: CHANGE,
       inputSchema: z.object({

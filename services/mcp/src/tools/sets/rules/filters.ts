@@ -101,8 +101,7 @@ export function filterTools(deps: ToolDeps) {
       name: 'set_basic_filter',
       toolset: 'rules',
       title: 'Set the basic filter',
-      description:
-        "Sets a tab's basic filter, which everyone sees (replacing any): its range, sort and criteria.",
+      description: "Sets a tab's basic filter, which everyone sees.",
       scope: 'sheets:write',
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({
@@ -163,8 +162,7 @@ export function filterTools(deps: ToolDeps) {
       name: 'list_filters',
       toolset: 'rules',
       title: 'List filters',
-      description:
-        'Lists the basic filter of each tab (or one) and the filter views with their filterViewId.',
+      description: 'Lists the basic filters and filter views (with filterViewId).',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: perTabListInput('filters'),
@@ -190,8 +188,7 @@ export function filterTools(deps: ToolDeps) {
       name: 'add_filter_view',
       toolset: 'rules',
       title: 'Add a filter view',
-      description:
-        'Saves a filter view: a range, sort and criteria anyone can open without changing what others see.',
+      description: 'Saves a filter view, which changes nothing others see.',
       scope: 'sheets:write',
       annotations: CHANGE,
       inputSchema: z.object({
@@ -230,7 +227,7 @@ export function filterTools(deps: ToolDeps) {
       name: 'update_filter_view',
       toolset: 'rules',
       title: 'Change a filter view',
-      description: 'Changes a filter view: each of title, range, sort or criteria given replaces the old.',
+      description: 'Changes a filter view: what is given replaces the old.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({

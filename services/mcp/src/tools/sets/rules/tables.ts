@@ -251,8 +251,7 @@ export function tableTools(deps: ToolDeps) {
       name: 'add_table',
       toolset: 'rules',
       title: 'Add a table',
-      description:
-        'Turns a range into a table, its first row the header, with typed columns; tables cannot overlap.',
+      description: 'Turns a range into a table, its first row the header; tables cannot overlap.',
       scope: 'sheets:write',
       annotations: CHANGE,
       inputSchema: z.object({
@@ -321,7 +320,7 @@ export function tableTools(deps: ToolDeps) {
       name: 'list_tables',
       toolset: 'rules',
       title: 'List tables',
-      description: 'Lists the tables of every tab (or one): name, tableId, range and typed columns.',
+      description: 'Lists the tables: name, tableId, range and typed columns.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: perTabListInput('tables'),
@@ -341,8 +340,7 @@ export function tableTools(deps: ToolDeps) {
       name: 'update_table',
       toolset: 'rules',
       title: 'Change a table',
-      description:
-        'Renames, resizes (same tab) or retypes a table; columns by index from 0. What is not given stays.',
+      description: 'Renames, resizes (same tab) or retypes a table; columns by index from 0.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({
@@ -421,7 +419,7 @@ export function tableTools(deps: ToolDeps) {
       name: 'delete_table',
       toolset: 'rules',
       title: 'Delete a table',
-      description: 'Removes a table; its cells keep their values.',
+      description: 'Removes a table; its values stay.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, destructiveHint: true },
       inputSchema: z.object({ spreadsheetId, table: tableRef, dryRun }),

@@ -58,8 +58,7 @@ export function autofillTools(deps: ToolDeps) {
       name: 'autofill',
       toolset: 'structure',
       title: 'Fill a series or formula',
-      description:
-        'Extends a range by count rows or columns as the fill handle does, continuing series and shifting formulas.',
+      description: 'Extends a range by count rows or columns as the fill handle does.',
       scope: 'sheets:write',
       annotations: DESTRUCTIVE,
       inputSchema: z.object({

@@ -60,8 +60,7 @@ export function cleanUpTools(deps: ToolDeps) {
       name: 'remove_duplicates',
       toolset: 'structure',
       title: 'Remove duplicate rows',
-      description:
-        "Removes rows repeating an earlier row in the compared columns (text ignoring case); only the range's cells move, so give whole rows.",
+      description: 'Removes rows repeating an earlier row in the compared columns; give whole rows.',
       scope: 'sheets:write',
       annotations: CLEANUP,
       inputSchema: z.object({
@@ -154,7 +153,7 @@ export function cleanUpTools(deps: ToolDeps) {
       name: 'trim_whitespace',
       toolset: 'structure',
       title: 'Trim whitespace',
-      description: 'Trims the text of a range and makes each inner run of spaces one space.',
+      description: "Trims a range's text and its inner runs of spaces.",
       scope: 'sheets:write',
       annotations: CLEANUP,
       inputSchema: z.object({ spreadsheetId, range: a1Range, dryRun }),
@@ -198,7 +197,7 @@ export function cleanUpTools(deps: ToolDeps) {
       name: 'change_case',
       toolset: 'structure',
       title: 'Change text case',
-      description: 'Changes the case of the text in a range; numbers and formulas are left alone.',
+      description: "Changes the case of a range's text; formulas are left alone.",
       scope: 'sheets:write',
       annotations: CLEANUP,
       inputSchema: z.object({

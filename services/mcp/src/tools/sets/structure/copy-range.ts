@@ -83,8 +83,7 @@ export function copyRangeTools(deps: ToolDeps) {
       name: 'copy_range',
       toolset: 'structure',
       title: 'Copy or move a range',
-      description:
-        'Copies (or cuts) a range to another place, as Sheets pastes: copied formulas shift, moved ones keep their references.',
+      description: 'Copies or cuts a range to another place, as Sheets pastes.',
       scope: 'sheets:write',
       annotations: DESTRUCTIVE,
       inputSchema: z.object({

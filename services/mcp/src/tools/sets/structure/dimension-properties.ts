@@ -33,7 +33,7 @@ export function dimensionPropertyTools(deps: ToolDeps) {
       name: 'set_dimension_properties',
       toolset: 'structure',
       title: 'Size or hide rows or columns',
-      description: 'Sets the size of rows or columns, fits them to their contents, or hides or shows them.',
+      description: 'Sizes, fits, hides or shows rows or columns.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({

@@ -17,7 +17,7 @@ export function findReplaceTools(deps: ToolDeps) {
       name: 'find_replace',
       toolset: 'structure',
       title: 'Find and replace',
-      description: 'Replaces text in a range, a tab or every tab; regexes are RE2, $1 a group.',
+      description: 'Replaces text in a range, a tab or every tab (regexes: RE2).',
       scope: 'sheets:write',
       annotations: DESTRUCTIVE,
       inputSchema: z.object({

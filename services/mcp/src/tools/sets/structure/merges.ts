@@ -29,7 +29,7 @@ export function mergeTools(deps: ToolDeps) {
       name: 'merge_cells',
       toolset: 'structure',
       title: 'Merge cells',
-      description: 'Merges a range into one cell, or one per row or column; only the top-left value stays.',
+      description: 'Merges a range; only the top-left value stays.',
       scope: 'sheets:write',
       annotations: DESTRUCTIVE,
       inputSchema: z.object({

@@ -320,7 +320,7 @@ export function sheetTools(deps: ToolDeps) {
       name: 'format_range',
       toolset: 'structure',
       title: 'Format a range',
-      description: 'Sets the text style, colours, alignment, wrap or number format of a range.',
+      description: 'Formats every cell of a range.',
       scope: 'sheets:write',
       annotations: { ...CHANGE, idempotentHint: true },
       inputSchema: z.object({

@@ -16,7 +16,7 @@ export function sortRangeTools(deps: ToolDeps) {
       name: 'sort_range',
       toolset: 'structure',
       title: 'Sort a range',
-      description: 'Sorts the rows of a range by its columns, moving each row with its formats and formulas.',
+      description: "Sorts a range's rows by its columns.",
       scope: 'sheets:write',
       annotations: DESTRUCTIVE,
       inputSchema: z.object({
