@@ -250,7 +250,7 @@ export function chartTools(deps: ToolDeps) {
         stacked: z
           .boolean()
           .default(false)
-          .describe(`Stack the series on one another (${STACKABLE.join(', ')} charts).`),
+          .describe(`${STACKABLE.join(', ')} charts.`),
         ...placementInput,
         dryRun,
       }),

@@ -24,12 +24,8 @@ export const criteriaInput = z
   .array(
     z.object({
       column,
-      hiddenValues: z
-        .array(z.string().max(1_000))
-        .max(500)
-        .optional()
-        .describe('Rows holding these are hidden.'),
-      condition: z.enum(FORMAT_CONDITIONS).optional().describe('Only rows meeting it show.'),
+      hiddenValues: z.array(z.string().max(1_000)).max(500).optional(),
+      condition: z.enum(FORMAT_CONDITIONS).optional(),
       values: conditionValues,
     }),
   )

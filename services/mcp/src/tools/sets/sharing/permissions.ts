@@ -117,7 +117,7 @@ export function sharingTools(deps: ToolDeps) {
           .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'a domain such as example.com')
           .optional()
           .describe('e.g. example.com'),
-        sendNotificationEmail: z.boolean().optional(),
+        sendNotificationEmail: z.boolean().optional().describe('Default true.'),
         emailMessage: z.string().max(2_000).optional(),
         dryRun,
       }),
