@@ -192,11 +192,20 @@ describe('changedParts', () => {
     namedRanges: [{ namedRangeId: 'a', name: 'A', range: grid(0, 0, 1, 0, 1) }],
   });
 
-  it('keeps only what the change altered: whole areas, altered sizes, objects that differ', () => {
+  it('keeps only what the change altered: the altered cells, altered sizes, objects that differ', () => {
     const parts = changedParts(before, after);
+    const runs = (text: string) => ({
+      sheetId: 0,
+      sheet: 'Sheet1',
+      top: 0,
+      left: 0,
+      fields: ['userEnteredValue'],
+      runs: [[0, 1, [{ userEnteredValue: { stringValue: text } }]]],
+    });
+    expect(parts.after.cells).toEqual([runs('B')]);
     expect(parts.before).toEqual({
       tabs: [{ sheetId: 0, title: 'Sheet1' }],
-      cells: [area([['a', 'b']])],
+      cells: [runs('b')],
       dimensions: [sizes('COLUMNS', 0, [100])],
       sheets: [{ sheetId: 0, title: 'Sheet1', charts: [sales] }],
     });

@@ -1,7 +1,7 @@
 import type { sheets_v4 } from 'googleapis';
 import { describe, expect, it } from 'vitest';
 import { describeStateChange } from '../src/journal/state/state-describe.ts';
-import type { StateImage } from '../src/journal/state/state-image.ts';
+import type { CellAreaImage, StateImage } from '../src/journal/state/state-image.ts';
 import { restoreState } from '../src/journal/state/state-restore.ts';
 import { pastTense, thirdPerson } from '../src/journal/state/state-words.ts';
 import { undoOfSummary } from '../src/journal/state/undo-words.ts';
@@ -305,7 +305,7 @@ describe('undo words', () => {
     const quotedTab = cells([['a']], ['userEnteredValue']);
     quotedTab.cells[0]!.sheet = "It's; here";
     const changed = structuredClone(quotedTab);
-    changed.cells[0]!.rows = [[{ userEnteredValue: { stringValue: 'b' } }]];
+    (changed.cells[0] as CellAreaImage).rows = [[{ userEnteredValue: { stringValue: 'b' } }]];
     expect(undoOfSummary(describeStateChange(quotedTab, changed).summary)).toEqual([
       "put back the values of 'It''s; here'!A1",
     ]);

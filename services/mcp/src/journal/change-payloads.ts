@@ -75,8 +75,12 @@ export type ChangePayload =
   | { v: 1; kind: 'dimension'; dimension: DimensionImage }
   /** Rows or columns a change inserted: undo deletes them (keeping their cells, for a redo). */
   | { v: 1; kind: 'inserted'; inserted: InsertedDimension }
-  /** A structure change: the parts its batchUpdate could change, as they were before and after. */
-  | { v: 1; kind: 'state'; footprint: Footprint; before: StateImage; after: StateImage }
+  /**
+   * A structure change: the parts its batchUpdate changed, as they were before and after. Version 2
+   * keeps of cells only those the change altered (runs); version 1, made before, whole areas. Undo
+   * reads both.
+   */
+  | { v: 1 | 2; kind: 'state'; footprint: Footprint; before: StateImage; after: StateImage }
   | DrivePayload;
 
 /** Cells one change may replace and still be undoable. */
@@ -84,19 +88,34 @@ export const MAX_UNDO_CELLS = 50_000;
 /** Bytes of one change's payload at most (auth takes 512 KiB). */
 export const MAX_PAYLOAD_BYTES = 480 * 1024;
 
-/** The reason an entry too large to keep says. */
-export function tooLargeReason(cells: number): string {
-  return `Undo is not available: the change replaced ${cells.toLocaleString('en-US')} cells; Sheetgate keeps the replaced contents of at most ${MAX_UNDO_CELLS.toLocaleString('en-US')} cells (${MAX_PAYLOAD_BYTES / 1024} KB) per change.`;
+/**
+ * The reason an entry too large to keep says, naming the bound it passed: the cells the change
+ * replaced past MAX_UNDO_CELLS, else the bytes (`bytes`, the payload's UTF-8 size or an estimate
+ * of it, when known).
+ */
+export function tooLargeReason(cells: number, bytes?: number): string {
+  const count = cells.toLocaleString('en-US');
+  if (cells > MAX_UNDO_CELLS)
+    return `Undo is not available: the change replaced ${count} cells; Sheetgate keeps the replaced contents of at most ${MAX_UNDO_CELLS.toLocaleString('en-US')} cells per change.`;
+  const what =
+    cells > 0
+      ? `what the change replaced (${count} ${cells === 1 ? 'cell' : 'cells'})`
+      : 'what the change replaced';
+  const size =
+    bytes === undefined
+      ? 'more than'
+      : `about ${Math.ceil(bytes / 1024).toLocaleString('en-US')} KB, more than`;
+  return `Undo is not available: ${what} takes ${size} the ${MAX_PAYLOAD_BYTES / 1024} KB Sheetgate keeps per change.`;
 }
 
-/** The payload, or the reason it cannot be kept (too many cells or bytes). */
+/** The payload, or the reason it cannot be kept: more cells than MAX_UNDO_CELLS, or UTF-8 bytes than MAX_PAYLOAD_BYTES. */
 export function bounded(
   payload: ChangePayload,
   cells: number,
 ): { payload?: ChangePayload; undoUnavailableReason?: string } {
   if (cells > MAX_UNDO_CELLS) return { undoUnavailableReason: tooLargeReason(cells) };
-  if (JSON.stringify(payload).length > MAX_PAYLOAD_BYTES)
-    return { undoUnavailableReason: tooLargeReason(cells) };
+  const bytes = Buffer.byteLength(JSON.stringify(payload));
+  if (bytes > MAX_PAYLOAD_BYTES) return { undoUnavailableReason: tooLargeReason(cells, bytes) };
   return { payload };
 }
 

@@ -119,7 +119,7 @@ export function canonicalImage(image: StateImage): unknown {
   return normalized({
     tabs: image.tabs,
     namedRanges: byId(image.namedRanges, (each) => each.namedRangeId),
-    cells: image.cells.map((area) => ({ ...area, rows: trimmed(area.rows) })),
+    cells: image.cells.map((area) => ('rows' in area ? { ...area, rows: trimmed(area.rows) } : area)),
     dimensions: image.dimensions,
     sheets: byId(image.sheets, (each) => each.sheetId).map((sheet) => ({
       ...sheet,

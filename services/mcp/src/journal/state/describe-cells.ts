@@ -67,6 +67,27 @@ const ORDER = [
   'data validation',
 ];
 
+/** The words for what changed in each cell, worked out once per pair of cells alike. */
+const wordsOfDiff = new WeakMap<CellAreaDiff, Set<string>>();
+
+function diffWords(diff: CellAreaDiff): Set<string> {
+  const found = wordsOfDiff.get(diff);
+  if (found) return found;
+  const byPair = new Map<string, Set<string>>();
+  const words = new Set<string>();
+  for (const change of diff.changes) {
+    const pair = `${change.beforeKey}\u0000${change.afterKey}`;
+    let said = byPair.get(pair);
+    if (!said) {
+      said = changeWords(change);
+      byPair.set(pair, said);
+    }
+    for (const word of said) words.add(word);
+  }
+  wordsOfDiff.set(diff, words);
+  return words;
+}
+
 function changeWords(change: CellChange): Set<string> {
   const words = new Set<string>();
   const differs = (field: keyof sheets_v4.Schema$CellData) =>
@@ -104,7 +125,7 @@ export function categoriesOf(words: Iterable<string>): string | undefined {
 
 /** `put back the values and formats of Sheet1!A1:C4`: undo's words for an area of cells. */
 export function cellsUndoWords(diff: CellAreaDiff, titles: TabTitles): string {
-  const words = diff.changes.flatMap((change) => [...changeWords(change)]);
+  const words = diffWords(diff);
   return `put back the ${categoriesOf(words) || 'cells'} of ${a1Range(titles, changesSpan(diff))}`;
 }
 
@@ -119,13 +140,13 @@ export function describeCells(
   tool?: string,
 ): { phrase: string; range: string } {
   const range = a1Range(titles, changesSpan(diff));
-  const words = new Set(diff.changes.flatMap((change) => [...changeWords(change)]));
   const count = counted(diff.changes.length, 'cell');
+  // A sort's words need no cell's: what moved is the rows.
+  if (tool === 'sort_range') return { phrase: `sorted the rows of ${range} (${count} moved)`, range };
+  const words = diffWords(diff);
   const cells = `${count} of ${range}`;
   const listedWords = ORDER.filter((word) => words.has(word)).join(', ');
   switch (tool) {
-    case 'sort_range':
-      return { phrase: `sorted the rows of ${range} (${count} moved)`, range };
     case 'find_replace':
       if (words.has('values')) return { phrase: `replaced text in ${cells}`, range };
       break;

@@ -1,6 +1,5 @@
 import { sameContent } from './state-compare.ts';
-import { objectDiffs } from './state-diff.ts';
-import type { StateImage } from './state-image.ts';
+import type { ObjectDiff } from './state-diff.ts';
 import { type KeyedObject, objectRange, objectWords, removedNotDeleted } from './state-objects.ts';
 import { a1Range, quoted, type TabTitles } from './state-words.ts';
 
@@ -19,13 +18,12 @@ function phrase(verb: Verb, object: KeyedObject, other: KeyedObject | undefined,
 
 /** The objects a change added, deleted or changed, except those on tabs it added or deleted whole. */
 export function describeObjects(
-  before: StateImage,
-  after: StateImage,
+  diffs: readonly ObjectDiff[],
   titles: TabTitles,
   wholeTabs: Set<number>,
 ): Array<{ text: string; ranges: string[] }> {
   const phrases: Array<{ text: string; ranges: string[] }> = [];
-  for (const diff of objectDiffs(before, after)) {
+  for (const diff of diffs) {
     const object = (diff.after ?? diff.before) as KeyedObject;
     if (object.sheetId !== undefined && wholeTabs.has(object.sheetId)) continue;
     const verb: Verb = !diff.before ? 'added' : !diff.after ? 'deleted' : 'changed';

@@ -1,6 +1,6 @@
 import type { sheets_v4 } from 'googleapis';
 import { areaKey, dimensionKey, type Tab, tabDiff } from './state-diff.ts';
-import type { CellAreaImage, DimensionImage, SheetStateImage, StateImage } from './state-image.ts';
+import type { CellsImage, DimensionImage, SheetStateImage, StateImage } from './state-image.ts';
 import { type KeyedObject, keyedObjects } from './state-objects.ts';
 import { type TabTitles, tabNamed, tabTitles } from './state-words.ts';
 
@@ -54,7 +54,7 @@ export interface RestoreContext {
   /** Whether undo may write on the tab: it is there now (or undo adds it back) and stays. */
   writable(sheetId: number): boolean;
   nowSheet(sheetId: number): SheetStateImage;
-  nowArea(area: CellAreaImage): CellAreaImage | undefined;
+  nowArea(area: CellsImage): CellsImage | undefined;
   nowDimension(image: Pick<DimensionImage, 'sheetId' | 'dimension' | 'start'>): DimensionImage | undefined;
   nowObjects: Map<string, KeyedObject>;
   /** Tabs the change left that are gone now, named in changedSince. */

@@ -1,10 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { sheets_v4 } from 'googleapis';
 import type { ToolDeps } from '../../tools/kit/tool-deps.ts';
-import { MAX_UNDO_CELLS, tooLargeReason } from '../change-payloads.ts';
 import { footprintOf, isUnsupported } from './footprint.ts';
+import { type TooLarge, tooLargeBeforeWrite } from './state-bounds.ts';
 import type { Footprint, SheetStateImage, StateImage } from './state-image.ts';
-import { imageCells, imageOf } from './state-image-of.ts';
+import { imageOf } from './state-image-of.ts';
 import {
   onlyAddsTabs,
   planState,
@@ -23,6 +23,8 @@ export interface StateCapture {
   steps: Array<{ spreadsheetId: string; footprint: Footprint; before: StateImage; after: StateImage }>;
   /** Set once a batchUpdate of the call could not be captured: undo is not available, and why. */
   unavailable?: string;
+  /** When that was the bounds (state-bounds.ts): the cells and ranges the entry names. */
+  tooLarge?: TooLarge;
 }
 
 /**
@@ -47,8 +49,9 @@ type Deps = Pick<ToolDeps, 'sheets' | 'callGoogle'>;
 /**
  * A batchUpdate within a capture: the before-image of its footprint (one read; none when it only
  * adds tabs, which the reply names), then the batchUpdate asking for its after-image. Requests
- * whose footprint undo cannot take, or a before-image larger than undo keeps, are sent as they are
- * and make the capture say why undo is not available.
+ * whose footprint undo cannot take, or whose change is past what undo keeps by the before-image and
+ * the requests (state-bounds.ts), are sent as they are and make the capture say why undo is not
+ * available.
  */
 export async function capturedBatchUpdate(
   deps: Deps,
@@ -71,9 +74,10 @@ export async function capturedBatchUpdate(
   const read = onlyAddsTabs(footprint)
     ? undefined
     : await readState(deps, userId, signal, spreadsheetId, plan);
-  const cells = read ? imageCells(read.image) : 0;
-  if (cells > MAX_UNDO_CELLS) {
-    capture.unavailable = tooLargeReason(cells);
+  const tooLarge = read && tooLargeBeforeWrite(requests, footprint, read.image, read.tabs);
+  if (tooLarge) {
+    capture.unavailable = tooLarge.reason;
+    capture.tooLarge = tooLarge;
     return plainBatchUpdate(deps, userId, signal, spreadsheetId, requests);
   }
   const { reply, after } = await writeWithImage(

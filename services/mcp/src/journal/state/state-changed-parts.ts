@@ -1,14 +1,13 @@
+import { runsOf } from './state-cells.ts';
 import {
-  areaKey,
   aspectDiffers,
-  cellAreaDiffs,
-  dimensionDiffs,
   dimensionKey,
-  objectDiffs,
   propertyDiffs,
+  type StateDiff,
   sheetPairs,
+  stateDiff,
 } from './state-diff.ts';
-import type { SheetStateImage, StateImage } from './state-image.ts';
+import type { CellRunsImage, SheetStateImage, StateImage } from './state-image.ts';
 import { OBJECT_KINDS, objectKey } from './state-objects.ts';
 import { knownTitle } from './state-words.ts';
 
@@ -16,18 +15,26 @@ type SheetAspects = Omit<SheetStateImage, 'sheetId' | 'title'>;
 
 /**
  * The two images without what the change left as it was, so the journal keeps only what undo and
- * the log need: cell areas with an altered cell (whole), rows and columns images with an altered
- * size, the aspects of a tab that differ (lists of objects by id keep the objects that differ), the
- * named ranges that differ, and the tab lists. restoreState and describeStateChange answer the
- * same for the result as for the whole images.
+ * the log need: the altered cells of each area (runs, the same cells on both sides; an area only
+ * on the side that read it), rows and columns images with an altered size, the aspects of a tab
+ * that differ (lists of objects by id keep the objects that differ), the named ranges that differ,
+ * and the tab lists. restoreState and describeStateChange answer the same for the result as for
+ * the whole images. `diff` is the images' stateDiff when the caller has it already.
  */
 export function changedParts(
   before: StateImage,
   after: StateImage,
+  diff: StateDiff = stateDiff(before, after),
 ): { before: StateImage; after: StateImage } {
-  const areas = new Set(cellAreaDiffs(before, after).map((diff) => diff.key));
-  const dimensions = new Set(dimensionDiffs(before, after).map(dimensionKey));
-  const objects = new Set(objectDiffs(before, after).map((diff) => diff.key));
+  const dimensions = new Set(diff.dimensions.map(dimensionKey));
+  const objects = new Set(diff.objects.map((each) => each.key));
+  const cells = (side: 'before' | 'after'): CellRunsImage[] =>
+    diff.cells.flatMap((area) => {
+      const read = area[side];
+      if (!read) return [];
+      const { sheetId, sheet, top, left, fields } = read;
+      return [{ sheetId, sheet, top, left, fields, runs: runsOf(area.changes, side) }];
+    });
   const keep = (image: StateImage, side: 'before' | 'after'): StateImage => {
     const sheets: SheetStateImage[] = [];
     for (const pair of sheetPairs(before, after)) {
@@ -53,7 +60,7 @@ export function changedParts(
       objects.has(objectKey('namedRanges', range)),
     );
     return {
-      cells: image.cells.filter((area) => areas.has(areaKey(area))),
+      cells: cells(side),
       dimensions: image.dimensions.filter((each) => dimensions.has(dimensionKey(each))),
       sheets,
       ...(namedRanges.length > 0 ? { namedRanges } : {}),

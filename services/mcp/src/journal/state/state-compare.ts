@@ -1,5 +1,5 @@
 import type { sheets_v4 } from 'googleapis';
-import type { CellAreaImage, CellField } from './state-image.ts';
+import type { CellField } from './state-image.ts';
 
 /**
  * A value with what Google's JSON leaves out or writes either way removed: `null`, `undefined`,
@@ -19,9 +19,47 @@ export function normalized(value: unknown): unknown {
   return entries.length === 0 ? undefined : Object.fromEntries(entries);
 }
 
+/**
+ * `JSON.stringify(normalized(value))` built in one walk without the copy, `''` for a value
+ * `normalized` leaves out: the key two values compare by, and about the bytes a journal entry
+ * spends on the value.
+ */
+export function canonical(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '';
+  if (typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '';
+    let text = '[';
+    for (let index = 0; index < value.length; index++)
+      text += `${index ? ',' : ''}${canonical(value[index]) || 'null'}`;
+    return `${text}]`;
+  }
+  const record = value as Record<string, unknown>;
+  let text = '';
+  for (const key of Object.keys(record).sort()) {
+    const item = canonical(record[key]);
+    if (item) text += `${text ? ',' : '{'}${JSON.stringify(key)}:${item}`;
+  }
+  return text ? `${text}}` : '';
+}
+
 /** Structural equality ignoring key order and empty parts (`normalized`). */
 export function sameContent(a: unknown, b: unknown): boolean {
-  return JSON.stringify(normalized(a)) === JSON.stringify(normalized(b));
+  return a === b || canonical(a) === canonical(b);
+}
+
+/** `canonical(maskedCell(cell, fields))`, with `sortedFields` in order, without the copy. */
+export function cellKey(
+  cell: sheets_v4.Schema$CellData | undefined,
+  sortedFields: readonly CellField[],
+): string {
+  if (!cell) return '';
+  let text = '';
+  for (const field of sortedFields) {
+    const item = canonical(cell[field]);
+    if (item) text += `${text ? ',' : '{'}"${field}":${item}`;
+  }
+  return text ? `${text}}` : '';
 }
 
 /** The cell's fields the area was read for, nothing else. */
@@ -35,15 +73,6 @@ export function maskedCell(
     if (value !== undefined) masked[field] = value;
   }
   return masked as sheets_v4.Schema$CellData;
-}
-
-/** The cell at a position relative to the area's corner; `undefined` past what was read. */
-export function cellOf(
-  area: CellAreaImage | undefined,
-  row: number,
-  column: number,
-): sheets_v4.Schema$CellData | undefined {
-  return area?.rows[row]?.[column];
 }
 
 /** A grid range's corners with Google's defaults (an absent index is 0, an absent end open). */

@@ -4,12 +4,12 @@ import { propertyWords } from './property-words.ts';
 import { ruleWords } from './rule-words.ts';
 import {
   aspectDiffers,
-  cellAreaDiffs,
   type DimensionDiff,
-  dimensionDiffs,
   mergeDiff,
   propertyDiffs,
+  type StateDiff,
   sheetPairs,
+  stateDiff,
   tabDiff,
 } from './state-diff.ts';
 import type { SheetStateImage, StateImage } from './state-image.ts';
@@ -33,11 +33,13 @@ interface Phrase {
  * Sheet1!A2:A300", "froze 1 row of the tab "Sheet1""), the ranges, tabs and objects it touched,
  * and the cells and rows it altered. `tool`, the tool that made the change, gives cells it moved or
  * filled their verb ("sorted the rows of …"). Each phrase is one undo-words.ts can take back.
+ * `diff` is the images' stateDiff when the caller has it already.
  */
 export function describeStateChange(
   before: StateImage,
   after: StateImage,
   tool?: string,
+  diff: StateDiff = stateDiff(before, after),
 ): { summary: string; ranges: string[]; cells: number; rows: number } {
   const titles = tabTitles(after, before);
   const { added, removed } = tabDiff(before, after);
@@ -48,23 +50,23 @@ export function describeStateChange(
   ];
   const rows = new Set<string>();
   let cells = 0;
-  for (const diff of cellAreaDiffs(before, after)) {
-    cells += diff.changes.length;
-    for (const change of diff.changes) rows.add(`${diff.sheetId}:${change.row}`);
-    if (whole.has(diff.sheetId)) continue;
-    const { phrase, range } = describeCells(diff, titles, tool);
+  for (const area of diff.cells) {
+    cells += area.changes.length;
+    for (const change of area.changes) rows.add(`${area.sheetId}:${change.row}`);
+    if (whole.has(area.sheetId)) continue;
+    const { phrase, range } = describeCells(area, titles, tool);
     phrases.push({ text: phrase, ranges: [range] });
   }
   for (const pair of sheetPairs(before, after)) {
     if (whole.has(pair.sheetId)) continue;
     phrases.push(...describeTab(before, after, pair.before, pair.after, titles));
   }
-  for (const diff of dimensionDiffs(before, after)) {
-    if (diff.dimension === 'ROWS')
-      for (const change of diff.changes) rows.add(`${diff.sheetId}:${change.index}`);
-    if (!whole.has(diff.sheetId)) phrases.push(...describeDimensions(diff, titles));
+  for (const span of diff.dimensions) {
+    if (span.dimension === 'ROWS')
+      for (const change of span.changes) rows.add(`${span.sheetId}:${change.index}`);
+    if (!whole.has(span.sheetId)) phrases.push(...describeDimensions(span, titles));
   }
-  phrases.push(...describeObjects(before, after, titles, whole));
+  phrases.push(...describeObjects(diff.objects, titles, whole));
   return {
     summary: summaryOf(phrases.map((phrase) => phrase.text)),
     ranges: [...new Set(phrases.flatMap((phrase) => phrase.ranges))].slice(0, MAX_RANGES),

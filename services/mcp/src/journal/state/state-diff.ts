@@ -1,9 +1,10 @@
 import type { sheets_v4 } from 'googleapis';
-import { cellOf, gridRangeKey, maskedCell, normalized, sameContent } from './state-compare.ts';
+import { type CellChange, cellChanges } from './state-cells.ts';
+import { gridRangeKey, normalized, sameContent } from './state-compare.ts';
 import {
   ALL_CELL_FIELDS,
-  type CellAreaImage,
   type CellField,
+  type CellsImage,
   type DimensionImage,
   type SheetStateImage,
   type StateImage,
@@ -15,14 +16,7 @@ import { type KeyedObject, keyedObjects } from './state-objects.ts';
  * change that undo (with the parts as they are now) and the activity log's words are built on.
  */
 
-export interface CellChange {
-  /** Zero-based on the tab. */
-  row: number;
-  column: number;
-  /** Masked to the area's fields. */
-  before: sheets_v4.Schema$CellData;
-  after: sheets_v4.Schema$CellData;
-}
+export { CellChange } from './state-cells.ts';
 
 export interface CellAreaDiff {
   key: string;
@@ -30,49 +24,51 @@ export interface CellAreaDiff {
   top: number;
   left: number;
   fields: CellField[];
-  before: CellAreaImage | undefined;
-  after: CellAreaImage | undefined;
+  before: CellsImage | undefined;
+  after: CellsImage | undefined;
   changes: CellChange[];
 }
 
-export const areaKey = (area: CellAreaImage) =>
+export const areaKey = (area: Pick<CellsImage, 'sheetId' | 'top' | 'left' | 'fields'>) =>
   `${area.sheetId}:${area.top}:${area.left}:${[...area.fields].sort().join(',')}`;
 
 /** The areas with a cell that differs; before and after of one area may differ in extent. */
 export function cellAreaDiffs(before: StateImage, after: StateImage): CellAreaDiff[] {
-  const pairs = new Map<string, { before?: CellAreaImage; after?: CellAreaImage }>();
+  const pairs = new Map<string, { before?: CellsImage; after?: CellsImage }>();
   for (const area of before.cells) pairs.set(areaKey(area), { before: area });
   for (const area of after.cells) pairs.set(areaKey(area), { ...pairs.get(areaKey(area)), after: area });
   const diffs: CellAreaDiff[] = [];
   for (const [key, pair] of pairs) {
-    const corner = (pair.before ?? pair.after) as CellAreaImage;
-    const fields = ALL_CELL_FIELDS.filter(
-      (field) => pair.before?.fields.includes(field) || pair.after?.fields.includes(field),
-    );
-    const height = Math.max(pair.before?.rows.length ?? 0, pair.after?.rows.length ?? 0);
-    const changes: CellChange[] = [];
-    for (let row = 0; row < height; row++) {
-      const width = Math.max(pair.before?.rows[row]?.length ?? 0, pair.after?.rows[row]?.length ?? 0);
-      for (let column = 0; column < width; column++) {
-        const was = maskedCell(cellOf(pair.before, row, column), fields);
-        const is = maskedCell(cellOf(pair.after, row, column), fields);
-        if (!sameContent(was, is))
-          changes.push({ row: corner.top + row, column: corner.left + column, before: was, after: is });
-      }
-    }
-    if (changes.length > 0)
-      diffs.push({
-        key,
-        sheetId: corner.sheetId,
-        top: corner.top,
-        left: corner.left,
-        fields,
-        before: pair.before,
-        after: pair.after,
-        changes,
-      });
+    const changes = cellChanges(pair.before, pair.after);
+    if (changes.length === 0) continue;
+    const corner = (pair.before ?? pair.after) as CellsImage;
+    diffs.push({
+      key,
+      sheetId: corner.sheetId,
+      top: corner.top,
+      left: corner.left,
+      fields: ALL_CELL_FIELDS.filter((field) => corner.fields.includes(field)),
+      before: pair.before,
+      after: pair.after,
+      changes,
+    });
   }
   return diffs;
+}
+
+/** Everything that differs between two images, worked out once for the log's words and the entry. */
+export interface StateDiff {
+  cells: CellAreaDiff[];
+  dimensions: DimensionDiff[];
+  objects: ObjectDiff[];
+}
+
+export function stateDiff(before: StateImage, after: StateImage): StateDiff {
+  return {
+    cells: cellAreaDiffs(before, after),
+    dimensions: dimensionDiffs(before, after),
+    objects: objectDiffs(before, after),
+  };
 }
 
 /** The rectangle an area's altered cells span. */

@@ -1,4 +1,5 @@
 import type { sheets_v4 } from 'googleapis';
+import { areaCellCount } from './state-cells.ts';
 import type {
   CellAreaImage,
   CellField,
@@ -145,7 +146,7 @@ function masked(
   return kept;
 }
 
-/** Cells an image keeps (each cell of its areas' rows). */
+/** Cells an image keeps (each cell of its areas' rows, or of their runs). */
 export function imageCells(image: StateImage): number {
-  return image.cells.reduce((sum, area) => sum + area.rows.reduce((rows, row) => rows + row.length, 0), 0);
+  return image.cells.reduce((sum, area) => sum + areaCellCount(area), 0);
 }

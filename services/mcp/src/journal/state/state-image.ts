@@ -86,6 +86,26 @@ export interface CellAreaImage {
   fields: CellField[];
 }
 
+/**
+ * The cells of an area a change altered, and those only, as a journal entry keeps them: the
+ * area's corner and fields as read (so it pairs with the area read now), and runs of altered cells
+ * along a row, each `[row, column, cells]` zero-based on the tab. The before and after images of
+ * one change list the same cells; a cell listed as `{}` was empty.
+ */
+export interface CellRunsImage {
+  sheetId: number;
+  sheet: string;
+  top: number;
+  left: number;
+  runs: Array<[row: number, column: number, cells: sheets_v4.Schema$CellData[]]>;
+  fields: CellField[];
+}
+
+/** Cells as read (whole areas) or as an entry keeps them (the altered cells). */
+export type CellsImage = CellAreaImage | CellRunsImage;
+
+export const isRuns = (area: CellsImage): area is CellRunsImage => 'runs' in area;
+
 export interface DimensionImage {
   sheetId: number;
   dimension: 'ROWS' | 'COLUMNS';
@@ -111,7 +131,7 @@ export interface SheetStateImage {
 }
 
 export interface StateImage {
-  cells: CellAreaImage[];
+  cells: CellsImage[];
   dimensions: DimensionImage[];
   sheets: SheetStateImage[];
   namedRanges?: sheets_v4.Schema$NamedRange[];

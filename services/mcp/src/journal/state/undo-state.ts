@@ -5,7 +5,9 @@ import type { ChangeJournal, ListedChange } from '../change-journal.ts';
 import { bounded, type ChangePayload, MAX_PAYLOAD_BYTES, MAX_UNDO_CELLS } from '../change-payloads.ts';
 import { UndoRefusal } from '../undo-refusal.ts';
 import { writeWithImage } from './state-capture.ts';
+import { areaCellCount } from './state-cells.ts';
 import { changedParts, describeStateChange } from './state-describe.ts';
+import { stateDiff } from './state-diff.ts';
 import { ALL_CELL_FIELDS, type Footprint, type SheetAspect, type StateImage } from './state-image.ts';
 import { imageCells } from './state-image-of.ts';
 import { planState, readState, type TabGrid, tabGrids } from './state-read.ts';
@@ -59,10 +61,10 @@ export async function undoState(
   const restore = restoreState({ before, after }, now);
   const changedSince = [...restore.changedSince];
   // Cells of a tab the undo deletes are kept in its entry; past what an entry keeps, they would be lost.
-  const heldByAdded = now.cells.filter((area) => added.includes(area.sheetId) && area.rows.length > 0);
+  const heldByAdded = now.cells.filter((area) => added.includes(area.sheetId) && areaCellCount(area) > 0);
   if (
     heldByAdded.length > 0 &&
-    (imageCells(now) > MAX_UNDO_CELLS || JSON.stringify(now).length > MAX_PAYLOAD_BYTES)
+    (imageCells(now) > MAX_UNDO_CELLS || Buffer.byteLength(JSON.stringify(now)) > MAX_PAYLOAD_BYTES)
   )
     for (const area of heldByAdded)
       changedSince.push(
@@ -97,8 +99,9 @@ export async function undoState(
     );
     undone = written.after;
   }
-  const parts = changedParts(now, undone);
-  const words = describeStateChange(now, undone);
+  const diff = stateDiff(now, undone);
+  const parts = changedParts(now, undone, diff);
+  const words = describeStateChange(now, undone, undefined, diff);
   const undoId = deps.journal.record(auth, {
     tool: 'undo_change',
     spreadsheetId: change.spreadsheetId,
@@ -108,8 +111,8 @@ export async function undoState(
     summary: `undid change ${change.id}: ${words.summary}`.slice(0, 300),
     undoesChangeId: change.id,
     ...bounded(
-      { v: 1, kind: 'state', footprint: read, before: parts.before, after: parts.after },
-      imageCells(parts.before) + imageCells(parts.after),
+      { v: 2, kind: 'state', footprint: read, before: parts.before, after: parts.after },
+      words.cells,
     ),
   });
   return {

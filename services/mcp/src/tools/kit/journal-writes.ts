@@ -1,10 +1,11 @@
 import type { AuthInfo } from '../../auth/auth-info.ts';
 import type { ChangeJournal } from '../../journal/change-journal.ts';
-import { bounded } from '../../journal/change-payloads.ts';
+import { bounded, MAX_PAYLOAD_BYTES, tooLargeReason } from '../../journal/change-payloads.ts';
 import { changeNote } from '../../journal/record-change.ts';
+import { keptCellBytes, tooLargeToCompare } from '../../journal/state/state-bounds.ts';
 import { capturedChange, runCapturing, type StateCapture } from '../../journal/state/state-capture.ts';
 import { changedParts, describeStateChange } from '../../journal/state/state-describe.ts';
-import { imageCells } from '../../journal/state/state-image-of.ts';
+import { stateDiff } from '../../journal/state/state-diff.ts';
 import type { ToolDefinition } from './tool-definition.ts';
 
 /**
@@ -51,25 +52,39 @@ function recordCapture(
   capture: StateCapture,
 ): { id: string; undoUnavailable?: string } {
   const change = capture.unavailable ? undefined : capturedChange(capture);
-  if (!change) {
+  // Past the bounds before the images were compared: the entry names the ranges and cells it covered.
+  const tooLarge = change
+    ? tooLargeToCompare(change.footprint, change.before, change.after)
+    : capture.tooLarge;
+  if (!change || tooLarge) {
     // Every write of these tools goes through kit spreadsheetBatchUpdate: none sent, none made.
-    const reason = capture.unavailable ?? `Nothing to undo: ${tool} sent Google no change.`;
+    const reason =
+      tooLarge?.reason ?? capture.unavailable ?? `Nothing to undo: ${tool} sent Google no change.`;
     const id = journal.record(auth, {
       tool,
-      spreadsheetId,
-      ranges: [],
-      cells: 0,
+      spreadsheetId: change?.spreadsheetId ?? spreadsheetId,
+      ranges: tooLarge?.ranges ?? [],
+      cells: tooLarge?.cells ?? 0,
       rows: 0,
       undoUnavailableReason: reason,
     });
     return { id, undoUnavailable: reason };
   }
-  const words = describeStateChange(change.before, change.after, tool);
-  const kept = changedParts(change.before, change.after);
-  const undo = bounded(
-    { v: 1, kind: 'state', footprint: change.footprint, before: kept.before, after: kept.after },
-    imageCells(kept.before) + imageCells(kept.after),
-  );
+  const diff = stateDiff(change.before, change.after);
+  const words = describeStateChange(change.before, change.after, tool, diff);
+  const bytes = keptCellBytes(diff.cells);
+  const undo =
+    bytes > MAX_PAYLOAD_BYTES
+      ? { undoUnavailableReason: tooLargeReason(words.cells, bytes) }
+      : bounded(
+          {
+            v: 2,
+            kind: 'state',
+            footprint: change.footprint,
+            ...changedParts(change.before, change.after, diff),
+          },
+          words.cells,
+        );
   const id = journal.record(auth, {
     tool,
     spreadsheetId: change.spreadsheetId,
