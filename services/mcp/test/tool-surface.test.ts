@@ -73,7 +73,7 @@ describe('what tools/list costs a conversation', () => {
 // as they go without changing what a tool takes, which reaches the second but not the first (the
 // rule tools' conditions, criteria and colour scales are most of the rest): every set is held here
 // to what it reached, so that the list does not grow back.
-const BUDGET = { all: 53_000, reading_and_writing: 12_000 };
+const BUDGET = { all: 50_500, reading_and_writing: 12_000 };
 
 describe('the tool list stays within its budget', () => {
   it(`every set in at most ${BUDGET.all} bytes, core-read and core-write in at most ${BUDGET.reading_and_writing}`, async () => {

@@ -4,7 +4,7 @@ import { googleIdInput } from './google-ids.ts';
 import { cellsIn, tooManyCells } from './write-limits.ts';
 
 /** A spreadsheet's id, or its URL (google-ids.ts): the tool is given the id. */
-export const spreadsheetId = googleIdInput('spreadsheet', { min: 10, max: 200 }).describe('Id or URL.');
+export const spreadsheetId = googleIdInput('spreadsheet', { min: 10, max: 200 });
 
 export const a1Range = z.string().min(1).max(500).describe("e.g. 'My tab'!A1:C9 or a tab name.");
 
@@ -36,10 +36,7 @@ export const valueRender = z
   .enum(['FORMATTED_VALUE', 'UNFORMATTED_VALUE', 'FORMULA'])
   .default('FORMATTED_VALUE');
 
-export const valueInput = z
-  .enum(['USER_ENTERED', 'RAW'])
-  .default('USER_ENTERED')
-  .describe('RAW stores strings as given, not parsed as typed.');
+export const valueInput = z.enum(['USER_ENTERED', 'RAW']).default('USER_ENTERED');
 
 export const pageOffset = z.number().int().min(0).max(10_000_000).default(0);
 export const pageLimit = z.number().int().min(1).max(2_000).default(200);
@@ -72,4 +69,4 @@ export const destructiveWriteOutput = {
 /** A short token for exactly what was read (docs/design.md §11); pass it as ifRevision to a write. */
 export const revisionOutput = z.string();
 
-export const anyFileId = googleIdInput('file', { min: 5, max: 200 }).describe('Id or URL.');
+export const anyFileId = googleIdInput('file', { min: 5, max: 200 });

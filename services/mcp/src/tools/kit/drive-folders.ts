@@ -6,7 +6,7 @@ import type { ToolDeps } from './tool-deps.ts';
 
 export const FOLDER_MIME = 'application/vnd.google-apps.folder';
 
-export const folderId = googleIdInput('folder', { min: 5, max: 200 }).describe('Id or URL.');
+export const folderId = googleIdInput('folder', { min: 5, max: 200 });
 
 /**
  * The folder a file is to be put in, read first so that an id of something else, or of nothing,

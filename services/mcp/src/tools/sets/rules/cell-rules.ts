@@ -44,9 +44,7 @@ const formatInput = z.object({
 });
 
 const scalePoint = z.object({
-  type: z
-    .enum(['MIN', 'MAX', 'NUMBER', 'PERCENT', 'PERCENTILE'])
-    .describe('NUMBER, PERCENT, PERCENTILE take a value.'),
+  type: z.enum(['MIN', 'MAX', 'NUMBER', 'PERCENT', 'PERCENTILE']),
   value: z.union([z.string().max(200), z.number()]).optional(),
   color: hex,
 });

@@ -103,7 +103,7 @@ export const conditionValues = z
   .array(z.union([z.string().max(1_000), z.number()]))
   .max(500)
   .default([])
-  .describe('As the condition needs: numbers, dates (or TODAY…), a text, items, a range or a formula.');
+  .describe('Numbers, dates (or TODAY…), a text, items, a range or a formula.');
 
 /** The BooleanCondition for a type and its values; a ToolError when the values do not fit the type. */
 export function conditionOf(
