@@ -2,6 +2,7 @@ import type { sheets_v4 } from 'googleapis';
 import type { AuthInfo } from '../auth/auth-info.ts';
 import { ToolError } from '../errors/tool-error.ts';
 import { columnLetters, rangeOnSheet } from '../tools/kit/a1.ts';
+import { tabList } from '../tools/kit/tab-ref.ts';
 import type { ToolDeps } from '../tools/kit/tool-deps.ts';
 import { MAX_PAYLOAD_BYTES, MAX_UNDO_CELLS, type SheetImage, tooLargeReason } from './change-payloads.ts';
 
@@ -33,7 +34,7 @@ export async function captureSheet(
     ),
   );
   const tab = outline.sheets?.find((sheet) => sheet.properties?.sheetId === sheetId)?.properties;
-  if (!tab) throw new ToolError(`there is no tab with sheetId ${sheetId}; get_spreadsheet lists the tabs`);
+  if (!tab) throw new ToolError(noTabWithId(sheetId, outline.sheets));
   const title = tab.title ?? '';
   const rows = tab.gridProperties?.rowCount ?? 0;
   const cells = rows * (tab.gridProperties?.columnCount ?? 0);
@@ -95,8 +96,7 @@ export async function captureDimension(
     ),
   );
   const tab = outline.sheets?.find((sheet) => sheet.properties?.sheetId === input.sheetId)?.properties;
-  if (!tab)
-    throw new ToolError(`there is no tab with sheetId ${input.sheetId}; get_spreadsheet lists the tabs`);
+  if (!tab) throw new ToolError(noTabWithId(input.sheetId, outline.sheets));
   const title = tab.title ?? '';
   const span =
     input.dimension === 'ROWS'
@@ -125,4 +125,13 @@ export async function captureDimension(
   if (filled > MAX_UNDO_CELLS || JSON.stringify(image).length > MAX_PAYLOAD_BYTES)
     return { title, undoUnavailableReason: tooLargeReason(filled) };
   return { title, image };
+}
+
+/** The refusal of a sheetId of no tab, in the words of kit/tab-ref.ts (a dry run says the same). */
+function noTabWithId(sheetId: number, sheets: sheets_v4.Schema$Sheet[] | undefined): string {
+  const tabs = (sheets ?? []).map((sheet) => ({
+    sheetId: sheet.properties?.sheetId ?? 0,
+    title: sheet.properties?.title ?? '',
+  }));
+  return `there is no tab with sheetId ${sheetId}; the tabs are ${tabList(tabs)}`;
 }

@@ -1,4 +1,5 @@
 import type { ToolsetName } from '@sheetgate/proto';
+import { explainRangeRefusals } from './kit/range-refusals.ts';
 import type { ToolDefinition } from './kit/tool-definition.ts';
 import type { ToolDeps } from './kit/tool-deps.ts';
 import { chartTools } from './sets/charts/charts.ts';
@@ -51,10 +52,10 @@ export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
     ...readFormatTools(deps),
     ...noteTools(deps),
     ...valueWriteTools(deps),
-    ...dimensionTools(deps),
+    ...explainRangeRefusals(deps, dimensionTools(deps)),
     ...listChangesTools(deps),
     ...undoChangeTools(deps),
-    ...sheetTools(deps),
+    ...explainRangeRefusals(deps, sheetTools(deps)),
     ...cellRuleTools(deps),
     ...rangeObjectTools(deps),
     ...chartTools(deps),
@@ -68,7 +69,7 @@ export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
     ...mergeTools(deps),
     ...freezeTools(deps),
     ...dimensionPropertyTools(deps),
-    ...copySheetToTools(deps),
+    ...explainRangeRefusals(deps, copySheetToTools(deps)),
     ...newSpreadsheetTools(deps),
     ...driveSearchTools(deps),
     ...driveFileTools(deps),

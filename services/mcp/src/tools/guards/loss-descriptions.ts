@@ -1,7 +1,9 @@
 import type { sheets_v4 } from 'googleapis';
 import { ToolError } from '../../errors/tool-error.ts';
-import { gridBounds, splitRange } from '../kit/a1.ts';
+import { gridBounds, normalizeRange, splitRange } from '../kit/a1.ts';
+import { checkDimensionSpan } from '../kit/dimension-limits.ts';
 import { firstVisibleTab } from '../kit/first-visible-tab.ts';
+import { checkWithinGrid, noTabRefusal } from '../kit/range-refusals.ts';
 import { type TabRef, tabOf } from '../kit/tab-ref.ts';
 import type { ToolContext } from '../kit/tool-definition.ts';
 import type { ToolDeps } from '../kit/tool-deps.ts';
@@ -52,6 +54,7 @@ export function lossDescriptions(deps: ToolDeps) {
     ) {
       const outline = await reads.outline(input.spreadsheetId, context);
       const tab = tabOf(outline.tabs, input.sheetId);
+      checkDimensionSpan(tab, input, 'delete');
       const area =
         input.dimension === 'ROWS'
           ? gridArea(tab, { startRowIndex: input.startIndex, endRowIndex: input.endIndex })
@@ -76,8 +79,12 @@ export function lossDescriptions(deps: ToolDeps) {
             outline.tabs.find((each) => each.title.toLowerCase() === sheetTitle.toLowerCase()));
       // Not a tab: Google may still know it as a named range, which this read cannot size. The
       // person is asked all the same, with what is known, rather than the call refused.
-      if (!tab)
+      if (!tab) {
+        if (sheetTitle !== undefined && input.range.includes('!'))
+          throw noTabRefusal(normalizeRange(input.range), sheetTitle, outline.tabs);
         return `Clears ${quotedName(input.range)} ${ofSpreadsheet(outline)} (its cells were not counted).`;
+      }
+      checkWithinGrid(tab, bounds, 'start');
       const [startRowIndex, endRowIndex] = ordered(bounds.startRowIndex, bounds.endRowIndex);
       const [startColumnIndex, endColumnIndex] = ordered(bounds.startColumnIndex, bounds.endColumnIndex);
       const area = gridArea(tab, { startRowIndex, endRowIndex, startColumnIndex, endColumnIndex });

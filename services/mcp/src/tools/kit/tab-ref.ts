@@ -37,6 +37,22 @@ export function tabOf<Tab extends { sheetId: number; title: string }>(
   throw new ToolError(`there is no tab ${which}; the tabs are ${tabList(tabs)}`);
 }
 
+/** The refusal of a tab name another tab has (Sheets compares tab names ignoring case). */
+export function titleTaken(title: string): string {
+  return `there is already a tab named ${JSON.stringify(title)}; tab names must differ (ignoring case)`;
+}
+
+/** Refuses `title` when a tab other than `except` (a sheetId) has it, as Google refuses it. */
+export function checkTitleFree(
+  tabs: readonly { sheetId: number; title: string }[],
+  title: string,
+  except?: number,
+): void {
+  const lower = title.toLowerCase();
+  if (tabs.some((tab) => tab.sheetId !== except && tab.title.toLowerCase() === lower))
+    throw new ToolError(titleTaken(title));
+}
+
 /** `"Plan" (sheetId 0), "Notes" (sheetId 7)`, the first TABS_NAMED and how many more. */
 export function tabList(tabs: readonly { sheetId: number; title: string }[]): string {
   const named = tabs
@@ -46,31 +62,37 @@ export function tabList(tabs: readonly { sheetId: number; title: string }[]): st
   return `${named.join(', ')}${more}`;
 }
 
-/** The tabs' ids and names: one spreadsheets.get. */
+/** The tabs' ids, names and grid sizes: one spreadsheets.get. */
 export async function readTabNames(
   { sheets, callGoogle }: Pick<ToolDeps, 'sheets' | 'callGoogle'>,
   { auth, signal }: Pick<ToolContext, 'auth' | 'signal'>,
   spreadsheetId: string,
-): Promise<Array<{ sheetId: number; title: string }>> {
+): Promise<Array<{ sheetId: number; title: string; rows: number; columns: number }>> {
   const { data } = await callGoogle(auth.userId, signal, (request) =>
-    sheets.spreadsheets.get({ spreadsheetId, fields: 'sheets.properties(sheetId,title)' }, request),
+    sheets.spreadsheets.get(
+      { spreadsheetId, fields: 'sheets.properties(sheetId,title,gridProperties(rowCount,columnCount))' },
+      request,
+    ),
   );
   return (data.sheets ?? []).map((sheet) => ({
     sheetId: sheet.properties?.sheetId ?? 0,
     title: sheet.properties?.title ?? '',
+    rows: sheet.properties?.gridProperties?.rowCount ?? 0,
+    columns: sheet.properties?.gridProperties?.columnCount ?? 0,
   }));
 }
 
 /**
  * The input of a tool that has not read the tabs, with its `sheetId` a number: as given when it is
- * one (Google refuses a sheetId of no tab), else found by name after one read of the tabs.
+ * one (Google refuses a sheetId of no tab), else found by name after one read of the tabs. A dry
+ * run, which Google does not see, reads the tabs for a number too, to refuse what Google would.
  */
-export async function withSheetId<Input extends { spreadsheetId: string; sheetId: TabRef }>(
+export async function withSheetId<Input extends { spreadsheetId: string; sheetId: TabRef; dryRun?: boolean }>(
   deps: Pick<ToolDeps, 'sheets' | 'callGoogle'>,
   context: Pick<ToolContext, 'auth' | 'signal'>,
   input: Input,
 ): Promise<Input & { sheetId: number }> {
-  if (typeof input.sheetId === 'number') return input as Input & { sheetId: number };
+  if (typeof input.sheetId === 'number' && !input.dryRun) return input as Input & { sheetId: number };
   const tab = tabOf(await readTabNames(deps, context, input.spreadsheetId), input.sheetId);
   return { ...input, sheetId: tab.sheetId };
 }

@@ -22,10 +22,11 @@ import {
 } from '../../kit/common-schemas.ts';
 import { checkWrittenFormulas, formulaErrorsOutput, type WrittenBlock } from '../../kit/formula-errors.ts';
 import { gridsBefore, grownClause, grownOutput, tabsGrown } from '../../kit/grid-growth.ts';
-import { explainRangeRefusals } from '../../kit/range-refusals.ts';
+import { checkRangeTab, explainRangeRefusals } from '../../kit/range-refusals.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { defineTool, type ToolContext, type ToolOutput } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
+import { checkValuesFit } from '../../kit/values-fit.ts';
 import { tooManyCellsInAll } from '../../kit/write-limits.ts';
 import { areaFrom, areaRange, valuesExtent, writtenArea } from '../../kit/written-area.ts';
 import { LARGE_WRITE_CELLS, splitWrites } from './split-writes.ts';
@@ -212,6 +213,7 @@ export function valueWriteTools(deps: ToolDeps) {
       async run(input, context) {
         const { auth, signal } = context;
         const range = normalizeRange(input.range);
+        checkValuesFit(range, input.values);
         // A second request is needed: Sheets has no conditional write, so what it would replace is read
         // first; the same read is the change journal's before-image.
         const before = await guardWrites(deps, {
@@ -294,6 +296,7 @@ export function valueWriteTools(deps: ToolDeps) {
       }),
       async run(input, context) {
         const { auth, signal } = context;
+        for (const entry of input.data) checkValuesFit(normalizeRange(entry.range), entry.values);
         // A second request is needed: Sheets has no conditional write, so what it would replace is read
         // first; the same read is the change journal's before-image.
         const before = await guardWrites(deps, {
@@ -397,6 +400,7 @@ export function valueWriteTools(deps: ToolDeps) {
       async run(input, context) {
         const range = normalizeRange(input.range);
         if (input.dryRun) {
+          await checkRangeTab(deps, context, input.spreadsheetId, range);
           // Where the table ends is known only to Google's append; the dry run says what, not where.
           const plan = { ...planned(range, input.values), updatedRange: range, tableRange: null };
           return {

@@ -11,9 +11,10 @@ import {
   sheetId,
   spreadsheetId,
 } from '../../kit/common-schemas.ts';
+import { checkDimensionSpan } from '../../kit/dimension-limits.ts';
 import { journalDeletion } from '../../kit/journal-deletion.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
-import { withSheetId } from '../../kit/tab-ref.ts';
+import { readTabNames, tabOf, withSheetId } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 
@@ -46,6 +47,11 @@ export function dimensionTools(deps: ToolDeps) {
       async run(given, context) {
         const { auth, signal } = context;
         const input = await withSheetId(deps, context, given);
+        if (input.dryRun) {
+          const tab = tabOf(await readTabNames(deps, context, input.spreadsheetId), input.sheetId);
+          const endIndex = input.startIndex + input.count;
+          checkDimensionSpan(tab, { ...input, endIndex }, 'insert');
+        }
         if (input.dryRun)
           return {
             structuredContent: { inserted: input.count, dryRun: true },

@@ -23,8 +23,9 @@ import {
 } from '../../kit/common-schemas.ts';
 import { firstVisibleTab } from '../../kit/first-visible-tab.ts';
 import { journalDeletion } from '../../kit/journal-deletion.ts';
+import { checkWithinGrid } from '../../kit/range-refusals.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
-import { withSheetId } from '../../kit/tab-ref.ts';
+import { checkTitleFree, readTabNames, withSheetId } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import { describeToolset, enablesToolset, notEnabledClause } from '../../toolsets.ts';
@@ -124,10 +125,10 @@ export function sheetTools(deps: ToolDeps) {
       throw new ToolError(`Nothing was changed: ${footprint.unsupported}, so the batch could not be undone.`);
   }
 
-  async function sheetIdForTitle(userId: string, signal: AbortSignal, id: string, title: string | undefined) {
+  async function tabForTitle(userId: string, signal: AbortSignal, id: string, title: string | undefined) {
     const { data } = await callGoogle(userId, signal, (request) =>
       sheets.spreadsheets.get(
-        { spreadsheetId: id, fields: 'sheets.properties(sheetId,title,hidden)' },
+        { spreadsheetId: id, fields: 'sheets.properties(sheetId,title,hidden,gridProperties)' },
         request,
       ),
     );
@@ -135,7 +136,7 @@ export function sheetTools(deps: ToolDeps) {
     const tab = title === undefined ? firstVisibleTab(tabs) : tabs.find((each) => each.title === title);
     if (!tab)
       throw new ToolError(`there is no tab named ${JSON.stringify(title)}; get_spreadsheet lists the tabs`);
-    return tab.sheetId ?? 0;
+    return tab;
   }
 
   return [
@@ -157,6 +158,8 @@ export function sheetTools(deps: ToolDeps) {
       // sheetId is null in a dry run: Google assigns it when the tab is made.
       outputSchema: z.object({ sheetId: z.number().nullable(), title: z.string(), dryRun: dryRunOutput }),
       async run(input, { auth, signal }) {
+        if (input.dryRun)
+          checkTitleFree(await readTabNames(deps, { auth, signal }, input.spreadsheetId), input.title);
         if (input.dryRun)
           return {
             structuredContent: { sheetId: null, title: input.title, dryRun: true },
@@ -198,6 +201,8 @@ export function sheetTools(deps: ToolDeps) {
       async run(given, context) {
         const { auth, signal } = context;
         const input = await withSheetId(deps, context, given);
+        if (input.dryRun)
+          checkTitleFree(await readTabNames(deps, context, input.spreadsheetId), input.title, input.sheetId);
         if (input.dryRun)
           return {
             structuredContent: { sheetId: input.sheetId, title: input.title, dryRun: true },
@@ -293,6 +298,8 @@ export function sheetTools(deps: ToolDeps) {
       async run(given, context) {
         const { auth, signal } = context;
         const input = await withSheetId(deps, context, given);
+        if (input.dryRun && input.newTitle)
+          checkTitleFree(await readTabNames(deps, context, input.spreadsheetId), input.newTitle);
         if (input.dryRun)
           return {
             structuredContent: { sheetId: null, title: input.newTitle ?? null, dryRun: true },
@@ -360,7 +367,14 @@ export function sheetTools(deps: ToolDeps) {
         if (fields.length === 0)
           throw new ToolError('name at least one format to set (bold, backgroundColor, numberFormat, …)');
         // A second request is needed: batchUpdate names a tab by sheetId, which only the tabs' read gives.
-        const id = await sheetIdForTitle(auth.userId, signal, input.spreadsheetId, sheetTitle);
+        const tab = await tabForTitle(auth.userId, signal, input.spreadsheetId, sheetTitle);
+        const id = tab.sheetId ?? 0;
+        const grid = tab.gridProperties;
+        checkWithinGrid(
+          { title: tab.title ?? '', rows: grid?.rowCount ?? 0, columns: grid?.columnCount ?? 0 },
+          bounds,
+          'end',
+        );
         if (input.dryRun)
           return {
             structuredContent: { range: input.range, fields: fields.join(','), dryRun: true },
