@@ -132,8 +132,9 @@ describe('read_range fetches only the page it returns', () => {
       arguments: { spreadsheetId, range: 'Totals_2026' },
     });
     expect(result.isError).toBe(true);
+    // Google's "Unable to parse range", said with the tabs there are (kit/range-refusals.ts).
     expect((result.content as Array<{ text: string }>)[0]!.text).toContain(
-      'Unable to parse range: Totals_2026',
+      'there is no tab or named range named "Totals_2026" (in the range "Totals_2026"); the tabs are "Big tab"',
     );
     expect(await valuesGets()).toBe(before + 2);
   });
