@@ -194,6 +194,17 @@ const TOOL_VARIANTS: Record<string, Variant[]> = {
         ],
       }),
     ],
+    // Not a bad call: a tab the batch adds may be named by the requests after it, in both.
+    [
+      'a request on the tab the batch adds',
+      (args) => ({
+        ...args,
+        requests: [
+          { addSheet: { properties: { sheetId: NO_ID, title: 'Added' } } },
+          { updateSheetProperties: { properties: { sheetId: NO_ID, title: 'Renamed' }, fields: 'title' } },
+        ],
+      }),
+    ],
     [
       'a request past the grid',
       (args) => ({
@@ -259,10 +270,8 @@ const TOOL_VARIANTS: Record<string, Variant[]> = {
 const GOOGLE_ONLY: Record<string, string> = {
   'append_rows: a range in column ZZZ':
     'where appended rows land is known only to Google’s table detection, so a block that runs past the last column (ZZZ) is not seen',
-  'batch_update: a request on a sheetId of no tab':
-    'batch_update passes requests of any kind to Google; its dry run checks their kinds and losses, not each request’s sheetIds',
   'batch_update: a request past the grid':
-    'batch_update passes requests of any kind to Google; its dry run does not size each request’s ranges against the grid',
+    'an earlier request of the batch may grow the tab, so a dry run does not size each request’s ranges against the grid',
 };
 
 const walked = registeredTools().filter(

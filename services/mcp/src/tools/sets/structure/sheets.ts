@@ -12,6 +12,7 @@ import { lossDescriptions } from '../../guards/loss-descriptions.ts';
 import { amount } from '../../guards/loss-phrases.ts';
 import { gridBounds, splitRange } from '../../kit/a1.ts';
 import { CHANGE } from '../../kit/annotations.ts';
+import { checkBatchSheetIds } from '../../kit/batch-sheet-ids.ts';
 import {
   a1Range,
   destructiveWriteOutput,
@@ -438,6 +439,7 @@ export function sheetTools(deps: ToolDeps) {
         refuseWithoutUndo(input.requests as sheets_v4.Schema$Request[]);
         const count = input.requests.length;
         if (input.dryRun) {
+          checkBatchSheetIds(input.requests, await readTabNames(deps, context, input.spreadsheetId));
           const wouldLose = await losses.batch(
             { spreadsheetId: input.spreadsheetId, requests: input.requests as sheets_v4.Schema$Request[] },
             context,
