@@ -2,9 +2,12 @@
  * What a cell shows: its effective value (a formula's result, or what was entered), its
  * formatted text, and the value a `valueRenderOption` / `dateTimeRenderOption` asks for.
  */
+
+import type { GridBounds } from './a1-notation.ts';
 import type { Evaluation } from './formulas.ts';
 import { errorText } from './formulas.ts';
-import type { CellData, ExtendedValue, NumberFormat } from './model.ts';
+import { cellAt, storedCellsIn } from './grid.ts';
+import type { CellData, ExtendedValue, NumberFormat, SheetModel } from './model.ts';
 import { formatNumber, isDateType } from './number-format.ts';
 
 export type ValueRenderOption = 'FORMATTED_VALUE' | 'UNFORMATTED_VALUE' | 'FORMULA';
@@ -32,9 +35,10 @@ export function effectiveCell(
 ): EffectiveCell {
   const entered = cell?.userEnteredValue;
   const ownFormat = cell?.userEnteredFormat?.numberFormat ?? undefined;
-  if (!entered) return {};
-  if (entered.formulaValue != null) {
+  // A cell without a value may hold what an array formula beside it spilled.
+  if (!entered || entered.formulaValue != null) {
     const result = evaluation.formulaResult(sheetIndex, row, column);
+    if (!entered && !result) return {};
     const numberFormat = ownFormat ?? result?.autoFormat;
     return {
       ...(result?.effectiveValue ? { effectiveValue: result.effectiveValue } : {}),
@@ -42,6 +46,27 @@ export function effectiveCell(
     };
   }
   return { effectiveValue: entered, ...(ownFormat ? { numberFormat: ownFormat } : {}) };
+}
+
+/**
+ * The cells of `bounds` that may show something: the stored ones, then the positions an array
+ * result spilled into that store nothing.
+ */
+export function* shownCellsIn(
+  evaluation: Evaluation,
+  sheet: SheetModel,
+  sheetIndex: number,
+  bounds: GridBounds,
+): Generator<[row: number, column: number, CellData | undefined]> {
+  yield* storedCellsIn(sheet, bounds);
+  for (const [row, column] of evaluation.spilledCells(sheetIndex)) {
+    const inside =
+      row >= bounds.startRow &&
+      row < bounds.endRow &&
+      column >= bounds.startColumn &&
+      column < bounds.endColumn;
+    if (inside && !cellAt(sheet, row, column)) yield [row, column, undefined];
+  }
 }
 
 /** The text Sheets displays for a value. */

@@ -3,13 +3,15 @@
  * makes this package GPL-3.0-only: acceptable because the emulator is a development and test tool,
  * never part of a production image (README.md, "Licence"). Its function
  * set is Excel's, which covers the common Sheets functions (SUM, AVERAGE, COUNT, COUNTA, MIN, MAX,
- * IF, CONCATENATE, `&`, ROUND, DATE, …); Sheets-only functions (QUERY, ARRAYFORMULA, FILTER,
- * IMPORTRANGE, GOOGLEFINANCE, …) evaluate to `#NAME?`, and array results do not spill.
+ * IF, CONCATENATE, `&`, ROUND, DATE, SORT, UNIQUE, FILTER, ARRAYFORMULA, …); Sheets-only functions
+ * (QUERY, IMPORTRANGE, GOOGLEFINANCE, …) evaluate to `#NAME?`.
  */
 import { createRequire } from 'node:module';
-import type { CellValue, DetailedCellError } from 'hyperformula';
-import { dataRowEnd } from './grid.ts';
-import type { ExtendedValue, NumberFormat, SpreadsheetModel } from './model.ts';
+import type { CellValue, DetailedCellError, HyperFormula } from 'hyperformula';
+import { formatCell } from './a1-notation.ts';
+import { dataRowEnd, hasValue } from './grid.ts';
+import type { ExtendedValue, NumberFormat, SheetModel, SpreadsheetModel } from './model.ts';
+import { closeOpenRanges, type TabExtent } from './open-ranges.ts';
 
 export interface FormulaResult {
   effectiveValue?: ExtendedValue;
@@ -18,8 +20,13 @@ export interface FormulaResult {
 }
 
 export interface Evaluation {
-  /** The result of the formula at a position; undefined for cells without a formula. */
+  /**
+   * The result of the formula at a position, or the value an array result spilled there;
+   * undefined for other cells.
+   */
   formulaResult(sheetIndex: number, row: number, column: number): FormulaResult | undefined;
+  /** The positions of a tab that hold spilled values and no formula. */
+  spilledCells(sheetIndex: number): ReadonlyArray<readonly [row: number, column: number]>;
 }
 
 /**
@@ -44,9 +51,17 @@ export function evaluateSpreadsheet(spreadsheet: SpreadsheetModel): Evaluation {
 }
 
 function computeEvaluation(spreadsheet: SpreadsheetModel): Evaluation {
-  const formulaCells: Array<[sheetIndex: number, row: number, column: number]> = [];
+  const formulaCells: Array<[sheetIndex: number, row: number, column: number, engineText: string]> = [];
   const sheets: Record<string, Array<Array<string | number | boolean | null>>> = {};
+  const extents = new Map<string, TabExtent>();
+  for (const sheet of spreadsheet.sheets) {
+    const grid = sheet.properties.gridProperties;
+    extents.set(sheet.properties.title.toLowerCase(), { rows: grid.rowCount, columns: grid.columnCount });
+  }
   for (const [sheetIndex, sheet] of spreadsheet.sheets.entries()) {
+    const own = extents.get(sheet.properties.title.toLowerCase());
+    const extentOf = (name: string | undefined) =>
+      name === undefined ? own : extents.get(name.toLowerCase());
     const rowEnd = dataRowEnd(sheet);
     const data: Array<Array<string | number | boolean | null>> = [];
     for (let row = 0; row < rowEnd; row++) {
@@ -54,35 +69,129 @@ function computeEvaluation(spreadsheet: SpreadsheetModel): Evaluation {
       const values: Array<string | number | boolean | null> = [];
       for (let column = 0; column < cells.length; column++) {
         const value = cells[column]?.userEnteredValue;
-        if (value?.formulaValue != null) formulaCells.push([sheetIndex, row, column]);
-        values.push(engineInput(value));
+        if (value?.formulaValue != null) {
+          const engineText = rangeAsArray(engineFormula(closeOpenRanges(value.formulaValue, extentOf)));
+          formulaCells.push([sheetIndex, row, column, engineText]);
+          values.push(engineText);
+        } else values.push(engineInput(value));
       }
       data.push(values);
     }
     sheets[sheet.properties.title] = data;
   }
   const results = new Map<string, FormulaResult>();
+  const spilled = new Map<number, Array<readonly [number, number]>>();
   const titles = new Set(spreadsheet.sheets.map((sheet) => sheet.properties.title.toLowerCase()));
   if (formulaCells.length > 0) {
-    const engine = loadHyperFormula().HyperFormula.buildFromSheets(sheets, { licenseKey: 'gpl-v3' });
+    // Sheets evaluates ranges in array arithmetic wherever a function takes arrays, as in
+    // SUMPRODUCT((E2:E41="no")*(D2:D41<DATE(2026,12,7))).
+    const engine = loadHyperFormula().HyperFormula.buildFromSheets(sheets, {
+      licenseKey: 'gpl-v3',
+      useArrayArithmetic: true,
+    });
     try {
-      for (const [sheetIndex, row, column] of formulaCells) {
-        const sheetId = engine.getSheetId(spreadsheet.sheets[sheetIndex]?.properties.title ?? '');
+      for (const [sheetIndex, row, column, engineText] of formulaCells) {
+        const sheet = spreadsheet.sheets[sheetIndex] as SheetModel;
+        const sheetId = engine.getSheetId(sheet.properties.title);
         if (sheetId === undefined) continue;
-        const address = { sheet: sheetId, row, col: column };
-        const formula = spreadsheet.sheets[sheetIndex]?.rows[row]?.[column]?.userEnteredValue?.formulaValue;
-        results.set(
-          key(sheetIndex, row, column),
-          toResult(engine.getCellValue(address), engine.getCellValueDetailedType(address), (error) =>
-            googleMessage(error, formula ?? '', titles),
-          ),
+        const formula = sheet.rows[row]?.[column]?.userEnteredValue?.formulaValue ?? '';
+        const cells = readFormula(engine, { sheet: sheetId, row, col: column }, engineText, sheet, (error) =>
+          googleMessage(error, formula, titles),
         );
+        for (const [offset, [r, c, result]] of cells.entries()) {
+          const at = key(sheetIndex, row + r, column + c);
+          if (offset === 0) results.set(at, result);
+          else if (!results.has(at) && result.effectiveValue) {
+            results.set(at, result);
+            const positions = spilled.get(sheetIndex) ?? [];
+            positions.push([row + r, column + c]);
+            spilled.set(sheetIndex, positions);
+          }
+        }
       }
     } finally {
       engine.destroy();
     }
   }
-  return { formulaResult: (sheetIndex, row, column) => results.get(key(sheetIndex, row, column)) };
+  return {
+    formulaResult: (sheetIndex, row, column) => results.get(key(sheetIndex, row, column)),
+    spilledCells: (sheetIndex) => spilled.get(sheetIndex) ?? [],
+  };
+}
+
+type Address = { sheet: number; row: number; col: number };
+
+/**
+ * A formula's result, then the values its array result spills into the cells below and right
+ * (offsets from the formula's cell), cut at the tab's grid. Google's ARRAYFORMULA help
+ * (https://support.google.com/docs/answer/3093275): "Many array formulas will be automatically
+ * expanded into neighboring cells"; the cells filled hold values, not formulas.
+ */
+function readFormula(
+  engine: HyperFormula,
+  address: Address,
+  engineText: string,
+  sheet: SheetModel,
+  messageOf: (error: DetailedCellError) => string,
+): Array<[row: number, column: number, FormulaResult]> {
+  const value = engine.getCellValue(address);
+  const grid = sheet.properties.gridProperties;
+  const rows = grid.rowCount - address.row;
+  const columns = grid.columnCount - address.col;
+  if (!(value instanceof loadHyperFormula().DetailedCellError && value.type === 'SPILL')) {
+    const cells: Array<[number, number, FormulaResult]> = [
+      [0, 0, toResult(value, engine.getCellValueDetailedType(address), messageOf)],
+    ];
+    const array = engine.dependencyGraph.arrayMapping.getArrayByCorner(address);
+    for (let r = 0; r < Math.min(array?.height ?? 0, rows); r++)
+      for (let c = 0; c < Math.min(array?.width ?? 0, columns); c++) {
+        if (r === 0 && c === 0) continue;
+        const at = { ...address, row: address.row + r, col: address.col + c };
+        cells.push([r, c, toResult(engine.getCellValue(at), engine.getCellValueDetailedType(at), messageOf)]);
+      }
+    return cells;
+  }
+  // HyperFormula sizes an array before computing it (a UNIQUE as large as its input) and reports
+  // data anywhere in that size as in the way; Sheets minds only the result's own cells.
+  const array = engine.calculateFormula(engineText, address.sheet);
+  if (!Array.isArray(array)) return [[0, 0, toResult(array, 'NUMBER_RAW', messageOf)]];
+  const shown = array.slice(0, rows).map((line) => line.slice(0, columns));
+  const blocked = blockingCell(shown, (r, c) => hasValue(sheet.rows[address.row + r]?.[address.col + c]));
+  if (blocked) return [[0, 0, spillError(formatCell(address.row + blocked[0], address.col + blocked[1]))]];
+  return shown.flatMap((line, r) =>
+    line.map((cellValue, c): [number, number, FormulaResult] => [
+      r,
+      c,
+      toResult(cellValue, 'NUMBER_RAW', messageOf),
+    ]),
+  );
+}
+
+/** The first cell of an array result, past its corner, that `occupied` says holds data. */
+function blockingCell(
+  array: unknown[][],
+  occupied: (row: number, column: number) => boolean,
+): [number, number] | undefined {
+  for (const [row, line] of array.entries())
+    for (let column = 0; column < line.length; column++) {
+      if ((row > 0 || column > 0) && occupied(row, column)) return [row, column];
+    }
+  return undefined;
+}
+
+/**
+ * An array result with data in its way: `#REF!` in the formula's cell, with the message Sheets
+ * shows for it, and none of the other cells filled.
+ */
+function spillError(cell: string): FormulaResult {
+  return {
+    effectiveValue: {
+      errorValue: {
+        type: 'REF',
+        message: `Array result was not expanded because it would overwrite data in ${cell}.`,
+      },
+    },
+  };
 }
 
 function key(sheetIndex: number, row: number, column: number): string {
@@ -91,13 +200,24 @@ function key(sheetIndex: number, row: number, column: number): string {
 
 function engineInput(value: ExtendedValue | undefined): string | number | boolean | null {
   if (!value) return null;
-  if (value.formulaValue != null) return engineFormula(value.formulaValue);
   if (value.numberValue != null) return value.numberValue;
   if (value.boolValue != null) return value.boolValue;
   // HyperFormula would parse "12" or "1/2/2024" in a text cell; a leading apostrophe keeps it text.
   if (value.stringValue != null) return `'${value.stringValue}`;
   if (value.errorValue != null) return '=NA()';
   return null;
+}
+
+const BARE_RANGE =
+  /^=\s*((?:'(?:[^']|'')*'|[A-Za-z_][\w.]*)!)?\$?[A-Za-z]{1,3}\$?\d+:\$?[A-Za-z]{1,3}\$?\d+\s*$/;
+
+/**
+ * A formula that is only a range (`=Orders!A1:C`) spills the range's values in Sheets (Google's
+ * ARRAYFORMULA help, https://support.google.com/docs/answer/3093275: "array_formula - A range,
+ * …"); HyperFormula takes a range only as an argument, and VSTACK of one range gives it back.
+ */
+function rangeAsArray(formula: string): string {
+  return BARE_RANGE.test(formula) ? `=VSTACK(${formula.slice(1).trim()})` : formula;
 }
 
 /** Sheets accepts bare TRUE and FALSE in formulas; HyperFormula wants TRUE() and FALSE(). */

@@ -4,9 +4,8 @@
  */
 import type { sheets_v4 } from 'googleapis';
 import { type GridBounds, type ResolvedRange, resolveRange } from './a1-notation.ts';
-import { effectiveCell, formattedValue } from './cell-values.ts';
+import { effectiveCell, formattedValue, shownCellsIn } from './cell-values.ts';
 import { evaluateSpreadsheet } from './formulas.ts';
-import { storedCellsIn } from './grid.ts';
 import type { CellData, CellFormat, DimensionMetadata, SheetModel, SpreadsheetModel } from './model.ts';
 
 /** Google's default cell format for a new spreadsheet (en_US). */
@@ -117,11 +116,11 @@ export function gridData(
   const evaluation = evaluateSpreadsheet(spreadsheet);
   const sheetIndex = spreadsheet.sheets.indexOf(sheet);
   const rowData: sheets_v4.Schema$RowData[] = [];
-  for (const [row, column, cell] of storedCellsIn(sheet, bounds)) {
+  for (const [row, column, cell] of shownCellsIn(evaluation, sheet, sheetIndex, bounds)) {
     rowData[row - bounds.startRow] ??= { values: [] };
     const line = rowData[row - bounds.startRow] as sheets_v4.Schema$RowData;
     (line.values as sheets_v4.Schema$CellData[])[column - bounds.startColumn] = cellResource(
-      cell,
+      cell ?? {},
       effectiveCell(evaluation, sheetIndex, row, column, cell),
     );
   }
@@ -160,7 +159,7 @@ function cellResource(
   const text = formattedValue(effective);
   if (text !== undefined) resource.formattedValue = text;
   if (cell.userEnteredFormat) resource.userEnteredFormat = structuredClone(cell.userEnteredFormat);
-  if (cell.userEnteredValue || cell.userEnteredFormat) {
+  if (cell.userEnteredValue || cell.userEnteredFormat || effective.effectiveValue) {
     resource.effectiveFormat = mergeFormats(DEFAULT_CELL_FORMAT, {
       ...cell.userEnteredFormat,
       ...(effective.numberFormat ? { numberFormat: effective.numberFormat } : {}),

@@ -13,7 +13,13 @@ import {
 } from './a1-notation.ts';
 import { shiftChartsForDimension } from './batch-update-charts.ts';
 import { shiftRangesForDimension } from './batch-update-rules.ts';
-import { effectiveCell, type RenderedValue, type RenderOptions, renderCell } from './cell-values.ts';
+import {
+  effectiveCell,
+  type RenderedValue,
+  type RenderOptions,
+  renderCell,
+  shownCellsIn,
+} from './cell-values.ts';
 import { rewriteFormulasForDimension } from './dimension-references.ts';
 import { evaluateSpreadsheet } from './formulas.ts';
 import { cellAt, ensureGridSize, hasValue, insertRows, setCell, storedCellsIn } from './grid.ts';
@@ -52,7 +58,7 @@ export function readBounds(
   const evaluation = evaluateSpreadsheet(spreadsheet);
   const sheetIndex = spreadsheet.sheets.indexOf(sheet);
   const matrix: Array<Array<RenderedValue | undefined>> = [];
-  for (const [row, column, cell] of storedCellsIn(sheet, bounds)) {
+  for (const [row, column, cell] of shownCellsIn(evaluation, sheet, sheetIndex, bounds)) {
     const value = renderCell(effectiveCell(evaluation, sheetIndex, row, column, cell), cell, options);
     if (value === undefined) continue;
     const [line, position] =

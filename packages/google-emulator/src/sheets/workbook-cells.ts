@@ -1,5 +1,5 @@
 /** A spreadsheet's cells as export formats need them: stored, effective and formatted. */
-import { type EffectiveCell, effectiveCell, formattedValue } from './cell-values.ts';
+import { type EffectiveCell, effectiveCell, formattedValue, shownCellsIn } from './cell-values.ts';
 import { evaluateSpreadsheet } from './formulas.ts';
 import { dataRowEnd } from './grid.ts';
 import type { CellData, NumberFormat, SheetModel, SpreadsheetModel } from './model.ts';
@@ -7,6 +7,7 @@ import type { CellData, NumberFormat, SheetModel, SpreadsheetModel } from './mod
 export interface ExportCell {
   row: number;
   column: number;
+  /** Empty for a cell that only shows what an array formula spilled. */
   cell: CellData;
   effective: EffectiveCell;
   text: string;
@@ -16,13 +17,14 @@ export function exportCells(spreadsheet: SpreadsheetModel, sheet: SheetModel): E
   const evaluation = evaluateSpreadsheet(spreadsheet);
   const sheetIndex = spreadsheet.sheets.indexOf(sheet);
   const cells: ExportCell[] = [];
-  for (const [row, line] of sheet.rows.entries()) {
-    for (const [column, cell] of (line ?? []).entries()) {
-      if (!cell) continue;
-      const effective = effectiveCell(evaluation, sheetIndex, row, column, cell);
-      cells.push({ row, column, cell, effective, text: formattedValue(effective) ?? '' });
-    }
+  const grid = sheet.properties.gridProperties;
+  const bounds = { startRow: 0, endRow: grid.rowCount, startColumn: 0, endColumn: grid.columnCount };
+  for (const [row, column, stored] of shownCellsIn(evaluation, sheet, sheetIndex, bounds)) {
+    const cell = stored ?? {};
+    const effective = effectiveCell(evaluation, sheetIndex, row, column, cell);
+    cells.push({ row, column, cell, effective, text: formattedValue(effective) ?? '' });
   }
+  cells.sort((a, b) => a.row - b.row || a.column - b.column);
   return cells;
 }
 
@@ -30,7 +32,8 @@ export function exportCells(spreadsheet: SpreadsheetModel, sheet: SheetModel): E
 export function formattedRows(spreadsheet: SpreadsheetModel, sheet: SheetModel): string[][] {
   const rows: string[][] = Array.from({ length: dataRowEnd(sheet) }, () => []);
   for (const { row, column, text } of exportCells(spreadsheet, sheet)) {
-    if (text === '' || row >= rows.length) continue;
+    if (text === '') continue;
+    while (rows.length <= row) rows.push([]);
     (rows[row] as string[])[column] = text;
   }
   return rows.map((row) => Array.from(row, (text) => text ?? ''));
