@@ -67,9 +67,8 @@ afterAll(async () => {
 
 describe("the issue's reproductions no longer answer as a clean success", () => {
   it('a formula Sheets cannot parse: #ERROR! with its message, and the write is done and journaled', async () => {
-    // The emulator's engine cannot parse the open range Orders!B2:B (Google evaluates it); a parse
-    // error is what the issue saw in the cell.
-    const formula = '=SORT(UNIQUE(FILTER(Orders!B2:B, Orders!D2:D>500)))';
+    // One closing parenthesis too many: Google cannot parse it either.
+    const formula = '=SORT(UNIQUE(FILTER(Orders!B2:B, Orders!D2:D>500))))';
     const written = await ok('write_range', {
       range: 'Summary!A1',
       values: [
