@@ -37,6 +37,19 @@ export function tabOf<Tab extends { sheetId: number; title: string }>(
   throw new ToolError(`there is no tab ${which}; the tabs are ${tabList(tabs)}`);
 }
 
+/**
+ * Which tabs a list of every tab or one shows (common-schemas.ts perTabListInput): with no `ref`,
+ * all; else only the tab it names, refused at once when there is none.
+ */
+export function listedTabs(
+  tabs: readonly { sheetId: number; title: string }[],
+  ref: TabRef | undefined,
+): (sheetId: number) => boolean {
+  if (ref === undefined) return () => true;
+  const only = tabOf(tabs, ref).sheetId;
+  return (sheetId) => sheetId === only;
+}
+
 /** The refusal of a tab name another tab has (Sheets compares tab names ignoring case). */
 export function titleTaken(title: string): string {
   return `there is already a tab named ${JSON.stringify(title)}; tab names must differ (ignoring case)`;

@@ -17,7 +17,7 @@ import { firstVisibleTab, TAB_PROPERTY_FIELDS } from '../../kit/first-visible-ta
 import { a1Of, gridRangeOf, type Tab, tabById, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
-import { tabOf } from '../../kit/tab-ref.ts';
+import { listedTabs } from '../../kit/tab-ref.ts';
 import { defineTool, type ToolContext } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import { type ChartDataRequest, chartDataInput, chartDataOf, checkDataRequest } from './chart-data.ts';
@@ -322,9 +322,9 @@ export function chartTools(deps: ToolDeps) {
       outputSchema: z.object({ charts: z.array(chartOutput) }),
       async run(input, { auth, signal }) {
         const read = await readCharts(auth.userId, signal, input.spreadsheetId);
-        const only = input.sheetId === undefined ? undefined : tabOf(read.tabs, input.sheetId).sheetId;
+        const listed = listedTabs(read.tabs, input.sheetId);
         const charts = read.charts
-          .filter((each) => only === undefined || each.sheet.sheetId === only)
+          .filter((each) => listed(each.sheet.sheetId))
           .map((each) => viewOf(read, each));
         const text =
           charts.length === 0

@@ -5,7 +5,7 @@ import { columnLetters } from '../../kit/a1.ts';
 import { READ } from '../../kit/annotations.ts';
 import { perTabListInput } from '../../kit/common-schemas.ts';
 import { a1Of, hexOf, tabsOf } from '../../kit/rule-grid.ts';
-import { tabOf } from '../../kit/tab-ref.ts';
+import { listedTabs } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import { cellsOf } from './read-formats.ts';
@@ -86,10 +86,8 @@ export function getSpreadsheetTools({ sheets, callGoogle }: ToolDeps) {
         );
         const tabs = tabsOf(data);
         const namedRanges = data.namedRanges ?? [];
-        const only = input.sheetId === undefined ? undefined : tabOf(tabs, input.sheetId).sheetId;
-        const chosen = (data.sheets ?? []).filter(
-          (sheet) => only === undefined || (sheet.properties?.sheetId ?? 0) === only,
-        );
+        const listed = listedTabs(tabs, input.sheetId);
+        const chosen = (data.sheets ?? []).filter((sheet) => listed(sheet.properties?.sheetId ?? 0));
         const described = chosen.map((sheet, index) =>
           index < TABS_IN_FULL ? describeTab(sheet, namedRanges) : sizeOf(sheet),
         );

@@ -21,7 +21,7 @@ import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import { a1Of, colorOf, gridRangeOf, hexOf, TAB_FIELDS, type Tab, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
-import { type TabRef, tabOf } from '../../kit/tab-ref.ts';
+import { listedTabs, type TabRef, tabOf } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import {
@@ -234,9 +234,9 @@ export function cellRuleTools(deps: ToolDeps) {
       outputSchema: z.object({ rules: z.array(ruleOutput) }),
       async run(input, { auth, signal }) {
         const read = await readRules(auth.userId, signal, input.spreadsheetId);
-        const only = input.sheetId === undefined ? undefined : tabOf(read.tabs, input.sheetId).sheetId;
+        const listed = listedTabs(read.tabs, input.sheetId);
         const rules = read.sheets
-          .filter((sheet) => only === undefined || (sheet.properties?.sheetId ?? 0) === only)
+          .filter((sheet) => listed(sheet.properties?.sheetId ?? 0))
           .flatMap((sheet) =>
             (sheet.conditionalFormats ?? []).map((rule, index) =>
               ruleView(rule, sheet.properties?.sheetId ?? 0, index, read.tabs),

@@ -21,7 +21,7 @@ import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import { gridRangeOf, type Tab, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
-import { type TabRef, tabOf } from '../../kit/tab-ref.ts';
+import { listedTabs, type TabRef, tabOf } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 import {
@@ -169,8 +169,8 @@ export function filterTools(deps: ToolDeps) {
       outputSchema: z.object({ basicFilters: z.array(filterOutput), filterViews: z.array(filterOutput) }),
       async run(input, { auth, signal }) {
         const read = await readFilters(auth.userId, signal, input.spreadsheetId);
-        const only = input.sheetId === undefined ? undefined : tabOf(read.tabs, input.sheetId).sheetId;
-        const mine = (view: FilterView) => only === undefined || view.sheetId === only;
+        const listed = listedTabs(read.tabs, input.sheetId);
+        const mine = (view: FilterView) => listed(view.sheetId);
         const basicFilters = [...read.basic.values()].filter(mine);
         const filterViews = read.views.filter(mine);
         const lines = [

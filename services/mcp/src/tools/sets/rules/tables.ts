@@ -15,7 +15,7 @@ import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import { a1Of, gridRangeOf, type Tab, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
-import { tabOf } from '../../kit/tab-ref.ts';
+import { listedTabs } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 
@@ -327,8 +327,8 @@ export function tableTools(deps: ToolDeps) {
       outputSchema: z.object({ tables: z.array(tableOutput) }),
       async run(input, { auth, signal }) {
         const read = await readTables(auth.userId, signal, input.spreadsheetId);
-        const only = input.sheetId === undefined ? undefined : tabOf(read.tabs, input.sheetId).sheetId;
-        const tables = read.tables.filter((each) => only === undefined || each.sheetId === only);
+        const listed = listedTabs(read.tabs, input.sheetId);
+        const tables = read.tables.filter((each) => listed(each.sheetId));
         const text = tables.length
           ? tables.map((each) => `${each.tableId}: ${describeTable(each)}`).join('\n')
           : 'No tables.';
