@@ -73,15 +73,17 @@ const wordsOfDiff = new WeakMap<CellAreaDiff, Set<string>>();
 function diffWords(diff: CellAreaDiff): Set<string> {
   const found = wordsOfDiff.get(diff);
   if (found) return found;
-  const byPair = new Map<string, Set<string>>();
+  const byPair = new Map<string, Map<string, Set<string>>>();
   const words = new Set<string>();
   for (const change of diff.changes) {
-    const pair = `${change.beforeKey}\u0000${change.afterKey}`;
-    let said = byPair.get(pair);
-    if (!said) {
-      said = changeWords(change);
-      byPair.set(pair, said);
+    let afters = byPair.get(change.beforeKey);
+    if (!afters) {
+      afters = new Map();
+      byPair.set(change.beforeKey, afters);
     }
+    if (afters.has(change.afterKey)) continue;
+    const said = changeWords(change);
+    afters.set(change.afterKey, said);
     for (const word of said) words.add(word);
   }
   wordsOfDiff.set(diff, words);

@@ -1,5 +1,5 @@
 import type { sheets_v4 } from 'googleapis';
-import { normalized, sameContent } from './state-compare.ts';
+import { canonicalOf } from './state-compare.ts';
 import { a1Range, type TabTitles, tabNamed } from './state-words.ts';
 
 type Rule = sheets_v4.Schema$ConditionalFormatRule;
@@ -16,7 +16,11 @@ export function ruleWords(
   titles: TabTitles,
 ): { did: string; undo: string; ranges: string[] } {
   const tab = tabNamed(titles(sheetId));
-  const without = (list: readonly Rule[], index: number) => list.filter((_, at) => at !== index);
+  const was = before.map(canonicalOf);
+  const is = after.map(canonicalOf);
+  // Whether `longer` is `shorter` with its item at `index` left out.
+  const withoutOne = (longer: readonly string[], shorter: readonly string[], index: number) =>
+    shorter.every((key, at) => key === longer[at < index ? at : at + 1]);
   const one = (verb: string, undo: string, list: readonly Rule[], index: number, again = '') => {
     const ranges = ((list[index] as Rule).ranges ?? []).map((range) => a1Range(titles, range));
     const where = ranges.length > 0 ? `on ${ranges.join(', ')}` : `of ${tab}`;
@@ -27,24 +31,21 @@ export function ruleWords(
     };
   };
   if (after.length === before.length + 1) {
-    const index = after.findIndex((_, at) => sameContent(without(after, at), before));
+    const index = is.findIndex((_, at) => withoutOne(is, was, at));
     if (index >= 0) return one('added', 'remove', after, index);
   }
   if (before.length === after.length + 1) {
-    const index = before.findIndex((_, at) => sameContent(without(before, at), after));
+    const index = was.findIndex((_, at) => withoutOne(was, is, at));
     if (index >= 0) return one('deleted', 'add back', before, index);
   }
   if (before.length === after.length) {
-    const sorted = (list: readonly Rule[]) => list.map((rule) => JSON.stringify(normalized(rule))).sort();
-    if (sameContent(sorted(before), sorted(after)))
+    const differing = is.map((_, index) => index).filter((index) => was[index] !== is[index]);
+    if (differing.length > 1 && [...was].sort().join('\n') === [...is].sort().join('\n'))
       return {
         did: `reordered the conditional format rules of ${tab}`,
         undo: `put back the order of the conditional format rules of ${tab}`,
         ranges: [titles(sheetId)],
       };
-    const differing = after
-      .map((_, index) => index)
-      .filter((index) => !sameContent(before[index], after[index]));
     if (differing.length === 1)
       return one('changed', 'put back', after, differing[0] as number, ' as it was');
   }

@@ -69,26 +69,37 @@ export class CellChange {
   readonly column: number;
   readonly beforeKey: string;
   readonly afterKey: string;
-  #before: sheets_v4.Schema$CellData | undefined;
-  #after: sheets_v4.Schema$CellData | undefined;
-  constructor(row: number, column: number, beforeKey: string, afterKey: string) {
+  readonly #cells: CellsOfKeys;
+  constructor(row: number, column: number, beforeKey: string, afterKey: string, cells: CellsOfKeys) {
     this.row = row;
     this.column = column;
     this.beforeKey = beforeKey;
     this.afterKey = afterKey;
+    this.#cells = cells;
   }
   get before(): sheets_v4.Schema$CellData {
-    this.#before ??= cellOfKey(this.beforeKey);
-    return this.#before;
+    return this.#cells.of(this.beforeKey);
   }
   get after(): sheets_v4.Schema$CellData {
-    this.#after ??= cellOfKey(this.afterKey);
-    return this.#after;
+    return this.#cells.of(this.afterKey);
   }
 }
 
-export const cellOfKey = (key: string): sheets_v4.Schema$CellData =>
-  key ? (JSON.parse(key) as sheets_v4.Schema$CellData) : {};
+/**
+ * The cells of keys, one object per key for the changes of an area: a format set on many cells
+ * is one cell many times. Shared, so never changed by those who read it.
+ */
+export class CellsOfKeys {
+  readonly #cells = new Map<string, sheets_v4.Schema$CellData>();
+  of(key: string): sheets_v4.Schema$CellData {
+    let cell = this.#cells.get(key);
+    if (!cell) {
+      cell = key ? (JSON.parse(key) as sheets_v4.Schema$CellData) : {};
+      this.#cells.set(key, cell);
+    }
+    return cell;
+  }
+}
 
 /**
  * The cells that differ between two images of one area (either may be absent: empty). Read areas
@@ -97,6 +108,7 @@ export const cellOfKey = (key: string): sheets_v4.Schema$CellData =>
  */
 export function cellChanges(before: CellsImage | undefined, after: CellsImage | undefined): CellChange[] {
   const changes: CellChange[] = [];
+  const cells = new CellsOfKeys();
   const sparse = [before, after].filter((area): area is CellRunsImage => area !== undefined && isRuns(area));
   if (sparse.length > 0) {
     const positions = new Set<number>();
@@ -106,7 +118,7 @@ export function cellChanges(before: CellsImage | undefined, after: CellsImage | 
       const column = at % WIDTH;
       const was = keyAt(before, row, column);
       const is = keyAt(after, row, column);
-      if (was !== is) changes.push(new CellChange(row, column, was, is));
+      if (was !== is) changes.push(new CellChange(row, column, was, is, cells));
     }
     return changes;
   }
@@ -121,7 +133,7 @@ export function cellChanges(before: CellsImage | undefined, after: CellsImage | 
     for (let column = 0; column < width; column++) {
       const x = a[column] ?? '';
       const y = b[column] ?? '';
-      if (x !== y) changes.push(new CellChange(corner.top + row, corner.left + column, x, y));
+      if (x !== y) changes.push(new CellChange(corner.top + row, corner.left + column, x, y, cells));
     }
   }
   return changes;

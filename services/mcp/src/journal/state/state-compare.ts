@@ -22,30 +22,55 @@ export function normalized(value: unknown): unknown {
 /**
  * `JSON.stringify(normalized(value))` built in one walk without the copy, `''` for a value
  * `normalized` leaves out: the key two values compare by, and about the bytes a journal entry
- * spends on the value.
+ * spends on the value. `inner` gives the form of each part (canonicalOf: kept with the part).
  */
-export function canonical(value: unknown): string {
+export function canonical(value: unknown, inner: (part: unknown) => string = canonical): string {
   if (value === null || value === undefined || value === '') return '';
   if (typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) {
     if (value.length === 0) return '';
     let text = '[';
     for (let index = 0; index < value.length; index++)
-      text += `${index ? ',' : ''}${canonical(value[index]) || 'null'}`;
+      text += `${index ? ',' : ''}${inner(value[index]) || 'null'}`;
     return `${text}]`;
   }
   const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (!inOrder(keys)) keys.sort();
   let text = '';
-  for (const key of Object.keys(record).sort()) {
-    const item = canonical(record[key]);
+  for (const key of keys) {
+    const item = inner(record[key]);
     if (item) text += `${text ? ',' : '{'}${JSON.stringify(key)}:${item}`;
   }
   return text ? `${text}}` : '';
 }
 
+function inOrder(keys: readonly string[]): boolean {
+  for (let index = 1; index < keys.length; index++)
+    if ((keys[index - 1] as string) > (keys[index] as string)) return false;
+  return true;
+}
+
+/**
+ * The canonical form of each object compared, and of each item of a list compared, kept with it:
+ * the parts of an image are compared for the log's words, for the entry and against now (a rule
+ * list whole, then rule by rule), and are not changed once read.
+ */
+const canonicalForms = new WeakMap<object, string>();
+
+export function canonicalOf(value: unknown): string {
+  if (value === null || typeof value !== 'object') return canonical(value);
+  let found = canonicalForms.get(value);
+  if (found === undefined) {
+    found = Array.isArray(value) ? canonical(value, canonicalOf) : canonical(value);
+    canonicalForms.set(value, found);
+  }
+  return found;
+}
+
 /** Structural equality ignoring key order and empty parts (`normalized`). */
 export function sameContent(a: unknown, b: unknown): boolean {
-  return a === b || canonical(a) === canonical(b);
+  return a === b || canonicalOf(a) === canonicalOf(b);
 }
 
 /** `canonical(maskedCell(cell, fields))`, with `sortedFields` in order, without the copy. */
