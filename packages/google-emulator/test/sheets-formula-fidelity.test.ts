@@ -92,6 +92,12 @@ describe('open-ended ranges', () => {
       formulaValue: '=COUNTA(Orders!C2:C)',
     });
 
+    // An open range on a tab that does not exist is an unresolved tab, not a parse error.
+    await write(spreadsheetId, 'Summary!F1', [['=COUNTA(Nope!C2:C)']]);
+    expect((await cell(spreadsheetId, 'Summary!F1'))?.effectiveValue).toEqual({
+      errorValue: { type: 'REF', message: "Unresolved sheet name 'Nope'." },
+    });
+
     // A row added below the data is inside the open range.
     await write(spreadsheetId, 'Orders!C42', [['East']]);
     expect(await read(spreadsheetId, 'Summary!A1', 'UNFORMATTED_VALUE')).toEqual([[41]]);

@@ -60,8 +60,9 @@ function computeEvaluation(spreadsheet: SpreadsheetModel): Evaluation {
   }
   for (const [sheetIndex, sheet] of spreadsheet.sheets.entries()) {
     const own = extents.get(sheet.properties.title.toLowerCase());
+    // A tab the spreadsheet lacks is closed as this one, for the engine to report it unresolved.
     const extentOf = (name: string | undefined) =>
-      name === undefined ? own : extents.get(name.toLowerCase());
+      (name === undefined ? undefined : extents.get(name.toLowerCase())) ?? own;
     const rowEnd = dataRowEnd(sheet);
     const data: Array<Array<string | number | boolean | null>> = [];
     for (let row = 0; row < rowEnd; row++) {
