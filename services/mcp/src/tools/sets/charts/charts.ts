@@ -13,6 +13,7 @@ import { amount, quotedName } from '../../guards/loss-phrases.ts';
 import { splitRange } from '../../kit/a1.ts';
 import { CHANGE, READ } from '../../kit/annotations.ts';
 import { dryRun, dryRunOutput, perTabListInput, spreadsheetId } from '../../kit/common-schemas.ts';
+import { deleteFound } from '../../kit/delete-found.ts';
 import { firstVisibleTab, TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import { a1Of, gridRangeOf, type Tab, tabById, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
@@ -527,15 +528,12 @@ export function chartTools(deps: ToolDeps) {
       async run(input, { auth, signal }) {
         const read = await readCharts(auth.userId, signal, input.spreadsheetId);
         const deleted = viewOf(read, chartCalled(read, input.chartId));
-        if (input.dryRun)
-          return {
-            structuredContent: { deleted, dryRun: true },
-            text: `Dry run: would delete the ${describe(deleted)}. Nothing was changed.`,
-          };
-        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
-          { deleteEmbeddedObject: { objectId: input.chartId } },
-        ]);
-        return { structuredContent: { deleted }, text: `Deleted the ${describe(deleted)}.` };
+        return deleteFound(batchUpdate, { auth, signal }, input, {
+          deleted,
+          request: { deleteEmbeddedObject: { objectId: input.chartId } },
+          would: `delete the ${describe(deleted)}`,
+          did: `Deleted the ${describe(deleted)}.`,
+        });
       },
       async describeLoss(input, { auth, signal }) {
         const read = await readCharts(auth.userId, signal, input.spreadsheetId);

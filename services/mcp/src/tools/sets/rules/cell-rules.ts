@@ -17,6 +17,7 @@ import {
   sheetId,
   spreadsheetId,
 } from '../../kit/common-schemas.ts';
+import { deleteFound } from '../../kit/delete-found.ts';
 import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import { a1Of, colorOf, gridRangeOf, hexOf, TAB_FIELDS, type Tab, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
@@ -342,18 +343,12 @@ export function cellRuleTools(deps: ToolDeps) {
       outputSchema: z.object({ deleted: ruleOutput, dryRun: dryRunOutput }),
       async run(input, { auth, signal }) {
         const { rule: deleted, tab } = await ruleToDelete(auth.userId, signal, input);
-        if (input.dryRun)
-          return {
-            structuredContent: { deleted, dryRun: true },
-            text: `Dry run: would delete ${describeRule(deleted)} (index ${input.index}). Nothing was changed.`,
-          };
-        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
-          { deleteConditionalFormatRule: { sheetId: tab.sheetId, index: input.index } },
-        ]);
-        return {
-          structuredContent: { deleted },
-          text: `Deleted ${describeRule(deleted)} (index ${input.index}).`,
-        };
+        return deleteFound(batchUpdate, { auth, signal }, input, {
+          deleted,
+          request: { deleteConditionalFormatRule: { sheetId: tab.sheetId, index: input.index } },
+          would: `delete ${describeRule(deleted)} (index ${input.index})`,
+          did: `Deleted ${describeRule(deleted)} (index ${input.index}).`,
+        });
       },
       async describeLoss(input, { auth, signal }) {
         const { rule, tab } = await ruleToDelete(auth.userId, signal, input);

@@ -17,6 +17,7 @@ import {
   sheetId,
   spreadsheetId,
 } from '../../kit/common-schemas.ts';
+import { deleteFound } from '../../kit/delete-found.ts';
 import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import { gridRangeOf, type Tab, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
@@ -300,18 +301,12 @@ export function filterTools(deps: ToolDeps) {
       async run(input, { auth, signal }) {
         const read = await readFilters(auth.userId, signal, input.spreadsheetId);
         const deleted = viewById(read, input.filterViewId);
-        if (input.dryRun)
-          return {
-            structuredContent: { deleted, dryRun: true },
-            text: `Dry run: would delete the filter view ${describeFilter(deleted)}. Nothing was changed.`,
-          };
-        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
-          { deleteFilterView: { filterId: input.filterViewId } },
-        ]);
-        return {
-          structuredContent: { deleted },
-          text: `Deleted the filter view ${describeFilter(deleted)}.`,
-        };
+        return deleteFound(batchUpdate, { auth, signal }, input, {
+          deleted,
+          request: { deleteFilterView: { filterId: input.filterViewId } },
+          would: `delete the filter view ${describeFilter(deleted)}`,
+          did: `Deleted the filter view ${describeFilter(deleted)}.`,
+        });
       },
       async describeLoss(input, { auth, signal }) {
         const read = await readFilters(auth.userId, signal, input.spreadsheetId);

@@ -10,6 +10,7 @@ import { ToolError } from '../../../errors/tool-error.ts';
 import { amount, quotedName } from '../../guards/loss-phrases.ts';
 import { CHANGE, READ } from '../../kit/annotations.ts';
 import { a1Range, dryRun, dryRunOutput, spreadsheetId } from '../../kit/common-schemas.ts';
+import { deleteFound } from '../../kit/delete-found.ts';
 import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import { a1Of, gridRangeOf, TAB_FIELDS, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
@@ -228,18 +229,12 @@ export function rangeObjectTools(deps: ToolDeps) {
       async run(input, { auth, signal }) {
         const { named } = await readNamedRanges(auth.userId, signal, input.spreadsheetId);
         const deleted = namedCalled(named, input.name);
-        if (input.dryRun)
-          return {
-            structuredContent: { deleted, dryRun: true },
-            text: `Dry run: would delete the named range ${deleted.name} (${deleted.range}). Nothing was changed.`,
-          };
-        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
-          { deleteNamedRange: { namedRangeId: deleted.namedRangeId } },
-        ]);
-        return {
-          structuredContent: { deleted },
-          text: `Deleted the named range ${deleted.name} (${deleted.range}).`,
-        };
+        return deleteFound(batchUpdate, { auth, signal }, input, {
+          deleted,
+          request: { deleteNamedRange: { namedRangeId: deleted.namedRangeId } },
+          would: `delete the named range ${deleted.name} (${deleted.range})`,
+          did: `Deleted the named range ${deleted.name} (${deleted.range}).`,
+        });
       },
       async describeLoss(input, { auth, signal }) {
         const { named } = await readNamedRanges(auth.userId, signal, input.spreadsheetId);
@@ -338,18 +333,12 @@ export function rangeObjectTools(deps: ToolDeps) {
             `there is no protected range ${input.protectedRangeId}; the spreadsheet has ${amount(protectedRanges.length, 'protected range')}${protectedRanges.length ? ` (${protectedRanges.map((each) => each.protectedRangeId).join(', ')})` : ''}`,
           );
         }
-        if (input.dryRun)
-          return {
-            structuredContent: { deleted, dryRun: true },
-            text: `Dry run: would remove the protection of ${describeProtection(deleted)}. Nothing was changed.`,
-          };
-        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
-          { deleteProtectedRange: { protectedRangeId: input.protectedRangeId } },
-        ]);
-        return {
-          structuredContent: { deleted },
-          text: `Removed the protection of ${describeProtection(deleted)}.`,
-        };
+        return deleteFound(batchUpdate, { auth, signal }, input, {
+          deleted,
+          request: { deleteProtectedRange: { protectedRangeId: input.protectedRangeId } },
+          would: `remove the protection of ${describeProtection(deleted)}`,
+          did: `Removed the protection of ${describeProtection(deleted)}.`,
+        });
       },
       async describeLoss(input, { auth, signal }) {
         const { protectedRanges } = await readProtectedRanges(auth.userId, signal, input.spreadsheetId);

@@ -11,6 +11,7 @@ import { amount, quotedName } from '../../guards/loss-phrases.ts';
 import { columnLetters } from '../../kit/a1.ts';
 import { CHANGE, READ } from '../../kit/annotations.ts';
 import { a1Range, dryRun, dryRunOutput, perTabListInput, spreadsheetId } from '../../kit/common-schemas.ts';
+import { deleteFound } from '../../kit/delete-found.ts';
 import { TAB_PROPERTY_FIELDS } from '../../kit/first-visible-tab.ts';
 import { a1Of, gridRangeOf, type Tab, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
@@ -427,18 +428,12 @@ export function tableTools(deps: ToolDeps) {
       async run(input, { auth, signal }) {
         const read = await readTables(auth.userId, signal, input.spreadsheetId);
         const deleted = tableCalled(read, input.table);
-        if (input.dryRun)
-          return {
-            structuredContent: { deleted, dryRun: true },
-            text: `Dry run: would delete the table ${describeTable(deleted)}. Nothing was changed.`,
-          };
-        await batchUpdate(auth.userId, signal, input.spreadsheetId, [
-          { deleteTable: { tableId: deleted.tableId } },
-        ]);
-        return {
-          structuredContent: { deleted },
-          text: `Deleted the table ${describeTable(deleted)}; its cells keep their values.`,
-        };
+        return deleteFound(batchUpdate, { auth, signal }, input, {
+          deleted,
+          request: { deleteTable: { tableId: deleted.tableId } },
+          would: `delete the table ${describeTable(deleted)}`,
+          did: `Deleted the table ${describeTable(deleted)}; its cells keep their values.`,
+        });
       },
       async describeLoss(input, { auth, signal }) {
         const read = await readTables(auth.userId, signal, input.spreadsheetId);
