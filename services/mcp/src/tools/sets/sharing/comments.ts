@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
 import type { ChangeEntry } from '../../../journal/change-journal.ts';
 import { readComment } from '../../../journal/drive-images.ts';
-import { type CommentPayload, quotedComment } from '../../../journal/drive-payloads.ts';
+import { type CommentPayload, quotedComment, type ReplyImage } from '../../../journal/drive-payloads.ts';
 import { changeNote } from '../../../journal/record-change.ts';
 import { CHANGE, READ } from '../../kit/annotations.ts';
 import { anyFileId, changeIdOutput, dryRun, dryRunOutput } from '../../kit/common-schemas.ts';
@@ -78,6 +78,37 @@ export function commentTools(deps: ToolDeps) {
       drive.comments.get({ fileId, commentId: id, fields: 'id, content, resolved' }, request),
     );
     return data;
+  };
+  /**
+   * Posts a reply (text, an action that resolves or reopens, or both) to a comment, and journals
+   * it as `tool` with the comment's text and state before it: what reply_to_comment and
+   * resolve_comment send. The journal entry needs the reply's id; without one nothing is recorded.
+   */
+  const postReply = async (
+    context: Pick<ToolContext, 'auth' | 'signal'>,
+    tool: string,
+    { fileId, commentId }: { fileId: string; commentId: string },
+    reply: Omit<ReplyImage, 'id'>,
+    summary: (before: string) => string,
+  ) => {
+    const before = await commentNow(context, fileId, commentId);
+    const { data } = await commentChange(fileId, () =>
+      callGoogle(context.auth.userId, context.signal, (request) =>
+        drive.replies.create({ fileId, commentId, fields: 'id', requestBody: reply }, request),
+      ),
+    );
+    const changeId =
+      before && data.id
+        ? record(context.auth, tool, summary(before.content), {
+            fileId,
+            commentId,
+            action: 'replied',
+            content: before.content,
+            reply: { id: data.id, ...reply },
+            resolvedBefore: before.resolved,
+          })
+        : undefined;
+    return { replyId: data.id, changeId };
   };
   return [
     defineTool({
@@ -224,7 +255,6 @@ export function commentTools(deps: ToolDeps) {
         changeId: changeIdOutput,
       }),
       async run(input, context) {
-        const { auth, signal } = context;
         if (input.dryRun) {
           const comment = await checkComment(context, input.fileId, input.commentId);
           return {
@@ -236,43 +266,18 @@ export function commentTools(deps: ToolDeps) {
             text: `Dry run: would reply to "${comment.content}"${input.resolve ? ' and resolve it' : ''}. Nothing was changed.`,
           };
         }
-        const before = await commentNow(context, input.fileId, input.commentId);
-        const { data } = await commentChange(input.fileId, () =>
-          callGoogle(auth.userId, signal, (request) =>
-            drive.replies.create(
-              {
-                fileId: input.fileId,
-                commentId: input.commentId,
-                fields: 'id',
-                requestBody: { content: input.content, ...(input.resolve ? { action: 'resolve' } : {}) },
-              },
-              request,
-            ),
-          ),
+        const { replyId, changeId } = await postReply(
+          context,
+          'reply_to_comment',
+          input,
+          { content: input.content, ...(input.resolve ? { action: 'resolve' as const } : {}) },
+          (before) =>
+            `replied ${quotedComment(input.content)} to comment ${quotedComment(before)}${input.resolve ? ' and resolved it' : ''}`,
         );
-        if (!data.id) throw new ToolError('Google did not return the reply’s id');
-        const changeId = before
-          ? record(
-              auth,
-              'reply_to_comment',
-              `replied ${quotedComment(input.content)} to comment ${quotedComment(before.content)}${input.resolve ? ' and resolved it' : ''}`,
-              {
-                fileId: input.fileId,
-                commentId: input.commentId,
-                action: 'replied',
-                content: before.content,
-                reply: {
-                  id: data.id,
-                  content: input.content,
-                  ...(input.resolve ? { action: 'resolve' } : {}),
-                },
-                resolvedBefore: before.resolved,
-              },
-            )
-          : undefined;
+        if (!replyId) throw new ToolError('Google did not return the reply’s id');
         return {
-          structuredContent: { replyId: data.id, resolved: input.resolve, ...(changeId ? { changeId } : {}) },
-          text: `Replied to ${input.commentId}${input.resolve ? ' and resolved it' : ''} (replyId ${data.id}).${changeNote(changeId)}`,
+          structuredContent: { replyId, resolved: input.resolve, ...(changeId ? { changeId } : {}) },
+          text: `Replied to ${input.commentId}${input.resolve ? ' and resolved it' : ''} (replyId ${replyId}).${changeNote(changeId)}`,
         };
       },
     }),
@@ -299,7 +304,6 @@ export function commentTools(deps: ToolDeps) {
         changeId: changeIdOutput,
       }),
       async run(input, context) {
-        const { auth, signal } = context;
         const resolved = !input.reopen;
         if (input.dryRun) {
           const comment = await checkComment(context, input.fileId, input.commentId);
@@ -308,40 +312,15 @@ export function commentTools(deps: ToolDeps) {
             text: `Dry run: would ${input.reopen ? 'reopen' : 'resolve'} "${comment.content}". Nothing was changed.`,
           };
         }
-        const before = await commentNow(context, input.fileId, input.commentId);
         const action = input.reopen ? 'reopen' : 'resolve';
-        const { data } = await commentChange(input.fileId, () =>
-          callGoogle(auth.userId, signal, (request) =>
-            drive.replies.create(
-              {
-                fileId: input.fileId,
-                commentId: input.commentId,
-                fields: 'id',
-                requestBody: {
-                  action,
-                  ...(input.content ? { content: input.content } : {}),
-                },
-              },
-              request,
-            ),
-          ),
+        const { changeId } = await postReply(
+          context,
+          'resolve_comment',
+          input,
+          { action, ...(input.content ? { content: input.content } : {}) },
+          (before) =>
+            `${input.reopen ? 'reopened' : 'resolved'} comment ${quotedComment(before)}${input.content ? ` with the note ${quotedComment(input.content)}` : ''}`,
         );
-        const changeId =
-          before && data.id
-            ? record(
-                auth,
-                'resolve_comment',
-                `${input.reopen ? 'reopened' : 'resolved'} comment ${quotedComment(before.content)}${input.content ? ` with the note ${quotedComment(input.content)}` : ''}`,
-                {
-                  fileId: input.fileId,
-                  commentId: input.commentId,
-                  action: 'replied',
-                  content: before.content,
-                  reply: { id: data.id, action, ...(input.content ? { content: input.content } : {}) },
-                  resolvedBefore: before.resolved,
-                },
-              )
-            : undefined;
         return {
           structuredContent: { commentId: input.commentId, resolved, ...(changeId ? { changeId } : {}) },
           text: `${input.reopen ? 'Reopened' : 'Resolved'} ${input.commentId}.${changeNote(changeId)}`,
