@@ -28,6 +28,7 @@ import {
   heightOf,
   readEditTabs,
   resolveArea,
+  type Tab,
 } from './edit-grid.ts';
 
 /** A dry run shows this many of the changes it counts. */
@@ -37,6 +38,8 @@ const EXAMPLES = 5;
 const CLEANUP = { ...DESTRUCTIVE, idempotentHint: true };
 
 const change = z.object({ cell: z.string(), before: z.string(), after: z.string() });
+/** The text cells a clean-up changes, as trim_whitespace and change_case answer them (textPlan). */
+const textCounts = { cellsChanged: z.number(), examples: z.array(change).optional() };
 
 /**
  * Data cleanup in place (docs/design.md §11): remove_duplicates, trim_whitespace and change_case
@@ -48,11 +51,25 @@ const change = z.object({ cell: z.string(), before: z.string(), after: z.string(
 export function cleanUpTools(deps: ToolDeps) {
   const batchUpdate = spreadsheetBatchUpdate(deps);
 
-  async function locate(userId: string, signal: AbortSignal, id: string, range: string) {
+  /** The asked range's tab and area, checked, and its A1 name with the tab named. */
+  async function locate(userId: string, signal: AbortSignal, id: string, asked: string) {
     const tabs = await readEditTabs(deps, userId, signal, id);
-    const { tab, area } = resolveArea(tabs, range);
-    checkCleanupSize(range, area);
-    return { tab, area };
+    const { tab, area } = resolveArea(tabs, asked);
+    checkCleanupSize(asked, area);
+    return { tab, area, range: a1Of(tab, area) };
+  }
+
+  /** What `next` would change in the area's text, read now, and how a dry run counts it. */
+  async function textPlan(
+    userId: string,
+    signal: AbortSignal,
+    { spreadsheetId }: { spreadsheetId: string },
+    { tab, area }: { tab: Tab; area: Area },
+    next: (text: string) => string,
+  ) {
+    const cells = await readCells(deps, userId, signal, spreadsheetId, tab, area);
+    const changes = textChanges(cells, area, next);
+    return { cells, changes, counted: { cellsChanged: changes.length, examples: shownChanges(changes) } };
   }
 
   return [
@@ -159,23 +176,15 @@ export function cleanUpTools(deps: ToolDeps) {
       inputSchema: z.object({ spreadsheetId, range: a1Range, dryRun }),
       outputSchema: z.object({
         range: z.string(),
-        cellsChanged: z.number(),
-        examples: z.array(change).optional(),
+        ...textCounts,
         dryRun: dryRunOutput,
       }),
       async run(input, { auth, signal }) {
-        const { tab, area } = await locate(auth.userId, signal, input.spreadsheetId, input.range);
-        const range = a1Of(tab, area);
+        const { tab, area, range } = await locate(auth.userId, signal, input.spreadsheetId, input.range);
         if (input.dryRun) {
-          const cells = await readCells(deps, auth.userId, signal, input.spreadsheetId, tab, area);
-          const changes = textChanges(cells, area, trimmed);
+          const { changes, counted } = await textPlan(auth.userId, signal, input, { tab, area }, trimmed);
           return {
-            structuredContent: {
-              range,
-              cellsChanged: changes.length,
-              examples: shownChanges(changes),
-              dryRun: true,
-            },
+            structuredContent: { range, ...counted, dryRun: true },
             text: dryRunText(`trim ${amount(changes.length, 'cell')} of ${range}${changeExamples(changes)}`),
           };
         }
@@ -209,25 +218,17 @@ export function cleanUpTools(deps: ToolDeps) {
       outputSchema: z.object({
         range: z.string(),
         case: z.string(),
-        cellsChanged: z.number(),
-        examples: z.array(change).optional(),
+        ...textCounts,
         dryRun: dryRunOutput,
       }),
       async run(input, { auth, signal }) {
-        const { tab, area } = await locate(auth.userId, signal, input.spreadsheetId, input.range);
-        const range = a1Of(tab, area);
-        const cells = await readCells(deps, auth.userId, signal, input.spreadsheetId, tab, area);
-        const changes = textChanges(cells, area, (text) => inCase(text, input.case as TextCase));
+        const { tab, area, range } = await locate(auth.userId, signal, input.spreadsheetId, input.range);
+        const toCase = (text: string) => inCase(text, input.case as TextCase);
+        const { cells, changes, counted } = await textPlan(auth.userId, signal, input, { tab, area }, toCase);
         const sentence = `${amount(changes.length, 'cell')} of ${range} to ${input.case} case`;
         if (input.dryRun)
           return {
-            structuredContent: {
-              range,
-              case: input.case,
-              cellsChanged: changes.length,
-              examples: shownChanges(changes),
-              dryRun: true,
-            },
+            structuredContent: { range, case: input.case, ...counted, dryRun: true },
             text: dryRunText(`change ${sentence}${changeExamples(changes)}`),
           };
         if (changes.length > 0)
