@@ -7,14 +7,16 @@
  *
  * Each case is run three times, each on a spreadsheet of its own built alike: without the journal,
  * with it (the entry as recorded: payload bytes, cells, words, or why undo is not available), and
- * inside a bare state capture (journal/state/state-capture.ts) to size the images the bounds
- * dropped. Time and CPU are this process's — Sheetgate's own work and its Google client, not the
- * emulator's — for the call with and without the journal.
+ * inside a bare state capture (journal/state/state-capture.ts) to size the entry the bounds
+ * dropped (its cells that changed, as the journal keeps them, and the images as read). Time and
+ * CPU are this process's — Sheetgate's own work and its Google client, not the emulator's — for the
+ * call with and without the journal.
  */
 import type { ChangeEntry, ChangeJournal } from '../src/journal/change-journal.ts';
 import { MAX_PAYLOAD_BYTES, MAX_UNDO_CELLS } from '../src/journal/change-payloads.ts';
 import { capturedChange, runCapturing } from '../src/journal/state/state-capture.ts';
 import { changedParts } from '../src/journal/state/state-describe.ts';
+import { stateDiff } from '../src/journal/state/state-diff.ts';
 import { journalWrites } from '../src/tools/kit/journal-writes.ts';
 import type { ToolDefinition } from '../src/tools/kit/tool-definition.ts';
 import { startToolsUnderTest, type ToolsUnderTest } from '../test/support/tools-in-process.ts';
@@ -52,6 +54,14 @@ const CASES: Case[] = [
     async prepare(under) {
       const spreadsheetId = await seedOne(under, numbers(100, 10));
       return { spreadsheetId, range: 'Sheet1!A1:J100', bold: true, backgroundColor: '#ffeeaa' };
+    },
+  },
+  {
+    name: 'format_range, 400 × 10 cells bold with a background',
+    tool: 'format_range',
+    async prepare(under) {
+      const spreadsheetId = await seedOne(under, numbers(400, 10));
+      return { spreadsheetId, range: 'Sheet1!A1:J400', bold: true, backgroundColor: '#ffeeaa' };
     },
   },
   {
@@ -193,23 +203,22 @@ try {
     const withJournal = await run(journaled.get(each.tool)!, await each.prepare(under, setup));
     const entry = entries[0];
     const change = capture.unavailable ? undefined : capturedChange(capture);
-    const kept = change ? changedParts(change.before, change.after) : undefined;
+    const diff = change ? stateDiff(change.before, change.after) : undefined;
+    const kept = change && diff ? changedParts(change.before, change.after, diff) : undefined;
     const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value ?? null));
     out(`\n${each.name}`);
-    if (kept && change) {
-      const payload = {
-        v: 1,
-        kind: 'state',
-        footprint: change.footprint,
-        before: kept.before,
-        after: kept.after,
-      };
+    if (kept && change && diff) {
+      const payload = { v: 2, kind: 'state', footprint: change.footprint, ...kept };
+      const altered = diff.cells.reduce((sum, area) => sum + area.changes.length, 0);
       out(
-        `  images: ${kb(bytes(payload))} of JSON (before ${kb(bytes(kept.before))}, after ${kb(bytes(kept.after))}, footprint ${kb(bytes(change.footprint))})`,
+        `  entry: ${kb(bytes(payload))} of JSON (before ${kb(bytes(kept.before))}, after ${kb(bytes(kept.after))}, footprint ${kb(bytes(change.footprint))}); ${altered.toLocaleString('en-US')} cells altered${altered ? `, ${Math.round(bytes(payload) / altered)} B each` : ''}; the images as read ${kb(bytes(change.before))} and ${kb(bytes(change.after))}`,
       );
     } else out(`  images: none kept — ${capture.unavailable ?? 'nothing captured'}`);
     if (entry?.payload) out(`  recorded: ${kb(bytes(entry.payload))}; ${entry.summary ?? ''}`);
-    else out(`  recorded without a payload: ${entry?.undoUnavailableReason ?? 'no entry'}`);
+    else
+      out(
+        `  recorded without a payload (${entry?.cells.toLocaleString('en-US')} cells, ${entry?.ranges.join(', ') || 'no range'}): ${entry?.undoUnavailableReason ?? 'no entry'}`,
+      );
     out(
       `  the call in this process: ${ms(withJournal.wall)} wall, ${ms(withJournal.cpu)} CPU with the journal; ${ms(without.wall)}, ${ms(without.cpu)} without; Google requests ${withJournal.google} vs ${without.google}`,
     );

@@ -1,6 +1,6 @@
 import type { sheets_v4 } from 'googleapis';
-import { cellKey } from './state-compare.ts';
-import type { CellField, CellRunsImage, CellsImage } from './state-image.ts';
+import { CellKeys } from './state-compare.ts';
+import type { CellRunsImage, CellsImage } from './state-image.ts';
 import { isRuns } from './state-image.ts';
 
 /**
@@ -22,20 +22,18 @@ interface Keyed {
 
 const keyed = new WeakMap<CellsImage, Keyed>();
 
-const sortedFields = (fields: readonly CellField[]) => [...fields].sort();
-
-function keysOf(area: CellsImage): Keyed {
+/** `keys` are shared by the two images of one area compared, when neither was keyed before. */
+function keysOf(area: CellsImage, keys: CellKeys = new CellKeys(area.fields)): Keyed {
   const found = keyed.get(area);
   if (found) return found;
-  const fields = sortedFields(area.fields);
   let made: Keyed;
   if (isRuns(area)) {
     const cells = new Map<number, { cell: sheets_v4.Schema$CellData; key: string }>();
     for (const [row, column, run] of area.runs)
       for (const [offset, cell] of run.entries())
-        cells.set(position(row, column + offset), { cell, key: cellKey(cell, fields) });
+        cells.set(position(row, column + offset), { cell, key: keys.of(cell) });
     made = { cells };
-  } else made = { rows: area.rows.map((row) => row.map((cell) => cellKey(cell, fields))) };
+  } else made = { rows: area.rows.map((row) => row.map((cell) => keys.of(cell))) };
   keyed.set(area, made);
   return made;
 }
@@ -109,6 +107,11 @@ export class CellsOfKeys {
 export function cellChanges(before: CellsImage | undefined, after: CellsImage | undefined): CellChange[] {
   const changes: CellChange[] = [];
   const cells = new CellsOfKeys();
+  const corner = (before ?? after) as CellsImage | undefined;
+  if (!corner) return changes;
+  const keys = new CellKeys(corner.fields);
+  if (before) keysOf(before, keys);
+  if (after) keysOf(after, keys);
   const sparse = [before, after].filter((area): area is CellRunsImage => area !== undefined && isRuns(area));
   if (sparse.length > 0) {
     const positions = new Set<number>();
@@ -122,7 +125,6 @@ export function cellChanges(before: CellsImage | undefined, after: CellsImage | 
     }
     return changes;
   }
-  const corner = (before ?? after) as CellsImage;
   const was = before ? (keysOf(before).rows ?? []) : [];
   const is = after ? (keysOf(after).rows ?? []) : [];
   const height = Math.max(was.length, is.length);

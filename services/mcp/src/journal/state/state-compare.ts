@@ -73,18 +73,60 @@ export function sameContent(a: unknown, b: unknown): boolean {
   return a === b || canonicalOf(a) === canonicalOf(b);
 }
 
-/** `canonical(maskedCell(cell, fields))`, with `sortedFields` in order, without the copy. */
-export function cellKey(
-  cell: sheets_v4.Schema$CellData | undefined,
-  sortedFields: readonly CellField[],
-): string {
-  if (!cell) return '';
-  let text = '';
-  for (const field of sortedFields) {
-    const item = canonical(cell[field]);
-    if (item) text += `${text ? ',' : '{'}"${field}":${item}`;
+/**
+ * Cell keys: `canonical(maskedCell(cell, fields))` without the copy, one string per distinct key.
+ * A value met again (a format on many cells, in both images) is recognised by its JSON as Google
+ * gave it and not walked again, and equal keys are the same string, so comparing and looking them
+ * up is cheap.
+ */
+export class CellKeys {
+  readonly #fields: readonly CellField[];
+  readonly #forms = new Map<string, string>();
+  readonly #keys = new Map<string, string>();
+  readonly #single = new Map<CellField, Map<string, string>>();
+  constructor(fields: readonly CellField[]) {
+    this.#fields = [...fields].sort();
   }
-  return text ? `${text}}` : '';
+  of(cell: sheets_v4.Schema$CellData | undefined): string {
+    if (!cell) return '';
+    let text = '';
+    let single: { field: CellField; form: string } | undefined;
+    let parts = 0;
+    for (const field of this.#fields) {
+      const value: unknown = cell[field];
+      const form = value !== null && typeof value === 'object' ? this.#form(value) : canonical(value);
+      if (!form) continue;
+      parts++;
+      single = { field, form };
+      text += `${text ? ',' : '{'}"${field}":${form}`;
+    }
+    if (parts === 0) return '';
+    text += '}';
+    // One part: its form, one string per value already, finds the key without reading the key.
+    const keys = parts === 1 && single ? this.#byField(single.field) : this.#keys;
+    const lookup = parts === 1 && single ? single.form : text;
+    const same = keys.get(lookup);
+    if (same !== undefined) return same;
+    keys.set(lookup, text);
+    return text;
+  }
+  #byField(field: CellField): Map<string, string> {
+    let keys = this.#single.get(field);
+    if (!keys) {
+      keys = new Map();
+      this.#single.set(field, keys);
+    }
+    return keys;
+  }
+  #form(value: object): string {
+    const raw = JSON.stringify(value);
+    let form = this.#forms.get(raw);
+    if (form === undefined) {
+      form = canonical(value);
+      this.#forms.set(raw, form);
+    }
+    return form;
+  }
 }
 
 /** The cell's fields the area was read for, nothing else. */
