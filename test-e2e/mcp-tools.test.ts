@@ -208,7 +208,11 @@ describe('tools over MCP with an API key', () => {
           count: 2,
         }),
       ),
-    ).toEqual({ inserted: 2 });
+    ).toEqual({
+      inserted: 2,
+      // Every write names its journal entry (docs/design.md §11.8), a UUID.
+      changeId: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+    });
     const shifted = structured<{ values: unknown[][] }>(
       await call(alice, 'read_range', { spreadsheetId, range: 'My tab!A1:A4' }),
     );
