@@ -49,12 +49,7 @@ export function readRangeTools(deps: ToolDeps) {
       }),
       outputSchema: valueRangeOutput,
       async run(input, { auth, signal }) {
-        const call = {
-          userId: auth.userId,
-          signal,
-          spreadsheetId: input.spreadsheetId,
-          render: input.valueRenderOption,
-        };
+        const call = readCall(auth.userId, signal, input);
         const [range] = (await readableRanges(deps, call, [input.range])) as [string];
         const readRows = async (asked: string): Promise<Answered> => {
           try {
@@ -115,12 +110,7 @@ export function readRangeTools(deps: ToolDeps) {
       }),
       outputSchema: z.object({ valueRanges: z.array(valueRangeOutput) }),
       async run(input, { auth, signal }) {
-        const call = {
-          userId: auth.userId,
-          signal,
-          spreadsheetId: input.spreadsheetId,
-          render: input.valueRenderOption,
-        };
+        const call = readCall(auth.userId, signal, input);
         const ranges = await readableRanges(deps, call, input.ranges);
         let windows = ranges.map((range) => pageWindow(range, 0, input.limitPerRange));
         const batchGet = (asked: string[]) =>
@@ -193,6 +183,15 @@ export function readRangeTools(deps: ToolDeps) {
       },
     }),
   ]);
+}
+
+/** Who reads which spreadsheet, rendered how: what every read one call makes shares. */
+function readCall(
+  userId: string,
+  signal: AbortSignal,
+  input: { spreadsheetId: string; valueRenderOption: ValueRender },
+) {
+  return { userId, signal, spreadsheetId: input.spreadsheetId, render: input.valueRenderOption };
 }
 
 interface PageRead {
