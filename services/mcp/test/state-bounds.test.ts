@@ -272,13 +272,44 @@ describe('after the write', () => {
   it('altered cells past the bytes undo keeps: the byte bound, each altered cell counted once', async () => {
     const text = (row: number, column: number) =>
       `row ${String(row).padStart(5, '0')} column ${column} of the book`;
+    const rowData = Array.from({ length: 4_000 }, (_, row) => ({
+      values: Array.from({ length: 3 }, (_, column) => ({
+        userEnteredValue: { stringValue: text(row, column) },
+      })),
+    }));
+    const { deps } = stubGoogle({ sheets: [tab(4_000, 3, [])] }, { sheets: [tab(4_000, 3, rowData)] });
+    const journal = recordingJournal();
+    // A paste of 12,000 cells: within the cell bound, past the bytes.
+    await journaledTool(
+      'copy_range',
+      deps,
+      [{ copyPaste: { source: range(1, 1), destination: range(4_000, 3), pasteType: 'PASTE_VALUES' } }],
+      journal,
+    )();
+    const [entry] = journal.entries;
+    expect(entry?.payload).toBeUndefined();
+    // Counted once, not once in each image.
+    expect(entry).toMatchObject({
+      cells: 12_000,
+      summary: 'pasted onto 12000 cells of Sheet1!A1:C4000 (values)',
+    });
+    expect(entry?.undoUnavailableReason).toMatch(
+      /^Undo is not available: what the change replaced \(12,000 cells\) takes about [\d,]+ KB, more than the 480 KB/,
+    );
+  });
+});
+
+describe('a sort, before the write', () => {
+  it('its cells kept twice past the bytes: not sent for its after-image, the cells it covers counted once', async () => {
+    const text = (row: number, column: number) =>
+      `row ${String(row).padStart(5, '0')} column ${column} of the book`;
     const rows = (order: (row: number) => number) =>
       Array.from({ length: 2_000 }, (_, row) => ({
         values: Array.from({ length: 6 }, (_, column) => ({
           userEnteredValue: { stringValue: text(order(row), column) },
         })),
       }));
-    const { deps } = stubGoogle(
+    const { deps, batchUpdates } = stubGoogle(
       {
         sheets: [
           tab(
@@ -309,16 +340,52 @@ describe('after the write', () => {
       ],
       journal,
     )();
+    expect(batchUpdates[0]?.requestBody?.includeSpreadsheetInResponse).toBeUndefined();
     const [entry] = journal.entries;
     expect(entry?.payload).toBeUndefined();
-    // 12,000 cells moved: counted once, not once in each image.
-    expect(entry).toMatchObject({
-      cells: 12_000,
-      summary: 'sorted the rows of Sheet1!A1:F2000 (12000 cells moved)',
-    });
+    expect(entry).toMatchObject({ cells: 12_000, ranges: ['Sheet1!A1:F2000'] });
     expect(entry?.undoUnavailableReason).toMatch(
       /^Undo is not available: what the change replaced \(12,000 cells\) takes about [\d,]+ KB, more than the 480 KB/,
     );
+  });
+
+  it('a sort of fewer cells is kept, only the cells that moved', async () => {
+    const rows = (order: (row: number) => number) =>
+      Array.from({ length: 20 }, (_, row) => ({
+        values: [
+          { userEnteredValue: { numberValue: order(row) } },
+          { userEnteredValue: { stringValue: 'same' } },
+        ],
+      }));
+    const { deps } = stubGoogle(
+      {
+        sheets: [
+          tab(
+            20,
+            2,
+            rows((row) => row),
+          ),
+        ],
+      },
+      {
+        sheets: [
+          tab(
+            20,
+            2,
+            rows((row) => 19 - row),
+          ),
+        ],
+      },
+    );
+    const journal = recordingJournal();
+    await journaledTool(
+      'sort_range',
+      deps,
+      [{ sortRange: { range: range(20, 2), sortSpecs: [{ dimensionIndex: 0, sortOrder: 'DESCENDING' }] } }],
+      journal,
+    )();
+    const [entry] = journal.entries;
+    expect(entry).toMatchObject({ cells: 20, payload: { v: 2, kind: 'state' } });
   });
 });
 

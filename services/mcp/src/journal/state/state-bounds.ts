@@ -1,7 +1,8 @@
 import type { sheets_v4 } from 'googleapis';
 import { MAX_PAYLOAD_BYTES, MAX_UNDO_CELLS, tooLargeReason } from '../change-payloads.ts';
+import { areaCellCount } from './state-cells.ts';
 import type { CellAreaDiff } from './state-diff.ts';
-import type { Footprint, StateImage } from './state-image.ts';
+import { type Footprint, isRuns, type StateImage } from './state-image.ts';
 import { imageCells } from './state-image-of.ts';
 import type { TabGrid } from './state-read.ts';
 import { a1Range, tabTitles } from './state-words.ts';
@@ -22,7 +23,8 @@ export interface TooLarge {
  * Before the batch is sent, from the before-image and the requests: the cells read, and what the
  * requests that write one cell over a range (`repeatCell`, `setDataValidation`) or given rows
  * (`updateCells`) leave in those cells — each such cell then holds at least that, so undo would
- * keep at least its bytes for every cell it alters. An estimate: cells that held it already are
+ * keep at least its bytes for every cell it alters — and for a sort, its cells twice (before and
+ * after, as rows move). An estimate: cells that held it already, or rows already in order, are
  * counted too.
  */
 export function tooLargeBeforeWrite(
@@ -37,7 +39,9 @@ export function tooLargeBeforeWrite(
   let cells = 0;
   let bytes = 0;
   for (const request of requests) {
-    const written = writtenCells(request, tabs);
+    const written = request.sortRange?.range
+      ? sortedCells(request.sortRange.range, before)
+      : writtenCells(request, tabs);
     cells += written.cells;
     bytes += written.bytes;
   }
@@ -90,6 +94,21 @@ function writtenCells(
       bytes: Buffer.byteLength(JSON.stringify(rows)),
     };
   return { cells: 0, bytes: 0 };
+}
+
+/** The cells a sort moves, as the before-image holds them: kept before and after the sort. */
+function sortedCells(
+  range: sheets_v4.Schema$GridRange,
+  before: StateImage,
+): { cells: number; bytes: number } {
+  const area = before.cells.find(
+    (each) =>
+      each.sheetId === (range.sheetId ?? 0) &&
+      each.top === (range.startRowIndex ?? 0) &&
+      each.left === (range.startColumnIndex ?? 0),
+  );
+  if (!area || isRuns(area)) return { cells: 0, bytes: 0 };
+  return { cells: areaCellCount(area), bytes: 2 * Buffer.byteLength(JSON.stringify(area.rows)) };
 }
 
 /** The cells of a grid range on its tab's grid (a side without an end runs to the grid's edge). */
