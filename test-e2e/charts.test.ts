@@ -100,6 +100,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+/** A journal entry's `changeId`. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 describe('charts over MCP', { timeout: 60_000 }, () => {
   it('with an API key: adds a column chart, lists it, changes it, moves it to its own sheet and deletes it', async () => {
     const added = structured(
@@ -121,8 +124,11 @@ describe('charts over MCP', { timeout: 60_000 }, () => {
       yAxisTitle: 'Units',
     });
     const chartId = added.chartId as number;
+    // The answer names its journal entry (docs/design.md §11.8); the chart listed is the rest.
+    const { changeId, ...chart } = added;
+    expect(changeId).toMatch(UUID);
     const listed = structured(await call(aliceKey, 'list_charts', { spreadsheetId: aliceBook }));
-    expect(listed.charts).toEqual([added]);
+    expect(listed.charts).toEqual([chart]);
 
     const changed = structured(
       await call(aliceKey, 'update_chart', {
@@ -189,7 +195,8 @@ describe('charts over MCP', { timeout: 60_000 }, () => {
       width: 480,
       height: 300,
     });
-    const { previous: _previous, ...now } = over;
+    const { previous: _previous, changeId, ...now } = over;
+    expect(changeId).toMatch(UUID);
     expect(structured(await call(aliceOAuth, 'list_charts', { spreadsheetId: aliceBook })).charts).toEqual([
       now,
     ]);
