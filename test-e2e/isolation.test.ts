@@ -183,6 +183,7 @@ describe.skipIf(Boolean(missing))(
         ['find_in_spreadsheet', { spreadsheetId, query: 'private' }],
         ['read_records', { spreadsheetId, range: 'Plan' }],
         ['read_cell_details', { spreadsheetId, range: 'Plan!A1:B2' }],
+        ['read_formats', { spreadsheetId, range: 'Plan!A1:B2' }],
         ['set_notes', { spreadsheetId, notes: [{ range: 'Plan!A1', note: 'Mallory' }] }],
         ['write_range', { spreadsheetId, range: 'Plan!A2', values: [['Mallory']] }],
         ['write_ranges', { spreadsheetId, data: [{ range: 'Plan!A2', values: [['Mallory']] }] }],
@@ -235,6 +236,9 @@ describe.skipIf(Boolean(missing))(
         ['autofill', { spreadsheetId, source: 'Plan!B1:B2', direction: 'down', count: 2 }],
         ['sort_range', { spreadsheetId, range: 'Plan!A1:B2', sortBy: [{ column: 'B' }] }],
         ['find_replace', { spreadsheetId, find: 'Bob', replacement: 'Mallory' }],
+        ['remove_duplicates', { spreadsheetId, range: 'Plan' }],
+        ['trim_whitespace', { spreadsheetId, range: 'Plan' }],
+        ['change_case', { spreadsheetId, range: 'Plan', case: 'upper' }],
         ['merge_cells', { spreadsheetId, range: 'Plan!A1:B1' }],
         ['unmerge_cells', { spreadsheetId, range: 'Plan!A1:B1' }],
         ['freeze', { spreadsheetId, sheetId, rows: 1 }],
@@ -260,18 +264,24 @@ describe.skipIf(Boolean(missing))(
       ];
       // Every tool that names a file is attempted: a new one must be added here.
       const { tools } = await alice.withKey.listTools();
-      // list_changes takes a spreadsheetId only to filter the caller's own journal: on bob's
-      // file it finds none of alice's changes and says nothing of bob's (asserted below).
+      // list_changes and undo_change take a spreadsheetId only to pick from the caller's own
+      // journal: on bob's file they find none of alice's changes and say nothing of bob's
+      // (asserted below).
       const namingAFile = tools
         .filter((tool) =>
           ['spreadsheetId', 'fileId'].some((field) => field in (tool.inputSchema.properties ?? {})),
         )
         .map((tool) => tool.name)
-        .filter((name) => name !== 'list_changes');
+        .filter((name) => name !== 'list_changes' && name !== 'undo_change');
       for (const client of [alice.withKey, alice.withToken]) {
         const listed = await call(client, 'list_changes', { spreadsheetId });
         expect(listed.isError).not.toBe(true);
         expect(listed.structuredContent).toEqual({ changes: [], nextPageToken: null });
+        const undone = await call(client, 'undo_change', { spreadsheetId });
+        expect(undone.isError).toBe(true);
+        expect(JSON.stringify(undone.content)).toContain(
+          `No change of this credential to spreadsheet ${spreadsheetId} was found that can be undone`,
+        );
       }
       expect([...new Set(attempts.map(([name]) => name))].sort()).toEqual(namingAFile.sort());
 
