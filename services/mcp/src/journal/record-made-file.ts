@@ -9,6 +9,14 @@ export interface MadeFile {
   modifiedTime?: string | null;
 }
 
+/** The tools that make a file in Drive and journal it here: what trash_file takes as made by Sheetgate. */
+export const FILE_MAKING_TOOLS = [
+  'create_spreadsheet',
+  'copy_spreadsheet',
+  'convert_file',
+  'create_folder',
+] as const;
+
 /**
  * Journals a file a tool made (create_spreadsheet, create_folder, copy_spreadsheet, convert_file):
  * undo moves it to the trash, refused when it was modified after `modifiedTime` (docs/design.md
@@ -52,4 +60,19 @@ export function recordMadeFile(
           },
         }),
   });
+}
+
+/**
+ * Whether the person made `fileId` through Sheetgate: their change journal holds its making (by any
+ * of their keys or apps, within the journal's retention). One listing per making tool, at once.
+ */
+export async function madeThroughSheetgate(
+  journal: ChangeJournal,
+  auth: AuthInfo,
+  fileId: string,
+): Promise<boolean> {
+  const found = await Promise.all(
+    FILE_MAKING_TOOLS.map((tool) => journal.list(auth, { spreadsheetId: fileId, tool, pageSize: 1 })),
+  );
+  return found.some(({ changes }) => changes.length > 0);
 }

@@ -5,6 +5,7 @@ import type { ToolDeps } from './kit/tool-deps.ts';
 import { chartTools } from './sets/charts/charts.ts';
 import { cellDetailTools } from './sets/core-read/cell-details.ts';
 import { driveSearchTools } from './sets/core-read/drive-search.ts';
+import { evaluateFormulaTools } from './sets/core-read/evaluate-formulas.ts';
 import { findInSpreadsheetTools } from './sets/core-read/find-in-spreadsheet.ts';
 import { getSpreadsheetTools } from './sets/core-read/get-spreadsheet.ts';
 import { listChangesTools } from './sets/core-read/list-changes.ts';
@@ -18,6 +19,7 @@ import { valueWriteTools } from './sets/core-write/values.ts';
 import { driveFileTools } from './sets/files/drive-files.ts';
 import { folderContentTools } from './sets/files/folder-contents.ts';
 import { newSpreadsheetTools } from './sets/files/new-spreadsheets.ts';
+import { trashFileTools } from './sets/files/trash-file.ts';
 import { cellRuleTools } from './sets/rules/cell-rules.ts';
 import { filterTools } from './sets/rules/filters.ts';
 import { rangeObjectTools } from './sets/rules/range-objects.ts';
@@ -47,6 +49,7 @@ export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
     ...getSpreadsheetTools(deps),
     ...readRangeTools(deps),
     ...findInSpreadsheetTools(deps),
+    ...evaluateFormulaTools(deps),
     ...recordTools(deps),
     ...cellDetailTools(deps),
     ...readFormatTools(deps),
@@ -74,6 +77,7 @@ export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
     ...driveSearchTools(deps),
     ...driveFileTools(deps),
     ...folderContentTools(deps),
+    ...trashFileTools(deps),
     ...sharingTools(deps),
     ...commentTools(deps),
   ];
