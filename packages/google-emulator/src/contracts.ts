@@ -39,7 +39,10 @@ export interface DriveFile {
   ownerEmail: string;
   createdTime: string;
   modifiedTime: string;
+  /** In the trash, on its own or with a folder that holds it. */
   trashed: boolean;
+  /** Trashed on its own, not with a folder (drive/trash.ts); absent means as `trashed`. */
+  explicitlyTrashed?: boolean;
   parents: string[];
   /** OAuth clients that created or opened this file: what `drive.file` lets them see. */
   appClientIds: Set<string>;

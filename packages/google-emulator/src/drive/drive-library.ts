@@ -5,6 +5,7 @@ import { driveErrors } from './drive-errors.ts';
 import type { FileMetadata } from './file-metadata.ts';
 import { isNative } from './file-resource.ts';
 import type { MemoryFileStore } from './file-store.ts';
+import { setTrashed } from './trash.ts';
 
 export interface DriveDeps {
   files: MemoryFileStore;
@@ -143,7 +144,7 @@ export function createDriveLibrary({ files, access, spreadsheets }: DriveDeps) {
         file.name = metadata.name;
         if (file.mimeType === SPREADSHEET_MIME_TYPE) spreadsheets.rename(file.id, file.name);
       }
-      if (typeof metadata.trashed === 'boolean') file.trashed = metadata.trashed;
+      if (typeof metadata.trashed === 'boolean') setTrashed(files, file, metadata.trashed);
       if (parentChanges.add.length > 0 || parentChanges.remove.length > 0) {
         file.parents = [
           ...new Set([

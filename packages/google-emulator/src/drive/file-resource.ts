@@ -29,7 +29,7 @@ export function fileResource(file: DriveFile, publicUrl: string): drive_v3.Schem
     parents: file.parents.length > 0 ? file.parents : [file.driveId ?? 'root'],
     ...(file.driveId ? { driveId: file.driveId, teamDriveId: file.driveId } : {}),
     trashed: file.trashed,
-    explicitlyTrashed: file.trashed,
+    explicitlyTrashed: file.explicitlyTrashed ?? file.trashed,
     starred: false,
     createdTime: file.createdTime,
     modifiedTime: file.modifiedTime,
