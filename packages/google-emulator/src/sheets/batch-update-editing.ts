@@ -10,9 +10,9 @@ import { googleErrors } from '../google-error.ts';
 import type { GridBounds } from './a1-notation.ts';
 import { gridBounds, sheetById } from './batch-update.ts';
 import { effectiveCell } from './cell-values.ts';
-import { evaluateSpreadsheet } from './formulas.ts';
 import { cellAt, positionsIn, setCell, storedCellsIn } from './grid.ts';
 import type { CellData, DimensionMetadata, ExtendedValue, SheetModel, SpreadsheetModel } from './model.ts';
+import { evaluateShownCells } from './pivot-tables.ts';
 import { shiftFormula } from './shift-formula.ts';
 
 type Response = sheets_v4.Schema$Response;
@@ -47,7 +47,7 @@ function pasteParts(pasteType: string | null | undefined) {
  */
 export function freshResults(spreadsheet: SpreadsheetModel) {
   spreadsheet.revision += 1e-6;
-  const evaluation = evaluateSpreadsheet(spreadsheet);
+  const evaluation = evaluateShownCells(spreadsheet);
   return (sheet: SheetModel, row: number, column: number, cell: CellData | undefined) =>
     effectiveCell(evaluation, spreadsheet.sheets.indexOf(sheet), row, column, cell).effectiveValue;
 }

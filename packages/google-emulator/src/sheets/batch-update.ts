@@ -65,6 +65,7 @@ import {
   storedCellsIn,
 } from './grid.ts';
 import type { CellData, SheetModel, SpreadsheetModel } from './model.ts';
+import { checkPivotTable } from './pivot-tables.ts';
 import { sheetPropertiesResource } from './spreadsheet-resource.ts';
 import { newSheet } from './spreadsheet-store.ts';
 
@@ -460,6 +461,10 @@ function writeRowData(
 function updateCells(spreadsheet: SpreadsheetModel, request: sheets_v4.Schema$UpdateCellsRequest): Response {
   if (!request.fields) throw problem("At least one field must be updated, but 'fields' is empty.");
   const rows = request.rows ?? [];
+  if (/(^|,)\s*(\*|pivotTable)\b/.test(request.fields))
+    for (const row of rows)
+      for (const cell of row.values ?? [])
+        if (cell?.pivotTable) checkPivotTable(spreadsheet, cell.pivotTable);
   if (request.range) {
     // A range bounds the write: every cell in it is set, from `rows` or to empty.
     const { sheet, bounds } = gridBounds(spreadsheet, request.range);

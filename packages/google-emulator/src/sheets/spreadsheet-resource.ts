@@ -5,8 +5,8 @@
 import type { sheets_v4 } from 'googleapis';
 import { type GridBounds, type ResolvedRange, resolveRange } from './a1-notation.ts';
 import { effectiveCell, formattedValue, shownCellsIn } from './cell-values.ts';
-import { evaluateSpreadsheet } from './formulas.ts';
 import type { CellData, CellFormat, DimensionMetadata, SheetModel, SpreadsheetModel } from './model.ts';
+import { evaluateShownCells } from './pivot-tables.ts';
 
 /** Google's default cell format for a new spreadsheet (en_US). */
 export const DEFAULT_CELL_FORMAT: CellFormat = {
@@ -113,7 +113,7 @@ export function gridData(
   sheet: SheetModel,
   bounds: GridBounds,
 ): sheets_v4.Schema$GridData {
-  const evaluation = evaluateSpreadsheet(spreadsheet);
+  const evaluation = evaluateShownCells(spreadsheet);
   const sheetIndex = spreadsheet.sheets.indexOf(sheet);
   const rowData: sheets_v4.Schema$RowData[] = [];
   for (const [row, column, cell] of shownCellsIn(evaluation, sheet, sheetIndex, bounds)) {
@@ -170,6 +170,7 @@ function cellResource(
   const link = hyperlinkOf(cell);
   if (link) resource.hyperlink = link;
   if (cell.dataValidation) resource.dataValidation = structuredClone(cell.dataValidation);
+  if (cell.pivotTable) resource.pivotTable = structuredClone(cell.pivotTable);
   return resource;
 }
 

@@ -21,9 +21,9 @@ import {
   shownCellsIn,
 } from './cell-values.ts';
 import { rewriteFormulasForDimension } from './dimension-references.ts';
-import { evaluateSpreadsheet } from './formulas.ts';
 import { cellAt, ensureGridSize, hasValue, insertRows, setCell, storedCellsIn } from './grid.ts';
 import type { SheetModel, SpreadsheetModel } from './model.ts';
+import { evaluateShownCells } from './pivot-tables.ts';
 import { cellFromInput, type ValueInputOption } from './user-entered.ts';
 
 export type MajorDimension = 'ROWS' | 'COLUMNS';
@@ -55,7 +55,7 @@ export function readBounds(
   bounds: GridBounds,
   options: ReadOptions,
 ): sheets_v4.Schema$ValueRange {
-  const evaluation = evaluateSpreadsheet(spreadsheet);
+  const evaluation = evaluateShownCells(spreadsheet);
   const sheetIndex = spreadsheet.sheets.indexOf(sheet);
   const matrix: Array<Array<RenderedValue | undefined>> = [];
   for (const [row, column, cell] of shownCellsIn(evaluation, sheet, sheetIndex, bounds)) {

@@ -1,8 +1,8 @@
 /** A spreadsheet's cells as export formats need them: stored, effective and formatted. */
 import { type EffectiveCell, effectiveCell, formattedValue, shownCellsIn } from './cell-values.ts';
-import { evaluateSpreadsheet } from './formulas.ts';
 import { dataRowEnd } from './grid.ts';
 import type { CellData, NumberFormat, SheetModel, SpreadsheetModel } from './model.ts';
+import { evaluateShownCells } from './pivot-tables.ts';
 
 export interface ExportCell {
   row: number;
@@ -14,7 +14,7 @@ export interface ExportCell {
 }
 
 export function exportCells(spreadsheet: SpreadsheetModel, sheet: SheetModel): ExportCell[] {
-  const evaluation = evaluateSpreadsheet(spreadsheet);
+  const evaluation = evaluateShownCells(spreadsheet);
   const sheetIndex = spreadsheet.sheets.indexOf(sheet);
   const cells: ExportCell[] = [];
   const grid = sheet.properties.gridProperties;
