@@ -431,3 +431,81 @@ describe('protected ranges', () => {
     ).toContain('invalid arguments');
   });
 });
+
+describe('a condition and colour scale points as one text each (issue 35, item 9)', () => {
+  it('sets, formats and filters as the type-and-values form did, and refuses the malformed before Google', async () => {
+    await call('set_data_validation', {
+      range: 'Lists!B1',
+      condition: 'number_between 0 1000',
+      strict: false,
+    });
+    await call('set_data_validation', { range: 'Lists!B2', condition: 'ONE_OF_LIST Open, Done' });
+    expect(await validationOf('Lists!B1:B2')).toEqual([
+      ['B1', { condition: 'NUMBER_BETWEEN', values: ['0', '1000'], strict: false }],
+      ['B2', { condition: 'ONE_OF_LIST', values: ['Open', 'Done'], strict: true }],
+    ]);
+
+    const added = await call('add_conditional_format', {
+      ranges: ['Lists!A1:A3'],
+      condition: 'TEXT_EQ "Done"',
+      format: { bold: true },
+    });
+    expect(added.structured).toMatchObject({ condition: 'TEXT_EQ', values: ['Done'] });
+    const scale = await call('add_conditional_format', {
+      ranges: ['Lists!C1:C3'],
+      colorScale: { min: 'MIN #ffffff', mid: 'percent 50 #ffff00', max: 'MAX #00ff00' },
+    });
+    expect(scale.structured.colorScale).toEqual({
+      min: { type: 'MIN', value: null, color: '#ffffff' },
+      mid: { type: 'PERCENT', value: '50', color: '#ffff00' },
+      max: { type: 'MAX', value: null, color: '#00ff00' },
+    });
+    const listed = (await call('list_conditional_formats', { sheetId: listsId })).structured
+      .rules as Structured[];
+    expect(listed.map((rule) => [rule.condition, rule.values])).toEqual([
+      [null, []],
+      ['TEXT_EQ', ['Done']],
+    ]);
+
+    const filtered = await call('set_basic_filter', {
+      range: 'Lists!A1:C3',
+      criteria: [{ column: 'A', condition: 'TEXT_CONTAINS o' }],
+    });
+    expect(filtered.structured.criteria).toEqual([
+      { column: 'A', hiddenValues: [], condition: 'TEXT_CONTAINS', values: ['o'] },
+    ]);
+    await call('clear_basic_filter', { sheetId: listsId });
+
+    expect(
+      await refused('set_data_validation', { range: 'Lists!B3', condition: 'NUMBER_GREATER 5', values: [6] }),
+    ).toContain("give NUMBER_GREATER's values after it or in values, not both");
+    expect(
+      await refused('set_data_validation', { range: 'Lists!B3', condition: 'NUMBER_BETWEEN 1 2 3' }),
+    ).toContain('NUMBER_BETWEEN takes at most 2 values');
+    expect(
+      await refused('set_data_validation', { range: 'Lists!B3', condition: 'TEXT_IS_EMAIL x' }),
+    ).toContain('TEXT_IS_EMAIL takes no value');
+    const unknown = await refused('add_conditional_format', {
+      ranges: ['Lists!A1'],
+      condition: 'GREATER_THAN 5',
+      format: { bold: true },
+    });
+    expect(unknown).toContain('invalid arguments');
+    expect(unknown).toContain('"GREATER_THAN" is not a condition type here; give one of NUMBER_GREATER,');
+    expect(
+      await refused('set_basic_filter', {
+        range: 'Lists!A1:C3',
+        criteria: [{ column: 'B', condition: 'BLANK now' }],
+      }),
+    ).toContain('BLANK takes no value');
+    expect(
+      await refused('add_conditional_format', {
+        ranges: ['Lists!A1'],
+        colorScale: { min: 'MIN white', max: 'MAX #000000' },
+      }),
+    ).toContain('"NUMBER 50 #ff0000"');
+    // None of the refusals changed a rule.
+    expect(await validationOf('Lists!B3')).toEqual([]);
+    expect((await call('list_conditional_formats', { sheetId: listsId })).structured.rules).toHaveLength(2);
+  });
+});

@@ -25,11 +25,16 @@ import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
 import { listedTabs, type TabRef, tabOf } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
+import { colorScaleInput, type ScalePoint } from './color-scale.ts';
 import {
+  type ConditionType,
+  conditionGiven,
   conditionOf,
   conditionValues,
   FORMAT_CONDITIONS,
+  formatCondition,
   VALIDATION_CONDITIONS,
+  validationCondition,
   valuesOf,
 } from './rule-conditions.ts';
 
@@ -44,18 +49,8 @@ const formatInput = z.object({
   underline: z.boolean().optional(),
 });
 
-const scalePoint = z.object({
-  type: z.enum(['MIN', 'MAX', 'NUMBER', 'PERCENT', 'PERCENTILE']),
-  value: z.union([z.string().max(200), z.number()]).optional(),
-  color: hex,
-});
-
-const colorScaleInput = z
-  .object({ min: scalePoint, mid: scalePoint.optional(), max: scalePoint })
-  .describe('Instead of condition and format.');
-
 const ruleInput = {
-  condition: z.enum(FORMAT_CONDITIONS).optional(),
+  condition: formatCondition.optional(),
   values: conditionValues,
   format: formatInput.optional(),
   colorScale: colorScaleInput.optional(),
@@ -137,7 +132,7 @@ export function cellRuleTools(deps: ToolDeps) {
       inputSchema: z.object({
         spreadsheetId,
         range: a1Range,
-        condition: z.enum(VALIDATION_CONDITIONS).optional(),
+        condition: validationCondition.optional(),
         values: conditionValues,
         strict: z.boolean().default(true).describe('false: only warn.'),
         showDropdown: z.boolean().default(true),
@@ -151,7 +146,11 @@ export function cellRuleTools(deps: ToolDeps) {
           throw new ToolError(
             'give a condition to set a rule, or clear: true (and no condition) to remove one',
           );
-        const condition = input.condition ? conditionOf(input.condition, input.values) : undefined;
+        const given =
+          input.condition === undefined
+            ? undefined
+            : conditionGiven(input.condition, input.values, VALIDATION_CONDITIONS);
+        const condition = given ? conditionOf(given.type, given.values) : undefined;
         const read = await readSpreadsheet(auth.userId, signal, input.spreadsheetId, TAB_FIELDS);
         const tabs = tabsOf(read);
         const { range, tab } = gridRangeOf(input.range, tabs, read.namedRanges ?? []);
@@ -161,13 +160,13 @@ export function cellRuleTools(deps: ToolDeps) {
         const a1 = a1Of(range, tabs);
         const result = {
           range: a1,
-          condition: input.condition ?? null,
+          condition: given?.type ?? null,
           values: valuesOf(condition),
           strict: condition ? input.strict : null,
           cells,
         };
         const what = condition
-          ? `${input.condition}${result.values.length ? ` (${result.values.join(', ')})` : ''}, ${input.strict ? 'strict' : 'warning only'}`
+          ? `${given?.type}${result.values.length ? ` (${result.values.join(', ')})` : ''}, ${input.strict ? 'strict' : 'warning only'}`
           : 'no validation';
         if (input.dryRun)
           return {
@@ -177,7 +176,7 @@ export function cellRuleTools(deps: ToolDeps) {
         const rule: sheets_v4.Schema$DataValidationRule | undefined = condition && {
           condition,
           strict: input.strict,
-          ...(input.condition === 'ONE_OF_LIST' || input.condition === 'ONE_OF_RANGE'
+          ...(given?.type === 'ONE_OF_LIST' || given?.type === 'ONE_OF_RANGE'
             ? { showCustomUi: input.showDropdown }
             : {}),
           ...(input.inputMessage ? { inputMessage: input.inputMessage } : {}),
@@ -207,7 +206,7 @@ export function cellRuleTools(deps: ToolDeps) {
       outputSchema: ruleOutput.extend({ dryRun: dryRunOutput }),
       async run(input, { auth, signal }) {
         const read = await readRules(auth.userId, signal, input.spreadsheetId);
-        const { rule, tab } = formatRuleOf(input, input.ranges, read.tabs, read.namedRanges);
+        const { rule, tab } = formatRuleOf(ruleGiven(input), input.ranges, read.tabs, read.namedRanges);
         const count = read.sheets.find((sheet) => sheet.properties?.sheetId === tab.sheetId)
           ?.conditionalFormats?.length;
         const index = Math.min(input.index, count ?? 0);
@@ -270,7 +269,7 @@ export function cellRuleTools(deps: ToolDeps) {
       outputSchema: ruleOutput.extend({ previous: ruleOutput, dryRun: dryRunOutput }),
       async run(given, { auth, signal }) {
         const read = await readRules(auth.userId, signal, given.spreadsheetId);
-        const input = { ...given, sheetId: tabOf(read.tabs, given.sheetId).sheetId };
+        const input = { ...ruleGiven(given), sheetId: tabOf(read.tabs, given.sheetId).sheetId };
         const existing = ruleAt(read, input.sheetId, input.index);
         const previous = ruleView(existing, input.sheetId, input.index, read.tabs);
         const changesRule = input.condition || input.colorScale || input.format || input.ranges;
@@ -305,7 +304,7 @@ export function cellRuleTools(deps: ToolDeps) {
           const wanted: RuleInput = keepsScale
             ? { values: [], colorScale: input.colorScale ?? scaleInputOf(previous.colorScale) }
             : {
-                condition: input.condition ?? (previous.condition as RuleInput['condition']),
+                condition: input.condition ?? (previous.condition as ConditionType),
                 values: input.condition ? input.values : previous.values,
                 format: input.format ?? formatViewInput(previous.format),
               };
@@ -364,11 +363,20 @@ export function cellRuleTools(deps: ToolDeps) {
 
 type FormatInput = z.infer<typeof formatInput>;
 type RuleInput = {
-  condition?: (typeof FORMAT_CONDITIONS)[number] | undefined;
-  values: Array<string | number>;
+  condition?: ConditionType | undefined;
+  values: string[];
   format?: FormatInput | undefined;
   colorScale?: z.infer<typeof colorScaleInput> | undefined;
 };
+
+/** The tool's arguments with the condition's text read into its type and values. */
+function ruleGiven<Input extends { condition?: string | undefined; values: string[] }>(
+  input: Input,
+): Omit<Input, 'condition'> & { condition?: ConditionType } {
+  if (input.condition === undefined) return input as Omit<Input, 'condition'>;
+  const { type, values } = conditionGiven(input.condition, input.values, FORMAT_CONDITIONS);
+  return { ...input, condition: type, values };
+}
 
 /** A ConditionalFormatRule from the tool's arguments, on ranges of one tab; refused when incomplete. */
 function formatRuleOf(
@@ -386,7 +394,7 @@ function formatRuleOf(
     throw new ToolError('give either a condition with a format, or a colorScale');
   if (input.colorScale) {
     if (input.format) throw new ToolError('a colour scale has no format: give its colours in colorScale');
-    const point = (name: string, given: z.infer<typeof scalePoint>): sheets_v4.Schema$InterpolationPoint => {
+    const point = (name: string, given: ScalePoint): sheets_v4.Schema$InterpolationPoint => {
       const needsValue = given.type !== 'MIN' && given.type !== 'MAX';
       if (needsValue && (given.value === undefined || String(given.value).trim() === ''))
         throw new ToolError(`colorScale.${name} of type ${given.type} needs a value`);
@@ -452,7 +460,7 @@ function formatView(format: sheets_v4.Schema$CellFormat | undefined): RuleView['
 function scaleInputOf(view: RuleView['colorScale']): RuleInput['colorScale'] {
   if (!view?.min || !view.max) return undefined;
   const point = (given: NonNullable<RuleView['colorScale']>[string]) => ({
-    type: given.type as z.infer<typeof scalePoint>['type'],
+    type: given.type as ScalePoint['type'],
     ...(given.value === null ? {} : { value: given.value }),
     color: given.color ?? '#000000',
   });

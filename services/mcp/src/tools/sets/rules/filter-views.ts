@@ -8,11 +8,20 @@ import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
 import { columnLetters } from '../../kit/a1.ts';
 import { a1Of, type Tab } from '../../kit/rule-grid.ts';
-import { conditionOf, conditionValues, FORMAT_CONDITIONS, valuesOf } from './rule-conditions.ts';
+import {
+  conditionGiven,
+  conditionOf,
+  conditionValues,
+  FORMAT_CONDITIONS,
+  formatCondition,
+  valuesOf,
+} from './rule-conditions.ts';
 
+// Checked by a refinement rather than a regex so that tools/list says "Its letter." once, not
+// again as a pattern.
 const column = z
   .string()
-  .regex(/^[A-Za-z]{1,3}$/, 'a column letter such as C')
+  .refine((letters) => /^[A-Za-z]{1,3}$/.test(letters), 'a column letter such as C')
   .describe('Its letter.');
 
 export const sortInput = z
@@ -25,7 +34,7 @@ export const criteriaInput = z
     z.object({
       column,
       hiddenValues: z.array(z.string().max(1_000)).max(500).optional(),
-      condition: z.enum(FORMAT_CONDITIONS).optional(),
+      condition: formatCondition.optional(),
       values: conditionValues,
     }),
   )
@@ -103,7 +112,7 @@ export function filterSpecsOf(
       throw new ToolError(`values for column ${each.column.toUpperCase()} need a condition`);
     const filterCriteria: sheets_v4.Schema$FilterCriteria = {
       ...(each.hiddenValues?.length ? { hiddenValues: each.hiddenValues } : {}),
-      ...(each.condition ? { condition: conditionOf(each.condition, each.values) } : {}),
+      ...(each.condition ? { condition: criterionCondition(each.condition, each.values, each.column) } : {}),
     };
     return { columnIndex: index, filterCriteria };
   });
@@ -156,4 +165,14 @@ export function describeFilter(view: FilterView): string {
   }
   const title = view.title === null ? '' : `${JSON.stringify(view.title)} `;
   return `${title}on ${parts.join(', ')}`;
+}
+
+function criterionCondition(text: string, values: readonly string[], column: string) {
+  const given = conditionGiven(
+    text,
+    values,
+    FORMAT_CONDITIONS,
+    `the condition for column ${column.toUpperCase()}`,
+  );
+  return conditionOf(given.type, given.values);
 }
