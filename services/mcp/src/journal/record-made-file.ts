@@ -64,13 +64,16 @@ export function recordMadeFile(
 
 /**
  * Whether the person made `fileId` through Sheetgate: their change journal holds its making (by any
- * of their keys or apps, within the journal's retention). One listing per making tool, at once.
+ * of their keys or apps, within the journal's retention). One listing per making tool, at once;
+ * a making still on its way from another replica is not seen yet.
  */
 export async function madeThroughSheetgate(
   journal: ChangeJournal,
   auth: AuthInfo,
   fileId: string,
 ): Promise<boolean> {
+  // A file made a moment ago through this replica may still be on its way to auth.
+  await journal.flush();
   const found = await Promise.all(
     FILE_MAKING_TOOLS.map((tool) => journal.list(auth, { spreadsheetId: fileId, tool, pageSize: 1 })),
   );
