@@ -66,3 +66,33 @@ export async function seedBenchSpreadsheet(emulatorUrl: string, name: string, ro
   });
   return ((await response.json()) as { files: Array<{ id: string }> }).files[0]!.id;
 }
+
+/** Sequential request latencies (ms) over one keep-alive connection: no queueing, only the path. */
+export async function latencies(
+  samples: number,
+  send: (agent: http.Agent) => Promise<void>,
+): Promise<number[]> {
+  return (await interleavedLatencies(samples, [send]))[0]!;
+}
+
+/**
+ * `latencies` of several requests taken in turn — one of each, then the next of each — so that a
+ * collection or a warm-up landing on one of them weighs on them alike; each list sorted.
+ */
+export async function interleavedLatencies(
+  samples: number,
+  sends: Array<(agent: http.Agent) => Promise<void>>,
+): Promise<number[][]> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  for (let i = 0; i < 20; i++) for (const send of sends) await send(agent);
+  const times = sends.map((): number[] => []);
+  for (let i = 0; i < samples; i++) {
+    for (const [index, send] of sends.entries()) {
+      const started = performance.now();
+      await send(agent);
+      times[index]!.push(performance.now() - started);
+    }
+  }
+  agent.destroy();
+  return times.map((each) => each.sort((a, b) => a - b));
+}

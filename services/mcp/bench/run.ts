@@ -26,7 +26,6 @@
  * and the server's: a ratio is refused when the generator was the bottleneck, and a request the
  * service does not answer with a result (the modern era before it is served) says so instead.
  */
-import http from 'node:http';
 import os from 'node:os';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { rssMb } from '@sheetgate/test-harness';
@@ -35,7 +34,16 @@ import { NICE, OTHER_CORE, SERVER_CORE, startBenchStack } from './bench-stack.ts
 import { ERA_VERSIONS, type Era, type EraRequest, listTools, readRange } from './eras.ts';
 import { measureQuotaFairness } from './google-quota.ts';
 import { createLoadGenerator } from './load.ts';
-import { benchBodyFile, ms, out, percentile, request, seedBenchSpreadsheet } from './one-request.ts';
+import { measureLongTabPages } from './long-tab-pages.ts';
+import {
+  benchBodyFile,
+  latencies,
+  ms,
+  out,
+  percentile,
+  request,
+  seedBenchSpreadsheet,
+} from './one-request.ts';
 import { measureRevocations } from './revocations.ts';
 import { cpuRatio, describeSide, measure, median, ratio, type Side, type Target } from './rounds.ts';
 import { toolListSizes } from './tool-list-sizes.ts';
@@ -51,7 +59,6 @@ const CONNECTIONS = 50;
 const ERAS: Era[] = ['legacy', 'modern'];
 const RANGE = 'Sheet1!A1:C20';
 const REVOKES = Number(process.env.BENCH_REVOKES ?? 50);
-const LONG_TAB_ROWS = 60_000;
 const QUOTA_SECONDS = Number(process.env.BENCH_QUOTA_SECONDS ?? 60);
 
 /**
@@ -96,33 +103,6 @@ async function authGrpcCalls(metricsPort: string): Promise<Map<string, number>> 
     calls.set(method, (calls.get(method) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
   }
   return calls;
-}
-
-/** Sequential request latencies (ms) over one keep-alive connection: no queueing, only the path. */
-async function latencies(samples: number, send: (agent: http.Agent) => Promise<void>): Promise<number[]> {
-  return (await interleavedLatencies(samples, [send]))[0]!;
-}
-
-/**
- * `latencies` of several requests taken in turn — one of each, then the next of each — so that a
- * collection or a warm-up landing on one of them weighs on them alike; each list sorted.
- */
-async function interleavedLatencies(
-  samples: number,
-  sends: Array<(agent: http.Agent) => Promise<void>>,
-): Promise<number[][]> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  for (let i = 0; i < 20; i++) for (const send of sends) await send(agent);
-  const times = sends.map((): number[] => []);
-  for (let i = 0; i < samples; i++) {
-    for (const [index, send] of sends.entries()) {
-      const started = performance.now();
-      await send(agent);
-      times[index]!.push(performance.now() - started);
-    }
-  }
-  agent.destroy();
-  return times.map((each) => each.sort((a, b) => a - b));
 }
 
 const generator = createLoadGenerator({ cores: OTHER_CORE, connections: CONNECTIONS, nice: NICE });
@@ -321,42 +301,7 @@ try {
   await stack.clearFaults();
   out();
 
-  // A page of a long tab against a page of a short one: only the page's rows are asked of Google.
-  const [longId, shortId] = [
-    await seedBenchSpreadsheet(stack.emulatorUrl, 'Long', LONG_TAB_ROWS),
-    await seedBenchSpreadsheet(stack.emulatorUrl, 'Short', 60),
-  ];
-  const pageCall = (id: string, offset: number, limit = 20) => {
-    const call = withCredential(readRange('legacy', id, 'Sheet1', { offset, limit }), jwt);
-    return (agent: http.Agent) =>
-      request(agent, stack.mcpUrl, { method: 'POST', headers: call.headers, body: call.body });
-  };
-  const pageSamples = Math.max(20, Math.round(LATENCY_SAMPLES / 5));
-  const [shortPage = [], longFirst = [], longDeep = []] = await interleavedLatencies(pageSamples, [
-    pageCall(shortId, 0),
-    pageCall(longId, 0),
-    pageCall(longId, LONG_TAB_ROWS - 1_000),
-  ]);
-  out(`read_range, 20 rows, ${pageSamples} calls of each in turn, one at a time (no emulator latency):`);
-  out(`  a 60-row tab, rows 1–20                 p50 ${ms(percentile(shortPage, 50))}`);
-  const longPages: Array<[string, number[]]> = [
-    [`a ${LONG_TAB_ROWS}-row tab, rows 1–20`, longFirst],
-    [`a ${LONG_TAB_ROWS}-row tab, ${LONG_TAB_ROWS - 999}–${LONG_TAB_ROWS - 980}`, longDeep],
-  ];
-  for (const [label, times] of longPages) {
-    const vsShort = percentile(times, 50) / percentile(shortPage, 50);
-    out(
-      `  ${label.padEnd(38)}  p50 ${ms(percentile(times, 50))}  (${vsShort.toFixed(2)}× the short tab; goal within 3×)`,
-    );
-  }
-  const rssBeforePaging = rssMb(mcpPid);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  for (let offset = 0; offset < LONG_TAB_ROWS; offset += 2_000) await pageCall(longId, offset, 2_000)(agent);
-  agent.destroy();
-  out(
-    `  MCP service RSS paging through the long tab 2,000 rows at a time: ${rssBeforePaging} MB before, ${rssMb(mcpPid)} MB after`,
-  );
-  out();
+  await measureLongTabPages(bench, LATENCY_SAMPLES);
 
   // wrk runs for a time, not a count: runs sized from the measured rate until the count is reached.
   const jwtList = targets['jwt-legacy']!;

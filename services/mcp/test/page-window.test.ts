@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { isPastGridError, pageWindow, WINDOW_ROWS } from '../src/tools/kit/page-window.ts';
 
 describe('pageWindow', () => {
-  it('a tab alone: whole rows from the offset, at least WINDOW_ROWS tall', () => {
+  it('a tab alone: whole rows from the offset, the page and one row more', () => {
     expect(pageWindow("'My tab'", 0, 20)).toEqual({
       kind: 'rows',
-      range: `'My tab'!1:${WINDOW_ROWS}`,
-      rows: WINDOW_ROWS,
+      range: `'My tab'!1:21`,
+      rows: 21,
       first: 0,
       rangeTop: 0,
       rangeEnd: undefined,
@@ -26,8 +26,8 @@ describe('pageWindow', () => {
   });
 
   it('columns keep their letters; the window starts at the range’s top plus the offset', () => {
-    expect(pageWindow('Sheet1!B5:D', 10, 20)).toMatchObject({ range: `Sheet1!B15:D${14 + WINDOW_ROWS}` });
-    expect(pageWindow('A:AB', 0, 1)).toMatchObject({ range: `A1:AB${WINDOW_ROWS}` });
+    expect(pageWindow('Sheet1!B5:D', 10, 20)).toMatchObject({ range: 'Sheet1!B15:D35' });
+    expect(pageWindow('A:AB', 0, 1)).toMatchObject({ range: 'A1:AB2' });
   });
 
   it('a bounded range ends the window at its last row, and says so', () => {
@@ -43,6 +43,12 @@ describe('pageWindow', () => {
       lastOfRange: true,
       maybeNamedRange: false,
     });
+    // A bounded range whose rest fits WINDOW_ROWS is read to its end; a taller one a page at a time.
+    expect(pageWindow('Sheet1!A1:C40', 0, 5)).toMatchObject({ range: 'Sheet1!A1:C40', lastOfRange: true });
+    expect(pageWindow(`Sheet1!A1:C${WINDOW_ROWS + 1}`, 0, 5)).toMatchObject({
+      range: 'Sheet1!A1:C6',
+      lastOfRange: false,
+    });
     expect(pageWindow('Sheet1!A1:C40', 40, 5)).toEqual({ kind: 'past-end' });
     expect(pageWindow('Sheet1!B2', 0, 5)).toMatchObject({
       range: 'Sheet1!B2:B2',
@@ -54,7 +60,7 @@ describe('pageWindow', () => {
   it('what has no row window is read whole: named ranges, and columns open on one side', () => {
     // A bare name is read as a tab's first; the tools read it whole if Google knows no such tab.
     expect(pageWindow('Budget_2026', 0, 5)).toMatchObject({
-      range: `Budget_2026!1:${WINDOW_ROWS}`,
+      range: 'Budget_2026!1:6',
       maybeNamedRange: true,
     });
     expect(pageWindow('Big tab', 0, 5)).toMatchObject({ maybeNamedRange: false });

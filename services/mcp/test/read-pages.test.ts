@@ -63,7 +63,8 @@ describe('read_range fetches only the page it returns', () => {
     const { structured, text } = await call('read_range', { range: 'Big tab', limit: 20 });
     const page = structured as unknown as ValueRange;
     expect(await valuesGets()).toBe(before + 1);
-    expect(page.range).toBe("'Big tab'!A1:Z1000");
+    // The page's rows and one more, which holds data: the read itself says more follows.
+    expect(page.range).toBe("'Big tab'!A1:Z21");
     expect(page.values).toHaveLength(20);
     expect(page.values[19]).toEqual(['r20', '20']);
     expect(page.totalRows).toBeNull();
@@ -74,7 +75,7 @@ describe('read_range fetches only the page it returns', () => {
   it('a page deep in the tab asks for its own rows, and the last page knows the total', async () => {
     const deep = (await call('read_range', { range: 'Big tab!A:B', offset: 3_000, limit: 50 }))
       .structured as unknown as ValueRange;
-    expect(deep.range).toBe("'Big tab'!A3001:B4000");
+    expect(deep.range).toBe("'Big tab'!A3001:B3051");
     expect(deep.values[0]).toEqual(['r3001', '3001']);
     expect(deep.nextOffset).toBe(3_050);
 
@@ -113,7 +114,7 @@ describe('read_range fetches only the page it returns', () => {
       limitPerRange: 3,
     });
     const [whole, tail] = (structured as { valueRanges: ValueRange[] }).valueRanges;
-    expect(whole!.range).toBe("'Big tab'!A1:Z1000");
+    expect(whole!.range).toBe("'Big tab'!A1:Z4");
     expect(whole!.values).toHaveLength(3);
     expect(whole!.totalRows).toBeNull();
     expect(whole!.nextOffset).toBe(3);

@@ -128,7 +128,8 @@ describe('a read says whether the tab holds data past what it returned', () => {
       stoppedBy: 'end',
     });
     expect(text).toContain('Data ends at row 14 (last column D): nothing below it in the range.');
-    // The window (a new tab's 1,000 rows), then the tab's size: the window reached its grid's end.
+    // The window (the page and one row more), then one spreadsheets.get of the tab's size and the
+    // rows under the window: blank to the grid's end.
     expect(calls).toBe(2);
   });
 

@@ -4,12 +4,15 @@ import { columnLetters, gridBounds, rangeOnSheet, splitRange } from './a1.ts';
  * The rows of a range one page reads from Google, rather than the whole range: a page of a
  * 60,000-row tab then costs what a page of a 60-row tab costs, at any offset.
  *
- * The window is at least WINDOW_ROWS tall (a new tab's 1,000 rows, so that one read reaches the
- * end of most tabs) and one row taller than the page. Google leaves out a read's trailing empty
- * rows (ValueRange.values), so an answer shorter than the window says the window's last rows are
- * blank, not that the range's data ended: whether data lies below it is looked up apart
- * (data-below.ts).
+ * The window is the page's rows and one more: when that row holds data, the read itself says
+ * that more follows. A range whose rest is at most WINDOW_ROWS tall is read to its end. Google leaves out a read's trailing empty rows (ValueRange.values), so an
+ * answer shorter than the window says the window's last rows are blank, not that the range's
+ * data ended: whether data lies below it is looked up apart (data-below.ts). A taller window would
+ * reach the end of a short tab in the same read, but on a tall tab every read would carry rows
+ * the page does not return.
  */
+
+/** A new tab's 1,000 rows: the fewest one look below a window reads (data-below.ts), and read_records' window. */
 export const WINDOW_ROWS = 1_000;
 
 /** The last row A1 is read with here (seven digits, a1.ts); Sheets holds at most 10 million cells. */
@@ -56,7 +59,8 @@ export function pageWindow(range: string, offset: number, limit: number): PageWi
   const first = rangeTop + offset;
   const rangeEnd = Math.min(bounds.endRowIndex ?? LAST_ROW, LAST_ROW);
   if (first >= rangeEnd) return { kind: 'past-end' };
-  const end = Math.min(first + Math.max(limit + 1, WINDOW_ROWS), rangeEnd);
+  // A bounded range whose rest fits one look is read to its end: its total is then known too.
+  const end = rangeEnd - first <= WINDOW_ROWS ? rangeEnd : Math.min(first + limit + 1, rangeEnd);
   const lastOfRange = end >= rangeEnd;
   const window: RowsWindow = {
     kind: 'rows',
