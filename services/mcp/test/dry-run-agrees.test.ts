@@ -137,6 +137,7 @@ const TOOL_VARIANTS: Record<string, Variant[]> = {
     ['a chartId of no chart', (args) => ({ ...args, chartId: NO_ID })],
     ['a negative chartId', (args) => ({ ...args, chartId: -1 })],
   ],
+  ],
   set_basic_filter: [
     [
       'a criteria column outside the range',
@@ -236,6 +237,10 @@ const TOOL_VARIANTS: Record<string, Variant[]> = {
   create_folder: [
     ['a parent that is not there', (args) => ({ ...args, parentId: 'nope' })],
     ['an empty name', (args) => ({ ...args, name: '' })],
+  ],
+  trash_file: [
+    ['a file that is not there', (args) => ({ ...args, fileId: 'no-such-file' })],
+    ['a file not made through Sheetgate', (args, target) => ({ ...args, fileId: target.spreadsheetId })],
   ],
   share_file: [
     ['a file that is not there', (args) => ({ ...args, fileId: 'nope' })],

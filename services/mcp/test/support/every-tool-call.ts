@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ChangeCredentialKind, createChangeJournalClient } from '@sheetgate/proto';
 import { registeredTools } from '../../src/tools/registry.ts';
 import type { McpUnderTest, SeedFile } from './stack.ts';
 
@@ -105,6 +107,8 @@ export interface ToolCallTarget {
   /** For the sharing and comment tools: a permission and a comment on the (Sheetgate-made) book. */
   permissionId?: string;
   commentId?: string;
+  /** For trash_file: a copy of the book whose making is in the person's change journal. */
+  madeFileId?: string;
   /** The "Plan" tab's and the "Notes" tab's sheetId. */
   planId: number;
   notesId: number;
@@ -114,10 +118,12 @@ export interface ToolCallTarget {
 const ON_RULE_FIXTURES = 'on rule fixtures';
 /** Marks a clean-up call: a repeated row on "Plan" and padded text on "Notes" are put there first. */
 const ON_MESSY_DATA = 'on messy data';
+/** Marks a call on a file the person made through Sheetgate (a copy_spreadsheet of the book). */
+const ON_MADE_FILE = 'on a made file';
 type ToolCall = [
   tool: string,
   args: Record<string, unknown>,
-  needs?: typeof ON_RULE_FIXTURES | typeof ON_MESSY_DATA,
+  needs?: typeof ON_RULE_FIXTURES | typeof ON_MESSY_DATA | typeof ON_MADE_FILE,
 ];
 
 function messyDataRequests(planId: number, notesId: number): unknown[] {
@@ -167,7 +173,7 @@ function everyToolCall(target: ToolCallTarget): ToolCall[] {
 }
 
 function toolCalls(target: ToolCallTarget): ToolCall[] {
-  const { spreadsheetId, planId, notesId, permissionId = 'x', commentId = 'x' } = target;
+  const { spreadsheetId, planId, notesId, permissionId = 'x', commentId = 'x', madeFileId = 'x' } = target;
   return [
     ['list_spreadsheets', {}],
     ['get_spreadsheet', { spreadsheetId }],
@@ -296,6 +302,7 @@ function toolCalls(target: ToolCallTarget): ToolCall[] {
     ['copy_spreadsheet', { spreadsheetId }],
     ['create_folder', { name: 'Reports' }],
     ['list_folder_contents', {}],
+    ['trash_file', { fileId: madeFileId }, ON_MADE_FILE],
     ['share_file', { fileId: spreadsheetId, emailAddress: 'carol@example.com', role: 'reader' }],
     ['list_permissions', { fileId: spreadsheetId }],
     ['update_permission', { fileId: spreadsheetId, permissionId, role: 'writer' }],
@@ -493,6 +500,8 @@ export const PINNED_GOOGLE_REQUESTS: RequestsPerTool = {
   copy_spreadsheet: { 'drive.files.copy': 1 },
   create_folder: { 'drive.files.create': 1 },
   list_folder_contents: { 'drive.files.list': 1 },
+  // The file's name, type and whether it is in the trash already (a folder's items: one list more).
+  trash_file: { 'drive.files.get': 1, 'drive.files.update': 1 },
   // The change journal keeps what the grantee had before (sharing again replaces the role).
   share_file: { 'drive.permissions.list': 1, 'drive.permissions.create': 1 },
   list_permissions: { 'drive.permissions.list': 1 },
@@ -540,15 +549,65 @@ async function sheetgateMadeCopy(
   return { ...target, spreadsheetId: copy.id, permissionId: permission.id, commentId: comment.id };
 }
 
+/**
+ * A copy of the book as copy_spreadsheet makes one: copied with the person's Google token for
+ * Sheetgate's app, and its making journaled in auth as the MCP service journals it (no tool call,
+ * which the service's own request counts would show).
+ */
+async function madeThroughSheetgate(
+  stack: BookStack,
+  userId: string,
+  spreadsheetId: string,
+  token: string,
+): Promise<string> {
+  const response = await fetch(`${stack.emulatorUrl}/drive/v3/files/${spreadsheetId}/copy`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Made copy' }),
+  });
+  if (!response.ok) throw new Error(`the made file was refused: ${await response.text()}`);
+  const copy = (await response.json()) as { id: string };
+  const journal = createChangeJournalClient({ address: stack.grpcAddress, serviceToken: stack.serviceToken });
+  try {
+    await journal.recordChanges({
+      changes: [
+        {
+          id: randomUUID(),
+          userId,
+          occurredAtMs: Date.now(),
+          credentialKind: ChangeCredentialKind.CHANGE_CREDENTIAL_KIND_APP,
+          credentialId: 'made-file-fixture',
+          tool: 'copy_spreadsheet',
+          spreadsheetId: copy.id,
+          ranges: ['Made copy'],
+          cells: 0,
+          rows: 0,
+          undoable: false,
+          undoUnavailableReason: 'a test fixture',
+          payload: new Uint8Array(),
+          undoesChangeId: '',
+          summary: 'copied the book as "Made copy"',
+        },
+      ],
+    });
+  } finally {
+    journal.close();
+  }
+  return copy.id;
+}
+
 /** Google requests by API method, per tool. */
 export type RequestsPerTool = Record<string, Record<string, number>>;
 
-type BookStack = Pick<McpUnderTest, 'emulatorUrl' | 'seed' | 'googleAccessToken'>;
+type BookStack = Pick<
+  McpUnderTest,
+  'emulatorUrl' | 'seed' | 'googleAccessToken' | 'grpcAddress' | 'serviceToken'
+>;
 
 /**
  * A fresh copy of TOOL_CALL_BOOK for `tool`'s one call (with the rule fixtures when the call acts
  * on them; a Sheetgate-made copy for the sharing tools), put there through the emulator directly
- * (no tool, so no count), and that call.
+ * (no tool, so no count; for trash_file a copy journaled as copy_spreadsheet's), and that call.
  */
 export async function freshCallOf(
   stack: BookStack,
@@ -585,7 +644,9 @@ export async function freshCallOf(
   const plain = { spreadsheetId: spreadsheetId!, planId: idOf('Plan'), notesId: idOf('Notes') };
   const target = SHEETGATE_FILE_TOOLS.has(tool)
     ? await sheetgateMadeCopy(stack.emulatorUrl, plain, token!)
-    : plain;
+    : needs[2] === ON_MADE_FILE
+      ? { ...plain, madeFileId: await madeThroughSheetgate(stack, userId, plain.spreadsheetId, token!) }
+      : plain;
   const [, args] = everyToolCall(target).find(([name]) => name === tool)!;
   return { target, args };
 }
