@@ -249,6 +249,8 @@ describe.skipIf(Boolean(missing))(
         ['copy_sheet_to', { spreadsheetId, sheetId, destinationSpreadsheetId: spreadsheetId }],
         ['convert_file', { fileId: spreadsheetId, to: 'csv' }],
         ['convert_file', { fileId: csvId, to: 'spreadsheet' }],
+        ['trash_file', { fileId: spreadsheetId }],
+        ['trash_file', { fileId: csvId }],
         ['copy_spreadsheet', { spreadsheetId }],
         [
           'share_file',
