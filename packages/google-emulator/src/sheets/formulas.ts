@@ -3,8 +3,9 @@
  * makes this package GPL-3.0-only: acceptable because the emulator is a development and test tool,
  * never part of a production image (README.md, "Licence"). Its function
  * set is Excel's, which covers the common Sheets functions (SUM, AVERAGE, COUNT, COUNTA, MIN, MAX,
- * IF, CONCATENATE, `&`, ROUND, DATE, SORT, UNIQUE, FILTER, ARRAYFORMULA, …); Sheets-only functions
- * (QUERY, IMPORTRANGE, GOOGLEFINANCE, …) evaluate to `#NAME?`.
+ * IF, CONCATENATE, `&`, ROUND, DATE, SORT, UNIQUE, FILTER, ARRAYFORMULA, …); Sheets functions it
+ * lacks or defines as Excel does are added in sheets-functions.ts (QUERY, SORT, SORTN, FILTER, …);
+ * other Sheets-only functions (GOOGLEFINANCE, …) evaluate to `#NAME?`.
  */
 import { createRequire } from 'node:module';
 import type { CellValue, DetailedCellError, HyperFormula } from 'hyperformula';
@@ -12,6 +13,7 @@ import { formatCell } from './a1-notation.ts';
 import { dataRowEnd, hasValue } from './grid.ts';
 import type { ExtendedValue, NumberFormat, SheetModel, SpreadsheetModel } from './model.ts';
 import { closeOpenRanges, type TabExtent } from './open-ranges.ts';
+import { registerSheetsFunctions } from './sheets-functions.ts';
 
 export interface FormulaResult {
   effectiveValue?: ExtendedValue;
@@ -36,7 +38,10 @@ export interface Evaluation {
  */
 let hyperFormula: typeof import('hyperformula') | undefined;
 function loadHyperFormula(): typeof import('hyperformula') {
-  hyperFormula ??= createRequire(import.meta.url)('hyperformula') as typeof import('hyperformula');
+  if (!hyperFormula) {
+    hyperFormula = createRequire(import.meta.url)('hyperformula') as typeof import('hyperformula');
+    registerSheetsFunctions(hyperFormula);
+  }
   return hyperFormula;
 }
 
@@ -143,6 +148,9 @@ function readFormula(
     const cells: Array<[number, number, FormulaResult]> = [
       [0, 0, toResult(value, engine.getCellValueDetailedType(address), messageOf)],
     ];
+    // An array formula's error fills every cell of its predicted size in HyperFormula; Sheets
+    // shows it in the formula's cell alone.
+    if (value instanceof loadHyperFormula().DetailedCellError) return cells;
     const array = engine.dependencyGraph.arrayMapping.getArrayByCorner(address);
     for (let r = 0; r < Math.min(array?.height ?? 0, rows); r++)
       for (let c = 0; c < Math.min(array?.width ?? 0, columns); c++) {
@@ -221,14 +229,20 @@ function rangeAsArray(formula: string): string {
   return BARE_RANGE.test(formula) ? `=VSTACK(${formula.slice(1).trim()})` : formula;
 }
 
-/** Sheets accepts bare TRUE and FALSE in formulas; HyperFormula wants TRUE() and FALSE(). */
+/**
+ * Sheets accepts bare TRUE and FALSE in formulas; HyperFormula wants TRUE() and FALSE(). Sheets
+ * also reads number literals with an upper-case exponent.
+ */
 export function engineFormula(formula: string): string {
   return formula
     .split(/("(?:[^"]|"")*"|'(?:[^']|'')*')/)
     .map((part, index) =>
       index % 2 === 1
         ? part
-        : part.replace(/\b(TRUE|FALSE)\b(?!\s*[(!])/gi, (word) => `${word.toUpperCase()}()`),
+        : part
+            .replace(/\b(TRUE|FALSE)\b(?!\s*[(!])/gi, (word) => `${word.toUpperCase()}()`)
+            // HyperFormula reads an exponent only after a lower-case `e` (`1e+99`); Sheets takes `1E+99`.
+            .replace(/(?<![\w$.])(\d+(?:\.\d*)?|\.\d+)E(?=[+-]?\d)/g, '$1e'),
     )
     .join('');
 }

@@ -1,0 +1,471 @@
+/**
+ * Sheets functions HyperFormula lacks or defines as Excel does, added as HyperFormula function
+ * plugins (https://hyperformula.handsontable.com/guide/custom-functions.html):
+ * - QUERY (https://support.google.com/docs/answer/3093343), over query-language.ts and
+ *   query-execution.ts;
+ * - SORT as Sheets takes it, `SORT(range, sort_column, is_ascending, [sort_column2, is_ascending2,
+ *   …])` (https://support.google.com/docs/answer/3093150), where Excel's is
+ *   `SORT(array, sort_index, sort_order, by_col)`;
+ * - SORTN (https://support.google.com/docs/answer/7354624);
+ * - FILTER over rows of a range of any width (https://support.google.com/docs/answer/3093197),
+ *   where HyperFormula's takes one row or column;
+ * - AVERAGEIFS (https://support.google.com/docs/answer/3256534);
+ * - COUNTUNIQUE ignoring empty cells (https://support.google.com/docs/answer/3093405: "counts the
+ *   number of unique values in a list of specified values and ranges"), where HyperFormula counts
+ *   the empty value as one more.
+ * Registered once, on HyperFormula's first load, with the runtime formulas.ts loads: the plugin
+ * classes must extend that runtime's FunctionPlugin.
+ */
+import type {
+  ArraySize as ArraySizeType,
+  CellError as CellErrorType,
+  FunctionPlugin as FunctionPluginType,
+  SimpleRangeValue as SimpleRangeValueType,
+} from 'hyperformula';
+import { columnToLetters } from './a1-notation.ts';
+import { runQuery } from './query-execution.ts';
+import type { QueryValue } from './query-language.ts';
+import { QueryError } from './query-language.ts';
+
+type HyperFormulaModule = typeof import('hyperformula');
+type Ast = { type: string; value?: unknown; args: Ast[] };
+type State = unknown;
+/** What a plugin method receives from runFunction for a RANGE parameter, and returns. */
+type Scalar = unknown;
+
+/** How Sheets' SORT and SORTN order values: numbers, text ignoring case, booleans; blanks last either way. */
+function sortRank(value: Scalar, empty: symbol): [rank: number, key: number | string] {
+  if (value === empty || value === '' || value === undefined) return [4, 0];
+  if (typeof value === 'number') return [0, value];
+  if (typeof value === 'string') return [1, value.toLowerCase()];
+  if (typeof value === 'boolean') return [2, value ? 1 : 0];
+  if (typeof value === 'object' && value !== null && 'val' in value) return [0, Number(value.val)];
+  return [3, 0];
+}
+
+export function registerSheetsFunctions(hf: HyperFormulaModule): void {
+  const {
+    HyperFormula,
+    FunctionPlugin,
+    FunctionArgumentType,
+    ArraySize,
+    SimpleRangeValue,
+    CellError,
+    ErrorType,
+    EmptyValue,
+  } = hf;
+  const empty = EmptyValue as unknown as symbol;
+  type Plugin = FunctionPluginType & {
+    runFunction: (args: Ast[], state: State, metadata: unknown, fn: (...args: never[]) => unknown) => unknown;
+    metadata: (name: string) => unknown;
+    arraySizeForAst: (ast: Ast, state: State) => ArraySizeType;
+  };
+  const base = FunctionPlugin as unknown as new (...args: never[]) => Plugin;
+
+  const raw = (value: Scalar): QueryValue => {
+    if (value === empty || value instanceof CellError) return null;
+    if (typeof value === 'object' && value !== null && 'val' in value) return Number(value.val);
+    return value as QueryValue;
+  };
+  const asCell = (value: QueryValue): Scalar => (value === null || value === '' ? empty : value);
+  const rowsOf = (value: unknown): Scalar[][] =>
+    value instanceof SimpleRangeValue ? (value as SimpleRangeValueType).data : [[value]];
+
+  /** Rows ordered by Sheets' sort_column, is_ascending pairs (a column index in the range, or a range as tall). */
+  const sortRows = (rows: Scalar[][], pairs: unknown[], name: string): Scalar[][] | CellErrorType => {
+    const keys: Array<{ column: (row: number) => Scalar; ascending: boolean }> = [];
+    for (let index = 0; index < pairs.length; index += 2) {
+      const column = pairs[index];
+      const ascending = pairs[index + 1];
+      if (column === undefined) continue;
+      if (column instanceof CellError) return column;
+      if (ascending instanceof CellError) return ascending;
+      const up = ascending === undefined ? true : Boolean(raw(ascending));
+      if (column instanceof SimpleRangeValue) {
+        const data = (column as SimpleRangeValueType).data;
+        if (data.length !== rows.length || (data[0]?.length ?? 0) !== 1)
+          return new CellError(
+            ErrorType.VALUE,
+            `${name} has mismatched range sizes. Expected row count: ${rows.length}. column count: 1. Actual row count: ${data.length}, column count: ${data[0]?.length ?? 0}.`,
+          );
+        keys.push({ column: (row) => data[row]?.[0], ascending: up });
+        continue;
+      }
+      const number = Math.trunc(Number(raw(column)));
+      const width = rows[0]?.length ?? 0;
+      if (!(number >= 1 && number <= width))
+        return new CellError(
+          ErrorType.VALUE,
+          `Function ${name} parameter ${index + 2} value is ${number}. Valid values are between 1 and ${width} inclusive.`,
+        );
+      keys.push({ column: (row) => rows[row]?.[number - 1], ascending: up });
+    }
+    if (keys.length === 0) keys.push({ column: (row) => rows[row]?.[0], ascending: true });
+    const order = rows.map((_, row) => row);
+    order.sort((a, b) => compareRows(keys, a, b));
+    return order.map((row) => rows[row] as Scalar[]);
+  };
+  const compareRows = (
+    keys: Array<{ column: (row: number) => Scalar; ascending: boolean }>,
+    a: number,
+    b: number,
+  ): number => {
+    for (const key of keys) {
+      const [rankA, keyA] = sortRank(key.column(a), empty);
+      const [rankB, keyB] = sortRank(key.column(b), empty);
+      if (rankA === 4 || rankB === 4) {
+        if (rankA !== rankB) return rankA === 4 ? 1 : -1;
+        continue;
+      }
+      const order = rankA !== rankB ? rankA - rankB : keyA < keyB ? -1 : keyA > keyB ? 1 : 0;
+      if (order !== 0) return key.ascending ? order : -order;
+    }
+    return 0;
+  };
+  const firstError = (rows: Scalar[][]): CellErrorType | undefined => {
+    for (const row of rows) for (const value of row) if (value instanceof CellError) return value;
+    return undefined;
+  };
+  /** The size of the range argument: SORT's result, and the most SORTN's or QUERY's can take. */
+  const sizeOfFirst = (plugin: Plugin, ast: Ast, state: State): ArraySizeType => {
+    if (ast.args.length < 1) return ArraySize.error();
+    const size = plugin.arraySizeForAst(ast.args[0] as Ast, state);
+    return new ArraySize(size.width, size.height);
+  };
+
+  class SheetsFunctionsPlugin extends base {
+    static implementedFunctions = {
+      QUERY: {
+        method: 'query',
+        sizeOfResultArrayMethod: 'querySize',
+        enableArrayArithmeticForArguments: true,
+        vectorizationForbidden: true,
+        parameters: [
+          { argumentType: FunctionArgumentType.RANGE },
+          { argumentType: FunctionArgumentType.STRING },
+          { argumentType: FunctionArgumentType.NUMBER, optionalArg: true },
+        ],
+      },
+      FILTER: {
+        method: 'filter',
+        sizeOfResultArrayMethod: 'rangeSize',
+        enableArrayArithmeticForArguments: true,
+        vectorizationForbidden: true,
+        parameters: [
+          { argumentType: FunctionArgumentType.RANGE },
+          { argumentType: FunctionArgumentType.ANY },
+        ],
+        repeatLastArgs: 1,
+      },
+      SORT: {
+        method: 'sort',
+        sizeOfResultArrayMethod: 'rangeSize',
+        enableArrayArithmeticForArguments: true,
+        vectorizationForbidden: true,
+        parameters: [
+          { argumentType: FunctionArgumentType.RANGE },
+          { argumentType: FunctionArgumentType.ANY, optionalArg: true },
+          { argumentType: FunctionArgumentType.ANY, optionalArg: true },
+        ],
+        repeatLastArgs: 2,
+      },
+      SORTN: {
+        method: 'sortn',
+        sizeOfResultArrayMethod: 'rangeSize',
+        enableArrayArithmeticForArguments: true,
+        vectorizationForbidden: true,
+        parameters: [
+          { argumentType: FunctionArgumentType.RANGE },
+          { argumentType: FunctionArgumentType.NUMBER, defaultValue: 1, emptyAsDefault: true },
+          { argumentType: FunctionArgumentType.NUMBER, defaultValue: 0, emptyAsDefault: true },
+          { argumentType: FunctionArgumentType.ANY, optionalArg: true },
+          { argumentType: FunctionArgumentType.ANY, optionalArg: true },
+        ],
+        repeatLastArgs: 2,
+      },
+      COUNTUNIQUE: {
+        method: 'countunique',
+        parameters: [{ argumentType: FunctionArgumentType.SCALAR }],
+        repeatLastArgs: 1,
+        expandRanges: true,
+      },
+    };
+
+    query(ast: Ast, state: State): unknown {
+      const limit = this.querySize(ast, state);
+      return this.runFunction(
+        ast.args,
+        state,
+        this.metadata('QUERY'),
+        (data: SimpleRangeValueType, text: string, headers: number | undefined) => {
+          const rows = data.data;
+          const start = data.range?.start.col;
+          const width = rows[0]?.length ?? 0;
+          const columnIds = Array.from({ length: width }, (_, column) =>
+            start === undefined ? `Col${column + 1}` : columnToLetters(start + column),
+          );
+          try {
+            const output = runQuery({ rows: rows.map((row) => row.map(raw)), columnIds }, text, headers);
+            if (output.rows.length === 0)
+              return new CellError(ErrorType.NA, 'Query completed with an empty output.');
+            const outputWidth = Math.max(...output.rows.map((row) => row.length));
+            // An array is never larger than the size predicted before evaluation (querySize).
+            return SimpleRangeValue.onlyValues(
+              output.rows
+                .slice(0, limit.height)
+                .map((row) =>
+                  Array.from({ length: Math.min(outputWidth, limit.width) }, (_, column) =>
+                    asCell(row[column] ?? null),
+                  ),
+                ) as never,
+            );
+          } catch (error) {
+            if (!(error instanceof QueryError)) throw error;
+            return new CellError(
+              ErrorType.VALUE,
+              `Unable to parse query string for Function QUERY parameter 2: ${error.message}`,
+            );
+          }
+        },
+      );
+    }
+
+    /**
+     * At most a header row over the data's rows; as wide as the columns a literal query selects,
+     * or with `pivot` (one column a pivot value) or a query built by formula, as wide as the data's
+     * columns and rows together.
+     */
+    querySize(ast: Ast, state: State): ArraySizeType {
+      if (ast.args.length < 2) return ArraySize.error();
+      const data = sizeOfFirst(this, ast, state);
+      const text = ast.args[1]?.type === 'STRING' ? String(ast.args[1].value) : undefined;
+      let width = data.width + data.height;
+      if (text !== undefined && !/\bpivot\b/i.test(text)) {
+        try {
+          const select =
+            /^\s*select\s+(.*?)(?=\s+(?:where|group|pivot|order|limit|offset|label|format|options)\b|$)/is.exec(
+              text,
+            );
+          width =
+            select?.[1] && select[1].trim() !== '*'
+              ? Math.max(data.width, splitTopLevel(select[1]).length)
+              : data.width;
+        } catch {
+          width = data.width + data.height;
+        }
+      }
+      return new ArraySize(Math.max(width, 1), data.height + 1);
+    }
+
+    rangeSize(ast: Ast, state: State): ArraySizeType {
+      return sizeOfFirst(this, ast, state);
+    }
+
+    /**
+     * Rows whose conditions (columns as tall as the range) are all true, or columns whose conditions
+     * (rows as wide) are (https://support.google.com/docs/answer/3093197).
+     */
+    filter(ast: Ast, state: State): unknown {
+      return this.runFunction(
+        ast.args,
+        state,
+        this.metadata('FILTER'),
+        (range: unknown, ...conditions: unknown[]) => {
+          const rows = rowsOf(range);
+          const height = rows.length;
+          const width = rows[0]?.length ?? 0;
+          const tests = conditions.map(rowsOf);
+          const byRow = tests.every((test) => test.length === height && test[0]?.length === 1);
+          const byColumn = !byRow && tests.every((test) => test.length === 1 && test[0]?.length === width);
+          if (!byRow && !byColumn) {
+            const bad = tests.find((test) => test.length !== height || test[0]?.length !== 1) ?? [];
+            return new CellError(
+              ErrorType.VALUE,
+              `FILTER has mismatched range sizes. Expected row count: ${height}. column count: 1. Actual row count: ${bad.length}, column count: ${bad[0]?.length ?? 0}.`,
+            );
+          }
+          const passes = (index: number) =>
+            tests.every((test) => {
+              const value = raw(byRow ? test[index]?.[0] : test[0]?.[index]);
+              return value === true || (typeof value === 'number' && value !== 0);
+            });
+          const kept = byRow
+            ? rows.filter((_, row) => passes(row))
+            : rows.map((line) => line.filter((_, column) => passes(column)));
+          if (kept.length === 0 || (kept[0]?.length ?? 0) === 0)
+            return new CellError(ErrorType.NA, 'No matches are found in FILTER evaluation.');
+          return SimpleRangeValue.onlyValues(kept as never);
+        },
+      );
+    }
+
+    sort(ast: Ast, state: State): unknown {
+      return this.runFunction(
+        ast.args,
+        state,
+        this.metadata('SORT'),
+        (range: unknown, ...pairs: unknown[]) => {
+          const rows = rowsOf(range);
+          const error = firstError(rows);
+          if (error) return error;
+          const sorted = sortRows(rows, pairs, 'SORT');
+          return sorted instanceof CellError ? sorted : SimpleRangeValue.onlyValues(sorted as never);
+        },
+      );
+    }
+
+    /**
+     * Display ties mode: 0 the first n rows; 1 those and every row tied with the nth; 2 the first n
+     * rows after removing duplicate rows; 3 the first n unique rows with every duplicate of them.
+     */
+    sortn(ast: Ast, state: State): unknown {
+      return this.runFunction(
+        ast.args,
+        state,
+        this.metadata('SORTN'),
+        (range: unknown, n: number, ties: number, ...pairs: unknown[]) => {
+          const rows = rowsOf(range);
+          const error = firstError(rows);
+          if (error) return error;
+          if (n < 0)
+            return new CellError(
+              ErrorType.NUM,
+              `Function SORTN parameter 2 value is ${n}. It should be greater than or equal to 0.`,
+            );
+          if (![0, 1, 2, 3].includes(ties))
+            return new CellError(
+              ErrorType.NUM,
+              `Function SORTN parameter 3 value is ${ties}. Valid values are between 0 and 3 inclusive.`,
+            );
+          const sorted = sortRows(rows, pairs, 'SORTN');
+          if (sorted instanceof CellError) return sorted;
+          const same = (a: Scalar[] | undefined, b: Scalar[] | undefined) =>
+            JSON.stringify(a?.map(raw)) === JSON.stringify(b?.map(raw));
+          let kept: Scalar[][];
+          if (ties === 0) kept = sorted.slice(0, n);
+          else if (ties === 1) {
+            const last = sorted[n - 1];
+            kept = [...sorted.slice(0, n), ...sorted.slice(n).filter((row) => n > 0 && same(row, last))];
+          } else {
+            const unique: Scalar[][] = [];
+            for (const row of sorted) if (!unique.some((other) => same(other, row))) unique.push(row);
+            const first = unique.slice(0, n);
+            kept = ties === 2 ? first : sorted.filter((row) => first.some((other) => same(other, row)));
+          }
+          if (kept.length === 0) return new CellError(ErrorType.REF, 'SORTN has no rows to show.');
+          return SimpleRangeValue.onlyValues(kept as never);
+        },
+      );
+    }
+
+    countunique(ast: Ast, state: State): unknown {
+      return this.runFunction(ast.args, state, this.metadata('COUNTUNIQUE'), (...values: Scalar[]) => {
+        const seen = new Set<unknown>();
+        for (const value of values) {
+          if (value === empty || value === '') continue;
+          seen.add(value instanceof CellError ? `#${value.type}` : raw(value));
+        }
+        return seen.size;
+      });
+    }
+  }
+
+  // AVERAGEIFS shares SUMIFS's criteria matching (HyperFormula's ConditionalAggregationPlugin).
+  const conditional = HyperFormula.getFunctionPlugin('SUMIFS') as unknown as new (
+    ...args: never[]
+  ) => Plugin & {
+    computeConditionalAggregationFunction: (
+      values: unknown,
+      conditions: unknown[],
+      name: string,
+      initial: unknown,
+      compose: (left: unknown, right: unknown) => unknown,
+      map: (value: unknown) => unknown,
+    ) => unknown;
+  };
+  class AverageIfsPlugin extends conditional {
+    static implementedFunctions = {
+      AVERAGEIFS: {
+        method: 'averageifs',
+        parameters: [
+          { argumentType: FunctionArgumentType.RANGE },
+          { argumentType: FunctionArgumentType.RANGE },
+          { argumentType: FunctionArgumentType.NOERROR },
+        ],
+        repeatLastArgs: 2,
+      },
+    };
+
+    averageifs(ast: Ast, state: State): unknown {
+      type Partial = { sum: number; count: number } | CellErrorType;
+      return this.runFunction(
+        ast.args,
+        state,
+        this.metadata('AVERAGEIFS'),
+        (values: unknown, ...conditions: unknown[]) => {
+          const result = this.computeConditionalAggregationFunction(
+            values,
+            conditions,
+            'AVERAGEIFS',
+            { sum: 0, count: 0 },
+            (left, right) => {
+              if (left instanceof CellError) return left;
+              if (right instanceof CellError) return right;
+              const [a, b] = [
+                left as { sum: number; count: number },
+                right as { sum: number; count: number },
+              ];
+              return { sum: a.sum + b.sum, count: a.count + b.count };
+            },
+            (value): Partial => {
+              if (value instanceof CellError) return value;
+              const number = raw(value);
+              return typeof number === 'number' ? { sum: number, count: 1 } : { sum: 0, count: 0 };
+            },
+          ) as Partial;
+          if (result instanceof CellError) return result;
+          if (result.count === 0)
+            return new CellError(
+              ErrorType.DIV_BY_ZERO,
+              'Evaluation of function AVERAGEIFS caused a divide by zero error.',
+            );
+          return result.sum / result.count;
+        },
+      );
+    }
+  }
+
+  const names = {
+    QUERY: 'QUERY',
+    FILTER: 'FILTER',
+    SORT: 'SORT',
+    SORTN: 'SORTN',
+    COUNTUNIQUE: 'COUNTUNIQUE',
+    AVERAGEIFS: 'AVERAGEIFS',
+  };
+  HyperFormula.registerFunctionPlugin(SheetsFunctionsPlugin as never, { enGB: names, enUS: names });
+  HyperFormula.registerFunctionPlugin(AverageIfsPlugin as never, { enGB: names, enUS: names });
+}
+
+/** A select list split at its top-level commas (not those inside parentheses or quotes). */
+function splitTopLevel(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let quote: string | undefined;
+  let current = '';
+  for (const char of text) {
+    if (quote) {
+      if (char === quote) quote = undefined;
+    } else if (char === "'" || char === '"' || char === '`') quote = char;
+    else if (char === '(') depth++;
+    else if (char === ')') depth--;
+    else if (char === ',' && depth === 0) {
+      parts.push(current);
+      current = '';
+      continue;
+    }
+    current += char;
+  }
+  parts.push(current);
+  return parts;
+}
