@@ -41,11 +41,16 @@ const faultBody = z
     retryAfterSeconds: z.number().int().min(0).max(3600).optional(),
     latencyMs: z.number().int().min(0).max(60_000).optional(),
     count: z.number().int().min(1).max(10_000).optional(),
+    afterCall: z.boolean().optional(),
   })
   .refine(
     (fault) => fault.status !== undefined || fault.latencyMs !== undefined,
     'give a status, a latencyMs, or both',
   )
+  .refine((fault) => !fault.afterCall || fault.status !== undefined, {
+    message: 'afterCall needs a status',
+    path: ['afterCall'],
+  })
   .superRefine((fault, context) => {
     if (fault.reason === undefined) return;
     const allowed: readonly string[] = fault.status ? FAULT_REASONS[fault.status] : [];

@@ -34,6 +34,12 @@ export interface FaultSpec {
   latencyMs?: number | undefined;
   /** How many matching calls the fault answers; 1 unless given. */
   count?: number | undefined;
+  /**
+   * The call is carried out first, then answered with the fault: a change Google made whose answer
+   * was lost (a 5xx after the commit, a dropped connection), which a client cannot tell from one
+   * never made.
+   */
+  afterCall?: boolean | undefined;
 }
 
 interface Fault {
@@ -89,6 +95,7 @@ export class FaultInjector {
       this.#faults = this.#faults.filter((each) => each.remaining > 0);
       if (fault.spec.latencyMs) await new Promise((resolve) => setTimeout(resolve, fault.spec.latencyMs));
       if (!fault.spec.status) return next();
+      if (fault.spec.afterCall) await next();
       throw faultError(fault.spec, fault.spec.status, ctx.method, ctx.path);
     };
   }

@@ -180,6 +180,7 @@ function toolCalls(target: ToolCallTarget): ToolCall[] {
     ['read_range', { spreadsheetId, range: 'Plan!A1:B4' }],
     ['read_ranges', { spreadsheetId, ranges: ['Plan!A1:B2', 'Notes!A1'] }],
     ['find_in_spreadsheet', { spreadsheetId, query: 'Food' }],
+    ['evaluate_formulas', { spreadsheetId, formulas: ['=SUM(Plan!B2:B4)'] }],
     ['read_records', { spreadsheetId, range: 'Plan' }],
     ['read_cell_details', { spreadsheetId, range: 'Plan!A1:B2' }],
     ['read_formats', { spreadsheetId, range: 'Plan!A1:B4' }],
@@ -333,6 +334,8 @@ export const PINNED_GOOGLE_REQUESTS: RequestsPerTool = {
   read_ranges: { 'sheets.spreadsheets.values.batchGet': 1 },
   // The tabs' names and sizes, then both (1000 × 26) tabs in one values.batchGet of ≤ 100,000 cells.
   find_in_spreadsheet: { 'sheets.spreadsheets.get': 1, 'sheets.spreadsheets.values.batchGet': 1 },
+  // The scratch tab added, written and read back in one batchUpdate, and deleted in another.
+  evaluate_formulas: { 'sheets.spreadsheets.batchUpdate': 2 },
   // The tab's size, the header and the first window in one answer (FORMATTED_VALUE).
   read_records: { 'sheets.spreadsheets.get': 1 },
   // The tab's size comes with the cells.

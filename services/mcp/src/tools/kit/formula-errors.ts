@@ -53,7 +53,7 @@ export interface FormulaCheck {
 const NO_FORMULAS: FormulaCheck = { output: {}, clause: '', list: '' };
 
 /** Sheets API ErrorType: the text a cell shows for each. */
-const SHOWN: Record<string, string> = {
+export const SHOWN_ERRORS: Record<string, string> = {
   ERROR: '#ERROR!',
   NULL_VALUE: '#NULL!',
   DIVIDE_BY_ZERO: '#DIV/0!',
@@ -165,7 +165,7 @@ export async function checkWrittenFormulas(
     const error = errors.get(keyOf(cell.sheet, cell.row, cell.column)) as { type: string; message: string };
     return {
       cell: rangeOnSheet(cell.sheet, `${columnLetters(cell.column)}${cell.row + 1}`),
-      error: SHOWN[error.type] ?? error.type,
+      error: SHOWN_ERRORS[error.type] ?? error.type,
       message: error.message,
     };
   });
