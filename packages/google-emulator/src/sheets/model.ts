@@ -78,6 +78,9 @@ export interface SpreadsheetModel {
 /** What a spreadsheet holds, independent of ids: what import produces and copies carry. */
 export interface SpreadsheetContents {
   title: string;
+  /** As spreadsheets.create was given them; else DEFAULT_TIME_ZONE and DEFAULT_LOCALE. */
+  timeZone?: string;
+  locale?: string;
   sheets: Array<{ title: string; rows: CellRows; rowCount?: number; columnCount?: number; sheetId?: number }>;
 }
 

@@ -42,7 +42,8 @@ export function spreadsheetContentsFromResource(body: sheets_v4.Schema$Spreadshe
           : {}),
       };
     });
-  return { title, sheets };
+  const { timeZone, locale } = body.properties ?? {};
+  return { title, sheets, ...(timeZone ? { timeZone } : {}), ...(locale ? { locale } : {}) };
 }
 
 /** Keeps what the emulator stores of a cell; effective and formatted values are computed on read. */

@@ -8,6 +8,13 @@ import {
 } from './model.ts';
 
 /**
+ * A new spreadsheet's time zone and locale when the request names none. Google takes them from the
+ * creating account's settings, which the emulator's accounts do not have (README-sheets.md).
+ */
+export const DEFAULT_TIME_ZONE = 'Etc/GMT';
+export const DEFAULT_LOCALE = 'en_US';
+
+/**
  * Native spreadsheets, keyed by the id of their Drive file (which lives in the shared FileStore).
  */
 export class SpreadsheetStore {
@@ -21,7 +28,12 @@ export class SpreadsheetStore {
     const sheets = contents.sheets.length > 0 ? contents.sheets : [{ title: 'Sheet1', rows: [] }];
     const spreadsheet: SpreadsheetModel = {
       spreadsheetId: id,
-      properties: { title: contents.title, locale: 'en_US', autoRecalc: 'ON_CHANGE', timeZone: 'Etc/GMT' },
+      properties: {
+        title: contents.title,
+        locale: contents.locale ?? DEFAULT_LOCALE,
+        autoRecalc: 'ON_CHANGE',
+        timeZone: contents.timeZone ?? DEFAULT_TIME_ZONE,
+      },
       sheets: [],
       revision: 0,
     };
@@ -68,6 +80,9 @@ export function spreadsheetContents(
 ): SpreadsheetContents {
   return {
     title,
+    // A copy keeps the original's time zone and locale, as a copy made in Sheets does.
+    timeZone: spreadsheet.properties.timeZone,
+    locale: spreadsheet.properties.locale,
     // A chart's own sheet (OBJECT) holds no cells: a copy of the cells has nothing of it.
     sheets: spreadsheet.sheets
       .filter((sheet) => sheet.properties.sheetType === 'GRID')
