@@ -5,6 +5,7 @@ import { columnLetters } from '../../kit/a1.ts';
 import { READ } from '../../kit/annotations.ts';
 import { perTabListInput } from '../../kit/common-schemas.ts';
 import { a1Of, hexOf, tabsOf } from '../../kit/rule-grid.ts';
+import { timeIn } from '../../kit/spreadsheet-time.ts';
 import { listedTabs } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
@@ -24,7 +25,7 @@ const DEFAULT_ROW_PIXELS = 21;
  * returns without any cell.
  */
 const FIELDS = [
-  'spreadsheetId,spreadsheetUrl,properties.title,namedRanges(name,range)',
+  'spreadsheetId,spreadsheetUrl,properties(title,timeZone,locale),namedRanges(name,range)',
   'sheets(properties(sheetId,title,index,hidden,rightToLeft,tabColor,tabColorStyle,gridProperties),merges',
   'conditionalFormats.ranges,protectedRanges(range,namedRangeId,warningOnly),basicFilter.range',
   'filterViews(title,range),tables(name,range),charts(chartId,spec.title,position)',
@@ -69,7 +70,7 @@ export function getSpreadsheetTools({ sheets, callGoogle }: ToolDeps) {
       name: 'get_spreadsheet',
       toolset: 'core-read',
       title: 'Describe a spreadsheet',
-      description: `A spreadsheet's title, URL, named ranges and tabs: each tab's sheetId, size, settings, merges, protections, rules, filters, tables and charts (the first ${LIST_CAP} of each).`,
+      description: `A spreadsheet's title, URL, time zone, locale, time now, named ranges and tabs: each tab's sheetId, size, settings, merges, protections, rules, filters, tables and charts (the first ${LIST_CAP} of each).`,
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: perTabListInput('properties'),
@@ -77,6 +78,10 @@ export function getSpreadsheetTools({ sheets, callGoogle }: ToolDeps) {
         spreadsheetId: z.string(),
         title: z.string(),
         url: z.string().nullable(),
+        timeZone: z.string().optional(),
+        locale: z.string().optional(),
+        /** `2026-12-07 18:05 (Europe/Berlin, UTC+01:00)`: the date and time there now. */
+        now: z.string().optional(),
         namedRanges: listed,
         sheets: z.array(tabOutput),
       }),
@@ -92,15 +97,18 @@ export function getSpreadsheetTools({ sheets, callGoogle }: ToolDeps) {
           index < TABS_IN_FULL ? describeTab(sheet, namedRanges) : sizeOf(sheet),
         );
         const named = listOf(namedRanges.map((each) => `${each.name}: ${a1Of(each.range ?? {}, tabs)}`));
+        const time = timeOf(data.properties ?? {});
         const structured = {
           spreadsheetId: data.spreadsheetId ?? input.spreadsheetId,
           title: data.properties?.title ?? '',
           url: data.spreadsheetUrl ?? null,
+          ...time,
           ...(named ? { namedRanges: named } : {}),
           sheets: described,
         };
         const lines = [
           `${structured.title} (spreadsheetId ${structured.spreadsheetId})`,
+          ...timeLines(time),
           ...described.map(renderTab),
         ];
         if (described.length > TABS_IN_FULL)
@@ -110,6 +118,20 @@ export function getSpreadsheetTools({ sheets, callGoogle }: ToolDeps) {
       },
     }),
   ];
+}
+
+/** The spreadsheet's time zone and locale as Google gives them, and the time there now. */
+function timeOf(properties: sheets_v4.Schema$SpreadsheetProperties) {
+  const { timeZone, locale } = properties;
+  const now = timeZone ? timeIn(timeZone) : undefined;
+  return { ...(timeZone ? { timeZone } : {}), ...(locale ? { locale } : {}), ...(now ? { now } : {}) };
+}
+
+/** `Locale de_DE; now 2026-12-07 18:05 (Europe/Berlin, UTC+01:00)`, or the zone alone without a time. */
+function timeLines(time: ReturnType<typeof timeOf>): string[] {
+  if (!time.locale && !time.timeZone) return [];
+  const when = time.now ? `now ${time.now}` : `time zone ${time.timeZone}`;
+  return [`Locale ${time.locale ?? 'unknown'}; ${when}`];
 }
 
 function sizeOf(sheet: sheets_v4.Schema$Sheet): TabOutput {
