@@ -117,4 +117,24 @@ describe('picked-files mode', () => {
         .sort(),
     ).toEqual(['Budget', 'Made here']);
   });
+
+  it('trash_file leaves a picked file where it is, though Google would let it, and trashes one it made', async () => {
+    const refused = await client.callTool({ name: 'trash_file', arguments: { fileId: budget } });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain('Sheetgate trashes only files you made with it');
+    const made = await client.callTool({ name: 'create_spreadsheet', arguments: { title: 'Scratch' } });
+    const madeId = (made.structuredContent as { spreadsheetId: string }).spreadsheetId;
+    const trashed = await client.callTool({ name: 'trash_file', arguments: { fileId: madeId } });
+    expect(trashed.isError, text(trashed)).toBeFalsy();
+    const token = await stack.googleAccessToken(userId);
+    const state = async (fileId: string) =>
+      (
+        (await (
+          await fetch(`${stack.emulatorUrl}/drive/v3/files/${fileId}?fields=trashed`, {
+            headers: { authorization: `Bearer ${token}` },
+          })
+        ).json()) as { trashed: boolean }
+      ).trashed;
+    expect([await state(budget), await state(madeId)]).toEqual([false, true]);
+  });
 });
