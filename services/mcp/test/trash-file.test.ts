@@ -37,6 +37,46 @@ const made = async (title: string, folderId?: string) =>
   (await ok('create_spreadsheet', { title, ...(folderId ? { folderId } : {}) })).structured
     .spreadsheetId as string;
 
+/**
+ * A 2026-07-28 tools/call of trash_file, stateless, from a client that can elicit forms unless
+ * `canElicit` is false; `extra` adds the MRTR members.
+ */
+async function modernCall(
+  mcpUrl: string,
+  args: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+  canElicit = true,
+) {
+  const response = await postMcp(
+    mcpUrl,
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'trash_file',
+        arguments: args,
+        ...extra,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': canElicit ? { elicitation: { form: {} } } : {},
+          'io.modelcontextprotocol/clientInfo': { name: 'trash-test', version: '1.0.0' },
+        },
+      },
+    },
+    {
+      headers: {
+        authorization: `Bearer ${token}`,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'trash_file',
+      },
+    },
+  );
+  expect(response.status).toBe(200);
+  return readJson(response);
+}
+
 beforeAll(async () => {
   stack = await startMcpUnderTest();
   aliceId = (await stack.signIn('alice@example.com')).userId;
@@ -141,35 +181,7 @@ describe('trash_file', () => {
 
   it('asks a client that can elicit before trashing, naming the file; declined, it stays', async () => {
     const id = await made('Asked about');
-    const call = async (extra: Record<string, unknown> = {}) =>
-      readJson(
-        await postMcp(
-          stack.mcpUrl,
-          {
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'tools/call',
-            params: {
-              name: 'trash_file',
-              arguments: { fileId: id },
-              ...extra,
-              _meta: {
-                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-                'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-                'io.modelcontextprotocol/clientInfo': { name: 'trash-test', version: '1.0.0' },
-              },
-            },
-          },
-          {
-            headers: {
-              authorization: `Bearer ${token}`,
-              'mcp-protocol-version': '2026-07-28',
-              'mcp-method': 'tools/call',
-              'mcp-name': 'trash_file',
-            },
-          },
-        ),
-      );
+    const call = (extra: Record<string, unknown> = {}) => modernCall(stack.mcpUrl, { fileId: id }, extra);
     const asked = (await call()).result;
     expect(asked.resultType).toBe('input_required');
     expect(asked.inputRequests.confirm.params.message).toContain(
@@ -191,6 +203,17 @@ describe('trash_file', () => {
     ).result;
     expect(accepted.isError).toBeFalsy();
     expect(await trashed(id)).toBe(true);
+  });
+
+  it('leaves every file where it is when the change journal is off (it could not tell what Sheetgate made)', async () => {
+    const id = await made('Unjournaled');
+    const off = await stack.startMcp({ CHANGE_JOURNAL: 'off' });
+    const answer = (await modernCall(off.mcpUrl, { fileId: id }, {}, false)).result;
+    expect(answer.isError).toBe(true);
+    expect(answer.content[0].text).toBe(
+      `the file "Unjournaled" (${id}) stays: this deployment keeps no change journal, so Sheetgate cannot tell the files it made (and could not undo the trash). Move it to the trash in Google Drive.`,
+    );
+    expect(await trashed(id)).toBe(false);
   });
 
   it('refuses malformed, hostile and missing input, changing nothing', async () => {
