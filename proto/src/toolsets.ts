@@ -25,7 +25,7 @@ export const TOOLSETS = [
     title: 'Sharing and comments',
     description: 'share the files Sheetgate created and work with their comments',
   },
-  { name: 'charts', title: 'Charts', description: 'add, change and remove charts' },
+  { name: 'charts', title: 'Charts', description: 'add, change and remove charts and pivot tables' },
 ] as const;
 
 export type ToolsetName = (typeof TOOLSETS)[number]['name'];

@@ -137,6 +137,15 @@ const TOOL_VARIANTS: Record<string, Variant[]> = {
     ['a chartId of no chart', (args) => ({ ...args, chartId: NO_ID })],
     ['a negative chartId', (args) => ({ ...args, chartId: -1 })],
   ],
+  set_pivot_table: [
+    ['a column not in the header', (args) => ({ ...args, rows: [{ column: 'Nope' }] })],
+    ['an anchor on an unknown tab', (args) => ({ ...args, anchor: 'Nowhere!F1' })],
+    ['an anchor inside the source', (args) => ({ ...args, anchor: 'Plan!B2' })],
+    ['a source of one row', (args) => ({ ...args, source: 'Plan!A1:B1' })],
+    [
+      'removing where there is none',
+      (args) => ({ spreadsheetId: args.spreadsheetId, anchor: 'Plan!H1', remove: true }),
+    ],
   ],
   set_basic_filter: [
     [

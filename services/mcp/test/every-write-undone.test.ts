@@ -22,6 +22,7 @@ const CELL_PARTS = [
   'note',
   'dataValidation',
   'textFormatRuns',
+  'pivotTable',
 ] as const;
 
 type Json = Record<string, unknown>;

@@ -140,8 +140,14 @@ describe('footprintOf', () => {
       ]),
     ).toHaveProperty('unsupported');
     expect(
-      footprintOf([{ updateCells: { range: range(0, 0, 1, 0, 1), fields: 'pivotTable' } }]),
+      footprintOf([{ updateCells: { range: range(0, 0, 1, 0, 1), fields: 'dataSourceFormula' } }]),
     ).toHaveProperty('unsupported');
+    // A pivot table is its anchor cell's field, kept and written back like any other.
+    expect(
+      footprintOf([{ updateCells: { range: range(0, 0, 1, 0, 1), fields: 'pivotTable' } }]),
+    ).toMatchObject({
+      cells: [{ sheetId: 0, startRow: 0, endRow: 1, startColumn: 0, endColumn: 1, fields: ['pivotTable'] }],
+    });
     expect(footprintOf([{ moveDimension: {} }])).toEqual({
       unsupported: expect.stringContaining('moveDimension'),
     });

@@ -3,6 +3,7 @@ import { explainRangeRefusals } from './kit/range-refusals.ts';
 import type { ToolDefinition } from './kit/tool-definition.ts';
 import type { ToolDeps } from './kit/tool-deps.ts';
 import { chartTools } from './sets/charts/charts.ts';
+import { pivotTableTools } from './sets/charts/pivot-tables.ts';
 import { cellDetailTools } from './sets/core-read/cell-details.ts';
 import { driveSearchTools } from './sets/core-read/drive-search.ts';
 import { evaluateFormulaTools } from './sets/core-read/evaluate-formulas.ts';
@@ -62,6 +63,7 @@ export function sheetgateTools(deps: ToolDeps): ToolDefinition[] {
     ...cellRuleTools(deps),
     ...rangeObjectTools(deps),
     ...chartTools(deps),
+    ...pivotTableTools(deps),
     ...filterTools(deps),
     ...tableTools(deps),
     ...copyRangeTools(deps),

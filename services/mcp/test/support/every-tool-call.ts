@@ -258,6 +258,16 @@ function toolCalls(target: ToolCallTarget): ToolCall[] {
     ],
     ['delete_chart', { spreadsheetId, chartId: RULE_FIXTURES.chartId }, ON_RULE_FIXTURES],
     [
+      'set_pivot_table',
+      {
+        spreadsheetId,
+        anchor: 'Notes!C1',
+        source: 'Plan!A1:B4',
+        rows: [{ column: 'Item' }],
+        values: [{ column: 'Amount', summary: 'SUM' }],
+      },
+    ],
+    [
       'set_basic_filter',
       {
         spreadsheetId,
@@ -461,6 +471,13 @@ export const PINNED_GOOGLE_REQUESTS: RequestsPerTool = {
     'sheets.spreadsheets.values.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  // The tabs, the anchor's pivot table, then the source's header row; the journal's before-image.
+  set_pivot_table: {
+    'sheets.spreadsheets.get': 2,
+    'sheets.spreadsheets.values.batchGet': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
   },
   list_charts: { 'sheets.spreadsheets.get': 1 },
   update_chart: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },

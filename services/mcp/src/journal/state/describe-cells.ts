@@ -65,6 +65,7 @@ const ORDER = [
   'rich text',
   'notes',
   'data validation',
+  'pivot table',
 ];
 
 /** The words for what changed in each cell, worked out once per pair of cells alike. */
@@ -101,6 +102,7 @@ function changeWords(change: CellChange): Set<string> {
   if (differs('textFormatRuns')) words.add('rich text');
   if (differs('note')) words.add('notes');
   if (differs('dataValidation')) words.add('data validation');
+  if (differs('pivotTable')) words.add('pivot table');
   return words;
 }
 
@@ -109,8 +111,9 @@ const CATEGORY_OF: Readonly<Record<string, string>> = {
   values: 'values',
   notes: 'notes',
   'data validation': 'data validation',
+  'pivot table': 'pivot table',
 };
-const CATEGORIES = ['values', 'formats', 'notes', 'data validation'];
+const CATEGORIES = ['values', 'formats', 'notes', 'data validation', 'pivot table'];
 
 /**
  * `values and formats`: what of the cells undo puts back, for the words of what changed (`bold`,
@@ -128,6 +131,9 @@ export function categoriesOf(words: Iterable<string>): string | undefined {
 /** `put back the values and formats of Sheet1!A1:C4`: undo's words for an area of cells. */
 export function cellsUndoWords(diff: CellAreaDiff, titles: TabTitles): string {
   const words = diffWords(diff);
+  const pivot = pivotVerb(diff, words);
+  if (pivot)
+    return `${PIVOT_UNDO[pivot]} the pivot table at ${a1Range(titles, changesSpan(diff))}${pivot === 'changed' ? ' as it was' : ''}`;
   return `put back the ${categoriesOf(words) || 'cells'} of ${a1Range(titles, changesSpan(diff))}`;
 }
 
@@ -166,5 +172,20 @@ export function describeCells(
     return { phrase: `${verb} data validation on ${cells}`, range };
   }
   if (words.size === 1 && words.has('values')) return { phrase: `changed the values of ${cells}`, range };
+  const pivot = pivotVerb(diff, words);
+  if (pivot) return { phrase: `${pivot} the pivot table at ${range}`, range };
   return { phrase: `${listedWords} on ${cells}`, range };
 }
+
+/** A change of pivot tables only: whether they were added, removed or changed. */
+function pivotVerb(
+  diff: CellAreaDiff,
+  words: ReadonlySet<string>,
+): 'added' | 'removed' | 'changed' | undefined {
+  if (words.size !== 1 || !words.has('pivot table')) return undefined;
+  if (diff.changes.every((change) => change.after.pivotTable && !change.before.pivotTable)) return 'added';
+  if (diff.changes.every((change) => !change.after.pivotTable && change.before.pivotTable)) return 'removed';
+  return 'changed';
+}
+
+const PIVOT_UNDO = { added: 'remove', removed: 'put back', changed: 'put back' } as const;

@@ -18,7 +18,9 @@ export type CellField =
   | 'userEnteredFormat'
   | 'note'
   | 'dataValidation'
-  | 'textFormatRuns';
+  | 'textFormatRuns'
+  /** Kept at its anchor cell; what it shows is Google's to compute, never written back. */
+  | 'pivotTable';
 
 export const ALL_CELL_FIELDS: readonly CellField[] = [
   'userEnteredValue',
@@ -26,6 +28,7 @@ export const ALL_CELL_FIELDS: readonly CellField[] = [
   'note',
   'dataValidation',
   'textFormatRuns',
+  'pivotTable',
 ];
 
 /**

@@ -97,6 +97,9 @@ const UNDO_OF: Array<[RegExp, (...groups: string[]) => string | undefined]> = [
     (range) => `put back the order of the rows of ${range}`,
   ],
   [new RegExp(`^replaced text in ${COUNT} cells? of (.+)$`), (range) => `put back the values of ${range}`],
+  [/^added the pivot table at (.+)$/, (range) => `remove the pivot table at ${range}`],
+  [/^removed the pivot table at (.+)$/, (range) => `put back the pivot table at ${range}`],
+  [/^changed the pivot table at (.+)$/, (range) => `put back the pivot table at ${range} as it was`],
   [
     new RegExp(`^(?:pasted onto|filled) ${COUNT} cells? of (.+) \\(([^()]*)\\)$`),
     (range, words) => cellsBack(words, range),
