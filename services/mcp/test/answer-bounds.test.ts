@@ -131,6 +131,7 @@ describe('every read tool', () => {
       if ('range' in shape) args.range = BIG;
       if ('ranges' in shape) args.ranges = [BIG, `'${LONG_TAB}'`, `'${BIG}'!A1:Y10`];
       if ('query' in shape) args.query = 'needle';
+      if ('formulas' in shape) args.formulas = [`='${BIG}'!A1:Y${ROWS}`, `=SEQUENCE(1000, 26)`];
       for (const option of ['limit', 'limitPerRange', 'maxResults', 'pageSize']) {
         const most = option in shape ? largest(shape[option]!) : undefined;
         if (most !== undefined) args[option] = most;

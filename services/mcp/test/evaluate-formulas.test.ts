@@ -210,3 +210,99 @@ describe('input refused before Google is asked', () => {
     expect(answer.text).toMatch(/not found|not exist|Sheetgate may/i);
   });
 });
+
+describe("revisions of the person's ranges", () => {
+  it("an evaluation between a read and a write leaves the read's revision good", async () => {
+    const read = await callToolOk(client, 'read_range', { spreadsheetId, range: 'Regions!A1:C3' });
+    await evaluateOk(['=COUNTA(Regions!A1:B3)']);
+    const written = await callTool(client, 'write_range', {
+      spreadsheetId,
+      range: 'Regions!C1',
+      values: [['Seen']],
+      ifRevision: read.structured.revision,
+    });
+    expect(written.isError, written.text).toBe(false);
+  });
+});
+
+describe('write_range valuesOnly: the results land, not the formulas', () => {
+  const cells = async (range: string, valueRenderOption = 'FORMULA') =>
+    (await callToolOk(client, 'read_range', { spreadsheetId, range, valueRenderOption })).structured
+      .values as unknown[][];
+  const write = (args: Record<string, unknown>) =>
+    callTool(client, 'write_range', { spreadsheetId, valuesOnly: true, ...args });
+
+  it('a label, a scalar and a spilled array are written as values; undo restores what was there', async () => {
+    await callToolOk(client, 'write_range', { spreadsheetId, range: 'Summary!A1', values: [['old']] });
+    const written = await write({
+      range: 'Summary!A1',
+      values: [
+        ['Total', '=SUM(Orders!D2:D5)'],
+        ['Big', '=FILTER(Orders!B2:C5, Orders!D2:D5 > 100)'],
+      ],
+    });
+    expect(written.isError, written.text).toBe(false);
+    expect(written.structured).toMatchObject({ updatedRange: 'Summary!A1:C4', updatedCells: 9 });
+    expect(await cells('Summary!A1:C4')).toEqual([
+      ['Total', 1900],
+      ['Big', 'Ada', 'North'],
+      ['', 'Bob', 'South'],
+      ['', 'Ada', 'North'],
+    ]);
+    const undone = await callTool(client, 'undo_change', { changeId: written.structured.changeId });
+    expect(undone.isError, undone.text).toBe(false);
+    expect(await cells('Summary!A1:C4')).toEqual([['old']]);
+  });
+
+  it('text that looks like a number or a formula stays text, and a date stays a date', async () => {
+    const written = await write({
+      range: 'Summary!E1',
+      values: [['="00"&"7"', '="="&"1+1"', '=DATE(2024, 1, 2)']],
+    });
+    expect(written.isError, written.text).toBe(false);
+    const [row] = await cells('Summary!E1:G1', 'UNFORMATTED_VALUE');
+    expect(row).toEqual(['007', '=1+1', 45293]);
+    const shown = resultsOf((await evaluateOk(['=DATE(2024, 1, 2)'])).structured)[0]!.values[0]![0];
+    expect((await cells('Summary!G1', 'FORMATTED_VALUE'))[0]![0]).toBe(shown);
+  });
+
+  it('a dry run computes and writes nothing', async () => {
+    const before = await tabTitles();
+    const dry = await write({ range: 'Summary!A10', values: [['=SEQUENCE(3)']], dryRun: true });
+    expect(dry.isError, dry.text).toBe(false);
+    expect(dry.structured).toMatchObject({ dryRun: true, updatedCells: 3, updatedRange: 'Summary!A10:A12' });
+    expect(await cells('Summary!A10:A12')).toEqual([]);
+    expect(await tabTitles()).toEqual(before);
+  });
+
+  it("keeps write_range's guards: a formula is not replaced without overwriteFormulas", async () => {
+    await callToolOk(client, 'write_range', { spreadsheetId, range: 'Summary!J1', values: [['=1+1']] });
+    const refused = await write({ range: 'Summary!J1', values: [['=SUM(Orders!D2:D5)']] });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/overwriteFormulas/);
+    expect(await cells('Summary!J1')).toEqual([['=1+1']]);
+    await callToolOk(client, 'write_range', {
+      spreadsheetId,
+      range: 'Summary!J1',
+      values: [['=SUM(Orders!D2:D5)']],
+      valuesOnly: true,
+      overwriteFormulas: true,
+    });
+    expect(await cells('Summary!J1')).toEqual([[1900]]);
+  });
+
+  it.each([
+    [{ values: [['=SEQUENCE(2)'], ['in the way']] }, /would cover values\[1\]\[0\]/],
+    [{ values: [['=1/0']] }, /evaluates to #DIV\/0!/],
+    [{ values: [['=SUM(D2:D5)']] }, /D2:D5 has no tab name/],
+    [{ values: [['=IMPORTDATA("https://example.com/a.csv")']] }, /IMPORTDATA fetches from outside/],
+    [{ values: [['no formula']] }, /values holds none/],
+    [{ values: [['=SEQUENCE(1)']], valueInputOption: 'RAW' }, /RAW writes as text/],
+    [{ values: [['=SEQUENCE(1500)']] }, /computes 1500 rows × 1 columns/],
+  ])('%#: refused, nothing written', async (args, message) => {
+    const answer = await write({ range: 'Summary!M1', ...args });
+    expect(answer.isError).toBe(true);
+    expect(answer.text).toMatch(message);
+    expect(await cells('Summary!M1:M3')).toEqual([]);
+  });
+});

@@ -23,6 +23,8 @@ import type { ToolDeps } from './tool-deps.ts';
  * the block so no spill meets another's or the grid's end.
  */
 
+/** Formulas in one call; each is evaluated three times (its size and its cells), in one tab. */
+export const MAX_EVALUATED_FORMULAS = 10;
 /** The columns of a result kept: a new tab's width in Sheets. */
 export const RESULT_COLUMNS = 26;
 /** Rows kept of one formula's result, and of all of a call's together (the tab stays small). */

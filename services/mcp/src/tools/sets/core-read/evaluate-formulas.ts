@@ -2,15 +2,19 @@ import { z } from 'zod';
 import { amount } from '../../guards/loss-phrases.ts';
 import { READ } from '../../kit/annotations.ts';
 import { spreadsheetId } from '../../kit/common-schemas.ts';
-import { type Evaluation, evaluateOffTabs, RESULT_COLUMNS, shownValue } from '../../kit/formula-scratch.ts';
+import {
+  type Evaluation,
+  evaluateOffTabs,
+  MAX_EVALUATED_FORMULAS,
+  RESULT_COLUMNS,
+  shownValue,
+} from '../../kit/formula-scratch.ts';
 import { evaluationRefusal } from '../../kit/formula-text.ts';
 import { page, pageBudget } from '../../kit/paging.ts';
 import { renderRows } from '../../kit/render.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 
-/** Formulas in one call; each is evaluated three times (its size and its cells), in one tab. */
-export const MAX_EVALUATED_FORMULAS = 10;
 /** A formula's characters: under Google's 50,000 a cell, with room for the wrapping it is evaluated in. */
 export const MAX_FORMULA_CHARACTERS = 40_000;
 

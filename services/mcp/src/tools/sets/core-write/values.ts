@@ -1,5 +1,6 @@
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
+import { ToolError } from '../../../errors/tool-error.ts';
 import { ambiguousCells, cornerOf, valueArea } from '../../../journal/change-payloads.ts';
 import { changeNote, recordValueChange } from '../../../journal/record-change.ts';
 import { MAX_WRITE_CELLS } from '../../../settings.ts';
@@ -20,6 +21,7 @@ import {
   spreadsheetId,
   valueInput,
 } from '../../kit/common-schemas.ts';
+import { computedValues } from '../../kit/computed-values.ts';
 import { checkWrittenFormulas, formulaErrorsOutput, type WrittenBlock } from '../../kit/formula-errors.ts';
 import { gridsBefore, grownClause, grownOutput, tabsGrown } from '../../kit/grid-growth.ts';
 import { checkRangeTab, explainRangeRefusals } from '../../kit/range-refusals.ts';
@@ -205,6 +207,12 @@ export function valueWriteTools(deps: ToolDeps) {
         range: a1Range,
         values: rows,
         valueInputOption: valueInput,
+        valuesOnly: z
+          .boolean()
+          .default(false)
+          .describe(
+            "Write what the formulas compute, not the formulas; an array fills cells from its formula's.",
+          ),
         overwriteFormulas,
         ifRevision,
         dryRun,
@@ -213,32 +221,37 @@ export function valueWriteTools(deps: ToolDeps) {
       async run(input, context) {
         const { auth, signal } = context;
         const range = normalizeRange(input.range);
-        checkValuesFit(range, input.values);
+        if (input.valuesOnly && input.valueInputOption === 'RAW')
+          throw new ToolError(
+            'valuesOnly computes formulas, which RAW writes as text: leave valueInputOption out.',
+          );
+        const values = input.valuesOnly
+          ? await computedValues(deps, auth.userId, signal, input.spreadsheetId, input.values)
+          : input.values;
+        checkValuesFit(range, values);
         // A second request is needed: Sheets has no conditional write, so what it would replace is read
         // first; the same read is the change journal's before-image.
         const before = await guardWrites(deps, {
           auth,
           signal,
           spreadsheetId: input.spreadsheetId,
-          writes: [{ range, values: input.values, ifRevision: input.ifRevision }],
+          writes: [{ range, values, ifRevision: input.ifRevision }],
           overwriteFormulas: input.overwriteFormulas,
           captureBefore: journal !== undefined && !input.dryRun,
         });
         if (input.dryRun) {
-          const plan = planned(range, input.values);
+          const plan = planned(range, values);
           return {
             structuredContent: plan,
             text: `Dry run: would update ${plan.updatedCells} cells in ${range}. Nothing was written.`,
           };
         }
-        const grids = await gridsBefore(deps, context, input.spreadsheetId, [
-          writtenArea(range, input.values),
-        ]);
+        const grids = await gridsBefore(deps, context, input.spreadsheetId, [writtenArea(range, values)]);
         const data = await writes.update(
           context,
           input,
           range,
-          input.values,
+          values,
           (written) =>
             before?.[0] && {
               tool: 'write_range',
@@ -247,16 +260,16 @@ export function valueWriteTools(deps: ToolDeps) {
             },
         );
         const result = summary(data, range);
-        const grown = tabsGrown(grids, [{ range: result.updatedRange, values: input.values }]);
+        const grown = tabsGrown(grids, [{ range: result.updatedRange, values }]);
         return answerWrite(
           context,
           input,
           before?.[0] && {
             tool: 'write_range',
-            areas: [valueArea(before[0], input.values, data.updatedData?.values ?? undefined)],
+            areas: [valueArea(before[0], values, data.updatedData?.values ?? undefined)],
             raw: input.valueInputOption === 'RAW',
           },
-          [{ range: result.updatedRange, values: input.values }],
+          [{ range: result.updatedRange, values }],
           { ...result, ...(grown.length ? { tabsGrown: grown } : {}) },
           `Updated ${result.updatedCells} cells in ${result.updatedRange}${grownClause(grown)}`,
         );
