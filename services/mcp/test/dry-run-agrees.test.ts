@@ -93,6 +93,14 @@ const TOOL_VARIANTS: Record<string, Variant[]> = {
       (args) => ({ ...args, range: 'Plan!A1:C2', values: [...TWO_BY_THREE, [7, 8, 9]] }),
     ],
     ['a 2×3 block into a whole column', (args) => ({ ...args, range: 'Plan!C:C', values: TWO_BY_THREE })],
+    [
+      'valuesOnly: a result of three rows into two',
+      (args) => ({ ...args, range: 'Plan!N1:N2', values: [['=SEQUENCE(3)']], valuesOnly: true }),
+    ],
+    [
+      'valuesOnly: an error result',
+      (args) => ({ ...args, range: 'Plan!N1', values: [['=1/0']], valuesOnly: true }),
+    ],
   ],
   write_ranges: [
     [
