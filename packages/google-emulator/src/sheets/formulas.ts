@@ -281,8 +281,10 @@ function toResult(
 ): FormulaResult {
   if (value instanceof loadHyperFormula().DetailedCellError) {
     const error = ERROR_TYPES[value.type] ?? { type: 'ERROR', text: '#ERROR!' };
+    // A function of sheets-functions.ts gives its own words (AVERAGEIFS's divide by zero).
+    const own = error.type === 'DIVIDE_BY_ZERO' && value.message ? value.message : undefined;
     return {
-      effectiveValue: { errorValue: { type: error.type, message: error.message ?? messageOf(value) } },
+      effectiveValue: { errorValue: { type: error.type, message: own ?? error.message ?? messageOf(value) } },
     };
   }
   if (typeof value === 'number')

@@ -59,6 +59,7 @@ export function registerSheetsFunctions(hf: HyperFormulaModule): void {
     runFunction: (args: Ast[], state: State, metadata: unknown, fn: (...args: never[]) => unknown) => unknown;
     metadata: (name: string) => unknown;
     arraySizeForAst: (ast: Ast, state: State) => ArraySizeType;
+    evaluateAst: (ast: Ast, state: State) => unknown;
   };
   const base = FunctionPlugin as unknown as new (...args: never[]) => Plugin;
 
@@ -433,6 +434,60 @@ export function registerSheetsFunctions(hf: HyperFormulaModule): void {
         },
       );
     }
+  }
+
+  // Google's words for a lookup that finds nothing and an average of no numbers, kept by wrapping
+  // HyperFormula's own functions (their results are otherwise unchanged).
+  const wrapped: Record<
+    string,
+    (name: string, ast: Ast, state: State, plugin: Plugin) => CellErrorType | undefined
+  > = {};
+  const notFound = (name: string, ast: Ast, state: State, plugin: Plugin) => {
+    const key = plugin.evaluateAst(ast.args[0] as Ast, state);
+    if (key instanceof SimpleRangeValue) return undefined;
+    const value = raw(key);
+    const text = typeof value === 'boolean' ? String(value).toUpperCase() : String(value ?? '');
+    return new CellError(ErrorType.NA, `Did not find value '${text}' in ${name} evaluation.`);
+  };
+  const noNumbers = (name: string) =>
+    new CellError(ErrorType.DIV_BY_ZERO, `Evaluation of function ${name} caused a divide by zero error.`);
+  for (const name of ['VLOOKUP', 'HLOOKUP', 'MATCH', 'XLOOKUP']) wrapped[name] = notFound;
+  for (const name of ['AVERAGE', 'AVERAGEA', 'AVERAGEIF']) wrapped[name] = noNumbers;
+  const byPlugin = new Map<new (...args: never[]) => Plugin, string[]>();
+  for (const name of Object.keys(wrapped)) {
+    const plugin = HyperFormula.getFunctionPlugin(name) as unknown as
+      | (new (
+          ...args: never[]
+        ) => Plugin)
+      | undefined;
+    if (plugin) byPlugin.set(plugin, [...(byPlugin.get(plugin) ?? []), name]);
+  }
+  for (const [parent, functionNames] of byPlugin) {
+    type Metadata = { method: string };
+    const own = (parent as unknown as { implementedFunctions: Record<string, Metadata> })
+      .implementedFunctions;
+    class GoogleMessages extends parent {
+      static implementedFunctions = Object.fromEntries(functionNames.map((name) => [name, own[name]]));
+      // The parent's aliases name functions this subclass does not declare.
+      static aliases = {};
+    }
+    for (const name of functionNames) {
+      const method = (own[name] as Metadata).method;
+      const original = (parent.prototype as unknown as Record<string, (ast: Ast, state: State) => unknown>)[
+        method
+      ];
+      Object.defineProperty(GoogleMessages.prototype, method, {
+        value(this: Plugin, ast: Ast, state: State) {
+          const result = original?.call(this, ast, state);
+          const replace =
+            result instanceof CellError &&
+            ((result.type === ErrorType.NA && result.message === 'Value not found.') ||
+              (result.type === ErrorType.DIV_BY_ZERO && !result.message));
+          return replace ? (wrapped[name]?.(name, ast, state, this) ?? result) : result;
+        },
+      });
+    }
+    HyperFormula.registerFunctionPlugin(GoogleMessages as never);
   }
 
   const names = {
