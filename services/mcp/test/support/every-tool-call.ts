@@ -604,7 +604,7 @@ async function madeThroughSheetgate(
           rows: 0,
           undoable: false,
           undoUnavailableReason: 'a test fixture',
-          payload: new Uint8Array(),
+          payload: Buffer.alloc(0),
           undoesChangeId: '',
           summary: 'copied the book as "Made copy"',
         },
