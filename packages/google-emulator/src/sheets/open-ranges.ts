@@ -16,12 +16,13 @@ export interface TabExtent {
 
 const STRING_LITERAL = /("(?:[^"]|"")*")/;
 const SHEET = String.raw`(?:'(?:[^']|'')*'|[A-Za-z_][\w.]*)`;
+// Neither kind ends before a `$`: the `$B$1:$B` of `$B$1:$B$4` starts a closed range, not an open one.
 const OPEN_RANGE = new RegExp(
-  String.raw`(?<![\w.'!$:])(?:(${SHEET})!)?(\$?)([A-Za-z]{1,3})(\$?)(\d+):(?:(\$?[A-Za-z]{1,3})|(\$?\d+))(?![\w(!.:])`,
+  String.raw`(?<![\w.'!$:])(?:(${SHEET})!)?(\$?)([A-Za-z]{1,3})(\$?)(\d+):(?:(\$?[A-Za-z]{1,3})|(\$?\d+))(?![\w(!.:$])`,
   'g',
 );
 const WHOLE_RANGE = new RegExp(
-  String.raw`(?<![\w.'!$:])(?:(${SHEET})!)?(?:(\$?[A-Za-z]{1,3}):(\$?[A-Za-z]{1,3})|(\$?\d+):(\$?\d+))(?![\w(!.:])`,
+  String.raw`(?<![\w.'!$:])(?:(${SHEET})!)?(?:(\$?[A-Za-z]{1,3}):(\$?[A-Za-z]{1,3})|(\$?\d+):(\$?\d+))(?![\w(!.:$])`,
   'g',
 );
 
