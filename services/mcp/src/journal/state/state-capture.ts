@@ -25,6 +25,8 @@ export interface StateCapture {
   unavailable?: string;
   /** When that was the bounds (state-bounds.ts): the cells and ranges the entry names. */
   tooLarge?: TooLarge;
+  /** Set once Google accepted a batchUpdate of the call: the spreadsheet changed, whatever follows. */
+  changed?: boolean;
 }
 
 /**
@@ -34,10 +36,19 @@ export interface StateCapture {
  */
 const captures = new AsyncLocalStorage<StateCapture>();
 
-export async function runCapturing<T>(run: () => Promise<T>): Promise<{ result: T; capture: StateCapture }> {
+/**
+ * Runs a tool call within a capture. A call that throws still hands back what was captured: a
+ * batchUpdate Google accepted before the failure changed the spreadsheet all the same.
+ */
+export async function runCapturing<T>(
+  run: () => Promise<T>,
+): Promise<{ capture: StateCapture } & ({ result: T } | { error: unknown })> {
   const capture: StateCapture = { steps: [] };
-  const result = await captures.run(capture, run);
-  return { result, capture };
+  try {
+    return { capture, result: await captures.run(capture, run) };
+  } catch (error) {
+    return { capture, error };
+  }
 }
 
 export function activeCapture(): StateCapture | undefined {
@@ -61,14 +72,19 @@ export async function capturedBatchUpdate(
   spreadsheetId: string,
   requests: sheets_v4.Schema$Request[],
 ): Promise<sheets_v4.Schema$BatchUpdateSpreadsheetResponse> {
+  const plain = async () => {
+    const reply = await plainBatchUpdate(deps, userId, signal, spreadsheetId, requests);
+    capture.changed = true;
+    return reply;
+  };
   const footprint = capture.unavailable ? undefined : footprintOf(requests);
   if (!footprint || isUnsupported(footprint)) {
     if (footprint) capture.unavailable = `Undo is not available: ${footprint.unsupported}.`;
-    return plainBatchUpdate(deps, userId, signal, spreadsheetId, requests);
+    return plain();
   }
   if (capture.steps.some((step) => step.spreadsheetId !== spreadsheetId)) {
     capture.unavailable = 'Undo is not available: the call changed more than one spreadsheet.';
-    return plainBatchUpdate(deps, userId, signal, spreadsheetId, requests);
+    return plain();
   }
   const plan = planState(footprint);
   const read = onlyAddsTabs(footprint)
@@ -78,7 +94,7 @@ export async function capturedBatchUpdate(
   if (tooLarge) {
     capture.unavailable = tooLarge.reason;
     capture.tooLarge = tooLarge;
-    return plainBatchUpdate(deps, userId, signal, spreadsheetId, requests);
+    return plain();
   }
   const { reply, after } = await writeWithImage(
     deps,
@@ -97,6 +113,7 @@ export async function capturedBatchUpdate(
     tabs: (after.tabs ?? []).filter((tab) => !added.has(tab.sheetId)),
   };
   capture.steps.push({ spreadsheetId, footprint, before, after });
+  capture.changed = true;
   return reply;
 }
 

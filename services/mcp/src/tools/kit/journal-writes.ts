@@ -1,4 +1,5 @@
 import type { AuthInfo } from '../../auth/auth-info.ts';
+import { ToolError } from '../../errors/tool-error.ts';
 import type { ChangeJournal } from '../../journal/change-journal.ts';
 import { bounded, MAX_PAYLOAD_BYTES, tooLargeReason } from '../../journal/change-payloads.ts';
 import { changeNote } from '../../journal/record-change.ts';
@@ -14,8 +15,9 @@ import type { ToolDefinition } from './tool-definition.ts';
  * (journal/state/state-capture.ts), and a successful call that was not a dry run is recorded as
  * one change — with what undo needs, or, when nothing could be captured, why undo is not
  * available. Its answer names the change as the tools that journal themselves do: `changeId`
- * (defineTool adds it to the output schema) and the text's last sentence (changeNote). The
- * journal off: the tools are left as they are, and nothing more is read.
+ * (defineTool adds it to the output schema) and the text's last sentence (changeNote). A call
+ * that fails after Google accepted one of its batchUpdates is recorded too, and its error names
+ * the change. The journal off: the tools are left as they are, and nothing more is read.
  */
 export function journalWrites(tools: ToolDefinition[], journal: ChangeJournal | undefined): ToolDefinition[] {
   if (!journal) return tools;
@@ -26,7 +28,17 @@ export function journalWrites(tools: ToolDefinition[], journal: ChangeJournal | 
       async run(input, context) {
         const args = input as { dryRun?: boolean; spreadsheetId?: unknown; fileId?: unknown };
         if (args.dryRun === true) return tool.run(input, context);
-        const { result: output, capture } = await runCapturing(() => tool.run(input, context));
+        const ran = await runCapturing(() => tool.run(input, context));
+        const { capture } = ran;
+        if ('error' in ran) {
+          // A change Google accepted before the call failed is journaled all the same, and the
+          // error says so: it is in the person's spreadsheet, and undo_change can take it back.
+          if (!capture.changed) throw ran.error;
+          const target = [args.spreadsheetId, args.fileId].find((value) => typeof value === 'string') ?? '';
+          const change = recordCapture(journal, context.auth, tool.name, target.slice(0, 200), capture);
+          throw withPartChange(ran.error, change);
+        }
+        const output = ran.result;
         if (output.structuredContent.dryRun === true) return output;
         // The file named in the call, else the one it made (create_spreadsheet, copy_spreadsheet).
         const made = output.structuredContent;
@@ -42,6 +54,20 @@ export function journalWrites(tools: ToolDefinition[], journal: ChangeJournal | 
       },
     };
   });
+}
+
+/**
+ * The error of a call that failed after part of its change was made, naming that part's change. A
+ * failure of the service's own (not a ToolError) is left as it is, to be logged; its change is in
+ * the journal all the same.
+ */
+function withPartChange(error: unknown, change: { id: string; undoUnavailable?: string }): unknown {
+  if (!(error instanceof ToolError)) return error;
+  const undo = change.undoUnavailable ? ` ${change.undoUnavailable}` : ' undo_change can undo it.';
+  const said = /[.!?]$/.test(error.message) ? error.message : `${error.message}.`;
+  const part = new ToolError(`${said} Part of the change was made before that: change ${change.id}.${undo}`);
+  part.cause = error;
+  return part;
 }
 
 function recordCapture(
