@@ -206,6 +206,19 @@ describe('batch_update takes a request kind only when its toolset is enabled', (
         );
       }
     }
+    // A pivot table is a cell's field: writing it through batch_update needs Charts, as set_pivot_table does.
+    const pivotCells = (fields: string) => ({
+      updateCells: {
+        range: { ...grid, startRowIndex: 8, endRowIndex: 9, endColumnIndex: 1 },
+        rows: [{ values: [{ pivotTable: { source: grid, rows: [{ sourceColumnOffset: 0 }] } }] }],
+        fields,
+      },
+    });
+    const pivot = await call(structure, 'batch_update', { requests: [pivotCells('pivotTable')] });
+    expect(pivot.isError, pivot.text).toBe(true);
+    expect(pivot.text).toContain(
+      'request 0 (updateCells writing pivot tables (fields "pivotTable")) is in the toolset "charts" (Charts)',
+    );
     // setDataValidation is not a kind batch_update passes at all (set_data_validation does it).
     const raw = await call(structure, 'batch_update', {
       requests: [{ setDataValidation: { range: grid, rule: validation.dataValidation } }],
@@ -232,6 +245,8 @@ describe('batch_update takes a request kind only when its toolset is enabled', (
     // And with Rules enabled too, the table is added.
     const both = await keyClient(['core-read', 'structure', 'rules']);
     await ok(both, 'batch_update', { requests: [{ addTable: { table: { name: 'Stock', range: grid } } }] });
+    const pivotUnderAll = await call(both, 'batch_update', { requests: [pivotCells('*')] });
+    expect(pivotUnderAll.text).toContain('request 0 (updateCells writing pivot tables (fields "*"))');
     expect((await ok(owner, 'list_tables', {})).structured.tables).toHaveLength(1);
   });
 });

@@ -90,7 +90,20 @@ export function batchRequestToolsets(
   const fields = (request[kind] as { fields?: unknown } | undefined)?.fields;
   if (CELL_WRITES.has(kind) && typeof fields === 'string' && topLevelFields(fields).some(writesValidation))
     needs.push({ set: 'rules', what: `${kind} writing data validation (fields ${JSON.stringify(fields)})` });
+  if (kind === 'updateCells' && typeof fields === 'string' && writesPivotTables(request.updateCells, fields))
+    needs.push({
+      set: 'charts',
+      what: `updateCells writing pivot tables (fields ${JSON.stringify(fields)})`,
+    });
   return needs;
+}
+
+/** A pivot table is its anchor cell's `pivotTable`: named in the mask, or given a cell under `*`. */
+function writesPivotTables(request: unknown, fields: string): boolean {
+  const paths = topLevelFields(fields);
+  if (paths.some((path) => /^pivotTable(?![A-Za-z0-9_])/.test(path))) return true;
+  const rows = (request as sheets_v4.Schema$UpdateCellsRequest | undefined)?.rows ?? [];
+  return paths.includes('*') && rows.some((row) => (row.values ?? []).some((cell) => cell?.pivotTable));
 }
 
 const writesValidation = (path: string) => path === '*' || /^dataValidation(?![A-Za-z0-9_])/.test(path);
