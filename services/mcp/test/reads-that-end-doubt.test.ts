@@ -93,6 +93,8 @@ beforeAll(async () => {
           values: [['Name', 'Mail', 'N', 'X'], ...withGap(2_500).slice(0, -2), ['far', 'away']],
         },
         { title: 'Contacts', values: Array.from({ length: 303 }, (_, index) => row(index + 1)) },
+        // Below a blank stretch, a formula whose value is empty: data only to a read of formulas.
+        { title: 'Blank formula', values: [...withGap(300).slice(0, -1), ['=IF(FALSE,1,"")']] },
         {
           title: 'products',
           values: [
@@ -171,6 +173,15 @@ describe('a read says whether the tab holds data past what it returned', () => {
     const { structured } = await call('read_records', { range: 'Far', columns: ['Name'] });
     expect((structured as { records: Array<{ Name: string }> }).records.at(-1)).toEqual({ Name: 'far' });
     expect(structured).toMatchObject({ nextOffset: null, lastRow: 2_500, lastColumn: 'D' });
+  });
+
+  it('the look below counts a cell as a values read of the same rendering shows it', async () => {
+    const formulas = await readRange({ range: 'Blank formula', limit: 20, valueRenderOption: 'FORMULA' });
+    expect(formulas.page).toMatchObject({ returnedRows: 14, nextOffset: 299, stoppedBy: 'limit' });
+    const next = await readRange({ range: 'Blank formula', offset: 299, valueRenderOption: 'FORMULA' });
+    expect(next.page.values).toEqual([['=IF(FALSE,1,"")']]);
+    const shown = await readRange({ range: 'Blank formula', limit: 20 });
+    expect(shown.page).toMatchObject({ returnedRows: 14, nextOffset: null, lastRow: 14, stoppedBy: 'end' });
   });
 
   it('read_records reads past a blank stretch of more than 500 rows', async () => {
