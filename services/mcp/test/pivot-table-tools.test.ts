@@ -211,4 +211,26 @@ describe('set_pivot_table', () => {
     ]);
     await call('set_pivot_table', { anchor: 'Report!A1', remove: true });
   });
+
+  it('comes back with its tab, or its rows, when their deletion is undone', async () => {
+    await call('set_pivot_table', {
+      anchor: 'Report!A1',
+      source: 'Sales!A1:C5',
+      rows: [{ column: 'Region' }],
+      values: [{ column: 'Units' }],
+    });
+    const deleted = await call('delete_sheet', { sheetId: 'Report' });
+    await call('undo_change', { changeId: deleted.structured.changeId });
+    expect(await shown()).toEqual(BY_REGION);
+    const rows = await call('delete_dimension', {
+      sheetId: 'Report',
+      dimension: 'ROWS',
+      startIndex: 0,
+      endIndex: 1,
+    });
+    expect(await googlePivot()).toBeUndefined();
+    await call('undo_change', { changeId: rows.structured.changeId });
+    expect(await shown()).toEqual(BY_REGION);
+    await call('set_pivot_table', { anchor: 'Report!A1', remove: true });
+  });
 });

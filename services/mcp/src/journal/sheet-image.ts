@@ -6,8 +6,8 @@ import { tabList } from '../tools/kit/tab-ref.ts';
 import type { ToolDeps } from '../tools/kit/tool-deps.ts';
 import { MAX_PAYLOAD_BYTES, MAX_UNDO_CELLS, type SheetImage, tooLargeReason } from './change-payloads.ts';
 
-/** The cell fields a deleted tab is recreated with. */
-export const SHEET_IMAGE_CELL_FIELDS = 'userEnteredValue,userEnteredFormat,note';
+/** The cell fields a deleted tab (or deleted rows or columns) are recreated with; a pivot table is its anchor's. */
+export const SHEET_IMAGE_CELL_FIELDS = 'userEnteredValue,userEnteredFormat,note,pivotTable';
 
 /**
  * Enough of a tab to recreate it after delete_sheet: its properties, merges and every cell's

@@ -445,7 +445,7 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
       requests.push({
         updateCells: {
           start: { sheetId, rowIndex: 0, columnIndex: 0 },
-          rows: image.rows,
+          rows: onTab(image.rows, image.properties.sheetId ?? 0, sheetId),
           fields: SHEET_IMAGE_CELL_FIELDS,
         },
       });
@@ -565,4 +565,17 @@ export function createChangeUndo(deps: ToolDeps & { journal: ChangeJournal }): C
       text: outcome.text,
     };
   }
+}
+
+/** A recreated tab's cells, its own pivot tables' sources moved to its new sheetId when it has one. */
+function onTab(rows: sheets_v4.Schema$RowData[], was: number, is: number): sheets_v4.Schema$RowData[] {
+  if (was === is) return rows;
+  return rows.map((row) => ({
+    ...row,
+    values: (row.values ?? []).map((cell) =>
+      cell.pivotTable?.source && (cell.pivotTable.source.sheetId ?? 0) === was
+        ? { ...cell, pivotTable: { ...cell.pivotTable, source: { ...cell.pivotTable.source, sheetId: is } } }
+        : cell,
+    ),
+  }));
 }
