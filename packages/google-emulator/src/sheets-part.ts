@@ -3,6 +3,7 @@ import { type SeedSpreadsheet, seedSpreadsheetInto } from './admin/seed-spreadsh
 import type { AccessControl, NativeSpreadsheets } from './contracts.ts';
 import type { MemoryFileStore } from './drive/file-store.ts';
 import { createNativeSpreadsheets } from './native-spreadsheets.ts';
+import { addImportSources } from './sheets/import-range.ts';
 import { createSheetsRouter } from './sheets/router.ts';
 import { SpreadsheetStore } from './sheets/spreadsheet-store.ts';
 
@@ -20,6 +21,11 @@ export function sheetsPart(shared: {
   publicUrl: string;
 }): SheetsPart {
   const store = new SpreadsheetStore();
+  // IMPORTRANGE reads the spreadsheets of this emulator, and their owners from its Drive files.
+  addImportSources({
+    spreadsheet: (id) => store.get(id),
+    owner: (id) => shared.files.get(id)?.ownerEmail,
+  });
   return {
     // Without publicUrl, spreadsheetUrl points at docs.google.com as Drive's webViewLink does.
     router: createSheetsRouter({ files: shared.files, access: shared.access, spreadsheets: store }),

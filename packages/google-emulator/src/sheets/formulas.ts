@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import type { CellValue, DetailedCellError, HyperFormula } from 'hyperformula';
 import { formatCell } from './a1-notation.ts';
 import { dataRowEnd, hasValue } from './grid.ts';
+import { withImportOrigin } from './import-range.ts';
 import type { ExtendedValue, NumberFormat, SheetModel, SpreadsheetModel } from './model.ts';
 import { closeOpenRanges, type TabExtent } from './open-ranges.ts';
 import { registerSheetsFunctions } from './sheets-functions.ts';
@@ -76,7 +77,8 @@ function computeEvaluation(spreadsheet: SpreadsheetModel): Evaluation {
       for (let column = 0; column < cells.length; column++) {
         const value = cells[column]?.userEnteredValue;
         if (value?.formulaValue != null) {
-          const engineText = rangeAsArray(engineFormula(closeOpenRanges(value.formulaValue, extentOf)));
+          const written = withImportOrigin(value.formulaValue, spreadsheet.spreadsheetId);
+          const engineText = rangeAsArray(engineFormula(closeOpenRanges(written, extentOf)));
           formulaCells.push([sheetIndex, row, column, engineText]);
           values.push(engineText);
         } else values.push(engineInput(value));

@@ -10,6 +10,7 @@
  * - FILTER over rows of a range of any width (https://support.google.com/docs/answer/3093197),
  *   where HyperFormula's takes one row or column;
  * - AVERAGEIFS (https://support.google.com/docs/answer/3256534);
+ * - IMPORTRANGE between spreadsheets of one owner (import-range.ts);
  * - COUNTUNIQUE ignoring empty cells (https://support.google.com/docs/answer/3093405: "counts the
  *   number of unique values in a list of specified values and ranges"), where HyperFormula counts
  *   the empty value as one more.
@@ -23,6 +24,7 @@ import type {
   SimpleRangeValue as SimpleRangeValueType,
 } from 'hyperformula';
 import { columnToLetters } from './a1-notation.ts';
+import { importRange, importSize } from './import-range.ts';
 import { runQuery } from './query-execution.ts';
 import type { QueryValue } from './query-language.ts';
 import { QueryError } from './query-language.ts';
@@ -183,6 +185,16 @@ export function registerSheetsFunctions(hf: HyperFormulaModule): void {
           { argumentType: FunctionArgumentType.ANY, optionalArg: true },
         ],
         repeatLastArgs: 2,
+      },
+      IMPORTRANGE: {
+        method: 'importrange',
+        sizeOfResultArrayMethod: 'importSize',
+        vectorizationForbidden: true,
+        parameters: [
+          { argumentType: FunctionArgumentType.STRING },
+          { argumentType: FunctionArgumentType.STRING },
+          { argumentType: FunctionArgumentType.STRING },
+        ],
       },
       COUNTUNIQUE: {
         method: 'countunique',
@@ -359,6 +371,35 @@ export function registerSheetsFunctions(hf: HyperFormulaModule): void {
       );
     }
 
+    /** The origin argument is the formula's spreadsheet (import-range.ts, withImportOrigin). */
+    importrange(ast: Ast, state: State): unknown {
+      const limit = this.importSize(ast, state);
+      return this.runFunction(
+        ast.args,
+        state,
+        this.metadata('IMPORTRANGE'),
+        (origin: string, url: string, range: string) => {
+          const result = importRange(origin, url, range);
+          if ('error' in result) return new CellError(ErrorType.REF, result.error);
+          const rows = result.values
+            .slice(0, limit.height)
+            .map((row) => row.slice(0, limit.width).map(asCell));
+          if (rows.length === 0 || (rows[0]?.length ?? 0) === 0) return empty;
+          return SimpleRangeValue.onlyValues(rows as never);
+        },
+      );
+    }
+
+    /** The source range's size when the URL and range are written in the formula; else one cell. */
+    importSize(ast: Ast, _state: State): ArraySizeType {
+      const [origin, url, range] = ast.args;
+      if (ast.args.length !== 3) return ArraySize.error();
+      if (origin?.type !== 'STRING' || url?.type !== 'STRING' || range?.type !== 'STRING')
+        return ArraySize.scalar();
+      const size = importSize(String(origin.value), String(url.value), String(range.value));
+      return size ? new ArraySize(Math.max(size.columns, 1), Math.max(size.rows, 1)) : ArraySize.scalar();
+    }
+
     countunique(ast: Ast, state: State): unknown {
       return this.runFunction(ast.args, state, this.metadata('COUNTUNIQUE'), (...values: Scalar[]) => {
         const seen = new Set<unknown>();
@@ -496,6 +537,7 @@ export function registerSheetsFunctions(hf: HyperFormulaModule): void {
     SORT: 'SORT',
     SORTN: 'SORTN',
     COUNTUNIQUE: 'COUNTUNIQUE',
+    IMPORTRANGE: 'IMPORTRANGE',
     AVERAGEIFS: 'AVERAGEIFS',
   };
   HyperFormula.registerFunctionPlugin(SheetsFunctionsPlugin as never, { enGB: names, enUS: names });
