@@ -10,8 +10,9 @@
 import { createRequire } from 'node:module';
 import type { CellValue, DetailedCellError, HyperFormula } from 'hyperformula';
 import { formatCell } from './a1-notation.ts';
+import { type EngineInput, releaseEngine, syncedEngine, type TabInput } from './formula-engine.ts';
 import { dataRowEnd, hasValue } from './grid.ts';
-import { withImportOrigin } from './import-range.ts';
+import { repairHyperFormula } from './hyperformula-fixes.ts';
 import type { ExtendedValue, NumberFormat, SheetModel, SpreadsheetModel } from './model.ts';
 import { closeOpenRanges, type TabExtent } from './open-ranges.ts';
 import { registerSheetsFunctions } from './sheets-functions.ts';
@@ -41,6 +42,7 @@ let hyperFormula: typeof import('hyperformula') | undefined;
 function loadHyperFormula(): typeof import('hyperformula') {
   if (!hyperFormula) {
     hyperFormula = createRequire(import.meta.url)('hyperformula') as typeof import('hyperformula');
+    repairHyperFormula();
     registerSheetsFunctions(hyperFormula);
   }
   return hyperFormula;
@@ -58,7 +60,7 @@ export function evaluateSpreadsheet(spreadsheet: SpreadsheetModel): Evaluation {
 
 function computeEvaluation(spreadsheet: SpreadsheetModel): Evaluation {
   const formulaCells: Array<[sheetIndex: number, row: number, column: number, engineText: string]> = [];
-  const sheets: Record<string, Array<Array<string | number | boolean | null>>> = {};
+  const tabs: TabInput[] = [];
   const extents = new Map<string, TabExtent>();
   for (const sheet of spreadsheet.sheets) {
     const grid = sheet.properties.gridProperties;
@@ -70,55 +72,58 @@ function computeEvaluation(spreadsheet: SpreadsheetModel): Evaluation {
     const extentOf = (name: string | undefined) =>
       (name === undefined ? undefined : extents.get(name.toLowerCase())) ?? own;
     const rowEnd = dataRowEnd(sheet);
-    const data: Array<Array<string | number | boolean | null>> = [];
+    const data: TabInput = [];
     for (let row = 0; row < rowEnd; row++) {
       const cells = sheet.rows[row] ?? [];
-      const values: Array<string | number | boolean | null> = [];
+      const values: EngineInput[] = [];
       for (let column = 0; column < cells.length; column++) {
         const value = cells[column]?.userEnteredValue;
         if (value?.formulaValue != null) {
-          const written = withImportOrigin(value.formulaValue, spreadsheet.spreadsheetId);
-          const engineText = rangeAsArray(engineFormula(closeOpenRanges(written, extentOf)));
+          const engineText = rangeAsArray(engineFormula(closeOpenRanges(value.formulaValue, extentOf)));
           formulaCells.push([sheetIndex, row, column, engineText]);
           values.push(engineText);
         } else values.push(engineInput(value));
       }
       data.push(values);
     }
-    sheets[sheet.properties.title] = data;
+    tabs.push(data);
   }
   const results = new Map<string, FormulaResult>();
   const spilled = new Map<number, Array<readonly [number, number]>>();
   const titles = new Set(spreadsheet.sheets.map((sheet) => sheet.properties.title.toLowerCase()));
-  if (formulaCells.length > 0) {
-    // Sheets evaluates ranges in array arithmetic wherever a function takes arrays, as in
-    // SUMPRODUCT((E2:E41="no")*(D2:D41<DATE(2026,12,7))).
-    const engine = loadHyperFormula().HyperFormula.buildFromSheets(sheets, {
-      licenseKey: 'gpl-v3',
-      useArrayArithmetic: true,
-    });
-    try {
-      for (const [sheetIndex, row, column, engineText] of formulaCells) {
-        const sheet = spreadsheet.sheets[sheetIndex] as SheetModel;
-        const sheetId = engine.getSheetId(sheet.properties.title);
-        if (sheetId === undefined) continue;
-        const formula = sheet.rows[row]?.[column]?.userEnteredValue?.formulaValue ?? '';
-        const cells = readFormula(engine, { sheet: sheetId, row, col: column }, engineText, sheet, (error) =>
-          googleMessage(error, formula, titles),
-        );
-        for (const [offset, [r, c, result]] of cells.entries()) {
-          const at = key(sheetIndex, row + r, column + c);
-          if (offset === 0) results.set(at, result);
-          else if (!results.has(at) && result.effectiveValue) {
-            results.set(at, result);
-            const positions = spilled.get(sheetIndex) ?? [];
-            positions.push([row + r, column + c]);
-            spilled.set(sheetIndex, positions);
-          }
+  if (formulaCells.length === 0) releaseEngine(spreadsheet.spreadsheetId);
+  else {
+    const engine = syncedEngine(
+      spreadsheet.spreadsheetId,
+      spreadsheet.sheets.map((sheet) => sheet.properties.title),
+      tabs,
+      (sheets, config) =>
+        loadHyperFormula().HyperFormula.buildFromSheets(sheets, {
+          ...config,
+          licenseKey: 'gpl-v3',
+          // Sheets evaluates ranges in array arithmetic wherever a function takes arrays, as in
+          // SUMPRODUCT((E2:E41="no")*(D2:D41<DATE(2026,12,7))).
+          useArrayArithmetic: true,
+        }),
+    );
+    for (const [sheetIndex, row, column, engineText] of formulaCells) {
+      const sheet = spreadsheet.sheets[sheetIndex] as SheetModel;
+      const sheetId = engine.getSheetId(sheet.properties.title);
+      if (sheetId === undefined) continue;
+      const formula = sheet.rows[row]?.[column]?.userEnteredValue?.formulaValue ?? '';
+      const cells = readFormula(engine, { sheet: sheetId, row, col: column }, engineText, sheet, (error) =>
+        googleMessage(error, formula, titles),
+      );
+      for (const [offset, [r, c, result]] of cells.entries()) {
+        const at = key(sheetIndex, row + r, column + c);
+        if (offset === 0) results.set(at, result);
+        else if (!results.has(at) && result.effectiveValue) {
+          results.set(at, result);
+          const positions = spilled.get(sheetIndex) ?? [];
+          positions.push([row + r, column + c]);
+          spilled.set(sheetIndex, positions);
         }
       }
-    } finally {
-      engine.destroy();
     }
   }
   return {
@@ -209,7 +214,7 @@ function key(sheetIndex: number, row: number, column: number): string {
   return `${sheetIndex}:${row}:${column}`;
 }
 
-function engineInput(value: ExtendedValue | undefined): string | number | boolean | null {
+function engineInput(value: ExtendedValue | undefined): EngineInput {
   if (!value) return null;
   if (value.numberValue != null) return value.numberValue;
   if (value.boolValue != null) return value.boolValue;

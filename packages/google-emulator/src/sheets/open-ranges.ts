@@ -5,7 +5,10 @@
  * the cells of the first column of Sheet 1, from row 5 onward"
  * (https://developers.google.com/workspace/sheets/api/guides/concepts, "A1 notation"); formulas
  * take the same references. Before evaluation each is closed at the last row or column of its
- * tab's grid, where Google's ends.
+ * tab's grid, where Google's ends. The bound added is absolute (`C2:C$1000`, `A$1:A$1000`), as it
+ * does not move with the formula's cell: filled-down formulas then read alike to HyperFormula,
+ * which parses one of them and reuses the parse for the rest (its cache is keyed by the formula's
+ * relative form).
  */
 import { columnToLetters, lettersToColumn } from './a1-notation.ts';
 
@@ -58,10 +61,10 @@ export function closeOpenRanges(
                 const start = `${sheet === undefined ? '' : `${sheet}!`}${columnDollar}${column}${rowDollar}${row}`;
                 if (endColumn !== undefined) {
                   const lastRow = Math.max(extent.rows, Number(row));
-                  return `${start}:${endColumn}${lastRow}`;
+                  return `${start}:${endColumn}$${lastRow}`;
                 }
                 const lastColumn = Math.max(extent.columns, lettersToColumn(column) + 1);
-                return `${start}:${columnToLetters(lastColumn - 1)}${endRow}`;
+                return `${start}:$${columnToLetters(lastColumn - 1)}${endRow}`;
               },
             )
             .replace(
@@ -78,8 +81,8 @@ export function closeOpenRanges(
                 if (!extent) return match;
                 const prefix = sheet === undefined ? '' : `${sheet}!`;
                 if (column !== undefined)
-                  return `${prefix}${column}1:${endColumn}${Math.max(extent.rows, 1)}`;
-                return `${prefix}A${row}:${columnToLetters(Math.max(extent.columns, 1) - 1)}${endRow}`;
+                  return `${prefix}${column}$1:${endColumn}$${Math.max(extent.rows, 1)}`;
+                return `${prefix}$A${row}:$${columnToLetters(Math.max(extent.columns, 1) - 1)}${endRow}`;
               },
             ),
     )

@@ -1,0 +1,95 @@
+/**
+ * Two repairs to HyperFormula's internals, made once when it loads, for tabs where many formulas
+ * read the same range — the shape of per-row formulas over whole columns (`=COUNTIF(A:A,A2)`,
+ * `=IF(C2>AVERAGE(C:C)+3*STDEV(C:C),…)` filled down), which made its cost grow with the square
+ * of the rows. Both leave every result as it was (the emulator's formula tests hold them) and are
+ * written here because the library has no setting for either (checked up to 3.5.0):
+ *
+ * - Building the dependency graph, each formula reading a range joined every cell of the range to
+ *   the range's vertex again, though the first formula had done it: a no-op per cell, repeated for
+ *   every formula. A range already joined to its cells is now only joined to the new formula.
+ * - COUNTIF, SUMIF, AVERAGEIF and their -S forms keep, per range, the result for each criterion;
+ *   a criterion not yet seen replaced those kept results instead of adding to them, so formulas
+ *   whose criteria alternate scanned the range every time. The results kept stay (the engine
+ *   clears them whenever a cell of the range changes) and the new one is added.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+interface RangeLike {
+  start: unknown;
+  end: unknown;
+}
+interface RangeVertexLike {
+  idInGraph?: number;
+  getCriterionFunctionValues(cacheKey: string): Map<string, unknown>;
+}
+interface DependencyGraphLike {
+  graph: { addEdge(from: number, to: number): void };
+  getRange(start: unknown, end: unknown): RangeVertexLike | undefined;
+}
+type ProcessCellDependencies = (
+  this: DependencyGraphLike,
+  dependencies: unknown[],
+  endVertex: { idInGraph?: number },
+) => void;
+type BuildNewCriterionCache = (
+  this: { dependencyGraph: DependencyGraphLike },
+  cacheKey: string,
+  conditionRanges: RangeLike[],
+  valuesRange: RangeLike,
+) => Map<string, unknown>;
+
+let applied = false;
+
+export function repairHyperFormula(): void {
+  if (applied) return;
+  applied = true;
+  const require = createRequire(import.meta.url);
+  const root = path.dirname(require.resolve('hyperformula'));
+  const internal = <T>(file: string) => require(path.join(root, file)) as T;
+  const { DependencyGraph } = internal<{
+    DependencyGraph: { prototype: { processCellDependencies: ProcessCellDependencies } };
+  }>('DependencyGraph/DependencyGraph.js');
+  const { AbsoluteCellRange } = internal<{ AbsoluteCellRange: new (...args: never[]) => RangeLike }>(
+    'AbsoluteCellRange.js',
+  );
+  const { CriterionFunctionCompute } = internal<{
+    CriterionFunctionCompute: { prototype: { buildNewCriterionCache: BuildNewCriterionCache } };
+  }>('interpreter/CriterionFunctionCompute.js');
+
+  const joined = new WeakSet<RangeVertexLike>();
+  const processCellDependencies = DependencyGraph.prototype.processCellDependencies;
+  DependencyGraph.prototype.processCellDependencies = function (dependencies, endVertex) {
+    const rest: unknown[] = [];
+    for (const dependency of dependencies) {
+      if (dependency instanceof AbsoluteCellRange && endVertex.idInGraph !== undefined) {
+        const vertex = this.getRange(dependency.start, dependency.end);
+        if (vertex?.idInGraph !== undefined && joined.has(vertex)) {
+          this.graph.addEdge(vertex.idInGraph, endVertex.idInGraph);
+          continue;
+        }
+      }
+      rest.push(dependency);
+    }
+    processCellDependencies.call(this, rest, endVertex);
+    for (const dependency of rest) {
+      if (!(dependency instanceof AbsoluteCellRange)) continue;
+      const vertex = this.getRange(dependency.start, dependency.end);
+      if (vertex) joined.add(vertex);
+    }
+  };
+
+  const buildNewCriterionCache = CriterionFunctionCompute.prototype.buildNewCriterionCache;
+  CriterionFunctionCompute.prototype.buildNewCriterionCache = function (
+    cacheKey,
+    conditionRanges,
+    valuesRange,
+  ) {
+    const kept = this.dependencyGraph
+      .getRange(valuesRange.start, valuesRange.end)
+      ?.getCriterionFunctionValues(cacheKey);
+    if (kept !== undefined && kept.size > 0) return new Map(kept);
+    return buildNewCriterionCache.call(this, cacheKey, conditionRanges, valuesRange);
+  };
+}
