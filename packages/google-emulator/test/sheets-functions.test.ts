@@ -91,6 +91,23 @@ describe('whole columns and open ranges inside functions', () => {
   });
 });
 
+describe('lookups over arrays', () => {
+  it('VLOOKUP reads the array of a FILTER or QUERY, exact or sorted', async () => {
+    // https://support.google.com/docs/answer/3093318: "range - The range to consider for the search."
+    expect(
+      await compute([
+        '=VLOOKUP("o-1150", FILTER(Orders!A2:E, Orders!C2:C="East"), 5, FALSE)',
+        '=VLOOKUP("East", QUERY(Orders!A1:E, "select C, sum(E) group by C", 1), 2, FALSE)',
+        '=VLOOKUP(4, {1,"a";3,"b";5,"c"}, 2, TRUE)',
+      ]),
+    ).toEqual([[ORDERS[1149]?.[4], sumWhere((order) => order[2] === 'East'), 'b']]);
+    expect(await errorIn('=VLOOKUP("nobody", QUERY(Orders!A1:E, "select C", 1), 1, FALSE)')).toEqual({
+      type: 'N_A',
+      message: "Did not find value 'nobody' in VLOOKUP evaluation.",
+    });
+  });
+});
+
 describe('spilled arrays', () => {
   it('FILTER spills the rows of a range of any width whose conditions hold', async () => {
     const values = await compute(['=FILTER(Orders!A2:E, Orders!E2:E=50, Orders!C2:C="East")']);

@@ -490,6 +490,42 @@ export function registerSheetsFunctions(hf: HyperFormulaModule): void {
     const text = typeof value === 'boolean' ? String(value).toUpperCase() : String(value ?? '');
     return new CellError(ErrorType.NA, `Did not find value '${text}' in ${name} evaluation.`);
   };
+  /**
+   * VLOOKUP over an array (https://support.google.com/docs/answer/3093318): the first row whose
+   * first value equals the key (text ignoring case) when is_sorted is FALSE; else the last row,
+   * in order, whose first value is not above the key.
+   */
+  const lookupInArray = (ast: Ast, state: State, plugin: Plugin): unknown => {
+    const [keyAst, tableAst, indexAst, sortedAst] = ast.args;
+    const key = raw(plugin.evaluateAst(keyAst as Ast, state));
+    const table = rowsOf(plugin.evaluateAst(tableAst as Ast, state));
+    const index = Math.trunc(Number(raw(plugin.evaluateAst(indexAst as Ast, state))));
+    const sorted = sortedAst === undefined ? true : Boolean(raw(plugin.evaluateAst(sortedAst, state)));
+    const width = table[0]?.length ?? 0;
+    if (!(index >= 1 && index <= width))
+      return new CellError(ErrorType.REF, `VLOOKUP evaluates to an out of bounds range.`);
+    const same = (value: Scalar) => {
+      const cell = raw(value);
+      return typeof cell === 'string' && typeof key === 'string'
+        ? cell.toLowerCase() === key.toLowerCase()
+        : cell === key;
+    };
+    let found: Scalar[] | undefined;
+    if (!sorted) found = table.find((row) => same(row[0]));
+    else
+      for (const row of table) {
+        const cell = raw(row[0]);
+        if (cell === null || typeof cell !== typeof key) continue;
+        const above =
+          typeof cell === 'string'
+            ? cell.toLowerCase() > String(key).toLowerCase()
+            : (cell as number) > (key as number);
+        if (above) break;
+        found = row;
+      }
+    if (!found) return notFound('VLOOKUP', ast, state, plugin);
+    return found[index - 1] ?? empty;
+  };
   const noNumbers = (name: string) =>
     new CellError(ErrorType.DIV_BY_ZERO, `Evaluation of function ${name} caused a divide by zero error.`);
   for (const name of ['VLOOKUP', 'HLOOKUP', 'MATCH', 'XLOOKUP']) wrapped[name] = notFound;
@@ -520,6 +556,14 @@ export function registerSheetsFunctions(hf: HyperFormulaModule): void {
       Object.defineProperty(GoogleMessages.prototype, method, {
         value(this: Plugin, ast: Ast, state: State) {
           const result = original?.call(this, ast, state);
+          // HyperFormula's VLOOKUP takes only a range; Sheets also an array (of QUERY, FILTER, {…}).
+          if (
+            name === 'VLOOKUP' &&
+            result instanceof CellError &&
+            result.type === ErrorType.VALUE &&
+            result.message === 'Wrong type of argument.'
+          )
+            return lookupInArray(ast, state, this);
           const replace =
             result instanceof CellError &&
             ((result.type === ErrorType.NA && result.message === 'Value not found.') ||
