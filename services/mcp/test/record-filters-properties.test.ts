@@ -4,6 +4,7 @@ import { ToolError } from '../src/errors/tool-error.ts';
 import {
   FILTER_OPERATORS,
   type Filter,
+  filterInput,
   filterText,
   matches,
   numberOf,
@@ -42,6 +43,22 @@ describe('read_records filters (property-based)', () => {
       }),
       { numRuns: 2_000 },
     );
+  });
+
+  it('a filter given as an object is taken as the text that parses back to it; a stray key is refused', () => {
+    fc.assert(
+      fc.property(filter, fc.oneof(fc.constant(undefined), fc.integer(), fc.boolean()), (each, typed) => {
+        const given = typed === undefined ? each : { ...each, value: typed };
+        const read = filterInput.safeParse(given);
+        expect(read.success).toBe(true);
+        expect(parseFilter(read.data!)).toEqual({ ...each, value: String(given.value) });
+      }),
+      { numRuns: 1_000 },
+    );
+    const stray = filterInput.safeParse({ column: 'Total', op: '>', value: 1, negate: true });
+    expect(stray.error?.issues.map((issue) => issue.code)).toEqual(['unrecognized_keys']);
+    expect(filterInput.safeParse({ column: 'Total', op: 'like', value: 1 }).success).toBe(false);
+    expect(filterInput.safeParse([]).error?.issues[0]?.message).toContain('write a filter as');
   });
 
   it('any text either parses to a filter with a column, or is a ToolError saying how to write one', () => {

@@ -68,12 +68,13 @@ describe('what tools/list costs a conversation', () => {
   });
 });
 
-// What tools/list may cost a conversation (issue 35, item 9). The issue's target is 48 KB with every
-// set and 12 KB for Reading and Writing together; descriptions and the listed schemas are as short
-// as they go without changing what a tool takes, which reaches the second but not the first (the
-// rule tools' conditions, criteria and colour scales are most of the rest): every set is held here
-// to what it reached, so that the list does not grow back.
-const BUDGET = { all: 50_500, reading_and_writing: 12_000 };
+// What tools/list may cost a conversation (issue 35, item 9): 48 KB with every set and 12 KB for
+// Reading and Writing together, the issue's targets. The listed schemas drop what tells a model
+// nothing (listed-input-schema.ts), descriptions say only what a model needs to choose and call a
+// tool, and the rule tools take a condition or a colour scale point as one text, so no set lists
+// condition types or point schemas again per tool. A new tool fits in what is left, or something
+// else gives way: the budget is not raised.
+const BUDGET = { all: 48_000, reading_and_writing: 12_000 };
 
 describe('the tool list stays within its budget', () => {
   it(`every set in at most ${BUDGET.all} bytes, core-read and core-write in at most ${BUDGET.reading_and_writing}`, async () => {

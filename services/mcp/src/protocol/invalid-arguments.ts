@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { WRAPPER_KINDS } from '../tools/kit/strict-input.ts';
+import { objectFormOf } from '../tools/kit/text-or-object.ts';
 
 /** Issues listed in one answer: a call with thousands of bad cells gets the first ones and a count. */
 const MAX_ISSUES = 20;
@@ -55,7 +56,8 @@ function keysAt(schema: z.core.$ZodType, path: PropertyKey[]): string[] | undefi
     }
     switch (def.type) {
       case 'pipe':
-        node = def.in as z.core.$ZodType;
+        // An argument listed as text that takes an object too (kit/text-or-object.ts): that object.
+        node = objectFormOf(node) ?? (def.in as z.core.$ZodType);
         continue;
       case 'union': {
         // The options that are objects: the issue can only be in one of them.

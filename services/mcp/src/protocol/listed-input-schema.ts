@@ -5,8 +5,13 @@
  *   zod writes;
  * - zod's safe-integer bounds on every `.int()` (±2^53−1), which no argument comes near;
  * - the length bounds of strings (an id's, a title's, a cell's): the tool's own validation still
- *   holds them and refuses past one in words. Bounds of arrays and numbers stay, since they are
- *   the per-call limits a model plans by;
+ *   holds them and refuses past one in words;
+ * - a number's bound at or past Sheets' cell limit (a row offset's), which no tab reaches,
+ *   and an integer's `minimum: 0`: no id, index or count is negative, and where counting from 0
+ *   matters the description says so;
+ * - an array's `minItems: 1`: an empty list is refused in words, and says nothing a model would
+ *   send it for. The other bounds of arrays and numbers stay: they are the per-call limits a model
+ *   plans by;
  * - the pattern zod writes beside a `format` (a date-time's), which says the same at length;
  * - `default: false` of a boolean, which is what leaving it out means anyway.
  */
@@ -16,6 +21,8 @@ export function listedInputSchema<Schema>(schema: Schema): Schema {
 }
 
 const SAFE = Number.MAX_SAFE_INTEGER;
+/** The most cells a spreadsheet holds (Google's limit): no row or offset reaches past it. */
+const SHEETS_CELL_LIMIT = 10_000_000;
 
 function strip(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(strip);
@@ -23,7 +30,10 @@ function strip(value: unknown): unknown {
   const node: Record<string, unknown> = {};
   for (const [keyword, child] of Object.entries(value)) {
     if ((keyword === 'maximum' && child === SAFE) || (keyword === 'minimum' && child === -SAFE)) continue;
+    if (keyword === 'maximum' && typeof child === 'number' && child >= SHEETS_CELL_LIMIT) continue;
     const { type, format } = value as { type?: unknown; format?: unknown };
+    if (keyword === 'minimum' && child === 0 && type === 'integer') continue;
+    if (keyword === 'minItems' && child === 1) continue;
     if ((keyword === 'minLength' || keyword === 'maxLength') && type === 'string') continue;
     if (keyword === 'pattern' && format !== undefined) continue;
     if (keyword === 'default' && child === false && type === 'boolean') continue;

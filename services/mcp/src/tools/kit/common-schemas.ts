@@ -6,12 +6,12 @@ import { cellsIn, tooManyCells } from './write-limits.ts';
 /** A spreadsheet's id, or its URL (google-ids.ts): the tool is given the id. */
 export const spreadsheetId = googleIdInput('spreadsheet', { min: 10, max: 200 });
 
-export const a1Range = z.string().min(1).max(500).describe("e.g. 'My tab'!A1:C9 or a tab name.");
+export const a1Range = z.string().min(1).max(500).describe('A1 or a tab name.');
 
 /** A tab by its sheetId or its name; kit/tab-ref.ts finds it among the tabs. */
 export const sheetId = z
   .union([z.number().int().min(0), z.string().min(1).max(100)])
-  .describe('Tab name or sheetId.');
+  .describe('Or the tab name.');
 
 /** The input of a tool listing objects of every tab or of one: `things` is what it lists ("rules"). */
 export const perTabListInput = (things: string) =>
@@ -21,16 +21,15 @@ export const perTabListInput = (things: string) =>
   });
 
 export const cellValue = z.union([z.string().max(50_000), z.number(), z.boolean(), z.null()]);
+// The rows are bounded as the cells are, in the refinement: a bound of rows in tools/list would say
+// again, less exactly, what the description says.
 export const rows = z
   .array(z.array(cellValue).max(1_000))
-  .max(MAX_WRITE_CELLS, { error: (issue) => tooManyCells(issue.input as unknown[][]) })
   .superRefine((values, context) => {
-    if (cellsIn(values) > MAX_WRITE_CELLS)
+    if (values.length > MAX_WRITE_CELLS || cellsIn(values) > MAX_WRITE_CELLS)
       context.addIssue({ code: 'custom', message: tooManyCells(values) });
   })
-  .describe(
-    `Rows of cells; =… is a formula unless RAW. At most ${MAX_WRITE_CELLS.toLocaleString('en-US')} cells a call.`,
-  );
+  .describe(`Rows; =… is a formula unless RAW; at most ${MAX_WRITE_CELLS.toLocaleString('en-US')} cells.`);
 
 export const valueRender = z
   .enum(['FORMATTED_VALUE', 'UNFORMATTED_VALUE', 'FORMULA'])
@@ -41,16 +40,13 @@ export const valueInput = z.enum(['USER_ENTERED', 'RAW']).default('USER_ENTERED'
 export const pageOffset = z.number().int().min(0).max(10_000_000).default(0);
 export const pageLimit = z.number().int().min(1).max(2_000).default(200);
 
-export const overwriteFormulas = z
-  .boolean()
-  .default(false)
-  .describe('Without it, a write over formulas is refused.');
+export const overwriteFormulas = z.boolean().default(false).describe('Needed to write over formulas.');
 export const dryRun = z.boolean().default(false);
 export const ifRevision = z
   .string()
   .max(200)
   .optional()
-  .describe("A read's revision: refused if those cells changed since.");
+  .describe('From a read: refused if those cells changed since.');
 /** In a result only when the call was a dry run. */
 export const dryRunOutput = z.literal(true).optional();
 /** In a journaled write's result: its change journal entry, which undo_change takes. */

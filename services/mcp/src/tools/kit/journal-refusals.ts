@@ -5,10 +5,7 @@ import { ToolError } from '../../errors/tool-error.ts';
 /** A refusal names at most this many cells changed since, then how many more. */
 const NAMED_CELLS = 20;
 
-export const changeId = z
-  .string()
-  .max(100)
-  .describe("A change id from a write tool's answer or list_changes.");
+export const changeId = z.string().max(100).describe("From a write's answer or list_changes.");
 
 export function off(): never {
   throw new ToolError(

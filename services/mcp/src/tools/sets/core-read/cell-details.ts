@@ -67,7 +67,7 @@ export function cellDetailTools(deps: ToolDeps) {
       name: 'read_cell_details',
       toolset: 'core-read',
       title: 'Read notes, links, validation, formulas',
-      description: 'The cells of a range with a note, link, validation rule, formula or formula error.',
+      description: 'The cells of a range with a note, link, validation rule, formula or error.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
@@ -76,7 +76,8 @@ export function cellDetailTools(deps: ToolDeps) {
         fields: z
           .array(z.enum(Object.keys(DETAIL_FIELDS) as [DetailField, ...DetailField[]]))
           .min(1)
-          .default(['notes', 'hyperlinks', 'validation', 'formulas', 'errors']),
+          .optional()
+          .describe('All by default.'),
         offset: z.number().int().min(0).default(0),
         limit: z.number().int().min(1).max(1_000).default(200),
       }),
@@ -88,7 +89,7 @@ export function cellDetailTools(deps: ToolDeps) {
       }),
       async run(input, context) {
         const { auth, signal } = context;
-        const fields = [...new Set(input.fields)];
+        const fields = [...new Set(input.fields ?? (Object.keys(DETAIL_FIELDS) as DetailField[]))];
         const cellFields = fields.map((field) => DETAIL_FIELDS[field]).join(',');
         const mask = `sheets(data(startRow,startColumn,rowData(values(${cellFields}))))`;
         // The tab's size comes with the first window's cells (one spreadsheets.get for a range of

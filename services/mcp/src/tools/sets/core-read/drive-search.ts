@@ -18,8 +18,10 @@ export function driveSearchTools(deps: ToolDeps) {
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
-        parentId: folderId
-          .or(z.literal('root'))
+        // Listed as the one string it is, not as a string or the string "root".
+        parentId: z
+          .string()
+          .pipe(folderId.or(z.literal('root')))
           .optional()
           .describe('Folders in this one; "root": My Drive.'),
         nameContains: z.string().min(1).max(200).optional(),

@@ -156,9 +156,10 @@ export function listChangesTools(deps: ToolDeps): ToolDefinition[] {
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       inputSchema: z.object({
         spreadsheetId: spreadsheetId.optional(),
+        // A refinement rather than a regex: tools/list says it by example, not again as a pattern.
         tool: z
           .string()
-          .regex(/^[a-z][a-z0-9_]{0,63}$/, 'a tool name, e.g. write_range')
+          .refine((name) => /^[a-z][a-z0-9_]{0,63}$/.test(name), 'a tool name, e.g. write_range')
           .optional()
           .describe('e.g. write_range'),
         credentialId: z.string().max(200).optional().describe('An API key or app client id.'),

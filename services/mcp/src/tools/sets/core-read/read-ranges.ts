@@ -37,7 +37,7 @@ export function readRangeTools(deps: ToolDeps) {
       toolset: 'core-read',
       title: 'Read a range',
       description:
-        "Reads a range's values a page at a time; says where the data ends; gives a revision for ifRevision.",
+        'Reads values a page at a time; says where the data ends; gives a revision for ifRevision.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ToolError } from '../../../errors/tool-error.ts';
+import { textOrObject } from '../../kit/text-or-object.ts';
 
 /**
  * read_records' filters: `column op value`, all ANDed. A filter is an object or its text form,
@@ -19,20 +20,25 @@ export interface Filter {
   value: string;
 }
 
-export const filterInput = z.union([
-  z.string().min(1).max(1_000),
-  z.object({
-    column: z.string().min(1).max(500),
-    op: z.enum(FILTER_OPERATORS),
-    value: z.union([z.string().max(1_000), z.number(), z.boolean()]),
-  }),
-]);
-export type FilterInput = z.infer<typeof filterInput>;
-
-export type CellValue = string | number | boolean | null | undefined;
-
 const MALFORMED =
   'write a filter as `column op value` with op one of =, !=, >, >=, <, <=, contains (e.g. `Total >= 100`, `"Due date" = "n/a"`)';
+
+const filterObject = z.object({
+  column: z.string().min(1).max(500),
+  op: z.enum(FILTER_OPERATORS),
+  value: z.union([z.string().max(1_000), z.number(), z.boolean()]),
+});
+
+/** A filter as its text; the object form is taken too, as the text that reads back as it. */
+export const filterInput = textOrObject(
+  filterObject,
+  (filter) => filterText({ ...filter, value: String(filter.value) }),
+  // Room for the text of the longest object: its column and value quoted, each quote doubled.
+  z.string({ error: MALFORMED }).min(1).max(4_100),
+);
+export type FilterInput = string | z.infer<typeof filterObject>;
+
+export type CellValue = string | number | boolean | null | undefined;
 
 export function parseFilter(input: FilterInput): Filter {
   if (typeof input !== 'string') return { column: input.column, op: input.op, value: String(input.value) };

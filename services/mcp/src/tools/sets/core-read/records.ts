@@ -46,7 +46,7 @@ export function recordTools(deps: ToolDeps) {
       annotations: READ,
       inputSchema: z.object({
         spreadsheetId,
-        range: a1Range.describe("Header first: a tab's name or e.g. 'Orders'!A3:F."),
+        range: a1Range.describe('Header row first.'),
         headerRow: z
           .number()
           .int()
@@ -60,7 +60,7 @@ export function recordTools(deps: ToolDeps) {
           .max(20)
           .default([])
           .describe(
-            'e.g. ["Total >= 100", {"column":"Status","op":"=","value":"Paid"}]; text ignores case; quote a name holding an operator.',
+            '"column op value", op = != > >= < <= or contains, e.g. Total >= 100; quote a name holding an op; text ignores case.',
           ),
         valueRenderOption: valueRender,
         offset: pageOffset.describe('Data rows to skip.'),

@@ -40,7 +40,7 @@ export const criteriaInput = z
   )
   .max(26)
   .optional()
-  .describe('Per column: hiddenValues or a condition.');
+  .describe('One per column.');
 
 export const filterOutput = z.object({
   sheetId: z.number(),

@@ -112,11 +112,8 @@ const valueText = z.preprocess(
   z.string().max(MAX_VALUE_LENGTH),
 );
 
-export const conditionValues = z
-  .array(valueText)
-  .max(500)
-  .default([])
-  .describe('Instead of after the type (items with commas, dates with spaces).');
+/** The values of a type given alone; the condition's description says they may follow it instead. */
+export const conditionValues = z.array(valueText).max(500).default([]);
 
 /**
  * A condition's text, its type checked among `types` with the arguments (so that a type the tool
@@ -142,13 +139,13 @@ function conditionText(types: readonly ConditionType[], described: string) {
 /** The conditional formats' and filters' condition. */
 export const formatCondition = conditionText(
   FORMAT_CONDITIONS,
-  'A Sheets condition type, then its values: NUMBER_BETWEEN 1 9; TEXT_CONTAINS x; DATE_BEFORE TODAY; BLANK; CUSTOM_FORMULA =$A1>0.',
+  'ConditionType then values: NUMBER_BETWEEN 1 9; TEXT_CONTAINS x; DATE_BEFORE TODAY; BLANK; CUSTOM_FORMULA =$A1>0',
 );
 
 /** Data validation's condition. */
 export const validationCondition = conditionText(
   VALIDATION_CONDITIONS,
-  'A Sheets condition type, then its values: ONE_OF_LIST a, b; ONE_OF_RANGE B:B; BOOLEAN; NUMBER_GREATER 0; DATE_AFTER TODAY; TEXT_IS_EMAIL; CUSTOM_FORMULA =A1>0.',
+  'ConditionType then values: ONE_OF_LIST a, b; ONE_OF_RANGE B:B; BOOLEAN; NUMBER_GREATER 0; DATE_AFTER TODAY; TEXT_IS_EMAIL; CUSTOM_FORMULA =A1>0',
 );
 
 /** A condition as given: its type, and its values from the text or from `values`. */

@@ -114,7 +114,11 @@ export function sharingTools(deps: ToolDeps) {
         domain: z
           .string()
           .max(253)
-          .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i, 'a domain such as example.com')
+          // A refinement rather than a regex: tools/list says it by example, not again as a pattern.
+          .refine(
+            (domain) => /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(domain),
+            'a domain such as example.com',
+          )
           .optional()
           .describe('e.g. example.com'),
         sendNotificationEmail: z.boolean().optional().describe('Default true.'),
