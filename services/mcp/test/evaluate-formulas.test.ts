@@ -169,6 +169,41 @@ describe('nothing left in the spreadsheet', () => {
     expect(await tabTitles()).toEqual(before);
   });
 
+  it('the scratch tab is gone when the client cancelled while Google was adding it', async () => {
+    const before = await tabTitles();
+    const stats = async () =>
+      (await (await fetch(`${stack.emulatorUrl}/__emulator/stats`)).json()) as {
+        methods: Record<string, { attempts: number; inFlight: number }>;
+        allMethods: { inFlight: number };
+      };
+    const writesBefore = await batchUpdateAttempts();
+    await stack.fault({ match: 'sheets.spreadsheets.batchUpdate', latencyMs: 1_000, count: 1 });
+    const controller = new AbortController();
+    const call = client
+      .callTool(
+        { name: 'evaluate_formulas', arguments: { spreadsheetId, formulas: ['=SUM(Orders!D2:D5)'] } },
+        undefined,
+        { signal: controller.signal },
+      )
+      .then(
+        () => 'answered',
+        () => 'cancelled',
+      );
+    // Cancelled while the emulator holds the batchUpdate that adds the tab. (The emulator reads a
+    // body after the hold, so it never carries out a request its client abandoned; Google, holding
+    // the body, could — which is why the tool does not abandon it: formula-scratch.ts.)
+    while (((await stats()).methods['sheets.spreadsheets.batchUpdate']?.inFlight ?? 0) === 0);
+    controller.abort();
+    expect(await call).toBe('cancelled');
+    // The server goes on: the add finishes, then the delete; nothing of Google's is left in flight.
+    for (;;) {
+      const now = await stats();
+      const done = (now.methods['sheets.spreadsheets.batchUpdate']?.attempts ?? 0) >= writesBefore + 2;
+      if (done && now.allMethods.inFlight === 0) break;
+    }
+    expect(await tabTitles()).toEqual(before);
+  });
+
   it('the scratch tab is not there when Google refused every attempt', async () => {
     const before = await tabTitles();
     await stack.fault({ match: 'sheets.spreadsheets.batchUpdate', status: 503, count: 4 });

@@ -48,6 +48,9 @@ export function rowsKeptOf(count: number): number {
   return Math.min(RESULT_ROWS, Math.floor(ALL_RESULT_ROWS / Math.max(1, count)));
 }
 
+/** How long each scratch request may take, whether or not the client is still waiting. */
+const SCRATCH_DEADLINE_MS = 60_000;
+
 const CELL_FIELDS = 'effectiveValue,formattedValue,effectiveFormat(numberFormat(type))';
 
 /**
@@ -94,8 +97,11 @@ export async function evaluateOffTabs(
   ];
   let answer: sheets_v4.Schema$BatchUpdateSpreadsheetResponse | undefined;
   let failure: unknown;
+  if (signal.aborted) throw new ToolError('the request was cancelled');
   try {
-    ({ data: answer } = await callGoogle(userId, signal, (request) =>
+    // Not the call's signal: a request abandoned on the way could still add the tab after the
+    // delete was sent. A cancelled call lets it finish, removes the tab, then says it was cancelled.
+    ({ data: answer } = await callGoogle(userId, AbortSignal.timeout(SCRATCH_DEADLINE_MS), (request) =>
       sheets.spreadsheets.batchUpdate(
         {
           spreadsheetId,
@@ -123,6 +129,7 @@ export async function evaluateOffTabs(
     throw failure;
   }
   if (left) throw new ToolError(`The formulas were evaluated, but ${left}`);
+  if (signal.aborted) throw new ToolError('the request was cancelled');
   return resultsOf(answer?.updatedSpreadsheet, formulas.length, block);
 }
 
@@ -139,7 +146,7 @@ async function removeScratch(
   sheetId: number,
   title: string,
 ): Promise<string | undefined> {
-  const signal = AbortSignal.timeout(30_000);
+  const signal = AbortSignal.timeout(SCRATCH_DEADLINE_MS);
   try {
     await callGoogle(userId, signal, (request) =>
       sheets.spreadsheets.batchUpdate(
