@@ -7,6 +7,9 @@
  * differ. An engine is built afresh when the tabs differ (added, removed, renamed, moved), when
  * more cells differ than recalculating them would save (a row inserted moves every cell below it),
  * or when the engine refuses a change; what it holds is then always what a fresh build would hold.
+ * A formula whose result does not follow from the spreadsheet's cells alone (IMPORTRANGE reads
+ * another spreadsheet; NOW, TODAY and RAND change by themselves) is set again at every evaluation,
+ * which recalculates it as a fresh build did.
  */
 import type { ConfigParams, HyperFormula } from 'hyperformula';
 
@@ -27,6 +30,7 @@ interface LiveEngine {
  */
 const REBUILD_AT = 50;
 const REBUILD_SHARE = 0.02;
+const RECALCULATED_ALWAYS = /\b(?:IMPORTRANGE|NOW|TODAY|RAND|RANDBETWEEN|RANDARRAY)\s*\(/i;
 /** Engines kept, the most recently used; an older one is released. */
 const ENGINES_KEPT = 8;
 
@@ -88,10 +92,13 @@ function updated(live: LiveEngine, titles: string[], tabs: TabInput[]): boolean 
       const now = tab[row] ?? [];
       const then = before[row] ?? [];
       cells += now.length;
-      if (now === then) continue;
       for (let column = 0; column < Math.max(now.length, then.length); column++) {
         const value = now[column] ?? null;
-        if (value !== (then[column] ?? null)) changes.push([sheet, row, column, value]);
+        if (
+          value !== (then[column] ?? null) ||
+          (typeof value === 'string' && RECALCULATED_ALWAYS.test(value))
+        )
+          changes.push([sheet, row, column, value]);
       }
     }
   }
