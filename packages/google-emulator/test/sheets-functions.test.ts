@@ -232,6 +232,18 @@ describe('error values with Google’s messages', () => {
     });
   });
 
+  it('a function given too few or too many arguments names it and the counts', async () => {
+    expect(await errorIn('=VLOOKUP("O-1", Orders!A:E)')).toEqual({
+      type: 'N_A',
+      message:
+        'Wrong number of arguments to VLOOKUP. Expected between 3 and 4 arguments, but got 2 arguments.',
+    });
+    expect(await errorIn('=IF(TRUE, SUM(), 1)')).toEqual({
+      type: 'N_A',
+      message: 'Wrong number of arguments to SUM. Expected at least 1 arguments, but got 0 arguments.',
+    });
+  });
+
   it('an unknown function, an unknown tab and a formula that does not parse', async () => {
     expect(await errorIn('=SUMM(1)')).toEqual({ type: 'NAME', message: "Unknown function: 'summ'." });
     expect(await errorIn('=SUM(Nope!A:A)')).toEqual({

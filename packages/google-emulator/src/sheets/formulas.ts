@@ -10,9 +10,11 @@
 import { createRequire } from 'node:module';
 import type { CellValue, DetailedCellError, HyperFormula } from 'hyperformula';
 import { formatCell } from './a1-notation.ts';
+import { argumentCountMessage } from './argument-count.ts';
 import { type EngineInput, releaseEngine, syncedEngine, type TabInput } from './formula-engine.ts';
 import { dataRowEnd, hasValue } from './grid.ts';
 import { repairHyperFormula } from './hyperformula-fixes.ts';
+import { withImportOrigin } from './import-range.ts';
 import type { ExtendedValue, NumberFormat, SheetModel, SpreadsheetModel } from './model.ts';
 import { closeOpenRanges, type TabExtent } from './open-ranges.ts';
 import { registerSheetsFunctions } from './sheets-functions.ts';
@@ -79,7 +81,8 @@ function computeEvaluation(spreadsheet: SpreadsheetModel): Evaluation {
       for (let column = 0; column < cells.length; column++) {
         const value = cells[column]?.userEnteredValue;
         if (value?.formulaValue != null) {
-          const engineText = rangeAsArray(engineFormula(closeOpenRanges(value.formulaValue, extentOf)));
+          const written = withImportOrigin(value.formulaValue, spreadsheet.spreadsheetId);
+          const engineText = rangeAsArray(engineFormula(closeOpenRanges(written, extentOf)));
           formulaCells.push([sheetIndex, row, column, engineText]);
           values.push(engineText);
         } else values.push(engineInput(value));
@@ -314,6 +317,8 @@ function googleMessage(error: DetailedCellError, formula: string, titles: Readon
     const sheet = unresolvedSheet(formula, titles);
     if (sheet !== undefined) return `Unresolved sheet name '${sheet}'.`;
   }
+  if (error.message === 'Wrong number of arguments.')
+    return argumentCountMessage(formula, loadHyperFormula().HyperFormula) ?? error.message;
   const unknownFunction = /^Function name (.+) not recognized\.$/.exec(error.message);
   if (unknownFunction) return `Unknown function: '${unknownFunction[1]?.toLowerCase()}'.`;
   const unknownName = /^Named expression (.+) not recognized\.$/.exec(error.message);
