@@ -115,6 +115,79 @@ describe('copyPaste and cutPaste', () => {
     expect(await read(id, 'Sheet1!A1:D5')).toEqual([[5], [], [], [], ['', '', '', '=A1*2']]);
   });
 
+  // An array formula's result fills the cells beside it, which hold no formula
+  // (https://support.google.com/docs/answer/3093275): values pasted are every cell's shown value
+  // (PasteType PASTE_VALUES, https://developers.google.com/workspace/sheets/api/reference/rest/v4/spreadsheets/request#PasteType);
+  // a normal paste or cut carries the formula from its own cell only, and it spills again there.
+  it('pastes the values of every cell a spilled array fills, or moves its formula', async () => {
+    /** What each cell of the range holds itself (userEnteredValue), null for none. */
+    const entered = async (spreadsheetId: string, range: string) => {
+      const { data } = await sheets.spreadsheets.get({
+        spreadsheetId,
+        ranges: [range],
+        includeGridData: true,
+      });
+      const rows = data.sheets?.[0]?.data?.[0]?.rowData ?? [];
+      return [0, 1, 2].map((row) =>
+        [0, 1].map((column) => rows[row]?.values?.[column]?.userEnteredValue ?? null),
+      );
+    };
+    const id = await book([
+      ['b', 2, '=SORT($A$1:$B$3)'],
+      ['c', 3],
+      ['a', 1],
+    ]);
+    const sorted = [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ];
+    await update(id, [
+      {
+        copyPaste: {
+          source: grid([0, 3], [2, 4]),
+          destination: grid([4, 5], [0, 1]),
+          pasteType: 'PASTE_VALUES',
+        },
+      },
+    ]);
+    expect(await read(id, 'Sheet1!A5:B7')).toEqual(sorted);
+    expect(await read(id, 'Sheet1!A5:B7', 'UNFORMATTED_VALUE')).toEqual(sorted);
+
+    await update(id, [{ copyPaste: { source: grid([0, 3], [2, 4]), destination: grid([0, 1], [5, 6]) } }]);
+    expect(await entered(id, 'Sheet1!F1:G3')).toEqual([
+      [{ formulaValue: '=SORT($A$1:$B$3)' }, null],
+      [null, null],
+      [null, null],
+    ]);
+    expect(await read(id, 'Sheet1!F1:G3', 'UNFORMATTED_VALUE')).toEqual(sorted);
+
+    await update(id, [
+      {
+        cutPaste: { source: grid([0, 3], [2, 4]), destination: { sheetId: 0, rowIndex: 8, columnIndex: 2 } },
+      },
+    ]);
+    expect(await read(id, 'Sheet1!C1:D3', 'UNFORMATTED_VALUE')).toEqual([]);
+    expect(await entered(id, 'Sheet1!C9:D11')).toEqual([
+      [{ formulaValue: '=SORT($A$1:$B$3)' }, null],
+      [null, null],
+      [null, null],
+    ]);
+    expect(await read(id, 'Sheet1!C9:D11', 'UNFORMATTED_VALUE')).toEqual(sorted);
+
+    await update(id, [
+      {
+        cutPaste: {
+          source: grid([8, 11], [2, 4]),
+          destination: { sheetId: 0, rowIndex: 12, columnIndex: 0 },
+          pasteType: 'PASTE_VALUES',
+        },
+      },
+    ]);
+    expect(await read(id, 'Sheet1!A13:B15')).toEqual(sorted);
+    expect(await read(id, 'Sheet1!C9:D11', 'UNFORMATTED_VALUE')).toEqual([]);
+  });
+
   it('refuses a paste past the grid', async () => {
     const id = await book([[1]]);
     const failure = await failureOf(

@@ -72,7 +72,9 @@ function pastedCell(
   const next: CellData = { ...(existing ?? {}) };
   if (parts.value !== 'none') {
     let value = source?.userEnteredValue ?? undefined;
-    if (parts.value === 'computed' && value?.formulaValue != null) value = computed;
+    // Values pasted are what the cells show: a formula's result, and in a cell an array formula
+    // spilled into (which holds no value of its own) the value spilled there.
+    if (parts.value === 'computed' && (value?.formulaValue != null || value == null)) value = computed;
     else if (value?.formulaValue != null && shift)
       value = { formulaValue: shiftFormula(value.formulaValue, shift.rows, shift.columns) };
     if (value && Object.keys(value).length > 0) next.userEnteredValue = structuredClone(value);
