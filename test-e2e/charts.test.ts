@@ -213,6 +213,7 @@ describe('charts over MCP', { timeout: 60_000 }, () => {
       'list_charts',
       'update_chart',
       'delete_chart',
+      'set_pivot_table',
     ]);
     // Outside its sets a tool is refused as unknown to this credential (-32602), naming the set.
     await expect(
@@ -232,6 +233,38 @@ describe('charts over MCP', { timeout: 60_000 }, () => {
       structured(await call(chartsOnly, 'list_charts', { spreadsheetId: aliceBook })).charts,
     ).toMatchObject([{ chartId: added.chartId, type: 'line', title: 'Line' }]);
     structured(await call(chartsOnly, 'delete_chart', { spreadsheetId: aliceBook, chartId: added.chartId }));
+    const pivot = structured(
+      await call(chartsOnly, 'set_pivot_table', {
+        spreadsheetId: aliceBook,
+        anchor: 'Sales!F1',
+        source: 'Sales!A1:C4',
+        rows: [{ column: 'month' }],
+        values: [{ column: 'Alice north', summary: 'MAX' }],
+      }),
+    );
+    expect(pivot).toMatchObject({
+      anchor: 'Sales!F1',
+      pivotTable: 'from Sales!A1:C4; rows Month; values MAX of Alice north',
+      previous: null,
+    });
+    expect(pivot.changeId).toMatch(UUID);
+    const shown = structured(
+      await call(aliceKey, 'read_range', { spreadsheetId: aliceBook, range: 'Sales!F1:G5' }),
+    );
+    expect(shown.values).toEqual([
+      ['Month', 'MAX of Alice north'],
+      ['Feb', '12'],
+      ['Jan', '10'],
+      ['Mar', '15'],
+      ['Grand Total', '15'],
+    ]);
+    structured(
+      await call(chartsOnly, 'set_pivot_table', {
+        spreadsheetId: aliceBook,
+        anchor: 'Sales!F1',
+        remove: true,
+      }),
+    );
   });
 
   it("alice's key and OAuth token cannot list, add, change or delete charts on bob's file; bob's chart is unchanged", async () => {
@@ -250,6 +283,7 @@ describe('charts over MCP', { timeout: 60_000 }, () => {
         ['add_chart', { type: 'column', range: 'Sales!A1:C4', title: 'Mallory' }],
         ['update_chart', { chartId: bobs.chartId, title: 'Mallory' }],
         ['delete_chart', { chartId: bobs.chartId }],
+        ['set_pivot_table', { anchor: 'Sales!F1', source: 'Sales!A1:C4', rows: [{ column: 'Month' }] }],
       ] as const) {
         const result = await call(client, name, { spreadsheetId: bobBook, ...args });
         const said = JSON.stringify(result);
@@ -283,6 +317,21 @@ describe('charts over MCP', { timeout: 60_000 }, () => {
       ['update_chart', { chartId: { $ne: 1 }, title: 'x' }, /invalid arguments/],
       ['delete_chart', { chartId: 1.5 }, /invalid arguments/],
       ['list_charts', { spreadsheetId: '../../etc/passwd' }, /invalid arguments/],
+      [
+        'set_pivot_table',
+        { anchor: 'Sales!B2', source: 'Sales!A1:C4', rows: [{ column: 'Month' }] },
+        /inside the source/,
+      ],
+      [
+        'set_pivot_table',
+        { anchor: 'Sales!F1', source: 'Sales!A1:C4', rows: [{ column: '__proto__' }] },
+        /no column "__proto__" in the header row/,
+      ],
+      [
+        'set_pivot_table',
+        { anchor: 'Sales!F1', source: 'Sales!A1:C4', values: [{ column: 'Month', summary: 'CUSTOM' }] },
+        /invalid arguments/,
+      ],
     ];
     for (const [name, args, said] of attempts) {
       const result = await call(aliceKey, name, { spreadsheetId: aliceBook, ...args });

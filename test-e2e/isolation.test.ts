@@ -222,6 +222,10 @@ describe.skipIf(Boolean(missing))(
         ['list_charts', { spreadsheetId }],
         ['update_chart', { spreadsheetId, chartId: 1, title: 'Mallory' }],
         ['delete_chart', { spreadsheetId, chartId: 1 }],
+        [
+          'set_pivot_table',
+          { spreadsheetId, anchor: 'Notes!D1', source: 'Plan!A1:B2', rows: [{ column: 'A' }] },
+        ],
         ['set_basic_filter', { spreadsheetId, range: 'Plan!A1:B2' }],
         ['clear_basic_filter', { spreadsheetId, sheetId }],
         ['list_filters', { spreadsheetId }],
