@@ -101,7 +101,7 @@ function ask(loss: string, requestState: string): Confirmation {
           method: 'elicitation/create',
           params: {
             mode: 'form',
-            message: `${loss} This cannot be undone from here. Go ahead?`,
+            message: `${loss} Go ahead?`,
             requestedSchema: {
               type: 'object',
               properties: {
