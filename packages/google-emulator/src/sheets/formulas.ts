@@ -15,9 +15,12 @@ import { type EngineInput, releaseEngine, syncedEngine, type TabInput } from './
 import { dataRowEnd, hasValue } from './grid.ts';
 import { repairHyperFormula } from './hyperformula-fixes.ts';
 import { withImportOrigin } from './import-range.ts';
+import { expandLet } from './let-expressions.ts';
 import type { ExtendedValue, NumberFormat, SheetModel, SpreadsheetModel } from './model.ts';
 import { closeOpenRanges, type TabExtent } from './open-ranges.ts';
+import { registerSheetsArrayFunctions } from './sheets-array-functions.ts';
 import { registerSheetsFunctions } from './sheets-functions.ts';
+import { registerSheetsTextFunctions } from './sheets-text-functions.ts';
 
 export interface FormulaResult {
   effectiveValue?: ExtendedValue;
@@ -46,6 +49,8 @@ function loadHyperFormula(): typeof import('hyperformula') {
     hyperFormula = createRequire(import.meta.url)('hyperformula') as typeof import('hyperformula');
     repairHyperFormula();
     registerSheetsFunctions(hyperFormula);
+    registerSheetsTextFunctions(hyperFormula);
+    registerSheetsArrayFunctions(hyperFormula);
   }
   return hyperFormula;
 }
@@ -82,7 +87,7 @@ function computeEvaluation(spreadsheet: SpreadsheetModel): Evaluation {
         const value = cells[column]?.userEnteredValue;
         if (value?.formulaValue != null) {
           const written = withImportOrigin(value.formulaValue, spreadsheet.spreadsheetId);
-          const engineText = rangeAsArray(engineFormula(closeOpenRanges(written, extentOf)));
+          const engineText = rangeAsArray(engineFormula(expandLet(closeOpenRanges(written, extentOf))));
           formulaCells.push([sheetIndex, row, column, engineText]);
           values.push(engineText);
         } else values.push(engineInput(value));
