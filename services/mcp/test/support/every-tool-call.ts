@@ -173,7 +173,14 @@ function everyToolCall(target: ToolCallTarget): ToolCall[] {
 }
 
 function toolCalls(target: ToolCallTarget): ToolCall[] {
-  const { spreadsheetId, planId, notesId, permissionId = 'x', commentId = 'x', madeFileId = 'x' } = target;
+  const {
+    spreadsheetId,
+    planId,
+    notesId,
+    permissionId = 'x',
+    commentId = 'x',
+    madeFileId = spreadsheetId,
+  } = target;
   return [
     ['list_spreadsheets', {}],
     ['get_spreadsheet', { spreadsheetId }],
