@@ -33,7 +33,9 @@ beforeAll(async () => {
       properties: { title: 'Pivots' },
       sheets: [
         { properties: { title: 'Sales', sheetId: DATA, gridProperties: { rowCount: 20, columnCount: 6 } } },
-        { properties: { title: 'Report', sheetId: REPORT, gridProperties: { rowCount: 30, columnCount: 10 } } },
+        {
+          properties: { title: 'Report', sheetId: REPORT, gridProperties: { rowCount: 30, columnCount: 10 } },
+        },
       ],
     },
   });
@@ -69,8 +71,8 @@ const place = (pivotTable: sheets_v4.Schema$PivotTable | null, rowIndex = 0, col
   });
 
 const shown = async (range = 'Report!A1:J30') =>
-  (await sheets.spreadsheets.values.get({ spreadsheetId, range, valueRenderOption: 'UNFORMATTED_VALUE' })).data
-    .values ?? [];
+  (await sheets.spreadsheets.values.get({ spreadsheetId, range, valueRenderOption: 'UNFORMATTED_VALUE' }))
+    .data.values ?? [];
 
 describe('pivot tables', () => {
   it('groups rows ascending (text without regard to case), sums each, and adds the Grand Total', async () => {
@@ -112,10 +114,7 @@ describe('pivot tables', () => {
     ]);
     await place({
       source: SOURCE,
-      rows: [
-        { sourceColumnOffset: 0, showTotals: true },
-        { sourceColumnOffset: 1 },
-      ],
+      rows: [{ sourceColumnOffset: 0, showTotals: true }, { sourceColumnOffset: 1 }],
       values: [
         { summarizeFunction: 'COUNTA', sourceColumnOffset: 3, name: 'Sales' },
         { summarizeFunction: 'COUNTUNIQUE', sourceColumnOffset: 3 },
@@ -228,9 +227,9 @@ describe('pivot tables', () => {
       expect(failure.response?.status).toBe(400);
       return failure.response?.data.error.message as string;
     };
-    expect(await refused({ source: { ...SOURCE, endRowIndex: 21 }, values: [{ sourceColumnOffset: 2 }] })).toMatch(
-      /^Invalid requests\[0\]\.updateCells: Invalid pivot table source/,
-    );
+    expect(
+      await refused({ source: { ...SOURCE, endRowIndex: 21 }, values: [{ sourceColumnOffset: 2 }] }),
+    ).toMatch(/^Invalid requests\[0\]\.updateCells: Invalid pivot table source/);
     expect(await refused({ source: SOURCE, rows: [{ sourceColumnOffset: 4 }] })).toMatch(
       /sourceColumnOffset 4 is outside the source's 4 columns/,
     );
