@@ -12,7 +12,8 @@
  * call, p50 and range, and p50 of the call with a one-cell read after it (a write is answered
  * before formulas are evaluated; the next read pays for it), in wall-clock and in this process's
  * CPU time (client and emulator: on a shared machine, what the call costs apart from waiting). BENCH_FORMULA_SHAPES picks shapes
- * (comma-separated). `node --cpu-prof` on this file profiles the emulator's side with the client's.
+ * (comma-separated); BENCH_FORMULA_RUNS=0 times only the writes and the first read. `node
+ * --cpu-prof` on this file profiles the emulator's side with the client's.
  */
 import { performance } from 'node:perf_hooks';
 import { startGoogleEmulator } from '../src/index.ts';
@@ -106,6 +107,7 @@ async function measureShape(
     `\n${shape}: ${formulas} formulas (${ROWS} rows), ${RUNS} runs each, written and first read in ${ms(setupMs)} (CPU ${ms((setupUsed.user + setupUsed.system) / 1000)})`,
   );
 
+  if (RUNS === 0) return;
   let step = 0;
   const operations: Array<[string, () => Promise<unknown>]> = [
     ['values.update, 1 cell', () => write('Data!A7', [[++step % 10]])],

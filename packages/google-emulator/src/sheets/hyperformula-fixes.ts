@@ -81,26 +81,23 @@ export function repairHyperFormula(): void {
     'interpreter/InterpreterValue.js',
   );
 
-  const joined = new WeakSet<RangeVertexLike>();
+  // A range's vertex is joined to its cells in the call that adds it to the graph (the engine's
+  // structural operations keep those edges), so one already in the graph needs no joining.
   const processCellDependencies = DependencyGraph.prototype.processCellDependencies;
   DependencyGraph.prototype.processCellDependencies = function (dependencies, endVertex) {
-    const rest: unknown[] = [];
-    for (const dependency of dependencies) {
+    let rest: unknown[] | undefined;
+    for (const [index, dependency] of dependencies.entries()) {
       if (dependency instanceof AbsoluteCellRange && endVertex.idInGraph !== undefined) {
         const vertex = this.getRange(dependency.start, dependency.end);
-        if (vertex?.idInGraph !== undefined && joined.has(vertex)) {
+        if (vertex?.idInGraph !== undefined) {
+          rest ??= dependencies.slice(0, index);
           this.graph.addEdge(vertex.idInGraph, endVertex.idInGraph);
           continue;
         }
       }
-      rest.push(dependency);
+      rest?.push(dependency);
     }
-    processCellDependencies.call(this, rest, endVertex);
-    for (const dependency of rest) {
-      if (!(dependency instanceof AbsoluteCellRange)) continue;
-      const vertex = this.getRange(dependency.start, dependency.end);
-      if (vertex) joined.add(vertex);
-    }
+    processCellDependencies.call(this, rest ?? dependencies, endVertex);
   };
 
   const buildNewCriterionCache = CriterionFunctionCompute.prototype.buildNewCriterionCache;
