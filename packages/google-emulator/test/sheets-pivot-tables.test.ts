@@ -157,6 +157,30 @@ describe('pivot tables', () => {
     ]);
   });
 
+  it('gives criteria and filterSpecs both, takes the deprecated criteria alone, and repeats headings when asked', async () => {
+    const visible = { visibleValues: ['West'] };
+    await place({
+      source: SOURCE,
+      rows: [{ sourceColumnOffset: 0, repeatHeadings: true }, { sourceColumnOffset: 1 }],
+      values: [{ summarizeFunction: 'SUM', sourceColumnOffset: 2 }],
+      criteria: { '0': visible },
+    });
+    expect(await shown()).toEqual([
+      ['Region', 'Product', 'SUM of Units'],
+      ['West', 'Paper', 3],
+      ['West', 'Pen', 5],
+    ]);
+    const { data } = await sheets.spreadsheets.get({
+      spreadsheetId,
+      ranges: ['Report!A1'],
+      fields: 'sheets.data.rowData.values.pivotTable(criteria,filterSpecs)',
+    });
+    expect(data.sheets?.[0]?.data?.[0]?.rowData?.[0]?.values?.[0]?.pivotTable).toEqual({
+      criteria: { '0': visible },
+      filterSpecs: [{ columnOffsetIndex: 0, filterCriteria: visible }],
+    });
+  });
+
   it('follows its source when a value changes, and formulas read what it shows', async () => {
     await place({
       source: SOURCE,

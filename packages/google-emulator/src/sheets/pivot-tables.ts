@@ -126,7 +126,7 @@ export function checkPivotTable(spreadsheet: SpreadsheetModel, pivot: PivotTable
       throw googleErrors.badRequest(`Invalid pivot table: unknown summarizeFunction ${summary}.`);
     offset('sourceColumnOffset', value.sourceColumnOffset);
   }
-  for (const spec of pivot.filterSpecs ?? []) {
+  for (const spec of filterSpecsOf(pivot)) {
     offset('columnOffsetIndex', spec.columnOffsetIndex);
     const type = spec.filterCriteria?.condition?.type;
     if (type && !FILTER_CONDITIONS.has(type))
@@ -361,7 +361,7 @@ export function pivotCells(
   const rowGroups = pivot.rows ?? [];
   const columnGroups = pivot.columns ?? [];
   const values = pivot.values ?? [];
-  const filters = pivot.filterSpecs ?? [];
+  const filters = filterSpecsOf(pivot);
   // The source's rows with any value, kept by the filters.
   const kept: number[] = [];
   for (let row = area.startRow + 1; row < area.endRow; row++) {
@@ -450,6 +450,7 @@ export function pivotCells(
         const opens =
           !previous ||
           previous.total ||
+          rowGroups[level]?.repeatHeadings ||
           keyOf(previous.prefix.slice(0, level + 1)) !== keyOf(slot.prefix.slice(0, level + 1));
         if (opens) put(row, level, labelOf(value));
       });
@@ -570,4 +571,32 @@ function withShownValues(
     cells[column] = { ...cells[column], userEnteredValue: result.effectiveValue };
   }
   return { ...spreadsheet, sheets };
+}
+
+/**
+ * The filters of a pivot table: `filterSpecs`, or the deprecated `criteria` map (source column
+ * offset → criteria) when only it is given; "If both fields are specified in an update request,
+ * this field [filterSpecs] takes precedence" (PivotTable.criteria).
+ */
+function filterSpecsOf(pivot: PivotTable): sheets_v4.Schema$PivotFilterSpec[] {
+  if (pivot.filterSpecs?.length) return pivot.filterSpecs;
+  return Object.entries(pivot.criteria ?? {}).map(([offset, filterCriteria]) => ({
+    columnOffsetIndex: Number(offset),
+    filterCriteria,
+  }));
+}
+
+/**
+ * A pivot table as spreadsheets.get gives it: "Both criteria and filterSpecs are populated in
+ * responses" (PivotTable.criteria), whichever of them was written.
+ */
+export function pivotTableResource(pivot: PivotTable): PivotTable {
+  const resource = structuredClone(pivot);
+  const specs = filterSpecsOf(pivot);
+  if (specs.length === 0) return resource;
+  resource.filterSpecs = structuredClone(specs);
+  resource.criteria = Object.fromEntries(
+    specs.map((spec) => [String(spec.columnOffsetIndex ?? 0), structuredClone(spec.filterCriteria ?? {})]),
+  );
+  return resource;
 }

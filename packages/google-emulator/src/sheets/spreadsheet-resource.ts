@@ -6,7 +6,7 @@ import type { sheets_v4 } from 'googleapis';
 import { type GridBounds, type ResolvedRange, resolveRange } from './a1-notation.ts';
 import { effectiveCell, formattedValue, shownCellsIn } from './cell-values.ts';
 import type { CellData, CellFormat, DimensionMetadata, SheetModel, SpreadsheetModel } from './model.ts';
-import { evaluateShownCells } from './pivot-tables.ts';
+import { evaluateShownCells, pivotTableResource } from './pivot-tables.ts';
 
 /** Google's default cell format for a new spreadsheet (en_US). */
 export const DEFAULT_CELL_FORMAT: CellFormat = {
@@ -170,7 +170,7 @@ function cellResource(
   const link = hyperlinkOf(cell);
   if (link) resource.hyperlink = link;
   if (cell.dataValidation) resource.dataValidation = structuredClone(cell.dataValidation);
-  if (cell.pivotTable) resource.pivotTable = structuredClone(cell.pivotTable);
+  if (cell.pivotTable) resource.pivotTable = pivotTableResource(cell.pivotTable);
   return resource;
 }
 
