@@ -177,6 +177,22 @@ describe('QUERY', () => {
     ]);
   });
 
+  it('takes a query built by formula, with a cell’s value in it', async () => {
+    await sheets.spreadsheets.values.update({
+      spreadsheetId,
+      range: 'Out!J1',
+      valueInputOption: 'USER_ENTERED',
+      requestBody: { values: [['Sales']] },
+    });
+    expect(
+      await query(spreadsheetId, '=QUERY(Data!B1:F7, "select B, D where C = \'"&J1&"\' order by D", 1)'),
+    ).toEqual([
+      ['Name', 'Salary'],
+      ['Dee', 400],
+      ['Cid', 600],
+    ]);
+  });
+
   it('names the columns of a computed array Col1, Col2, …', async () => {
     expect(
       await query(

@@ -133,38 +133,44 @@ function aggregate(query: Query, select: Expression[], rows: QueryValue[][], sou
       select.map((expression) => label(query, expression, source)),
       contexts.map((context) => select.map((expression) => evaluate(expression, context, source))),
     );
+  const pivotOf = new Map<QueryValue[], string>();
   const pivotValues = new Map<string, QueryValue[]>();
   for (const row of rows) {
     const values = query.pivot.map((expression) => evaluate(expression, { row, rows: [row] }, source));
-    pivotValues.set(JSON.stringify(values), values);
+    const key = JSON.stringify(values);
+    pivotOf.set(row, key);
+    pivotValues.set(key, values);
   }
-  const pivots = [...pivotValues.values()].sort(compareLists);
+  const pivots = [...pivotValues.entries()].sort(([, a], [, b]) => compareLists(a, b));
   const aggregations = select.filter(hasAggregate);
   const keys = select.filter((expression) => !hasAggregate(expression));
   const header = [
     ...keys.map((expression) => label(query, expression, source)),
-    ...pivots.flatMap((values) =>
+    ...pivots.flatMap(([, values]) =>
       aggregations.map((expression) => {
         const name = values.map((value) => (value === null ? '' : String(value))).join(', ');
         return aggregations.length === 1 ? name : `${name} ${label(query, expression, source)}`;
       }),
     ),
   ];
-  const body = contexts.map((context) => [
-    ...keys.map((expression) => evaluate(expression, context, source)),
-    ...pivots.flatMap((values) => {
-      const key = JSON.stringify(values);
-      const inPivot = context.rows.filter(
-        (row) =>
-          JSON.stringify(
-            query.pivot.map((expression) => evaluate(expression, { row, rows: [row] }, source)),
-          ) === key,
-      );
-      return aggregations.map((expression) =>
-        inPivot.length === 0 ? null : evaluate(expression, { row: inPivot[0] ?? [], rows: inPivot }, source),
-      );
-    }),
-  ]);
+  const body = contexts.map((context) => {
+    const byPivot = new Map<string, QueryValue[][]>();
+    for (const row of context.rows) {
+      const key = pivotOf.get(row) ?? '';
+      byPivot.set(key, [...(byPivot.get(key) ?? []), row]);
+    }
+    return [
+      ...keys.map((expression) => evaluate(expression, context, source)),
+      ...pivots.flatMap(([key]) => {
+        const inPivot = byPivot.get(key) ?? [];
+        return aggregations.map((expression) =>
+          inPivot.length === 0
+            ? null
+            : evaluate(expression, { row: inPivot[0] ?? [], rows: inPivot }, source),
+        );
+      }),
+    ];
+  });
   return withHeader(header, body);
 }
 

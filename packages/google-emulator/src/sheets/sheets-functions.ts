@@ -30,7 +30,18 @@ import type { QueryValue } from './query-language.ts';
 import { QueryError } from './query-language.ts';
 
 type HyperFormulaModule = typeof import('hyperformula');
-type Ast = { type: string; value?: unknown; args: Ast[] };
+type Ast = { type: string; value?: unknown; args: Ast[]; left?: Ast; right?: Ast; expression?: Ast };
+
+/** The most columns a QUERY's pivot adds to its result; past them its columns are cut (README-sheets.md). */
+const PIVOT_COLUMNS = 50;
+
+/** A query as far as the formula writes it out: its text pieces joined, anything computed as a space. */
+function writtenText(ast: Ast | undefined): string {
+  if (ast?.type === 'STRING') return String(ast.value);
+  if (ast?.type === 'CONCATENATE_OP') return writtenText(ast.left) + writtenText(ast.right);
+  if (ast?.type === 'PARENTHESES') return writtenText(ast.expression);
+  return ' ';
+}
 type State = unknown;
 /** What a plugin method receives from runFunction for a RANGE parameter, and returns. */
 type Scalar = unknown;
@@ -244,29 +255,20 @@ export function registerSheetsFunctions(hf: HyperFormulaModule): void {
     }
 
     /**
-     * At most a header row over the data's rows; as wide as the columns a literal query selects,
-     * or with `pivot` (one column a pivot value) or a query built by formula, as wide as the data's
-     * columns and rows together.
+     * At most a header row over the data's rows; as wide as the columns the query selects (or the
+     * data's, if more), as far as the formula writes the query out, plus with `pivot` at most
+     * PIVOT_COLUMNS columns more: HyperFormula sizes an array before computing it.
      */
     querySize(ast: Ast, state: State): ArraySizeType {
       if (ast.args.length < 2) return ArraySize.error();
       const data = sizeOfFirst(this, ast, state);
-      const text = ast.args[1]?.type === 'STRING' ? String(ast.args[1].value) : undefined;
-      let width = data.width + data.height;
-      if (text !== undefined && !/\bpivot\b/i.test(text)) {
-        try {
-          const select =
-            /^\s*select\s+(.*?)(?=\s+(?:where|group|pivot|order|limit|offset|label|format|options)\b|$)/is.exec(
-              text,
-            );
-          width =
-            select?.[1] && select[1].trim() !== '*'
-              ? Math.max(data.width, splitTopLevel(select[1]).length)
-              : data.width;
-        } catch {
-          width = data.width + data.height;
-        }
-      }
+      const text = writtenText(ast.args[1]);
+      const select =
+        /^\s*select\s+(.*?)(?=\s+(?:where|group|pivot|order|limit|offset|label|format|options)\b|$)/is.exec(
+          text,
+        );
+      let width = Math.max(data.width, select?.[1] ? splitTopLevel(select[1]).length : 0);
+      if (/\bpivot\b/i.test(text)) width += Math.min(data.height, PIVOT_COLUMNS);
       return new ArraySize(Math.max(width, 1), data.height + 1);
     }
 
