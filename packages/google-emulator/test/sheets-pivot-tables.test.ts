@@ -136,6 +136,23 @@ describe('pivot tables', () => {
     ]);
   });
 
+  it('sorts a group by a value when given its valueBucket', async () => {
+    await place({
+      source: SOURCE,
+      rows: [{ sourceColumnOffset: 0, sortOrder: 'DESCENDING', valueBucket: { valuesIndex: 1 } }],
+      values: [
+        { summarizeFunction: 'COUNTA', sourceColumnOffset: 3 },
+        { summarizeFunction: 'SUM', sourceColumnOffset: 2 },
+      ],
+    });
+    expect(await shown()).toEqual([
+      ['Region', 'COUNTA of Rep', 'SUM of Units'],
+      ['East', 3, 19],
+      ['West', 2, 8],
+      ['North', 1, 4],
+    ]);
+  });
+
   it('keeps only the rows its filters show: visible values and conditions', async () => {
     await place({
       source: SOURCE,

@@ -129,6 +129,24 @@ describe('set_pivot_table', () => {
     await call('undo_change', { changeId: changed.structured.changeId });
     expect(await shown()).toEqual(BY_REGION);
 
+    // Groups sorted by their first value, largest first (valueBucket).
+    const ranked = await call('set_pivot_table', {
+      anchor: 'Report!A1',
+      rows: [{ column: 'Product', byValue: true, descending: true }],
+      values: [{ column: 'Units', summary: 'MIN' }],
+    });
+    expect(ranked.structured.pivotTable).toBe(
+      'from Sales!A1:C5; rows Product (by value) (descending); values MIN of Units',
+    );
+    expect(await shown()).toEqual([
+      ['Product', 'MIN of Units'],
+      ['Pen', 5],
+      ['Paper', 3],
+      ['Grand Total', 3],
+    ]);
+    await call('undo_change', { changeId: ranked.structured.changeId });
+    expect(await shown()).toEqual(BY_REGION);
+
     const removed = await call('set_pivot_table', { anchor: 'Report!A1', remove: true });
     expect(removed.text).toContain(
       'Removed the pivot table at Report!A1 (from Sales!A1:C5; rows Region; values SUM of Units).',

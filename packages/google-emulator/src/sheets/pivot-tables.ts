@@ -292,11 +292,23 @@ interface Slot {
  * their sort orders, then after the values of a group with `showTotals` that has groups inside it
  * "<value> Total", and at the end "Grand Total" when the outermost group shows totals.
  */
-function slotsOf(groups: readonly PivotGroup[], tuples: SourceValue[][]): Slot[] {
+function slotsOf(
+  groups: readonly PivotGroup[],
+  tuples: SourceValue[][],
+  totalOf: (prefix: SourceValue[], valuesIndex: number) => ExtendedValue | undefined,
+): Slot[] {
   if (groups.length === 0) return [{ prefix: [], total: false }];
   const sorted = [...tuples].sort((a, b) => {
     for (const [level, group] of groups.entries()) {
-      const order = compareValues(a[level]?.value, b[level]?.value);
+      // valueBucket: the group's values ordered by a value's total over each (its buckets ignored).
+      const bucket = group.valueBucket;
+      const order =
+        (bucket
+          ? compareValues(
+              totalOf(a.slice(0, level + 1), bucket.valuesIndex ?? 0),
+              totalOf(b.slice(0, level + 1), bucket.valuesIndex ?? 0),
+            )
+          : 0) || compareValues(a[level]?.value, b[level]?.value);
       if (order !== 0) return group.sortOrder === 'DESCENDING' ? -order : order;
     }
     return 0;
@@ -393,8 +405,6 @@ export function pivotCells(
     }
     return [...found.values()];
   };
-  const rowSlots = slotsOf(rowGroups, distinct(rowGroups));
-  const columnSlots = slotsOf(columnGroups, distinct(columnGroups));
   // The source rows of each pair of group prefixes (totals included), found once per row.
   const members = new Map<string, number[]>();
   for (const row of kept) {
@@ -408,6 +418,30 @@ export function pivotCells(
         members.set(key, list);
       }
   }
+  // A group's total of one value, for sorting by value: worked out once per group.
+  const totals = new Map<string, ExtendedValue | undefined>();
+  const summarized = (key: string, valuesIndex: number) => {
+    const at = `${key}#${valuesIndex}`;
+    if (totals.has(at)) return totals.get(at);
+    const value = values[valuesIndex];
+    const rows = members.get(key);
+    const offset = value?.sourceColumnOffset ?? 0;
+    const total =
+      rows && value
+        ? summarize(
+            value.summarizeFunction ?? 'SUM',
+            rows.map((each) => read(each, offset)),
+          ).effectiveValue
+        : undefined;
+    totals.set(at, total);
+    return total;
+  };
+  const rowSlots = slotsOf(rowGroups, distinct(rowGroups), (prefix, index) =>
+    summarized(`${keyOf(prefix)}|${prefix.length}||0`, index),
+  );
+  const columnSlots = slotsOf(columnGroups, distinct(columnGroups), (prefix, index) =>
+    summarized(`|0|${keyOf(prefix)}|${prefix.length}`, index),
+  );
   const R = rowGroups.length;
   const V = values.length;
   const valueName = (value: sheets_v4.Schema$PivotValue) =>

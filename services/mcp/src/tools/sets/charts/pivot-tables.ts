@@ -65,6 +65,7 @@ const group = z.object({
   column,
   descending: z.boolean().optional(),
   totals: z.boolean().optional(),
+  byValue: z.boolean().optional().describe('Sort by the first value.'),
 });
 const groups = z.array(group).max(10).optional();
 
@@ -332,13 +333,19 @@ function columnFinder(header: readonly string[], source: sheets_v4.Schema$GridRa
 }
 
 function groupOf(
-  each: { column: string; descending?: boolean | undefined; totals?: boolean | undefined },
+  each: {
+    column: string;
+    descending?: boolean | undefined;
+    totals?: boolean | undefined;
+    byValue?: boolean | undefined;
+  },
   offsetOf: (name: string) => number,
 ): sheets_v4.Schema$PivotGroup {
   return {
     sourceColumnOffset: offsetOf(each.column),
     showTotals: each.totals ?? true,
     sortOrder: each.descending ? 'DESCENDING' : 'ASCENDING',
+    ...(each.byValue ? { valueBucket: { valuesIndex: 0 } } : {}),
   };
 }
 
@@ -394,7 +401,7 @@ export function describePivot(pivot: PivotTable, header: readonly string[], tabs
     (list ?? [])
       .map(
         (each) =>
-          `${each.label || nameOf(each.sourceColumnOffset)}${each.sortOrder === 'DESCENDING' ? ' (descending)' : ''}${each.showTotals ? '' : ' (no totals)'}`,
+          `${each.label || nameOf(each.sourceColumnOffset)}${each.valueBucket ? ' (by value)' : ''}${each.sortOrder === 'DESCENDING' ? ' (descending)' : ''}${each.showTotals ? '' : ' (no totals)'}`,
       )
       .join(', ');
   if (pivot.rows?.length) parts.push(`rows ${groupWords(pivot.rows)}`);
