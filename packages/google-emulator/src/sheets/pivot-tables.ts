@@ -6,7 +6,9 @@
  * the source's first row names the columns, each row group's distinct values are rows (column
  * groups are columns), each value is its summarizeFunction over the source rows of that group,
  * `showTotals` adds the "Grand Total" (and "<value> Total" for an outer group), filterSpecs keep
- * only the rows whose values are visible. What still differs is in README-sheets.md.
+ * only the rows whose values are visible. What still differs is in README-sheets.md. Written by
+ * hand: pivot libraries (PivotTable.js and the like) lay out and label their output their own way,
+ * and what Google's layout needs beyond that is grouping and a dozen summaries over plain numbers.
  */
 import type { sheets_v4 } from 'googleapis';
 import { googleErrors } from '../google-error.ts';
