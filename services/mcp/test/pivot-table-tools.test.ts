@@ -163,6 +163,15 @@ describe('set_pivot_table', () => {
     expect(undone.structured.restored).toEqual(['put back the pivot table at Report!A1']);
     expect(await shown()).toEqual(BY_REGION);
 
+    // A named range is a source as a range is.
+    await call('add_named_range', { name: 'SalesData', range: 'Sales!A1:C5' });
+    const named = await dryRun('set_pivot_table', {
+      anchor: 'Report!A1',
+      source: 'SalesData',
+      rows: [{ column: 'Product' }],
+    });
+    expect(named.structured.pivotTable).toBe('from Sales!A1:C5; rows Product');
+
     // The undo of the add removes it.
     const undoAdd = await call('undo_change', { changeId: added.structured.changeId, force: true });
     expect(undoAdd.structured.restored).toEqual(['remove the pivot table at Report!A1']);

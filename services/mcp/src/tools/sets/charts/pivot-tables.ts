@@ -87,7 +87,8 @@ export function pivotTableTools(deps: ToolDeps) {
     id: string,
     anchorText: string,
   ) {
-    const tabs = tabsOf(await readSpreadsheet(auth.userId, signal, id, TAB_FIELDS));
+    const book = await readSpreadsheet(auth.userId, signal, id, TAB_FIELDS);
+    const tabs = tabsOf(book);
     const { range, tab } = gridRangeOf(anchorText, tabs);
     const anchor: sheets_v4.Schema$GridRange = {
       sheetId: tab.sheetId,
@@ -103,7 +104,7 @@ export function pivotTableTools(deps: ToolDeps) {
       ),
     );
     const current = data.sheets?.[0]?.data?.[0]?.rowData?.[0]?.values?.[0]?.pivotTable ?? undefined;
-    return { tabs, anchor, current };
+    return { tabs, namedRanges: book.namedRanges ?? [], anchor, current };
   }
 
   /** Each source's header texts (formatted, as a person sees them), in one values.batchGet. */
@@ -166,7 +167,11 @@ export function pivotTableTools(deps: ToolDeps) {
       }),
       outputSchema: pivotOutput,
       async run(input, context) {
-        const { tabs, anchor, current } = await readAnchor(context, input.spreadsheetId, input.anchor);
+        const { tabs, namedRanges, anchor, current } = await readAnchor(
+          context,
+          input.spreadsheetId,
+          input.anchor,
+        );
         const where = a1Of(anchor, tabs);
         const given = [input.rows, input.columns, input.values, input.filters];
         if (input.remove) {
@@ -192,7 +197,7 @@ export function pivotTableTools(deps: ToolDeps) {
         if (!given.slice(0, 3).some((list) => list && list.length > 0))
           throw new ToolError('give rows, columns or values');
         const source = input.source
-          ? wholeRange(gridRangeOf(input.source, tabs))
+          ? wholeRange(gridRangeOf(input.source, tabs, namedRanges))
           : (current?.source ?? undefined);
         if (!source)
           throw new ToolError(`give the source: there is no pivot table at ${where} to keep it from`);
