@@ -21,6 +21,8 @@ export interface Account {
   sub: string;
   email: string;
   name: string;
+  /** The Workspace domain (`hd` in ID tokens and userinfo); absent for a consumer account. */
+  hostedDomain?: string;
 }
 
 /** Who is calling an API: resolved from a valid, unexpired access token. */

@@ -5,11 +5,18 @@ import type { SigningKey } from './signing-key.ts';
 /** Google's ID tokens live one hour, whatever the access token's lifetime. */
 const ID_TOKEN_TTL_SECONDS = 3600;
 
-/** The claims Google puts in ID tokens and userinfo for what was granted. */
+/**
+ * The claims Google puts in ID tokens and userinfo for what was granted. `hd` is "the domain
+ * associated with the Google Workspace or Cloud organization of the user", "provided only if the
+ * user belongs to a Google Cloud organization"
+ * (https://developers.google.com/identity/openid-connect/openid-connect#an-id-tokens-payload), and
+ * userinfo answers it too (the OAuth2 API's `Userinfo.hd`, "the hosted domain e.g. example.com").
+ */
 export function identityClaims(account: Account, scopes: readonly string[]) {
   const [given, ...family] = account.name.split(' ');
   return {
     sub: account.sub,
+    ...(account.hostedDomain ? { hd: account.hostedDomain } : {}),
     ...(scopes.includes(USERINFO_EMAIL) ? { email: account.email, email_verified: true } : {}),
     ...(scopes.includes(USERINFO_PROFILE)
       ? {
