@@ -5,7 +5,7 @@ import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 
 // set_pivot_table through the MCP SDK client, real mcp and auth processes and the Google emulator:
 // a pivot table added, changed and removed, each read back (what it shows by read_range, where it
-// is by get_spreadsheet, its definition as Google keeps it), each undone by undo_change; dry runs
+// is and what it is by read_cell_details, its definition as Google keeps it), each undone by undo_change; dry runs
 // that send Google no write; bad and hostile arguments refused before Google sees them.
 
 let stack: McpUnderTest;
@@ -104,10 +104,32 @@ describe('set_pivot_table', () => {
       rows: [{ sourceColumnOffset: 0, showTotals: true, sortOrder: 'ASCENDING' }],
       values: [{ sourceColumnOffset: 2, summarizeFunction: 'SUM' }],
     });
-    const described = await call('get_spreadsheet', {});
-    const report = (described.structured.sheets as Structured[]).find((tab) => tab.title === 'Report');
-    expect(report?.pivotTables).toEqual({ count: 1, first: ['A1 from Sales!A1:C5 (rows A; values SUM C)'] });
-    expect(described.text).toContain('pivot tables 1: A1 from Sales!A1:C5 (rows A; values SUM C)');
+    // read_cell_details finds it at its anchor, worded as set_pivot_table words it; the cells it
+    // fills are values, and get_spreadsheet (which reads no cell) says nothing of it.
+    const found = await call('read_cell_details', { range: 'Report!A1:F12', fields: ['pivotTables'] });
+    expect(found.structured).toEqual({
+      cells: [
+        {
+          range: 'Report!A1',
+          cell: 'A1',
+          pivotTable: 'from Sales!A1:C5; rows Region; values SUM of Units',
+        },
+      ],
+      nextOffset: null,
+      scannedCells: 72,
+    });
+    expect(found.text).toBe('Report!A1: pivot table from Sales!A1:C5; rows Region; values SUM of Units');
+    const everything = await call('read_cell_details', { range: 'Report!A1:B4' });
+    expect(everything.structured.cells).toEqual(found.structured.cells);
+    expect(await call('read_cell_details', { range: 'Sales!A1:C5' })).toMatchObject({
+      structured: { cells: [], nextOffset: null, scannedCells: 15 },
+      text: 'No cell in the range has any of these details.',
+    });
+    expect(
+      (await call('read_cell_details', { range: 'Report!A1:B4', fields: ['notes', 'formulas'] })).structured
+        .cells,
+    ).toEqual([]);
+    expect(JSON.stringify((await call('get_spreadsheet', {})).structured)).not.toContain('pivot');
 
     // Changed: the source is kept, the groups and summaries are new; a filter keeps the pens.
     const changed = await call('set_pivot_table', {

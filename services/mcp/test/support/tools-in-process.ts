@@ -40,9 +40,13 @@ const SCOPES = ['https://www.googleapis.com/auth/spreadsheets', 'https://www.goo
 /**
  * The tools run in this process against a Google emulator process, with a real access token the
  * emulator issued: what a tool asks of Google, how it reports progress and what a cancelled
- * signal stops can be seen without the MCP protocol in between.
+ * signal stops can be seen without the MCP protocol in between. `fetch`, when given, carries the
+ * tools' Google requests (to see what each asked and how much came back).
  */
-export async function startToolsUnderTest(email = 'alice@example.com'): Promise<ToolsUnderTest> {
+export async function startToolsUnderTest(
+  email = 'alice@example.com',
+  options: { fetch?: typeof fetch } = {},
+): Promise<ToolsUnderTest> {
   const emulator = await startEmulator(await freePort(), { GOOGLE_EMULATOR_ACCOUNTS: email });
   const url = emulator.url;
   try {
@@ -77,7 +81,7 @@ export async function startToolsUnderTest(email = 'alice@example.com'): Promise<
       rootUrl,
       dashboardUrl: 'http://127.0.0.1/dashboard',
     });
-    const google = { fetchImplementation: fetch, rootUrl };
+    const google = { fetchImplementation: options.fetch ?? fetch, rootUrl };
     const tools = new Map(
       sheetgateTools({
         sheets: sheets({ version: 'v4', ...google }),

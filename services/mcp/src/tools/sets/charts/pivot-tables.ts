@@ -5,7 +5,7 @@
  * field (journal/state). Columns are named as a person says them, by the source's header text, and
  * checked before Google sees them: the tabs are read, then the anchor's pivot table, then the
  * source's header row. What a pivot table shows is Google's to compute: read_range reads it;
- * get_spreadsheet lists where each is.
+ * read_cell_details says which cell holds one and what it is.
  */
 import type { sheets_v4 } from 'googleapis';
 import { z } from 'zod';
@@ -13,6 +13,7 @@ import { ToolError } from '../../../errors/tool-error.ts';
 import { columnLetters } from '../../kit/a1.ts';
 import { CHANGE } from '../../kit/annotations.ts';
 import { a1Range, dryRun, dryRunOutput, spreadsheetId } from '../../kit/common-schemas.ts';
+import { clip, describePivot, NAME_CHARACTERS, pivotSourceHeaders } from '../../kit/pivot-words.ts';
 import { a1Of, gridRangeOf, TAB_FIELDS, type Tab, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
@@ -52,13 +53,8 @@ const CONDITIONS = {
 } as const;
 type Condition = keyof typeof CONDITIONS;
 
-/** The most header names an answer quotes when a column is not found, and their characters. */
+/** The most header names an answer quotes when a column is not found. */
 const NAMES_QUOTED = 30;
-const NAME_CHARACTERS = 100;
-/** A pivot table in words is cut here: filters may list many values. */
-const WORDS_CHARACTERS = 2_000;
-
-const clip = (text: string, most: number) => (text.length > most ? `${text.slice(0, most - 1)}…` : text);
 
 const column = z.string().min(1).max(255);
 const group = z.object({
@@ -107,25 +103,13 @@ export function pivotTableTools(deps: ToolDeps) {
     return { tabs, namedRanges: book.namedRanges ?? [], anchor, current };
   }
 
-  /** Each source's header texts (formatted, as a person sees them), in one values.batchGet. */
-  async function headersOf(
+  /** Each source's header texts (kit/pivot-words.ts). */
+  const headersOf = (
     { auth, signal }: Pick<ToolContext, 'auth' | 'signal'>,
     id: string,
     sources: readonly sheets_v4.Schema$GridRange[],
     tabs: readonly Tab[],
-  ): Promise<string[][]> {
-    const ranges = sources.map((source) =>
-      a1Of({ ...source, endRowIndex: (source.startRowIndex ?? 0) + 1 }, tabs),
-    );
-    const { data } = await callGoogle(auth.userId, signal, (request) =>
-      sheets.spreadsheets.values.batchGet({ spreadsheetId: id, ranges, majorDimension: 'ROWS' }, request),
-    );
-    return sources.map((source, index) => {
-      const width = (source.endColumnIndex ?? 0) - (source.startColumnIndex ?? 0);
-      const row = data.valueRanges?.[index]?.values?.[0] ?? [];
-      return Array.from({ length: width }, (_, offset) => String(row[offset] ?? ''));
-    });
-  }
+  ) => pivotSourceHeaders(deps, auth.userId, signal, id, sources, tabs);
 
   return [
     defineTool({
@@ -178,7 +162,7 @@ export function pivotTableTools(deps: ToolDeps) {
           if (given.some((list) => list !== undefined) || input.source !== undefined)
             throw new ToolError('remove takes the anchor only');
           if (!current?.source)
-            throw new ToolError(`there is no pivot table at ${where}; get_spreadsheet lists them`);
+            throw new ToolError(`there is no pivot table at ${where}; read_cell_details finds them`);
           const [header] = await headersOf(context, input.spreadsheetId, [current.source], tabs);
           const previous = describePivot(current, header ?? [], tabs);
           if (input.dryRun)
@@ -391,48 +375,4 @@ function filterOf(
         : {}),
     },
   };
-}
-
-/**
- * `from Sales!A1:D7: rows Region; columns Year; values SUM of Units; filters Region in ["East"]`:
- * a pivot table in words, its columns by their header text (by letter when the header has none).
- */
-export function describePivot(pivot: PivotTable, header: readonly string[], tabs: readonly Tab[]): string {
-  const first = pivot.source?.startColumnIndex ?? 0;
-  const nameOf = (offset: number | null | undefined) =>
-    clip(header[offset ?? 0]?.trim() || columnLetters(first + (offset ?? 0)), NAME_CHARACTERS);
-  const parts = [`from ${a1Of(pivot.source ?? undefined, tabs)}`];
-  const groupWords = (list: sheets_v4.Schema$PivotGroup[] | undefined) =>
-    (list ?? [])
-      .map(
-        (each) =>
-          `${each.label || nameOf(each.sourceColumnOffset)}${each.valueBucket ? ' (by value)' : ''}${each.sortOrder === 'DESCENDING' ? ' (descending)' : ''}${each.showTotals ? '' : ' (no totals)'}`,
-      )
-      .join(', ');
-  if (pivot.rows?.length) parts.push(`rows ${groupWords(pivot.rows)}`);
-  if (pivot.columns?.length) parts.push(`columns ${groupWords(pivot.columns)}`);
-  if (pivot.values?.length)
-    parts.push(
-      `values ${pivot.values
-        .map(
-          (each) => each.name || `${each.summarizeFunction ?? 'SUM'} of ${nameOf(each.sourceColumnOffset)}`,
-        )
-        .join(', ')}`,
-    );
-  if (pivot.filterSpecs?.length)
-    parts.push(
-      `filters ${pivot.filterSpecs
-        .map((spec) => {
-          const criteria = spec.filterCriteria ?? {};
-          const shown = criteria.visibleValues
-            ? ` in ${JSON.stringify(criteria.visibleValues.slice(0, 10))}`
-            : '';
-          const condition = criteria.condition
-            ? ` ${criteria.condition.type}${(criteria.condition.values ?? []).map((value) => ` ${JSON.stringify(value.userEnteredValue ?? '')}`).join('')}`
-            : '';
-          return `${nameOf(spec.columnOffsetIndex)}${shown}${condition}`;
-        })
-        .join(', ')}`,
-    );
-  return clip(parts.join('; '), WORDS_CHARACTERS);
 }

@@ -5,7 +5,10 @@ import { columnLetters, gridBounds, rangeOnSheet, splitRange } from '../../kit/a
 import { READ } from '../../kit/annotations.ts';
 import { a1Range, spreadsheetId } from '../../kit/common-schemas.ts';
 import { PAGE_CHARACTER_BUDGET } from '../../kit/paging.ts';
+import { describePivot, pivotSourceHeaders } from '../../kit/pivot-words.ts';
+import { TAB_FIELDS, tabsOf } from '../../kit/rule-grid.ts';
 import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
+import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
 import {
   areaRows,
   cellAddress,
@@ -33,6 +36,7 @@ const DETAIL_FIELDS = {
   validation: 'dataValidation',
   formulas: 'userEnteredValue.formulaValue',
   errors: 'effectiveValue.errorValue',
+  pivotTables: 'pivotTable',
 } as const;
 type DetailField = keyof typeof DETAIL_FIELDS;
 
@@ -43,6 +47,8 @@ const cellDetail = z.object({
   hyperlink: z.string().optional(),
   formula: z.string().optional(),
   error: z.object({ type: z.string(), message: z.string() }).optional(),
+  /** `from Sales!A1:C5; rows Region; values SUM of Units`, as set_pivot_table words it. */
+  pivotTable: z.string().optional(),
   validation: z
     .object({
       condition: z.string(),
@@ -62,12 +68,13 @@ function detailLength(detail: CellDetail): number {
 export function cellDetailTools(deps: ToolDeps) {
   const { sheets, callGoogle } = deps;
   const _batchUpdate = spreadsheetBatchUpdate(deps);
+  const readSpreadsheet = spreadsheetRead(deps);
   return [
     defineTool({
       name: 'read_cell_details',
       toolset: 'core-read',
       title: 'Read notes, links, validation, formulas',
-      description: 'The cells of a range with a note, link, validation rule, formula or error.',
+      description: 'The cells of a range with a note, link, validation rule, formula, error or pivot table.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
@@ -100,6 +107,7 @@ export function cellDetailTools(deps: ToolDeps) {
         const width = Math.max(1, area.columnEnd - area.columnStart);
         const windowRows = Math.max(1, Math.floor(DETAIL_WINDOW_CELLS / width));
         const cells: CellDetail[] = [];
+        const pivots = new Map<CellDetail, sheets_v4.Schema$PivotTable>();
         let characters = 0;
         let scannedCells = 0;
         let row = area.rowStart + input.offset;
@@ -133,7 +141,7 @@ export function cellDetailTools(deps: ToolDeps) {
           }
           first = undefined;
           for (let index = 0; index < end - row; index++) {
-            const found = detailsOfRow(rowData[index]?.values ?? [], area, row + index, fields);
+            const found = detailsOfRow(rowData[index]?.values ?? [], area, row + index, fields, pivots);
             const size = found.reduce((sum, detail) => sum + detailLength(detail), 0);
             // A page stops before a row that would pass `limit`, or the characters of one answer
             // (1,000 cells of long notes would be megabytes); it holds at least one row.
@@ -151,6 +159,7 @@ export function cellDetailTools(deps: ToolDeps) {
           row = end;
           context.progress(scannedCells, undefined, `Examined ${amount(scannedCells, 'cell')}`);
         }
+        await namePivotColumns(pivots, input.spreadsheetId, auth.userId, signal);
         return {
           structuredContent: { cells, nextOffset, scannedCells },
           text: `${cells.length === 0 ? 'No cell in the range has any of these details.' : cells.map(renderDetail).join('\n')}${nextOffset === null ? '' : `\n… call read_cell_details again with offset=${nextOffset} for the rest.`}`,
@@ -158,6 +167,33 @@ export function cellDetailTools(deps: ToolDeps) {
       },
     }),
   ];
+
+  /**
+   * The pivot tables found, worded by their sources' header texts: one read of the tabs (a source
+   * may be on another tab) and one of the headers, only when the page holds a pivot table.
+   */
+  async function namePivotColumns(
+    pivots: Map<CellDetail, sheets_v4.Schema$PivotTable>,
+    spreadsheetId: string,
+    userId: string,
+    signal: AbortSignal,
+  ): Promise<void> {
+    if (pivots.size === 0) return;
+    const tabs = tabsOf(await readSpreadsheet(userId, signal, spreadsheetId, TAB_FIELDS));
+    const found = [...pivots].filter(([, pivot]) =>
+      tabs.some((tab) => tab.sheetId === pivot.source?.sheetId),
+    );
+    const headers = await pivotSourceHeaders(
+      deps,
+      userId,
+      signal,
+      spreadsheetId,
+      found.map(([, pivot]) => pivot.source ?? {}),
+      tabs,
+    );
+    for (const [index, [detail, pivot]] of found.entries())
+      detail.pivotTable = describePivot(pivot, headers[index] ?? [], tabs);
+  }
 
   /**
    * The tab's size and the cells of read_cell_details's first window, in one spreadsheets.get: the
@@ -217,6 +253,7 @@ function detailsOfRow(
   area: TabArea,
   row: number,
   fields: readonly DetailField[],
+  pivots: Map<CellDetail, sheets_v4.Schema$PivotTable>,
 ): CellDetail[] {
   const details: CellDetail[] = [];
   for (const [index, cell] of values.entries()) {
@@ -239,6 +276,12 @@ function detailsOfRow(
         strict: rule.strict ?? false,
         ...(rule.inputMessage ? { inputMessage: clip(rule.inputMessage) } : {}),
       };
+    const pivot = cell.pivotTable;
+    if (fields.includes('pivotTables') && pivot) {
+      // By column letter until namePivotColumns names them: what the page's size is counted by.
+      detail.pivotTable = pivot.source ? describePivot(pivot, [], []) : 'from a data source';
+      if (pivot.source) pivots.set(detail, pivot);
+    }
     if (Object.keys(detail).length > 2) details.push(detail);
   }
   return details;
@@ -250,6 +293,7 @@ function renderDetail(detail: CellDetail): string {
   if (detail.error) parts.push(`error ${detail.error.type}: ${detail.error.message}`);
   if (detail.hyperlink) parts.push(`link ${detail.hyperlink}`);
   if (detail.note) parts.push(`note ${JSON.stringify(detail.note)}`);
+  if (detail.pivotTable) parts.push(`pivot table ${detail.pivotTable}`);
   if (detail.validation)
     parts.push(
       `validation ${detail.validation.condition}${detail.validation.values.length ? ` [${detail.validation.values.join(', ')}]` : ''}${detail.validation.strict ? ' (strict)' : ''}`,

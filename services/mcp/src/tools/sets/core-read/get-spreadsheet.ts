@@ -4,7 +4,7 @@ import { amount } from '../../guards/loss-phrases.ts';
 import { columnLetters } from '../../kit/a1.ts';
 import { READ } from '../../kit/annotations.ts';
 import { perTabListInput } from '../../kit/common-schemas.ts';
-import { a1Of, hexOf, type Tab, tabsOf } from '../../kit/rule-grid.ts';
+import { a1Of, hexOf, tabsOf } from '../../kit/rule-grid.ts';
 import { timeIn } from '../../kit/spreadsheet-time.ts';
 import { listedTabs } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
@@ -22,14 +22,15 @@ const DEFAULT_ROW_PIXELS = 21;
 /**
  * The tab properties a write tool can set and the objects on each tab, with their ranges; the
  * rows' and columns' sizes come from the grid data's dimension metadata, which a field mask
- * returns without any cell.
+ * returns without any cell. Nothing is asked of rowData: any cell field (a pivot table's) makes
+ * Google answer an object for every cell of every tab; read_cell_details finds pivot tables.
  */
 const FIELDS = [
   'spreadsheetId,spreadsheetUrl,properties(title,timeZone,locale),namedRanges(name,range)',
   'sheets(properties(sheetId,title,index,hidden,rightToLeft,tabColor,tabColorStyle,gridProperties),merges',
   'conditionalFormats.ranges,protectedRanges(range,namedRangeId,warningOnly),basicFilter.range',
   'filterViews(title,range),tables(name,range),charts(chartId,spec.title,position)',
-  'data(rowData.values.pivotTable(source,rows,columns,values),columnMetadata(pixelSize,hiddenByUser),rowMetadata(pixelSize,hiddenByUser)))',
+  'data(columnMetadata(pixelSize,hiddenByUser),rowMetadata(pixelSize,hiddenByUser)))',
 ].join(',');
 
 const listed = z.object({ count: z.number(), first: z.array(z.string()) }).optional();
@@ -59,7 +60,6 @@ const tabOutput = z.object({
   filterViews: listed,
   tables: listed,
   charts: listed,
-  pivotTables: listed,
 });
 type TabOutput = z.infer<typeof tabOutput>;
 type Listed = NonNullable<TabOutput['merges']>;
@@ -71,7 +71,7 @@ export function getSpreadsheetTools({ sheets, callGoogle }: ToolDeps) {
       name: 'get_spreadsheet',
       toolset: 'core-read',
       title: 'Describe a spreadsheet',
-      description: `A spreadsheet's title, URL, time zone, locale, time now, named ranges and tabs: each tab's sheetId, size, settings, merges, protections, rules, filters, tables, charts and pivot tables (the first ${LIST_CAP} of each).`,
+      description: `A spreadsheet's title, URL, time zone, locale, time now, named ranges and tabs: each tab's sheetId, size, settings, merges, protections, rules, filters, tables and charts (the first ${LIST_CAP} of each).`,
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: perTabListInput('properties'),
@@ -95,7 +95,7 @@ export function getSpreadsheetTools({ sheets, callGoogle }: ToolDeps) {
         const listed = listedTabs(tabs, input.sheetId);
         const chosen = (data.sheets ?? []).filter((sheet) => listed(sheet.properties?.sheetId ?? 0));
         const described = chosen.map((sheet, index) =>
-          index < TABS_IN_FULL ? describeTab(sheet, namedRanges, tabs) : sizeOf(sheet),
+          index < TABS_IN_FULL ? describeTab(sheet, namedRanges) : sizeOf(sheet),
         );
         const named = listOf(namedRanges.map((each) => `${each.name}: ${a1Of(each.range ?? {}, tabs)}`));
         const time = timeOf(data.properties ?? {});
@@ -149,7 +149,6 @@ function sizeOf(sheet: sheets_v4.Schema$Sheet): TabOutput {
 function describeTab(
   sheet: sheets_v4.Schema$Sheet,
   namedRanges: readonly sheets_v4.Schema$NamedRange[],
-  tabs: readonly Tab[],
 ): TabOutput {
   const properties = sheet.properties ?? {};
   const grid = properties.gridProperties ?? {};
@@ -208,7 +207,6 @@ function describeTab(
       ),
       tables: listOf((sheet.tables ?? []).map((table) => `${table.name} ${cellsOf(table.range ?? {})}`)),
       charts: listOf((sheet.charts ?? []).map(chartPlace)),
-      pivotTables: listOf(pivotPlaces(sheet, tabs)),
     }),
   );
   return tab;
@@ -255,35 +253,6 @@ function chartPlace(chart: sheets_v4.Schema$EmbeddedChart): string {
   return `#${chart.chartId} ${JSON.stringify(chart.spec?.title ?? '')} ${where}`;
 }
 
-/**
- * `E1 from Sales!A1:D7 (rows A; columns B; values SUM D)`: each pivot table of a tab, at its anchor
- * cell, its source's columns by letter (set_pivot_table words them by header).
- */
-function pivotPlaces(sheet: sheets_v4.Schema$Sheet, tabs: readonly Tab[]): string[] {
-  const places: string[] = [];
-  const data = sheet.data?.[0];
-  for (const [r, row] of (data?.rowData ?? []).entries())
-    for (const [c, cell] of (row.values ?? []).entries()) {
-      const pivot = cell.pivotTable;
-      if (!pivot) continue;
-      const source = pivot.source ?? {};
-      const letter = (offset: number | null | undefined) =>
-        columnLetters((source.startColumnIndex ?? 0) + (offset ?? 0));
-      const groups = (list: sheets_v4.Schema$PivotGroup[] | null | undefined) =>
-        (list ?? []).map((group) => letter(group.sourceColumnOffset)).join(',');
-      const parts = [
-        pivot.rows?.length ? `rows ${groups(pivot.rows)}` : '',
-        pivot.columns?.length ? `columns ${groups(pivot.columns)}` : '',
-        pivot.values?.length
-          ? `values ${pivot.values.map((value) => `${value.summarizeFunction ?? 'SUM'} ${letter(value.sourceColumnOffset)}`).join(',')}`
-          : '',
-      ].filter(Boolean);
-      const cellName = `${columnLetters((data?.startColumn ?? 0) + c)}${(data?.startRow ?? 0) + r + 1}`;
-      places.push(`${cellName} from ${a1Of(source, tabs)} (${parts.join('; ')})`);
-    }
-  return places;
-}
-
 /** `2: A7:B7, C1:D1`, with `…` when the list goes on past the items shown. */
 function render(list: Listed): string {
   return `${list.count}: ${list.first.join(', ')}${list.count > list.first.length ? ', …' : ''}`;
@@ -317,7 +286,6 @@ function renderTab(tab: TabOutput): string {
     ['filter views', tab.filterViews],
     ['tables', tab.tables],
     ['charts', tab.charts],
-    ['pivot tables', tab.pivotTables],
   ];
   for (const [label, list] of lists) if (list) parts.push(`${label} ${render(list)}`);
   const head = `- ${tab.title} (sheetId ${tab.sheetId}, ${tab.rowCount}×${tab.columnCount})`;
