@@ -3,10 +3,11 @@
  * (README-sheets.md, "Formula engine lifecycle"). Building an engine reads and evaluates every
  * formula; a write usually changes a few cells, which the engine recalculates with what depends
  * on them. So each evaluation compares what the engine should hold — every tab's cells as engine
- * input, the tabs' titles in order — with what it was last given, and sets only the cells that
- * differ. An engine is built afresh when the tabs differ (added, removed, renamed, moved), when
- * more cells differ than recalculating them would save (a row inserted moves every cell below it),
- * or when the engine refuses a change; what it holds is then always what a fresh build would hold.
+ * input, by the tab's title — with what it was last given, and sets only the cells that differ,
+ * adding and removing tabs (a renamed tab is removed and added) and setting again every formula
+ * that may name a tab when tabs come or go. An engine is built afresh when more cells differ than
+ * setting them one by one saves (a row inserted moves every cell below it), or when the engine
+ * refuses a change; what it holds is then always what a fresh build would hold.
  * A formula whose result does not follow from the spreadsheet's cells alone (IMPORTRANGE reads
  * another spreadsheet; NOW, TODAY and RAND change by themselves) is set again at every evaluation,
  * which recalculates it as a fresh build did.
@@ -62,6 +63,7 @@ export function syncedEngine(
     current = { engine: build(sheets, { undoLimit: 0 }), titles, tabs };
     counts.builds++;
   }
+  current.titles = titles;
   current.tabs = tabs;
   engines.set(key, current);
   for (const [oldest, engine] of engines) {
@@ -78,35 +80,69 @@ export function releaseEngine(key: string): void {
   engines.delete(key);
 }
 
-/** Brings the engine to `tabs` cell by cell; false when it should be built afresh instead. */
+/**
+ * Brings the engine to `tabs` cell by cell, with tabs added, removed and renamed (a title gone
+ * where another came, at the same place); false when it should be built afresh instead.
+ */
 function updated(live: LiveEngine, titles: string[], tabs: TabInput[]): boolean {
-  if (titles.length !== live.titles.length || titles.some((title, index) => title !== live.titles[index]))
-    return false;
-  const changes: Array<[sheet: number, row: number, column: number, value: EngineInput]> = [];
+  const renamed = new Map<string, string>();
+  for (const [index, title] of titles.entries()) {
+    const previous = live.titles[index];
+    if (
+      previous !== undefined &&
+      previous !== title &&
+      !titles.includes(previous) &&
+      !live.titles.includes(title)
+    )
+      renamed.set(title, previous);
+  }
+  const before = new Map(live.titles.map((title, index) => [title, live.tabs[index] ?? []]));
+  const removed = live.titles.filter(
+    (title) => !titles.includes(title) && ![...renamed.values()].includes(title),
+  );
+  const added = titles.filter((title) => !before.has(title) && !renamed.has(title));
+  // A formula naming a tab is read against the tabs there are when it is set (the engine would
+  // carry a renamed tab's references along, where Sheets' formulas keep their text): with tabs
+  // gone, come or renamed, every formula that may name one (with a `!`, INDIRECT's text
+  // included) is set again.
+  const tabsChanged = removed.length > 0 || added.length > 0 || renamed.size > 0;
+  const changes: Array<[title: string, row: number, column: number, value: EngineInput]> = [];
   let cells = 0;
   for (const [index, tab] of tabs.entries()) {
-    const before = live.tabs[index] ?? [];
-    const sheet = live.engine.getSheetId(titles[index] as string);
-    if (sheet === undefined) return false;
-    for (let row = 0; row < Math.max(tab.length, before.length); row++) {
-      const now = tab[row] ?? [];
-      const then = before[row] ?? [];
-      cells += now.length;
-      for (let column = 0; column < Math.max(now.length, then.length); column++) {
-        const value = now[column] ?? null;
+    const title = titles[index] as string;
+    const then = before.get(renamed.get(title) ?? title) ?? [];
+    for (let row = 0; row < Math.max(tab.length, then.length); row++) {
+      const cellsNow = tab[row] ?? [];
+      const cellsThen = then[row] ?? [];
+      cells += cellsNow.length;
+      for (let column = 0; column < Math.max(cellsNow.length, cellsThen.length); column++) {
+        const value = cellsNow[column] ?? null;
         if (
-          value !== (then[column] ?? null) ||
-          (typeof value === 'string' && RECALCULATED_ALWAYS.test(value))
+          value !== (cellsThen[column] ?? null) ||
+          (typeof value === 'string' &&
+            (RECALCULATED_ALWAYS.test(value) ||
+              (tabsChanged && value.startsWith('=') && value.includes('!'))))
         )
-          changes.push([sheet, row, column, value]);
+          changes.push([title, row, column, value]);
       }
     }
   }
-  if (changes.length === 0) return true;
+  if (changes.length === 0 && !tabsChanged) return true;
   if (changes.length > Math.max(REBUILD_AT, cells * REBUILD_SHARE)) return false;
+  const { engine } = live;
+  const sheetOf = (title: string) => {
+    const sheet = engine.getSheetId(title);
+    if (sheet === undefined) throw new Error(`no tab ${title} in the engine`);
+    return sheet;
+  };
   try {
-    live.engine.batch(() => {
-      for (const [sheet, row, col, value] of changes) live.engine.setCellContents({ sheet, row, col }, value);
+    engine.batch(() => {
+      for (const [title, previous] of renamed) engine.renameSheet(sheetOf(previous), title);
+      for (const title of added) engine.addSheet(title);
+      for (const [title, row, col, value] of changes)
+        engine.setCellContents({ sheet: sheetOf(title), row, col }, value);
+      // Last: HyperFormula cannot replace a formula that read a tab it has removed.
+      for (const title of removed) engine.removeSheet(sheetOf(title));
     });
   } catch {
     // HyperFormula refuses some changes in place (a cell over its size limits); a fresh build
