@@ -8,10 +8,11 @@
  * - `per-row-whole-column`: a client number in A, an amount in B, `=COUNTIF(A:A,A{n})` in C and
  *   `=IF(B{n}>AVERAGEIF(A:A,A{n},B:B)+3*STDEV(B:B),"flag","")` in D, as agents fill them down.
  * Then each operation BENCH_FORMULA_RUNS times (default 5): a one-cell write, a 100-cell write, a
- * read of the formulas' results, a row inserted and one removed by batchUpdate; wall-clock per
- * call, p50 and range, and p50 of the call with a one-cell read after it (a write is answered
- * before formulas are evaluated; the next read pays for it), in wall-clock and in this process's
- * CPU time (client and emulator: on a shared machine, what the call costs apart from waiting). BENCH_FORMULA_SHAPES picks shapes
+ * read of the formulas' results, a row inserted and one removed by batchUpdate, a tab added with a
+ * formula (as a scratch tab is) and removed. Per call: wall-clock p50 and range, and the p50 of the
+ * call with a one-cell read after it (a write is answered before formulas are evaluated; the next
+ * read pays for it), in wall-clock and in this process's CPU time (client and emulator: on a
+ * shared machine, what the call costs apart from waiting). BENCH_FORMULA_SHAPES picks shapes
  * (comma-separated); BENCH_FORMULA_RUNS=0 times only the writes and the first read. `node
  * --cpu-prof` on this file profiles the emulator's side with the client's.
  */
@@ -109,6 +110,7 @@ async function measureShape(
 
   if (RUNS === 0) return;
   let step = 0;
+  let scratchId = 0;
   const operations: Array<[string, () => Promise<unknown>]> = [
     ['values.update, 1 cell', () => write('Data!A7', [[++step % 10]])],
     [
@@ -128,6 +130,25 @@ async function measureShape(
     ],
     ['batchUpdate, insert a row', dimension('insertDimension')],
     ['batchUpdate, delete a row', dimension('deleteDimension')],
+    [
+      'batchUpdate, add a tab with a formula',
+      async () => {
+        const { data } = await sheets.spreadsheets.batchUpdate({
+          spreadsheetId,
+          requestBody: { requests: [{ addSheet: { properties: { title: 'Scratch' } } }] },
+        });
+        scratchId = data.replies?.[0]?.addSheet?.properties?.sheetId as number;
+        await write('Scratch!A1', [['=COUNTIF(Data!A:A,3)']]);
+      },
+    ],
+    [
+      'batchUpdate, delete that tab',
+      () =>
+        sheets.spreadsheets.batchUpdate({
+          spreadsheetId,
+          requestBody: { requests: [{ deleteSheet: { sheetId: scratchId } }] },
+        }),
+    ],
   ];
   const check = () => sheets.spreadsheets.values.get({ spreadsheetId, range: 'Summary!A1:C1' });
   const timings = new Map<string, number[]>(operations.map(([name]) => [name, []]));
