@@ -27,6 +27,7 @@ import { createQuotaGate, grpcGoogleQuota } from './google/quota-gate.ts';
 import { withTraceSpans } from './google/trace-adapter.ts';
 import { createChangeJournal } from './journal/change-journal.ts';
 import { changeUndoHandlers } from './journal/change-undo-service.ts';
+import { markingOutbound } from './journal/outbound-marks.ts';
 import { createChangeUndo } from './journal/undo-change.ts';
 import { createMcpMetrics, type McpMetrics } from './metrics/mcp-metrics.ts';
 import { mcpResource, protectedResourceMetadataUrl, RESOURCE_SCOPES } from './protected-resource.ts';
@@ -34,6 +35,8 @@ import { createMcpServer } from './protocol/mcp-server.ts';
 import { createRequestStateCodec } from './protocol/request-state.ts';
 import { grpcRequestStateClaims } from './protocol/request-state-claims.ts';
 import type { McpSettings } from './settings.ts';
+import { outboundCeiling } from './tools/guards/outbound-ceiling.ts';
+import { guardOutbound, type OutboundPolicy, UNKNOWN_PERSON_POLICY } from './tools/guards/outbound-guard.ts';
 import { journalWrites } from './tools/kit/journal-writes.ts';
 import { sheetgateTools } from './tools/registry.ts';
 
@@ -146,15 +149,22 @@ export async function createMcpService(
           onRecorded: metrics.changesRecorded,
         })
       : undefined;
+  // Outbound actions (issue 37): held to the operator's ceiling before Google, and marked in the
+  // journal. Who the person is reaches the tools from the token broker (their Google identity).
+  const outbound: OutboundPolicy = {
+    ...UNKNOWN_PERSON_POLICY,
+    ceiling: outboundCeiling(settings),
+  };
   const toolDeps = {
     sheets: sheets({ version: 'v4', ...google }),
     drive: drive({ version: 'v3', ...google }),
     callGoogle,
-    journal,
+    journal: journal && markingOutbound(journal),
     dashboardUrl: `${settings.BASE_URL}/dashboard`,
     googleWriteRequestBytes: settings.GOOGLE_WRITE_REQUEST_BYTES,
+    outbound,
   };
-  const tools = journalWrites(sheetgateTools(toolDeps), journal);
+  const tools = guardOutbound(journalWrites(sheetgateTools(toolDeps), toolDeps.journal), outbound);
   // The dashboard's Undo (web → mcp, ChangeUndoService): undo_change's engine, for the person auth
   // says the session cookie belongs to. main.ts serves it on MCP_GRPC_PORT.
   const accounts = createAccountServiceClient({

@@ -96,6 +96,35 @@ export const mcpSettingsSchema = z.object({
    * go on. `log` when NODE_ENV is production, `fail` otherwise.
    */
   MCP_CONTRACT_VIOLATIONS: z.enum(['fail', 'log']).default(defaultContractMode),
+  /**
+   * The operator's ceiling on outbound actions (issue 37, docs/design.md §11.10), held before
+   * Google whatever a person allows. The domains (comma-separated, exact: a subdomain is another)
+   * that sharing and comment mentions may reach besides the person's own; unset: any. Empty: the
+   * person's own domain only. Link sharing is OUTBOUND_LINK_SHARING's alone.
+   */
+  OUTBOUND_SHARING_DOMAINS: z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      if (value === undefined) return undefined;
+      const domains = value
+        .split(',')
+        .map((domain) => domain.trim().toLowerCase())
+        .filter(Boolean);
+      const bad = domains.find(
+        (domain) => !/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(domain),
+      );
+      if (bad === undefined) return domains;
+      context.addIssue({
+        code: 'custom',
+        message: `expected domains such as example.com, comma-separated (not ${bad})`,
+      });
+      return z.NEVER;
+    }),
+  /** `deny`: no sharing with anyone who has the link (share_file type anyone, a role raised on one). */
+  OUTBOUND_LINK_SHARING: z.enum(['allow', 'deny']).default('allow'),
+  /** `deny`: no IMPORTXML, IMPORTDATA, IMPORTHTML, IMPORTFEED, IMAGE or IMPORTRANGE written or evaluated by any tool. */
+  OUTBOUND_FETCH_FORMULAS: z.enum(['allow', 'deny']).default('allow'),
   LOG_LEVEL: setting.logLevel(),
 });
 

@@ -1,6 +1,7 @@
 import type { ToolsetName } from '@sheetgate/proto';
 import type { z } from 'zod';
 import type { AuthInfo } from '../../auth/auth-info.ts';
+import { OUTBOUND_TOOLS } from '../guards/outbound-actions.ts';
 import { changeIdOutput } from './common-schemas.ts';
 import { strictInput } from './strict-input.ts';
 
@@ -61,16 +62,25 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
   describeLoss?(input: z.infer<Input>, context: ToolContext): Promise<string | null>;
 }
 
+/** What an outbound tool's description ends with (guards/outbound-actions.ts names the actions). */
+export const OUTBOUND_NOTE = "Outbound: may need the person's OK.";
+
 /**
  * Keeps the input type of each definition while collecting them in one array, and makes its input
- * schema refuse unknown arguments at every depth (strict-input.ts). A write tool that does not
+ * schema refuse unknown arguments at every depth (strict-input.ts). `openWorldHint` is true for the
+ * tools that can act outbound (OUTBOUND_TOOLS) and false for every other, whatever the definition
+ * says, and their descriptions say such an action may need the person's permission. A write tool that does not
  * journal itself answers the `changeId` journalWrites adds (kit/journal-writes.ts): its output
  * schema says so here, the same whether the journal is on or off.
  */
 export function defineTool<Input extends z.ZodObject>(definition: ToolDefinition<Input>): ToolDefinition {
   const journaledByWrapper = definition.scope === 'sheets:write' && !definition.journalsItself;
+  const outbound = OUTBOUND_TOOLS.has(definition.name);
   return {
     ...definition,
+    ...(outbound ? { description: `${definition.description} ${OUTBOUND_NOTE}` } : {}),
+    // True exactly for the tools that can send outside the person's account (issue 37).
+    annotations: { ...definition.annotations, openWorldHint: outbound },
     inputSchema: strictInput(definition.inputSchema),
     ...(journaledByWrapper
       ? { outputSchema: definition.outputSchema.extend({ changeId: changeIdOutput }) }

@@ -40,7 +40,7 @@ export function noteTools(deps: ToolDeps) {
       description: 'Sets the note of every cell of each range, or clears it with null.',
       scope: 'sheets:write',
       journalsItself: true,
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
       inputSchema: z.object({
         spreadsheetId,
         notes: z

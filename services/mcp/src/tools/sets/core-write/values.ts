@@ -35,7 +35,7 @@ import { LARGE_WRITE_CELLS, splitWrites } from './split-writes.ts';
 
 export { LARGE_WRITE_CELLS };
 
-const WRITE = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
+const WRITE = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 const updateOutput = z.object({
   updatedRange: z.string(),
   updatedRows: z.number(),

@@ -9,7 +9,10 @@ import {
   sameGrantee,
   sharingSummary,
 } from '../../../journal/drive-payloads.ts';
+import { markOutbound } from '../../../journal/outbound-marks.ts';
 import { changeNote } from '../../../journal/record-change.ts';
+import { restricts } from '../../guards/outbound-ceiling.ts';
+import { holdOutbound } from '../../guards/outbound-guard.ts';
 import { CHANGE, READ } from '../../kit/annotations.ts';
 import { anyFileId, changeIdOutput, dryRun, dryRunOutput } from '../../kit/common-schemas.ts';
 import { ALL_DRIVES } from '../../kit/drive-options.ts';
@@ -263,18 +266,28 @@ export function sharingTools(deps: ToolDeps) {
         changeId: changeIdOutput,
       }),
       async run(input, { auth, signal }) {
+        // A raised role for a grantee outside is outbound: held to the operator's ceiling once the
+        // grantee is read, and marked in the journal.
+        const hold = async (now: PermissionImage) => {
+          if (!deps.outbound) return;
+          const facts = { permission: now };
+          const call = { name: 'update_permission', args: input };
+          markOutbound(await holdOutbound(deps.outbound, call, { auth, signal }, facts));
+        };
         if (input.dryRun) {
-          const current = permissionOf(
-            await permissionNow({ auth, signal }, input.fileId, input.permissionId),
-          );
+          const now = await permissionNow({ auth, signal }, input.fileId, input.permissionId);
+          await hold(now);
+          const current = permissionOf(now);
           return {
             structuredContent: { ...current, role: input.role, previousRole: current.role, dryRun: true },
             text: `Dry run: would change ${granteeOf(current)} from ${current.role} to ${input.role}. Nothing was changed.`,
           };
         }
-        const before = journal
-          ? await permissionNow({ auth, signal }, input.fileId, input.permissionId)
-          : null;
+        const before =
+          journal || (deps.outbound && restricts(deps.outbound.ceiling))
+            ? await permissionNow({ auth, signal }, input.fileId, input.permissionId)
+            : null;
+        if (before) await hold(before);
         const { data } = await sharingChange(input.fileId, () =>
           callGoogle(auth.userId, signal, (request) =>
             drive.permissions.update(

@@ -18,7 +18,7 @@ import { readTabNames, tabOf, withSheetId } from '../../kit/tab-ref.ts';
 import { defineTool } from '../../kit/tool-definition.ts';
 import type { ToolDeps } from '../../kit/tool-deps.ts';
 
-const WRITE = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true };
+const WRITE = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 
 /** insert_dimension and delete_dimension: rows and columns added to or removed from a tab's grid. */
 export function dimensionTools(deps: ToolDeps) {

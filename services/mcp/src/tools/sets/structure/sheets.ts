@@ -414,7 +414,7 @@ export function sheetTools(deps: ToolDeps) {
       name: 'batch_update',
       toolset: 'structure',
       title: 'Apply spreadsheet changes',
-      description: `Applies Sheets API batchUpdate requests as one undoable change, each one of: ${ALLOWED_BATCH_REQUESTS.join(', ')} (filters and tables need the rules toolset).`,
+      description: `Applies batchUpdate requests as one undoable change, each one of: ${ALLOWED_BATCH_REQUESTS.join(', ')} (filters and tables need the rules toolset).`,
       scope: 'sheets:write',
       annotations: { ...CHANGE, destructiveHint: true },
       inputSchema: z.object({
