@@ -9,7 +9,6 @@ import {
   RESULT_COLUMNS,
   shownValue,
 } from '../../kit/formula-scratch.ts';
-import { formulaImports, MAX_IMPORT_CELLS, readImports } from '../../kit/formula-imports.ts';
 import { evaluationRefusal } from '../../kit/formula-text.ts';
 import { page, pageBudget } from '../../kit/paging.ts';
 import { renderRows } from '../../kit/render.ts';
@@ -55,25 +54,15 @@ export function evaluateFormulaTools(deps: ToolDeps) {
         formulas: evaluatedFormulas.describe(
           `1-${MAX_EVALUATED_FORMULAS}, each starting with =; references name their tab: Orders!A:D.`,
         ),
-        imports: formulaImports
-          .optional()
-          .describe(
-            `Other spreadsheets' ranges (with columns: Scores!A:C), each a hidden tab titled name for the call, values from A1, dates as serials: =VLOOKUP(A2, Term1!A:C, 2, FALSE). ≤${MAX_IMPORT_CELLS / 1000}k cells.`,
-          ),
       }),
-      outputSchema: z.object({
-        results: z.array(resultOutput),
-        imports: z.array(z.object({ name: z.string(), cells: z.number() })).optional(),
-      }),
+      outputSchema: z.object({ results: z.array(resultOutput) }),
       async run(input, { auth, signal }) {
-        const imported = await readImports(deps, auth.userId, signal, input.imports ?? []);
         const evaluations = await evaluateOffTabs(
           deps,
           auth.userId,
           signal,
           input.spreadsheetId,
           input.formulas,
-          imported,
         );
         const budget = pageBudget();
         const results = evaluations.map((evaluation) => answerOf(evaluation, budget));
@@ -85,10 +74,7 @@ export function evaluateFormulaTools(deps: ToolDeps) {
             return `${head} (${size})\n${renderRows(result.values)}${result.cut ? `\n${result.cut}` : ''}`;
           })
           .join('\n\n');
-        if (imported.length === 0) return { structuredContent: { results }, text };
-        const imports = imported.map(({ name, cells }) => ({ name, cells }));
-        const carried = imports.map(({ name, cells }) => `${name} ${amount(cells, 'cell')}`).join(', ');
-        return { structuredContent: { results, imports }, text: `Imported: ${carried}.\n\n${text}` };
+        return { structuredContent: { results }, text };
       },
     }),
   ];
