@@ -8,7 +8,16 @@ import type { GetGoogleAccessTokenResponse } from '../gen/sheetgate/v1/token_bro
  * failure is a gRPC status (UNAVAILABLE), never one of these.
  */
 export type GoogleAccessTokenResult =
-  | { ok: true; accessToken: string; expiresAt: number; scopes: string[] }
+  | {
+      ok: true;
+      accessToken: string;
+      expiresAt: number;
+      scopes: string[];
+      /** The Google account the token acts as. */
+      email: string;
+      /** Its Workspace domain (`hd`, lower-cased); empty for a personal (consumer) account. */
+      hostedDomain: string;
+    }
   | { ok: false; reason: GoogleTokenRefusalReason };
 
 /** Both mean the person must act in the dashboard ("Reconnect Google"). */
@@ -20,7 +29,13 @@ export function toGetGoogleAccessTokenResponse(
 ): GetGoogleAccessTokenResponse {
   if (result.ok) {
     return {
-      token: { accessToken: result.accessToken, expiresAt: result.expiresAt, scopes: [...result.scopes] },
+      token: {
+        accessToken: result.accessToken,
+        expiresAt: result.expiresAt,
+        scopes: [...result.scopes],
+        email: result.email,
+        hostedDomain: result.hostedDomain,
+      },
       refused: undefined,
     };
   }
@@ -46,6 +61,8 @@ export function fromGetGoogleAccessTokenResponse(
       accessToken: response.token.accessToken,
       expiresAt: response.token.expiresAt,
       scopes: response.token.scopes,
+      email: response.token.email,
+      hostedDomain: response.token.hostedDomain,
     };
   }
   return {

@@ -60,6 +60,8 @@ beforeAll(async () => {
                 accessToken: `ya29.for-${call.request.userId}`,
                 expiresAt: 1_900_000_000,
                 scopes: ['https://www.googleapis.com/auth/spreadsheets'],
+                email: `${call.request.userId}@example.com`,
+                hostedDomain: 'example.com',
               },
             });
           // The slow user is slower than any deadline the tests set.
@@ -128,6 +130,8 @@ describe('a call with the service credential', () => {
         accessToken: 'ya29.for-user-1',
         expiresAt: 1_900_000_000,
         scopes: ['https://www.googleapis.com/auth/spreadsheets'],
+        email: 'user-1@example.com',
+        hostedDomain: 'example.com',
       });
       expect(calls.at(-1)?.request).toEqual({
         userId: 'user-1',
@@ -352,7 +356,15 @@ describe('shutdown', () => {
           getGoogleAccessToken(_call, callback) {
             arrived();
             void released.then(() =>
-              callback(null, { token: { accessToken: 'late', expiresAt: 1, scopes: [] } }),
+              callback(null, {
+                token: {
+                  accessToken: 'late',
+                  expiresAt: 1,
+                  scopes: [],
+                  email: 'a@example.com',
+                  hostedDomain: '',
+                },
+              }),
             );
           },
         }),

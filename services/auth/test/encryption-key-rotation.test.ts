@@ -31,6 +31,7 @@ const cachedToken = {
   accessToken: `ya29.${randomBytes(24).toString('base64url')}`,
   expiresAt: 0,
   scopes: FULL_SCOPES,
+  account: { email: 'rotation@example.com', hostedDomain: null },
 };
 
 interface CliRun {

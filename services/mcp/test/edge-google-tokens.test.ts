@@ -45,6 +45,8 @@ function countingBroker(clock: { now: number }, lifetimeSeconds = 3600) {
           accessToken: `tok-${calls.length}`,
           expiresAt: Math.floor(clock.now / 1000) + lifetimeSeconds,
           scopes: ['https://www.googleapis.com/auth/spreadsheets'],
+          email: `${userId}@example.com`,
+          hostedDomain: 'example.com',
         }
       );
     },
@@ -100,6 +102,8 @@ describe('Google access tokens kept at the edge', () => {
       accessToken: `short-${broker.calls.length}`,
       expiresAt: Math.floor(clock.now / 1000) + 30,
       scopes: [],
+      email: 'alice@example.com',
+      hostedDomain: 'example.com',
     }));
     clock.now = T0 + 200_000;
     expect(await tokenOf('bob')).toBe('short-3');

@@ -311,6 +311,11 @@ export interface GetGoogleConnectionResponse {
    * the Google Picker, "Choose spreadsheets").
    */
   scopeMode: string;
+  /**
+   * The connected account's Google Workspace domain (the `hd` claim of its latest verified ID
+   * token); empty for a personal (consumer) Google account and for GOOGLE_CONNECTION_STATUS_NONE.
+   */
+  hostedDomain: string;
 }
 
 /** An OAuth client the person has granted access to. */
@@ -1839,6 +1844,7 @@ function createBaseGetGoogleConnectionResponse(): GetGoogleConnectionResponse {
     grantedScopes: [],
     partial: false,
     scopeMode: "",
+    hostedDomain: "",
   };
 }
 
@@ -1858,6 +1864,9 @@ export const GetGoogleConnectionResponse: MessageFns<GetGoogleConnectionResponse
     }
     if (message.scopeMode !== "") {
       writer.uint32(42).string(message.scopeMode);
+    }
+    if (message.hostedDomain !== "") {
+      writer.uint32(50).string(message.hostedDomain);
     }
     return writer;
   },
@@ -1915,6 +1924,14 @@ export const GetGoogleConnectionResponse: MessageFns<GetGoogleConnectionResponse
             message.scopeMode = reader.string();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.hostedDomain = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1944,6 +1961,11 @@ export const GetGoogleConnectionResponse: MessageFns<GetGoogleConnectionResponse
         : isSet(object.scope_mode)
         ? globalThis.String(object.scope_mode)
         : "",
+      hostedDomain: isSet(object.hostedDomain)
+        ? globalThis.String(object.hostedDomain)
+        : isSet(object.hosted_domain)
+        ? globalThis.String(object.hosted_domain)
+        : "",
     };
   },
 
@@ -1964,6 +1986,9 @@ export const GetGoogleConnectionResponse: MessageFns<GetGoogleConnectionResponse
     if (message.scopeMode !== "") {
       obj.scopeMode = message.scopeMode;
     }
+    if (message.hostedDomain !== "") {
+      obj.hostedDomain = message.hostedDomain;
+    }
     return obj;
   },
 
@@ -1977,6 +2002,7 @@ export const GetGoogleConnectionResponse: MessageFns<GetGoogleConnectionResponse
     message.grantedScopes = object.grantedScopes?.map((e) => e) || [];
     message.partial = object.partial ?? false;
     message.scopeMode = object.scopeMode ?? "";
+    message.hostedDomain = object.hostedDomain ?? "";
     return message;
   },
 };

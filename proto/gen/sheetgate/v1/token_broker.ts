@@ -309,6 +309,18 @@ export interface GoogleAccessToken {
    * a partial grant has fewer than Sheetgate asked for.
    */
   scopes: string[];
+  /**
+   * The Google account the token acts as: its email address, from the latest verified ID token
+   * (personal data: not logged). Kept by the caller with the token, so a tool knows whose account
+   * it works in without asking again.
+   */
+  email: string;
+  /**
+   * That account's Google Workspace domain (the verified ID token's `hd` claim, lower-cased);
+   * empty for a personal (consumer) Google account. What "outside the person's account" is judged
+   * against: another domain for a Workspace account, any other address for a consumer one.
+   */
+  hostedDomain: string;
 }
 
 /**
@@ -1099,7 +1111,7 @@ export const GetGoogleAccessTokenRequest: MessageFns<GetGoogleAccessTokenRequest
 };
 
 function createBaseGoogleAccessToken(): GoogleAccessToken {
-  return { accessToken: "", expiresAt: 0, scopes: [] };
+  return { accessToken: "", expiresAt: 0, scopes: [], email: "", hostedDomain: "" };
 }
 
 export const GoogleAccessToken: MessageFns<GoogleAccessToken> = {
@@ -1112,6 +1124,12 @@ export const GoogleAccessToken: MessageFns<GoogleAccessToken> = {
     }
     for (const v of message.scopes) {
       writer.uint32(26).string(v!);
+    }
+    if (message.email !== "") {
+      writer.uint32(34).string(message.email);
+    }
+    if (message.hostedDomain !== "") {
+      writer.uint32(42).string(message.hostedDomain);
     }
     return writer;
   },
@@ -1153,6 +1171,22 @@ export const GoogleAccessToken: MessageFns<GoogleAccessToken> = {
             message.scopes.push(reader.string());
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.email = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.hostedDomain = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1178,6 +1212,12 @@ export const GoogleAccessToken: MessageFns<GoogleAccessToken> = {
         ? globalThis.Number(object.expires_at)
         : 0,
       scopes: globalThis.Array.isArray(object?.scopes) ? object.scopes.map((e: any) => globalThis.String(e)) : [],
+      email: isSet(object.email) ? globalThis.String(object.email) : "",
+      hostedDomain: isSet(object.hostedDomain)
+        ? globalThis.String(object.hostedDomain)
+        : isSet(object.hosted_domain)
+        ? globalThis.String(object.hosted_domain)
+        : "",
     };
   },
 
@@ -1192,6 +1232,12 @@ export const GoogleAccessToken: MessageFns<GoogleAccessToken> = {
     if (message.scopes?.length) {
       obj.scopes = message.scopes;
     }
+    if (message.email !== "") {
+      obj.email = message.email;
+    }
+    if (message.hostedDomain !== "") {
+      obj.hostedDomain = message.hostedDomain;
+    }
     return obj;
   },
 
@@ -1203,6 +1249,8 @@ export const GoogleAccessToken: MessageFns<GoogleAccessToken> = {
     message.accessToken = object.accessToken ?? "";
     message.expiresAt = object.expiresAt ?? 0;
     message.scopes = object.scopes?.map((e) => e) || [];
+    message.email = object.email ?? "";
+    message.hostedDomain = object.hostedDomain ?? "";
     return message;
   },
 };

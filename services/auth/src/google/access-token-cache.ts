@@ -8,6 +8,14 @@ export interface CachedAccessToken {
   scopes: string[];
   /** Unix seconds (fractional) when Sheetgate received it. */
   obtainedAt?: number;
+  /** The Google account the token acts as, answered with it (the MCP service's "outside" reading). */
+  account: GoogleAccount;
+}
+
+/** The person's Google address and Workspace domain (null for a consumer account). */
+export interface GoogleAccount {
+  email: string;
+  hostedDomain: string | null;
 }
 
 /** Cache keys of sealed access tokens: this prefix and the user id, which is also the AAD. */
@@ -24,12 +32,15 @@ export function createAccessTokenCache(cache: Cache, keyring: Keyring) {
     async get(userId: string): Promise<CachedAccessToken | undefined> {
       const sealed = await cache.get(tokenKey(userId));
       if (!sealed) return undefined;
+      let token: CachedAccessToken;
       try {
-        return JSON.parse(keyring.decrypt(sealed, tokenKey(userId))) as CachedAccessToken;
+        token = JSON.parse(keyring.decrypt(sealed, tokenKey(userId))) as CachedAccessToken;
       } catch {
         // Written under a key since removed from the ring, or tampered with: refresh instead.
         return undefined;
       }
+      // Written before tokens carried their account: refreshed like a missing one.
+      return typeof token.account?.email === 'string' ? token : undefined;
     },
 
     async set(userId: string, token: CachedAccessToken, ttlSeconds: number): Promise<void> {

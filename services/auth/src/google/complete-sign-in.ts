@@ -91,7 +91,13 @@ export function createSignInCompletion(deps: {
         const expiresAt = Math.floor(tokens.expiry_date / 1000);
         await accessTokens.set(
           user.id,
-          { accessToken: tokens.access_token, expiresAt, scopes: grantedScopes, obtainedAt: now },
+          {
+            accessToken: tokens.access_token,
+            expiresAt,
+            scopes: grantedScopes,
+            obtainedAt: now,
+            account: { email: connection.email, hostedDomain: connection.hostedDomain },
+          },
           expiresAt - now - refreshMarginSeconds(expiresAt - now),
         );
       }

@@ -6,6 +6,8 @@ export interface ConnectionRow {
   userId: string;
   googleSubject: string;
   email: string;
+  /** The account's Workspace domain, kept on its user (`users.google_hosted_domain`); null: consumer. */
+  hostedDomain: string | null;
   refreshTokenEncrypted: string | null;
   grantedScopes: string[];
   partial: boolean;
@@ -14,16 +16,18 @@ export interface ConnectionRow {
   updatedAt: Date;
 }
 
-const COLUMNS = `user_id AS "userId", google_subject AS "googleSubject", email,
-  refresh_token_encrypted AS "refreshTokenEncrypted", granted_scopes AS "grantedScopes", partial, status,
-  connected_at AS "connectedAt", updated_at AS "updatedAt"`;
+/** Of `google_connections AS c`; the domain from the user, in the same statement (also a RETURNING). */
+const COLUMNS = `c.user_id AS "userId", c.google_subject AS "googleSubject", c.email,
+  (SELECT u.google_hosted_domain FROM users u WHERE u.id = c.user_id) AS "hostedDomain",
+  c.refresh_token_encrypted AS "refreshTokenEncrypted", c.granted_scopes AS "grantedScopes", c.partial, c.status,
+  c.connected_at AS "connectedAt", c.updated_at AS "updatedAt"`;
 
 /** SQL for `google_connections`. */
 export function createConnectionQueries(pool: Queryable) {
   return {
     async findByUserId(userId: string): Promise<ConnectionRow | undefined> {
       const { rows } = await pool.query<ConnectionRow>(
-        `SELECT ${COLUMNS} FROM google_connections WHERE user_id = $1`,
+        `SELECT ${COLUMNS} FROM google_connections c WHERE c.user_id = $1`,
         [userId],
       );
       return rows[0];

@@ -10,6 +10,8 @@ export interface GoogleConnection {
   userId: string;
   googleSubject: string;
   email: string;
+  /** The account's Workspace domain (the verified ID token's `hd`); null for a consumer account. */
+  hostedDomain: string | null;
   grantedScopes: string[];
   partial: boolean;
   status: ConnectionStatus;

@@ -92,11 +92,18 @@ export function createGoogleTokenBroker(deps: {
   // Concurrent calls for one user in this process share one attempt (and one lock poll).
   const inFlight = new Map<string, Promise<GoogleAccessTokenResult>>();
 
-  const answer = ({ accessToken, expiresAt, scopes }: CachedAccessToken): GoogleAccessTokenResult => ({
+  const answer = ({
+    accessToken,
+    expiresAt,
+    scopes,
+    account,
+  }: CachedAccessToken): GoogleAccessTokenResult => ({
     ok: true,
     accessToken,
     expiresAt,
     scopes,
+    email: account.email,
+    hostedDomain: account.hostedDomain ?? '',
   });
   const isYoung = ({ obtainedAt = 0, expiresAt }: CachedAccessToken) =>
     Date.now() / 1000 - obtainedAt < Math.min(FORCED_REFRESH_MIN_AGE_SECONDS, (expiresAt - obtainedAt) / 4);
@@ -131,7 +138,8 @@ export function createGoogleTokenBroker(deps: {
     const now = Date.now() / 1000;
     const expiresAt = Math.floor((granted.expiry_date ?? (now + 3600) * 1000) / 1000);
     const scopes = granted.scope ? parseGrantedScopes(granted.scope) : connection.grantedScopes;
-    const token = { accessToken: granted.access_token, expiresAt, scopes, obtainedAt: now };
+    const account = { email: connection.email, hostedDomain: connection.hostedDomain };
+    const token = { accessToken: granted.access_token, expiresAt, scopes, obtainedAt: now, account };
     await tokens.set(userId, token, expiresAt - now - refreshMarginSeconds(expiresAt - now));
     return answer(token);
   }

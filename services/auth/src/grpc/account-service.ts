@@ -174,6 +174,7 @@ export function accountServiceHandlers(deps: {
             grantedScopes: [],
             partial: false,
             scopeMode,
+            hostedDomain: '',
           };
         return {
           status:
@@ -184,6 +185,7 @@ export function accountServiceHandlers(deps: {
           grantedScopes: connection.grantedScopes,
           partial: connection.partial,
           scopeMode,
+          hostedDomain: connection.hostedDomain ?? '',
         };
       },
     ),

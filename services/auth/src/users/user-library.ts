@@ -7,11 +7,23 @@ export function createUserLibrary(pool: DatabasePool) {
   const queries = createUserQueries(pool);
   return {
     /**
-     * The user for a verified Google identity, created on first sign-in. Email and name follow
-     * Google's current values (people rename themselves and change addresses; the subject stays).
+     * The user for a verified Google identity, created on first sign-in. Email, name and Workspace
+     * domain follow Google's current values (people rename themselves, change addresses, and an
+     * account can join or leave an organisation; the subject stays). No `hostedDomain`: a consumer
+     * account.
      */
-    upsertFromGoogle(identity: { sub: string; email: string; name?: string | null }): Promise<User> {
-      return queries.upsertByGoogleSubject(identity.sub, identity.email, identity.name ?? null);
+    upsertFromGoogle(identity: {
+      sub: string;
+      email: string;
+      name?: string | null;
+      hostedDomain?: string | null;
+    }): Promise<User> {
+      return queries.upsertByGoogleSubject(
+        identity.sub,
+        identity.email,
+        identity.name ?? null,
+        identity.hostedDomain ?? null,
+      );
     },
 
     /** The user of a Google account (its stable subject), or undefined before its first sign-in. */

@@ -5,25 +5,36 @@ export interface User {
   googleSubject: string;
   email: string;
   displayName: string | null;
+  /** The Workspace domain (`hd`) of the latest verified Google sign-in; null for a consumer account. */
+  googleHostedDomain: string | null;
   createdAt: Date;
   /** When a provider upgrade last disconnected this person's OAuth apps (null: never). */
   oauthResetAt: Date | null;
 }
 
-const COLUMNS = `id, google_subject AS "googleSubject", email, display_name AS "displayName", created_at AS "createdAt",
-  oauth_reset_at AS "oauthResetAt"`;
+const COLUMNS = `id, google_subject AS "googleSubject", email, display_name AS "displayName",
+  google_hosted_domain AS "googleHostedDomain", created_at AS "createdAt", oauth_reset_at AS "oauthResetAt"`;
 
 /** SQL for the `users` table. */
 export function createUserQueries(pool: Queryable) {
   return {
-    /** Inserts the Google account's user, or refreshes its email and name; one statement, race-free. */
-    async upsertByGoogleSubject(subject: string, email: string, displayName: string | null): Promise<User> {
+    /**
+     * Inserts the Google account's user, or refreshes its email, name and Workspace domain; one
+     * statement, race-free.
+     */
+    async upsertByGoogleSubject(
+      subject: string,
+      email: string,
+      displayName: string | null,
+      hostedDomain: string | null,
+    ): Promise<User> {
       const { rows } = await pool.query<User>(
-        `INSERT INTO users (google_subject, email, display_name) VALUES ($1, $2, $3)
+        `INSERT INTO users (google_subject, email, display_name, google_hosted_domain) VALUES ($1, $2, $3, $4)
          ON CONFLICT (google_subject) DO UPDATE
-           SET email = EXCLUDED.email, display_name = EXCLUDED.display_name, updated_at = now()
+           SET email = EXCLUDED.email, display_name = EXCLUDED.display_name,
+             google_hosted_domain = EXCLUDED.google_hosted_domain, updated_at = now()
          RETURNING ${COLUMNS}`,
-        [subject, email, displayName],
+        [subject, email, displayName, hostedDomain],
       );
       return rows[0]!;
     },

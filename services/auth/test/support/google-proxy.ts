@@ -11,6 +11,8 @@ export interface GoogleProxy {
   failTokenWith: number | undefined;
   /** When set, /token is answered this much later (a slow Google). */
   tokenDelayMs: number;
+  /** When set, a successful /token answer is replaced by what this makes of it (a forged ID token). */
+  rewriteTokenAnswer: ((answer: Record<string, unknown>) => Promise<Record<string, unknown>>) | undefined;
   close(): Promise<void>;
 }
 
@@ -22,7 +24,7 @@ const HOP_BY_HOP = new Set([
   'content-encoding',
 ]);
 
-/** An HTTP proxy in front of the Google emulator that counts, fails or slows token requests. */
+/** An HTTP proxy in front of the Google emulator that counts, fails, slows or rewrites token requests. */
 export async function startGoogleProxy(target = ''): Promise<GoogleProxy> {
   const state: GoogleProxy = {
     url: '',
@@ -30,6 +32,7 @@ export async function startGoogleProxy(target = ''): Promise<GoogleProxy> {
     tokenRequests: 0,
     failTokenWith: undefined,
     tokenDelayMs: 0,
+    rewriteTokenAnswer: undefined,
     close: async () => {},
   };
   const server = createServer(async (req, res) => {
@@ -55,7 +58,13 @@ export async function startGoogleProxy(target = ''): Promise<GoogleProxy> {
       ...(chunks.length > 0 ? { body: Buffer.concat(chunks) } : {}),
       redirect: 'manual',
     });
-    const body = Buffer.from(await upstream.arrayBuffer());
+    let body = Buffer.from(await upstream.arrayBuffer());
+    if (state.rewriteTokenAnswer && req.url?.startsWith('/token') && upstream.status === 200) {
+      const rewritten = await state.rewriteTokenAnswer(
+        JSON.parse(body.toString()) as Record<string, unknown>,
+      );
+      body = Buffer.from(JSON.stringify(rewritten));
+    }
     const answer: Record<string, string> = {};
     upstream.headers.forEach((value, name) => {
       if (!HOP_BY_HOP.has(name)) answer[name] = value;

@@ -37,7 +37,16 @@ const logger = createLogger({ service: 'test', level: 'silent' });
  * Google sign-in under test: the sign-in router in a Koa app on a real port, a real database
  * (and Redis when there is one), and the Google emulator in-process with this app's redirect URI.
  */
-export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: number } = {}) {
+export async function startGoogleTestbed(
+  options: {
+    accessTokenTtlSeconds?: number;
+    /**
+     * Sign-in reaches the emulator through `googleProxy` (also the ID tokens' issuer), so a test can
+     * change what Google's token endpoint answers.
+     */
+    googleThroughProxy?: boolean;
+  } = {},
+) {
   const database: TestDatabase = await createTestDatabase();
   const redis: TestRedis = await createTestRedis();
   await migrateToLatest(database.url, logger);
@@ -62,13 +71,18 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
 
   const clientId = `${randomBytes(6).toString('hex')}.apps.googleusercontent.com`;
   const clientSecret = `GOCSPX-${randomBytes(18).toString('base64url')}`;
+  const googleProxy = options.googleThroughProxy ? await startGoogleProxy() : undefined;
+  if (googleProxy) closers.push(googleProxy.close);
   const emulator = await startGoogleEmulator({
     port: 0,
-    accounts: ['alice@example.com', 'bob@example.com', 'carol@example.com'],
+    // dave@gmail.com: a personal Google account (no Workspace domain); the others are example.com's.
+    accounts: ['alice@example.com', 'bob@example.com', 'carol@example.com', 'dave@gmail.com'],
     clients: [{ clientId, clientSecret, redirectUris: [`${baseUrl}/api/auth/google/callback`] }],
     ...(options.accessTokenTtlSeconds ? { accessTokenTtlSeconds: options.accessTokenTtlSeconds } : {}),
+    ...(googleProxy ? { publicUrl: googleProxy.url } : {}),
   });
   const emulatorUrl = emulator.url.replace(/\/+$/, '');
+  if (googleProxy) googleProxy.target = `http://127.0.0.1:${emulator.port}`;
 
   const settings: GoogleSettings = {
     BASE_URL: baseUrl,
@@ -128,6 +142,8 @@ export async function startGoogleTestbed(options: { accessTokenTtlSeconds?: numb
     audit,
     signInLimiter,
     connectionChanges,
+    /** The proxy sign-in reaches Google through, with `googleThroughProxy`. */
+    googleProxy,
     /**
      * A token broker as one auth replica has it (its own cache connection and in-process state),
      * talking to Google through `via` (a counting proxy) when given.

@@ -159,7 +159,9 @@ export async function startMcpUnderTest(
     GOOGLE_CLIENT_ID: googleClientId,
     GOOGLE_CLIENT_SECRET: googleClientSecret,
     GOOGLE_EMULATOR_REDIRECT_URIS: `${baseUrl}/api/auth/google/callback`,
-    GOOGLE_EMULATOR_ACCOUNTS: 'alice@example.com,bob@example.com,carol@example.com,dave@example.com',
+    // erin@gmail.com: a personal Google account (no Workspace domain).
+    GOOGLE_EMULATOR_ACCOUNTS:
+      'alice@example.com,bob@example.com,carol@example.com,dave@example.com,erin@gmail.com',
   });
   const authEnv: Record<string, string> = {
     ...generateLocalSecrets(),

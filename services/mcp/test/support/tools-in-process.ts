@@ -76,7 +76,14 @@ export async function startToolsUnderTest(
     const rootUrl = `${url}/`;
     const callGoogle = createGoogleCaller({
       tokens: {
-        get: async () => ({ ok: true, accessToken, expiresAt: Date.now() + 3_600_000, scopes: SCOPES }),
+        get: async () => ({
+          ok: true,
+          accessToken,
+          expiresAt: Date.now() + 3_600_000,
+          scopes: SCOPES,
+          email: 'alice@example.com',
+          hostedDomain: 'example.com',
+        }),
       },
       rootUrl,
       dashboardUrl: 'http://127.0.0.1/dashboard',
