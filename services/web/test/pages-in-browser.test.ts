@@ -77,6 +77,10 @@ describe.skipIf(Boolean(missing))('sign-in and the dashboard', { timeout: 60_000
     const { page } = person;
     await signInWithGoogle(page, 'alice@example.com');
     expect(await page.getByText('Connected as alice@example.com').count()).toBe(1);
+    // The domain Google named in the ID token: what "outside your account" is judged against.
+    expect(
+      await page.getByText('Connected as alice@example.com (Workspace domain example.com).').count(),
+    ).toBe(1);
     expect(await page.getByRole('link', { name: 'Reconnect Google' }).getAttribute('href')).toBe(
       '/api/auth/google/start?return_to=%2Fdashboard',
     );

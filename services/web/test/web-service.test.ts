@@ -145,7 +145,8 @@ async function startWeb(
 }
 
 beforeAll(async () => {
-  stack = await startStack();
+  // carol@gmail.com: a personal Google account, which Google names no Workspace domain for.
+  stack = await startStack({ GOOGLE_EMULATOR_ACCOUNTS: 'alice@example.com,bob@example.com,carol@gmail.com' });
   accounts = createAccountServiceClient({
     address: `127.0.0.1:${stack.ports.AUTH_GRPC_PORT}`,
     serviceToken: stack.serviceToken,
@@ -371,6 +372,15 @@ describe('/dashboard', () => {
     }
   });
 
+  it('names a personal Google account as such, where a Workspace account shows its domain', async () => {
+    const carol = await signIn('carol@gmail.com');
+    const main = parse(await (await get('/dashboard', signedIn(carol))).text()).querySelector('main')!;
+    expect(main.text).toContain('Connected as carol@gmail.com (personal Google account).');
+    expect(main.text).not.toContain('Workspace domain');
+    const bobs = parse(await (await get('/dashboard', signedIn(bob))).text()).querySelector('main')!;
+    expect(bobs.text).toContain('Connected as bob@example.com (Workspace domain example.com).');
+  });
+
   it('shows keys, apps, a partial Google grant and the sign-out form, escaped and never cached', async () => {
     const response = await get('/dashboard', signedIn(alice));
     expect(response.status).toBe(200);
@@ -379,7 +389,9 @@ describe('/dashboard', () => {
     expect(body).not.toContain('<script>alert(1)</script>');
     expect(body).not.toContain('\u202E');
     const page = parse(body);
-    expect(page.querySelector('main')!.text).toContain('Connected as alice@example.com');
+    expect(page.querySelector('main')!.text).toContain(
+      'Connected as alice@example.com (Workspace domain example.com).',
+    );
     expect(page.querySelector('main')!.text).toContain('only part of the access it needs');
     expect(page.querySelector('main')!.text).toContain(
       'Missing: list and read files in your Drive; create and convert files',
@@ -823,6 +835,7 @@ describe('answers only a stub can give', () => {
       grantedScopes: [],
       partial: false,
       scopeMode: 'standard',
+      hostedDomain: 'example.com',
     })),
     listApiKeys: answer(() => ({ keys: [] })),
     listConnectedApps: answer(() => ({ apps: [], appsResetAt: '' })),
