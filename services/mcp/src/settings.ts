@@ -99,25 +99,24 @@ export const mcpSettingsSchema = z.object({
   /**
    * The operator's ceiling on outbound actions (issue 37, docs/design.md §11.10), held before
    * Google whatever a person allows. The domains (comma-separated, exact: a subdomain is another)
-   * that sharing and comment mentions may reach besides the person's own; unset: any. Empty: the
-   * person's own domain only. Link sharing is OUTBOUND_LINK_SHARING's alone.
+   * that sharing and comment mentions may reach besides the person's own; unset or empty: any (an
+   * env file's empty line changes nothing); `none`: the person's own domain only. Link sharing is
+   * OUTBOUND_LINK_SHARING's alone.
    */
   OUTBOUND_SHARING_DOMAINS: z
     .string()
     .optional()
     .transform((value, context) => {
-      if (value === undefined) return undefined;
-      const domains = value
-        .split(',')
-        .map((domain) => domain.trim().toLowerCase())
-        .filter(Boolean);
+      if (value === undefined || value.trim() === '') return undefined;
+      if (value.trim().toLowerCase() === 'none') return [];
+      const domains = value.split(',').map((domain) => domain.trim().toLowerCase());
       const bad = domains.find(
         (domain) => !/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(domain),
       );
       if (bad === undefined) return domains;
       context.addIssue({
         code: 'custom',
-        message: `expected domains such as example.com, comma-separated (not ${bad})`,
+        message: `expected none or domains such as example.com, comma-separated (not ${JSON.stringify(bad)})`,
       });
       return z.NEVER;
     }),

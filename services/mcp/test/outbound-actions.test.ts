@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { mcpSettingsSchema } from '../src/settings.ts';
 import { FETCH_FUNCTIONS, fetchesInFormula } from '../src/tools/guards/fetch-formulas.ts';
 import { OUTBOUND_TOOLS, outboundActions } from '../src/tools/guards/outbound-actions.ts';
+import { ceilingRefusal, NO_CEILING } from '../src/tools/guards/outbound-ceiling.ts';
 import { registeredTools } from '../src/tools/registry.ts';
 
 // The outbound classifier (issue 37): each outbound action a call would take, for a Workspace
@@ -242,5 +244,41 @@ describe('the tools judged outbound', () => {
     for (const name of OUTBOUND_TOOLS) expect(names.has(name), name).toBe(true);
     for (const tool of tools)
       expect(tool.annotations.openWorldHint, tool.name).toBe(OUTBOUND_TOOLS.has(tool.name));
+  });
+});
+
+describe("the operator's settings", () => {
+  const domains = mcpSettingsSchema.shape.OUTBOUND_SHARING_DOMAINS;
+
+  it('read OUTBOUND_SHARING_DOMAINS as any (unset or empty), none, or exact domains; refuse anything else', () => {
+    expect(domains.parse(undefined)).toBeUndefined();
+    expect(domains.parse('  ')).toBeUndefined();
+    expect(domains.parse('None')).toEqual([]);
+    expect(domains.parse(' Partner.example, b.example ')).toEqual(['partner.example', 'b.example']);
+    for (const bad of ['partner', 'a.example,,b.example', '*.example.com', 'https://a.example']) {
+      expect(domains.safeParse(bad).success, bad).toBe(false);
+    }
+    const defaults = mcpSettingsSchema
+      .pick({ OUTBOUND_LINK_SHARING: true, OUTBOUND_FETCH_FORMULAS: true })
+      .parse({});
+    expect(defaults).toEqual({ OUTBOUND_LINK_SHARING: 'allow', OUTBOUND_FETCH_FORMULAS: 'allow' });
+  });
+
+  it('allow every action when unset, and refuse by the setting that forbids it', () => {
+    const share = outboundActions(
+      { name: 'share_file', args: { type: 'user', emailAddress: 'x@b.example', role: 'reader' } },
+      alice,
+    );
+    expect(ceilingRefusal(NO_CEILING, share)).toBeUndefined();
+    expect(ceilingRefusal({ ...NO_CEILING, sharingDomains: ['b.example'] }, share)).toBeUndefined();
+    expect(ceilingRefusal({ ...NO_CEILING, sharingDomains: [] }, share)).toBe(
+      'Nothing was sent to Google: x@b.example gets reader access, which reaches outside what this server allows (its operator set OUTBOUND_SHARING_DOMAINS: your own domain only).',
+    );
+    // Link sharing is its own setting's: a domain list does not forbid it.
+    const link = outboundActions({ name: 'share_file', args: { type: 'anyone', role: 'reader' } }, alice);
+    expect(ceilingRefusal({ ...NO_CEILING, sharingDomains: [] }, link)).toBeUndefined();
+    expect(ceilingRefusal({ ...NO_CEILING, linkSharing: 'deny' }, link)).toContain(
+      'OUTBOUND_LINK_SHARING=deny',
+    );
   });
 });
