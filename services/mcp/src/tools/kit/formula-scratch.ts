@@ -3,6 +3,7 @@ import type { sheets_v4 } from 'googleapis';
 import { ToolError } from '../../errors/tool-error.ts';
 import { quoteSheetName } from './a1.ts';
 import { SHOWN_ERRORS } from './formula-errors.ts';
+import type { ImportedTab } from './formula-imports.ts';
 import type { ToolDeps } from './tool-deps.ts';
 
 /**
@@ -21,6 +22,10 @@ import type { ToolDeps } from './tool-deps.ts';
  * Each formula has a block of the tab: its top row holds `=ROWS(f)` and `=COLUMNS(f)` (the whole
  * result's size), the rows below `=ARRAY_CONSTRAIN(f, rows, columns)`, a spilled result cut to
  * the block so no spill meets another's or the grid's end.
+ *
+ * Imports (formula-imports.ts) are hidden tabs titled as the call names them, added and filled
+ * in the same batchUpdate before the formulas are written, so they read them as any tab, and
+ * deleted with the scratch tab.
  */
 
 /** Formulas in one call; each is evaluated three times (its size and its cells), in one tab. */
@@ -53,9 +58,41 @@ const SCRATCH_DEADLINE_MS = 60_000;
 
 const CELL_FIELDS = 'effectiveValue,formattedValue,effectiveFormat(numberFormat(type))';
 
+/** A random sheetId: Sheets gives positive 32-bit ones; above a billion meets none it gives. */
+const unusedSheetId = () => randomInt(1_000_000_000, 2_147_483_647);
+
+/** The requests adding an import's hidden tab and its values. */
+function importRequests(tab: ImportedTab, sheetId: number): sheets_v4.Schema$Request[] {
+  const rowCount = Math.max(1, tab.rows.length);
+  return [
+    {
+      addSheet: {
+        properties: {
+          sheetId,
+          title: tab.name,
+          hidden: true,
+          gridProperties: { rowCount, columnCount: tab.columns },
+        },
+      },
+    },
+    ...(tab.rows.length > 0
+      ? [
+          {
+            updateCells: {
+              start: { sheetId, rowIndex: 0, columnIndex: 0 },
+              fields: 'userEnteredValue',
+              rows: tab.rows,
+            },
+          },
+        ]
+      : []),
+  ];
+}
+
 /**
  * Evaluates `formulas` (each starting with `=`, checked by the caller: formula-text.ts) in one
- * scratch tab of `spreadsheetId`, removed before this returns or throws.
+ * scratch tab of `spreadsheetId`, with `imports` as hidden tabs beside it, all removed before this
+ * returns or throws.
  */
 export async function evaluateOffTabs(
   { sheets, callGoogle }: Pick<ToolDeps, 'sheets' | 'callGoogle'>,
@@ -63,12 +100,13 @@ export async function evaluateOffTabs(
   signal: AbortSignal,
   spreadsheetId: string,
   formulas: readonly string[],
+  imports: readonly ImportedTab[] = [],
 ): Promise<Evaluation[]> {
   const rowsKept = rowsKeptOf(formulas.length);
   const block = rowsKept + 1;
-  // Sheets sheetIds are positive 32-bit integers; a random one above a billion meets none Sheets gives.
-  const sheetId = randomInt(1_000_000_000, 2_147_483_647);
+  const sheetId = unusedSheetId();
   const title = `sheetgate-scratch-${randomUUID()}`;
+  const importIds = imports.map(unusedSheetId);
   const requests: sheets_v4.Schema$Request[] = [
     {
       addSheet: {
@@ -80,6 +118,8 @@ export async function evaluateOffTabs(
         },
       },
     },
+    // After the scratch tab, so a retry of a batch whose answer was lost fails on its title first.
+    ...imports.flatMap((tab, index) => importRequests(tab, importIds[index]!)),
     ...formulas.map((formula, index): sheets_v4.Schema$Request => {
       const body = formula.slice(1);
       const cell = (text: string) => ({ userEnteredValue: { formulaValue: text } });
@@ -121,9 +161,12 @@ export async function evaluateOffTabs(
     failure =
       error instanceof Error && error.message.includes(title)
         ? new ToolError('Google failed while evaluating the formulas (its answer was lost). Try again.')
-        : error;
+        : (importClash(error, imports) ?? error);
   }
-  const left = await removeScratch({ sheets, callGoogle }, userId, spreadsheetId, sheetId, title);
+  const left = await removeScratch({ sheets, callGoogle }, userId, spreadsheetId, [
+    { sheetId, title },
+    ...imports.map((tab, index) => ({ sheetId: importIds[index]!, title: tab.name })),
+  ]);
   if (failure !== undefined) {
     if (left && failure instanceof Error) throw new ToolError(`${failure.message} ${left}`);
     throw failure;
@@ -133,8 +176,21 @@ export async function evaluateOffTabs(
   return resultsOf(answer?.updatedSpreadsheet, formulas.length, block);
 }
 
+/** Google's refusal of an import's tab because the spreadsheet has one of that name, said as such. */
+function importClash(error: unknown, imports: readonly ImportedTab[]): ToolError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const clash = imports.find((tab) =>
+    error.message.toLowerCase().includes(`a sheet with the name "${tab.name.toLowerCase()}" already exists`),
+  );
+  return clash
+    ? new ToolError(
+        `imports "${clash.name}": the spreadsheet already has a tab of that name; name the import otherwise.`,
+      )
+    : undefined;
+}
+
 /**
- * Deletes the scratch tab; a sentence saying it is still there when that failed, else undefined.
+ * Deletes the scratch tab and the imports' tabs; a sentence saying what is still there when that failed, else undefined.
  * Its own deadline rather than the call's signal: a call the client cancelled still removes it.
  * A deletion Google refuses because the tab is not there (the add was refused, atomically, with
  * its batch) is checked with one read of the tabs.
@@ -143,28 +199,32 @@ async function removeScratch(
   { sheets, callGoogle }: Pick<ToolDeps, 'sheets' | 'callGoogle'>,
   userId: string,
   spreadsheetId: string,
-  sheetId: number,
-  title: string,
+  tabs: ReadonlyArray<{ sheetId: number; title: string }>,
 ): Promise<string | undefined> {
   const signal = AbortSignal.timeout(SCRATCH_DEADLINE_MS);
+  const requests = tabs.map(({ sheetId }) => ({ deleteSheet: { sheetId } }));
   try {
     await callGoogle(userId, signal, (request) =>
       sheets.spreadsheets.batchUpdate(
-        { spreadsheetId, fields: 'spreadsheetId', requestBody: { requests: [{ deleteSheet: { sheetId } }] } },
+        { spreadsheetId, fields: 'spreadsheetId', requestBody: { requests } },
         request,
       ),
     );
     return undefined;
   } catch {
+    let left = tabs;
     try {
       const { data } = await callGoogle(userId, signal, (request) =>
         sheets.spreadsheets.get({ spreadsheetId, fields: 'sheets(properties(sheetId))' }, request),
       );
-      if (!(data.sheets ?? []).some((sheet) => sheet.properties?.sheetId === sheetId)) return undefined;
+      const there = new Set((data.sheets ?? []).map((sheet) => sheet.properties?.sheetId));
+      left = tabs.filter((tab) => there.has(tab.sheetId));
+      if (left.length === 0) return undefined;
     } catch {
       // Not known: said as left behind, so the person can look.
     }
-    return `its hidden scratch tab "${title}" (sheetId ${sheetId}) could not be removed: delete it (delete_sheet).`;
+    const named = left.map(({ sheetId, title }) => `"${title}" (sheetId ${sheetId})`).join(', ');
+    return `its hidden scratch ${left.length === 1 ? 'tab' : 'tabs'} ${named} could not be removed: delete ${left.length === 1 ? 'it' : 'them'} (delete_sheet).`;
   }
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { amount } from '../../guards/loss-phrases.ts';
 import { READ } from '../../kit/annotations.ts';
 import { spreadsheetId } from '../../kit/common-schemas.ts';
+import { formulaImports, MAX_IMPORT_CELLS, readImports } from '../../kit/formula-imports.ts';
 import {
   type Evaluation,
   evaluateOffTabs,
@@ -45,24 +46,33 @@ export function evaluateFormulaTools(deps: ToolDeps) {
       name: 'evaluate_formulas',
       toolset: 'core-read',
       title: 'Evaluate formulas',
-      description:
-        'Computes formulas over the spreadsheet without writing them (QUERY, FILTER, lookups across tabs) and returns each result; arrays whole.',
+      description: 'Computes formulas (QUERY, FILTER, lookups) without writing them; arrays whole.',
       scope: 'sheets:read',
       annotations: READ,
       inputSchema: z.object({
         spreadsheetId,
         formulas: evaluatedFormulas.describe(
-          `1-${MAX_EVALUATED_FORMULAS}, each starting with =; references name their tab: Orders!A:D.`,
+          `1-${MAX_EVALUATED_FORMULAS}, each starting with =; ranges name their tab: Orders!A:D.`,
         ),
+        imports: formulaImports
+          .optional()
+          .describe(
+            `Other files' ranges (Scores!A:C) as hidden tabs named name, from A1; dates as serials; ≤${MAX_IMPORT_CELLS / 1000}k cells.`,
+          ),
       }),
-      outputSchema: z.object({ results: z.array(resultOutput) }),
+      outputSchema: z.object({
+        results: z.array(resultOutput),
+        imports: z.array(z.object({ name: z.string(), cells: z.number() })).optional(),
+      }),
       async run(input, { auth, signal }) {
+        const imported = await readImports(deps, auth.userId, signal, input.imports ?? []);
         const evaluations = await evaluateOffTabs(
           deps,
           auth.userId,
           signal,
           input.spreadsheetId,
           input.formulas,
+          imported,
         );
         const budget = pageBudget();
         const results = evaluations.map((evaluation) => answerOf(evaluation, budget));
@@ -74,7 +84,10 @@ export function evaluateFormulaTools(deps: ToolDeps) {
             return `${head} (${size})\n${renderRows(result.values)}${result.cut ? `\n${result.cut}` : ''}`;
           })
           .join('\n\n');
-        return { structuredContent: { results }, text };
+        if (imported.length === 0) return { structuredContent: { results }, text };
+        const imports = imported.map(({ name, cells }) => ({ name, cells }));
+        const carried = imports.map(({ name, cells }) => `${name} ${amount(cells, 'cell')}`).join(', ');
+        return { structuredContent: { results, imports }, text: `Imported: ${carried}.\n\n${text}` };
       },
     }),
   ];
