@@ -22,6 +22,7 @@ import { createContractChecks } from './errors/contract-violation.ts';
 import { createGoogleCaller } from './google/call-google.ts';
 import { edgeGoogleAccessTokens } from './google/edge-google-tokens.ts';
 import { createGoogleFetch } from './google/google-fetch.ts';
+import { googlePersons } from './google/google-person.ts';
 import { withQuotaTurns } from './google/quota-adapter.ts';
 import { createQuotaGate, grpcGoogleQuota } from './google/quota-gate.ts';
 import { withTraceSpans } from './google/trace-adapter.ts';
@@ -36,7 +37,7 @@ import { createRequestStateCodec } from './protocol/request-state.ts';
 import { grpcRequestStateClaims } from './protocol/request-state-claims.ts';
 import type { McpSettings } from './settings.ts';
 import { outboundCeiling } from './tools/guards/outbound-ceiling.ts';
-import { guardOutbound, type OutboundPolicy, UNKNOWN_PERSON_POLICY } from './tools/guards/outbound-guard.ts';
+import { guardOutbound, type OutboundPolicy } from './tools/guards/outbound-guard.ts';
 import { journalWrites } from './tools/kit/journal-writes.ts';
 import { sheetgateTools } from './tools/registry.ts';
 
@@ -151,9 +152,10 @@ export async function createMcpService(
       : undefined;
   // Outbound actions (issue 37): held to the operator's ceiling before Google, and marked in the
   // journal. Who the person is reaches the tools from the token broker (their Google identity).
+  const personOf = googlePersons(googleTokens);
   const outbound: OutboundPolicy = {
-    ...UNKNOWN_PERSON_POLICY,
     ceiling: outboundCeiling(settings),
+    personOf: (auth) => personOf(auth.userId),
   };
   const toolDeps = {
     sheets: sheets({ version: 'v4', ...google }),

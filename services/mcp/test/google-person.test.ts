@@ -10,15 +10,17 @@ import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 
 // Who the person is at Google reaches the MCP service with their access token (issue 37): auth's
 // GetGoogleAccessToken answers the account's email and Workspace domain (the verified ID token's
-// `hd`), and a replica that keeps the token keeps them with it. Real auth and Google emulator
-// processes; people signed in through the emulator as a browser does it.
+// `hd`), and a replica that keeps the token keeps them with it; the outbound guard judges
+// recipients by it. Real auth, mcp and Google emulator processes (the mcp under an operator's
+// ceiling that lets shares reach only the person's own domain and partner.example); people signed
+// in through the emulator as a browser does it.
 
 let stack: McpUnderTest;
 let client: TokenBrokerClient;
 let alice: string;
 let erin: string;
 beforeAll(async () => {
-  stack = await startMcpUnderTest();
+  stack = await startMcpUnderTest({ OUTBOUND_SHARING_DOMAINS: 'partner.example' });
   client = createTokenBrokerClient({ address: stack.grpcAddress, serviceToken: stack.serviceToken });
   ({ userId: alice } = await stack.signIn('alice@example.com'));
   ({ userId: erin } = await stack.signIn('erin@gmail.com'));
@@ -79,5 +81,33 @@ describe('googlePersons: the person as the guards read them', () => {
   it('is unknown for someone without a Google connection', async () => {
     const personOf = googlePersons(countedBroker());
     expect(await personOf('00000000-0000-4000-8000-000000000000')).toBeUndefined();
+  });
+});
+
+describe('the outbound guard reads the person from their token', () => {
+  async function share(userId: string, emailAddress: string) {
+    const client = await stack.connectClient(userId, 'person');
+    try {
+      const created = await client.callTool({ name: 'create_spreadsheet', arguments: { title: 'Plan' } });
+      const { spreadsheetId } = created.structuredContent as { spreadsheetId: string };
+      const shared = await client.callTool({
+        name: 'share_file',
+        arguments: { fileId: spreadsheetId, type: 'user', emailAddress, role: 'reader' },
+      });
+      return { isError: Boolean(shared.isError), text: (shared.content as Array<{ text: string }>)[0]!.text };
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('a Workspace person shares within their domain, which the ceiling leaves alone', async () => {
+    const shared = await share(alice, 'bob@example.com');
+    expect(shared.isError, shared.text).toBe(false);
+  });
+
+  it('a personal account sharing with that same address is outbound, beyond the ceiling', async () => {
+    const shared = await share(erin, 'bob@example.com');
+    expect(shared.isError).toBe(true);
+    expect(shared.text).toContain('OUTBOUND_SHARING_DOMAINS');
   });
 });
