@@ -21,7 +21,7 @@ export {
   mayBeApiKey,
   toResolveApiKeyResponse,
 } from './api-key-resolution.ts';
-export { changeRanges, describeChange } from './change-words.ts';
+export { changeRanges, describeChange, OUTBOUND_SUMMARY_PREFIX, outboundMark } from './change-words.ts';
 export {
   type AccountServiceClientApi,
   type CallSettings,

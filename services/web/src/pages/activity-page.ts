@@ -1,4 +1,4 @@
-import { ChangeCredentialKind, type ChangeSummary, describeChange } from '@sheetgate/proto';
+import { ChangeCredentialKind, type ChangeSummary, describeChange, outboundMark } from '@sheetgate/proto';
 import { html, type SafeHtml, untrustedName } from '../html/html.ts';
 import { type HeaderAccount, renderPage } from '../html/layout.ts';
 import { displayTime } from '../html/time.ts';
@@ -47,8 +47,17 @@ function credential(change: ChangeSummary): SafeHtml {
     : html`${kind} <span class="muted">(no longer exists)</span>`;
 }
 
-/** What a change did, as list_changes says it; tab and range names in it are others' to choose. */
-const words = (change: ChangeSummary) => untrustedName(describeChange(change), 300);
+/**
+ * What a change did, as list_changes says it; tab and range names in it are others' to choose. A
+ * change that sent something outside the person's account shows its mark (`outbound (to …)`)
+ * strong, the words the same.
+ */
+const words = (change: ChangeSummary) => {
+  const said = describeChange(change);
+  const outbound = outboundMark(said);
+  if (!outbound) return untrustedName(said, 300);
+  return html`<strong class="outbound">${untrustedName(outbound.mark, 200)}</strong>: ${untrustedName(outbound.rest, 300)}`;
+};
 
 /** A change's time as a button's name says it, to the second: two changes of one range in one minute differ. */
 const toTheSecond = (ms: number) => `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
