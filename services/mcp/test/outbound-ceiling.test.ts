@@ -134,6 +134,30 @@ describe('under a ceiling, the injected agent is refused before Google', () => {
     );
   });
 
+  it("inside the person's own Workspace domain is not outbound: shared, and not marked", async () => {
+    await call(held, 'share_file', { fileId: book, emailAddress: 'bob@example.com', role: 'reader' });
+    const listed = await call(held, 'list_changes', { spreadsheetId: book });
+    expect(listed.text).toContain('shared with bob@example.com as reader');
+    expect(listed.text).not.toContain('outbound (to bob@example.com)');
+  });
+
+  it('for a consumer account every other address is outside, in its own provider too', async () => {
+    const erin = await stack.connectClient((await stack.signIn('erin@gmail.com')).userId, 'erin');
+    try {
+      const own = (await call(erin, 'create_spreadsheet', { title: 'Erin' })).structured.spreadsheetId;
+      const result = await erin.callTool({
+        name: 'share_file',
+        arguments: { fileId: own, emailAddress: 'frank@gmail.com', role: 'reader' },
+      });
+      expect(result.isError).toBe(true);
+      expect((result.content as Array<{ text: string }>)[0]!.text).toBe(
+        'Nothing was sent to Google: frank@gmail.com gets reader access, which reaches outside what this server allows (its operator set OUTBOUND_SHARING_DOMAINS: your own domain and partner.example).',
+      );
+    } finally {
+      await erin.close();
+    }
+  });
+
   it('a comment mentioning someone outside: refused', async () => {
     const text = await refused('add_comment', { fileId: book, content: 'Totals for +mallory@gmail.com' });
     expect(text).toContain('mallory@gmail.com is notified of the comment and sent its text');
