@@ -63,7 +63,7 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
 }
 
 /** What an outbound tool's description ends with (guards/outbound-actions.ts names the actions). */
-export const OUTBOUND_NOTE = "Outbound: may need the person's OK.";
+export const OUTBOUND_NOTE = 'Outbound: may need consent.';
 
 /**
  * Keeps the input type of each definition while collecting them in one array, and makes its input
