@@ -87,7 +87,9 @@ function computeEvaluation(spreadsheet: SpreadsheetModel): Evaluation {
         const value = cells[column]?.userEnteredValue;
         if (value?.formulaValue != null) {
           const written = withImportOrigin(value.formulaValue, spreadsheet.spreadsheetId);
-          const engineText = rangeAsArray(engineFormula(expandLet(closeOpenRanges(written, extentOf))));
+          const engineText = rangeAsArray(
+            firstRowOrColumn(engineFormula(expandLet(closeOpenRanges(written, extentOf)))),
+          );
           formulaCells.push([sheetIndex, row, column, engineText]);
           values.push(engineText);
         } else values.push(engineInput(value));
@@ -244,16 +246,36 @@ function rangeAsArray(formula: string): string {
   return BARE_RANGE.test(formula) ? `=VSTACK(${formula.slice(1).trim()})` : formula;
 }
 
+const ROW_OR_COLUMN_OF_RANGE = /^=\s*(ROW|COLUMN)\s*\(\s*([^(),"]+:[^(),"]+)\)\s*$/i;
+
+/**
+ * ROW and COLUMN of a range number each row or column of it where arrays are read
+ * (sheets-array-functions.ts); a formula that is only `=ROW(A2:A40)` shows the first number in
+ * Sheets, not a column of them (https://support.google.com/docs/answer/3093316).
+ */
+function firstRowOrColumn(formula: string): string {
+  const match = ROW_OR_COLUMN_OF_RANGE.exec(formula);
+  return match ? `=INDEX(${match[1]}(${match[2]}), 1, 1)` : formula;
+}
+
 /**
  * Sheets accepts bare TRUE and FALSE in formulas; HyperFormula wants TRUE() and FALSE(). Sheets
- * also reads number literals with an upper-case exponent.
+ * also reads number literals with an upper-case exponent, and two quotes inside a string as one
+ * (`TEXT(A1, "0"" units""")`, Google's TEXT help: https://support.google.com/docs/answer/3094139),
+ * which HyperFormula cannot parse: such a string is joined around CHAR(34) instead.
  */
 export function engineFormula(formula: string): string {
   return formula
     .split(/("(?:[^"]|"")*"|'(?:[^']|'')*')/)
     .map((part, index) =>
       index % 2 === 1
-        ? part
+        ? /^".*"".*"$/s.test(part)
+          ? `(${part
+              .slice(1, -1)
+              .split('""')
+              .map((piece) => `"${piece}"`)
+              .join('&CHAR(34)&')})`
+          : part
         : part
             .replace(/\b(TRUE|FALSE)\b(?!\s*[(!])/gi, (word) => `${word.toUpperCase()}()`)
             // HyperFormula reads an exponent only after a lower-case `e` (`1e+99`); Sheets takes `1E+99`.

@@ -14,12 +14,33 @@ export type Plugin = FunctionPlugin & {
   runFunction: (args: Ast[], state: State, metadata: unknown, fn: (...args: never[]) => unknown) => unknown;
   metadata: (name: string) => unknown;
   arraySizeForAst: (ast: Ast, state: State) => ArraySize;
+  /** A value as a number (text that reads as a number or date, TRUE as 1), or a CellError. */
+  coerceScalarToNumberOrError: (value: never) => unknown;
 };
 
 export function pluginBase(hf: HyperFormulaModule): new (...args: never[]) => Plugin {
   return hf.FunctionPlugin as unknown as new (
     ...args: never[]
   ) => Plugin;
+}
+
+/**
+ * Makes a subclass of one of HyperFormula's plugins, declaring some of its functions anew, answer
+ * for the metadata of the parent's other functions too: HyperFormula runs every function of the
+ * parent (INDEX beside ROW) on the subclass's instance once there is one
+ * (FunctionRegistry.initializePlugins reuses any instance of the class it registered).
+ */
+export function answerParentMetadata(
+  subclass: { prototype: object; implementedFunctions: Record<string, unknown> },
+  parentFunctions: Record<string, unknown>,
+): void {
+  Object.defineProperty(subclass.prototype, 'metadata', {
+    value(name: string): unknown {
+      const metadata = subclass.implementedFunctions[name] ?? parentFunctions[name];
+      if (metadata === undefined) throw new Error(`No metadata for function ${name}.`);
+      return metadata;
+    },
+  });
 }
 
 /** The rows of a range argument, or one row of one value for a scalar. */

@@ -161,10 +161,11 @@ function formatNumericSection(value: number, section: string): string {
   const maxDecimals = (fractionPart.match(/[0#?]/g) ?? []).length;
   const minDecimals = (fractionPart.match(/[0?]/g) ?? []).length;
   const minIntegerDigits = (integerPart.match(/[0?]/g) ?? []).length;
-  const grouping = integerPart.includes(',');
-  // Trailing commas after the digits divide by a thousand each.
-  const scaling = /,+$/.exec(integerPart)?.[0].length ?? 0;
-  if (scaling > 0 && dot < 0) scaled /= 1000 ** scaling;
+  // A comma between digit placeholders groups thousands; commas after the last digit, before
+  // the decimal point or after the decimals, divide by a thousand each (`#,##0,` `0.0,,"M"`).
+  const grouping = /[0#?],+[0#?]/.test(integerPart);
+  const scaling = (/,+$/.exec(integerPart)?.[0].length ?? 0) + (/,+$/.exec(fractionPart)?.[0].length ?? 0);
+  if (scaling > 0) scaled /= 1000 ** scaling;
   let rendered: string;
   if (exponentAt >= 0) {
     rendered = formatScientific(scaled, maxDecimals, true, minDecimals);

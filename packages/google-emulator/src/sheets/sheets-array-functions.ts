@@ -6,11 +6,26 @@
  * - CHOOSECOLS (https://support.google.com/docs/answer/13197914) and CHOOSEROWS: columns or rows
  *   picked by number, a negative one counted from the end;
  * - TOCOL and TOROW: an array in one column or row, by row or by column, blanks or errors left
- *   out on request (ignore 1 blanks, 2 errors, 3 both).
+ *   out on request (ignore 1 blanks, 2 errors, 3 both);
+ * - ROW and COLUMN of a range of more than one row or column: the number of each
+ *   (https://support.google.com/docs/answer/3093316, /3093373), as FILTER, SUMPRODUCT and
+ *   ARRAYFORMULA read `ROW(A2:A40)`; HyperFormula gives the first one alone. A formula that is
+ *   only ROW or COLUMN of a range shows the first, as in Sheets (formulas.ts);
+ * - UNIQUE (https://support.google.com/docs/answer/10522653) as HyperFormula's, in time growing
+ *   with the rows: the library compares each row with every distinct row found before it, which
+ *   on a column of many distinct values (ids over a 10,000-row tab) took minutes.
  * Registered once, on HyperFormula's first load (formulas.ts).
  */
 import type { ArraySize as ArraySizeType } from 'hyperformula';
-import { type Ast, type HyperFormulaModule, pluginBase, rowsOf, type State } from './function-plugin-base.ts';
+import {
+  type Ast,
+  answerParentMetadata,
+  type HyperFormulaModule,
+  type Plugin,
+  pluginBase,
+  rowsOf,
+  type State,
+} from './function-plugin-base.ts';
 
 export function registerSheetsArrayFunctions(hf: HyperFormulaModule): void {
   const {
@@ -188,6 +203,129 @@ export function registerSheetsArrayFunctions(hf: HyperFormulaModule): void {
     Object.keys(SheetsArrayFunctionsPlugin.implementedFunctions).map((name) => [name, name]),
   );
   HyperFormula.registerFunctionPlugin(SheetsArrayFunctionsPlugin as never, { enGB: names, enUS: names });
+  registerRowAndColumn(hf);
+  registerUnique(hf);
+}
+
+/**
+ * A key equal for values HyperFormula's comparison may find equal (text whatever its case and
+ * accents, numbers to 12 significant digits); rows with one key are then compared as the library
+ * does.
+ */
+function bucketKey(value: unknown): string {
+  if (typeof value === 'string') return `s${value.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()}`;
+  const number =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'object' && value !== null && 'val' in value
+        ? Number((value as { val: unknown }).val)
+        : undefined;
+  if (number !== undefined) return `n${Number(number.toPrecision(12))}`;
+  return `o${String(value)}`;
+}
+
+/** UNIQUE over HyperFormula's UniquePlugin, its rows found distinct through a map of keys. */
+function registerUnique(hf: HyperFormulaModule): void {
+  const { HyperFormula, SimpleRangeValue, CellError, ErrorType } = hf;
+  type Metadata = Record<string, unknown>;
+  type UniqueBase = (new (...args: never[]) => Plugin) & { implementedFunctions: Record<string, Metadata> };
+  const parent = HyperFormula.getFunctionPlugin('UNIQUE') as unknown as UniqueBase | undefined;
+  if (!parent) return;
+  const own = parent.implementedFunctions;
+  class HashedUniquePlugin extends parent {
+    static override implementedFunctions = { UNIQUE: own.UNIQUE as Metadata };
+    static aliases = {};
+
+    unique(ast: Ast, state: State): unknown {
+      const equal = (left: unknown, right: unknown) =>
+        (
+          this as unknown as { arithmeticHelper: { eq(a: unknown, b: unknown): boolean } }
+        ).arithmeticHelper.eq(left, right);
+      return this.runFunction(
+        ast.args,
+        state,
+        this.metadata('UNIQUE'),
+        (range: unknown, byColumn: boolean, exactlyOnce: boolean) => {
+          const data = rowsOf(hf, range);
+          for (const row of data) for (const value of row) if (value instanceof CellError) return value;
+          const vectors = byColumn ? transpose(data) : data;
+          const buckets = new Map<string, number[]>();
+          const distinct: unknown[][] = [];
+          const counts: number[] = [];
+          for (const vector of vectors) {
+            const key = vector.map(bucketKey).join('\u0000');
+            const bucket = buckets.get(key) ?? [];
+            const found = bucket.find((index) =>
+              (distinct[index] as unknown[]).every((value, at) => equal(value, vector[at])),
+            );
+            if (found === undefined) {
+              bucket.push(distinct.length);
+              buckets.set(key, bucket);
+              distinct.push(vector);
+              counts.push(1);
+            } else counts[found] = (counts[found] ?? 0) + 1;
+          }
+          const kept = exactlyOnce ? distinct.filter((_, index) => counts[index] === 1) : distinct;
+          if (kept.length === 0) return new CellError(ErrorType.NA, 'Empty range not allowed.');
+          return SimpleRangeValue.onlyValues((byColumn ? transpose(kept) : kept) as never);
+        },
+      );
+    }
+  }
+  answerParentMetadata(HashedUniquePlugin, own);
+  HyperFormula.registerFunctionPlugin(HashedUniquePlugin as never);
+}
+
+const REFERENCE_RANGES = new Set(['CELL_RANGE', 'COLUMN_RANGE', 'ROW_RANGE']);
+
+/** ROW and COLUMN over HyperFormula's own (its InformationPlugin), numbering each row or column of a range. */
+function registerRowAndColumn(hf: HyperFormulaModule): void {
+  const { HyperFormula, ArraySize, SimpleRangeValue } = hf;
+  type Metadata = Record<string, unknown>;
+  const information = HyperFormula.getFunctionPlugin('ROW') as unknown as (new (
+    ...args: never[]
+  ) => Plugin) & { implementedFunctions: Record<string, Metadata> };
+  const own = information.implementedFunctions;
+  const first = information.prototype as unknown as Record<string, (ast: Ast, state: State) => unknown>;
+  /** The range argument's size, when the argument is a range reference. */
+  const rangeSize = (plugin: Plugin, ast: Ast, state: State): ArraySizeType | undefined => {
+    let arg = ast.args[0];
+    while (arg?.type === 'PARENTHESIS') arg = (arg as Ast & { expression: Ast }).expression;
+    return arg && ast.args.length === 1 && REFERENCE_RANGES.has(arg.type)
+      ? plugin.arraySizeForAst(arg, state)
+      : undefined;
+  };
+  const numbered = (start: unknown, count: number, asRow: boolean) => {
+    if (typeof start !== 'number' || count <= 1) return start;
+    const numbers = Array.from({ length: count }, (_, index) => start + index);
+    return SimpleRangeValue.onlyValues((asRow ? [numbers] : numbers.map((n) => [n])) as never);
+  };
+  class RangeNumbersPlugin extends information {
+    static override implementedFunctions = {
+      ROW: { ...own.ROW, sizeOfResultArrayMethod: 'rowSize' },
+      COLUMN: { ...own.COLUMN, sizeOfResultArrayMethod: 'columnSize' },
+    };
+    // The parent's aliases name functions this subclass does not declare.
+    static aliases = {};
+
+    row(ast: Ast, state: State): unknown {
+      return numbered(first.row?.call(this, ast, state), rangeSize(this, ast, state)?.height ?? 1, false);
+    }
+
+    rowSize(ast: Ast, state: State): ArraySizeType {
+      return new ArraySize(1, rangeSize(this, ast, state)?.height ?? 1);
+    }
+
+    column(ast: Ast, state: State): unknown {
+      return numbered(first.column?.call(this, ast, state), rangeSize(this, ast, state)?.width ?? 1, true);
+    }
+
+    columnSize(ast: Ast, state: State): ArraySizeType {
+      return new ArraySize(rangeSize(this, ast, state)?.width ?? 1, 1);
+    }
+  }
+  answerParentMetadata(RangeNumbersPlugin, own);
+  HyperFormula.registerFunctionPlugin(RangeNumbersPlugin as never);
 }
 
 function transpose(rows: unknown[][]): unknown[][] {

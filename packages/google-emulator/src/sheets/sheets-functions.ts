@@ -528,6 +528,66 @@ export function registerSheetsFunctions(hf: HyperFormulaModule): void {
     if (!found) return notFound('VLOOKUP', ast, state, plugin);
     return found[index - 1] ?? empty;
   };
+  /** A literal holding a value, in HyperFormula's AST, to look one key up with. */
+  const literalAst = (value: Scalar): Ast => {
+    if (typeof value === 'number') return { type: 'NUMBER', value, args: [] };
+    if (typeof value === 'string') return { type: 'STRING', value, args: [] };
+    if (typeof value === 'boolean')
+      return { type: 'FUNCTION_CALL', procedureName: value ? 'TRUE' : 'FALSE', args: [] } as Ast;
+    if (value instanceof CellError) return { type: 'ERROR', error: value, args: [] } as Ast;
+    if (typeof value === 'object' && value !== null && 'val' in value)
+      return { type: 'NUMBER', value: Number(value.val), args: [] };
+    return { type: 'EMPTY', args: [] };
+  };
+  /**
+   * XLOOKUP of an array of keys (https://support.google.com/docs/answer/12405947), as
+   * ARRAYFORMULA(XLOOKUP(A2:A10, …)) writes it: one result per key, the first cell of each.
+   * HyperFormula's XLOOKUP gives an array for every key and throws rather than combine them;
+   * undefined for a single key.
+   */
+  const lookupEach = (ast: Ast, state: State, plugin: Plugin, lookUp: (ast: Ast) => unknown): unknown => {
+    const [keyAst, ...rest] = ast.args;
+    const size = keyAst && plugin.arraySizeForAst(keyAst, state);
+    if (!size || (size.width === 1 && size.height === 1)) return undefined;
+    const keys = plugin.evaluateAst(keyAst, state);
+    if (!(keys instanceof SimpleRangeValue)) return undefined;
+    const results = (keys as SimpleRangeValueType).data.map((row) =>
+      row.map((key) => {
+        const result = lookUp({ ...ast, args: [literalAst(key), ...rest] });
+        return result instanceof SimpleRangeValue
+          ? ((result as SimpleRangeValueType).data[0]?.[0] ?? empty)
+          : result;
+      }),
+    );
+    return SimpleRangeValue.onlyValues(results as never);
+  };
+  /**
+   * A lookup over an array of keys (ARRAYFORMULA(VLOOKUP(A2:A10, …))) with Google's words for
+   * each key not found, as for a single key.
+   */
+  const withKeysNotFound = (
+    name: string,
+    ast: Ast,
+    state: State,
+    plugin: Plugin,
+    result: SimpleRangeValueType,
+  ): SimpleRangeValueType => {
+    const notFoundAt = (value: unknown) =>
+      value instanceof CellError && value.type === ErrorType.NA && value.message === 'Value not found.';
+    if (wrapped[name] !== notFound || !result.data.some((row) => row.some(notFoundAt))) return result;
+    const keys = rowsOf(plugin.evaluateAst(ast.args[0] as Ast, state));
+    if (keys.length !== result.data.length) return result;
+    return SimpleRangeValue.onlyValues(
+      result.data.map((row, r) =>
+        row.map((value, c) => {
+          if (!notFoundAt(value)) return value;
+          const key = raw(keys[r]?.[c] ?? keys[r]?.[0]);
+          const text = typeof key === 'boolean' ? String(key).toUpperCase() : String(key ?? '');
+          return new CellError(ErrorType.NA, `Did not find value '${text}' in ${name} evaluation.`);
+        }),
+      ) as never,
+    );
+  };
   const noNumbers = (name: string) =>
     new CellError(ErrorType.DIV_BY_ZERO, `Evaluation of function ${name} caused a divide by zero error.`);
   for (const name of ['VLOOKUP', 'HLOOKUP', 'MATCH', 'XLOOKUP']) wrapped[name] = notFound;
@@ -555,25 +615,41 @@ export function registerSheetsFunctions(hf: HyperFormulaModule): void {
       const original = (parent.prototype as unknown as Record<string, (ast: Ast, state: State) => unknown>)[
         method
       ];
-      Object.defineProperty(GoogleMessages.prototype, method, {
+      const wrappedMethod = function (this: Plugin, ast: Ast, state: State): unknown {
+        if (name === 'XLOOKUP') {
+          const each = lookupEach(ast, state, this, (one) => wrappedMethod.call(this, one, state));
+          if (each !== undefined) return each;
+        }
+        const result = original?.call(this, ast, state);
+        if (result instanceof SimpleRangeValue) return withKeysNotFound(name, ast, state, this, result);
+        // HyperFormula's VLOOKUP takes only a range; Sheets also an array (of QUERY, FILTER, {…}).
+        if (
+          name === 'VLOOKUP' &&
+          result instanceof CellError &&
+          result.type === ErrorType.VALUE &&
+          result.message === 'Wrong type of argument.'
+        )
+          return lookupInArray(ast, state, this);
+        const replace =
+          result instanceof CellError &&
+          ((result.type === ErrorType.NA && result.message === 'Value not found.') ||
+            (result.type === ErrorType.DIV_BY_ZERO && !result.message));
+        return replace ? (wrapped[name]?.(name, ast, state, this) ?? result) : result;
+      };
+      Object.defineProperty(GoogleMessages.prototype, method, { value: wrappedMethod });
+    }
+    const xlookupSize = (parent.prototype as unknown as Record<string, (ast: Ast, state: State) => unknown>)
+      .xlookupArraySize;
+    if (functionNames.includes('XLOOKUP') && xlookupSize)
+      Object.defineProperty(GoogleMessages.prototype, 'xlookupArraySize', {
         value(this: Plugin, ast: Ast, state: State) {
-          const result = original?.call(this, ast, state);
-          // HyperFormula's VLOOKUP takes only a range; Sheets also an array (of QUERY, FILTER, {…}).
-          if (
-            name === 'VLOOKUP' &&
-            result instanceof CellError &&
-            result.type === ErrorType.VALUE &&
-            result.message === 'Wrong type of argument.'
-          )
-            return lookupInArray(ast, state, this);
-          const replace =
-            result instanceof CellError &&
-            ((result.type === ErrorType.NA && result.message === 'Value not found.') ||
-              (result.type === ErrorType.DIV_BY_ZERO && !result.message));
-          return replace ? (wrapped[name]?.(name, ast, state, this) ?? result) : result;
+          const keys = ast.args[0] ? this.arraySizeForAst(ast.args[0], state) : undefined;
+          // A range's size is marked as a reference, which HyperFormula reads as a single value.
+          return keys && (keys.width > 1 || keys.height > 1)
+            ? new ArraySize(keys.width, keys.height)
+            : xlookupSize.call(this, ast, state);
         },
       });
-    }
     HyperFormula.registerFunctionPlugin(GoogleMessages as never);
   }
 

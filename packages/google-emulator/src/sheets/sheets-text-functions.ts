@@ -10,7 +10,11 @@
  *   /3098244, /3098245), over JavaScript regular expressions: Google's are RE2's, which JavaScript
  *   reads alike but for RE2's own syntax (README-sheets.md);
  * - TO_TEXT (https://support.google.com/docs/answer/3094285);
- * - ISBETWEEN (https://support.google.com/docs/answer/10538337).
+ * - ISBETWEEN (https://support.google.com/docs/answer/10538337);
+ * - TEXT (https://support.google.com/docs/answer/3094139) with Sheets' number-format patterns
+ *   (number-format.ts): `%` multiplies by 100, `#,##0` groups thousands, a comma after the digits
+ *   divides by a thousand, `mmm` and `dddd` name the month and day, `@` stands for text, quoted
+ *   text is kept; HyperFormula's TEXT reads only a few date and decimal codes.
  * Registered once, on HyperFormula's first load (formulas.ts).
  */
 import type { ArraySize as ArraySizeType } from 'hyperformula';
@@ -23,6 +27,7 @@ import {
   type State,
   textOf,
 } from './function-plugin-base.ts';
+import { formatAutomatic, formatWithPattern } from './number-format.ts';
 
 /** How many pieces a SPLIT of text not known before evaluation (a cell's) can spill into. */
 const SPLIT_WIDTH = 50;
@@ -107,6 +112,13 @@ export function registerSheetsTextFunctions(hf: HyperFormulaModule): void {
         ],
       },
       TO_TEXT: { method: 'toText', parameters: [{ argumentType: FunctionArgumentType.SCALAR }] },
+      TEXT: {
+        method: 'text',
+        parameters: [
+          { argumentType: FunctionArgumentType.SCALAR },
+          { argumentType: FunctionArgumentType.STRING },
+        ],
+      },
       ISBETWEEN: {
         method: 'isbetween',
         parameters: [
@@ -239,6 +251,25 @@ export function registerSheetsTextFunctions(hf: HyperFormulaModule): void {
       return this.runFunction(ast.args, state, this.metadata('TO_TEXT'), (value: unknown) => text(value));
     }
 
+    text(ast: Ast, state: State): unknown {
+      return this.runFunction(ast.args, state, this.metadata('TEXT'), (value: unknown, format: string) => {
+        if (value instanceof CellError) return value;
+        // Text that reads as a number or date is formatted as one; other text, and TRUE or FALSE,
+        // only fills the format's `@`.
+        const number =
+          value === EmptyValue
+            ? 0
+            : typeof value === 'boolean'
+              ? undefined
+              : this.coerceScalarToNumberOrError(value as never);
+        if (typeof number !== 'number') return textInFormat(text(value), format);
+        const numeric = format.split(';')[0] ?? '';
+        if (numeric.includes('@') && !/[0#?yMmdDhHs]/.test(numeric.replace(/"[^"]*"/g, '')))
+          return textInFormat(formatAutomatic(number), numeric);
+        return formatWithPattern(number, format);
+      });
+    }
+
     isbetween(ast: Ast, state: State): unknown {
       return this.runFunction(
         ast.args,
@@ -279,6 +310,14 @@ export function registerSheetsTextFunctions(hf: HyperFormulaModule): void {
     Object.keys(SheetsTextFunctionsPlugin.implementedFunctions).map((name) => [name, name]),
   );
   HyperFormula.registerFunctionPlugin(SheetsTextFunctionsPlugin as never, { enGB: names, enUS: names });
+}
+
+/** Text in a format's text section (its fourth, or its only one): `@` is the text, quoted text kept. */
+function textInFormat(value: string, format: string): string {
+  const sections = format.split(';');
+  const section = sections.length >= 4 ? (sections[3] ?? '') : (sections[0] ?? '');
+  if (!section.includes('@')) return value;
+  return section.replace(/"([^"]*)"|@/g, (_, quoted: string | undefined) => quoted ?? value);
 }
 
 /** SPLIT's pieces: at each character of the delimiter, or at the whole of it. */
