@@ -2,12 +2,14 @@
  * The live formula engine (src/sheets/formula-engine.ts): after each edit, the results read from
  * the engine kept for the spreadsheet and brought up to date in place equal those of an engine
  * built from scratch for the same cells — through value writes, clears, rows inserted and
- * deleted, tabs added, renamed and deleted, formulas reading other tabs, and spilled arrays.
+ * deleted, tabs added, renamed and deleted, formulas reading other tabs, and spilled arrays; and
+ * what another spreadsheet holds is read again by IMPORTRANGE when its own spreadsheet changes.
  */
 import { describe, expect, it } from 'vitest';
 import { applyBatchUpdate } from '../src/sheets/batch-update.ts';
 import { engineCounts } from '../src/sheets/formula-engine.ts';
 import { type Evaluation, evaluateSpreadsheet } from '../src/sheets/formulas.ts';
+import { addImportSources } from '../src/sheets/import-range.ts';
 import type { SpreadsheetModel } from '../src/sheets/model.ts';
 import { SpreadsheetStore } from '../src/sheets/spreadsheet-store.ts';
 import { parseUserEntered } from '../src/sheets/user-entered.ts';
@@ -134,6 +136,28 @@ describe('the live formula engine', () => {
     expect(liveBuilds()).toBe(builtBeforeTabs);
     write(book, 'Facts!A1:A2', [[9], ['=1/0']]);
     expectSameAsFromScratch(book);
+  });
+  it('imports another spreadsheet again when the importing one changes, as a fresh build did', () => {
+    const store = new SpreadsheetStore();
+    const source = store.create('import-source', {
+      title: 'Source',
+      sheets: [{ title: 'Sheet1', rows: typed([['5']]) }],
+    });
+    const book = store.create('import-book', {
+      title: 'Book',
+      sheets: [{ title: 'Sheet1', rows: typed([['=IMPORTRANGE("import-source","Sheet1!A1")+1', '1']]) }],
+    });
+    const stop = addImportSources({ spreadsheet: (id) => store.get(id), owner: () => 'alice@example.com' });
+    const imported = () => evaluateSpreadsheet(book).formulaResult(0, 0, 0)?.effectiveValue;
+    try {
+      expect(imported()).toEqual({ numberValue: 6 });
+      write(source, 'Sheet1!A1', [[7]]);
+      // A write elsewhere in the importing spreadsheet: the import is read again with it.
+      write(book, 'Sheet1!B1', [[2]]);
+      expect(imported()).toEqual({ numberValue: 8 });
+    } finally {
+      stop();
+    }
   });
 });
 
