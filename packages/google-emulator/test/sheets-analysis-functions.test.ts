@@ -224,4 +224,10 @@ describe('UNIQUE over a long column', () => {
     ]);
     expect(row).toEqual([9_000, 'id-8999', 9_000]);
   });
+
+  it('SORTN keeps the first unique rows of 10,000, with their duplicates in tie mode 3', async () => {
+    // https://support.google.com/docs/answer/7354624: display_ties_mode 2 and 3
+    const values = await compute(['=SORTN(Ids!A2:A, 3, 2)', '=ROWS(SORTN(Ids!A2:A, 2, 3))']);
+    expect(values).toEqual([['id-0', 4], ['id-1'], ['id-10']]);
+  });
 });

@@ -354,18 +354,24 @@ export function registerSheetsFunctions(hf: HyperFormulaModule): void {
             );
           const sorted = sortRows(rows, pairs, 'SORTN');
           if (sorted instanceof CellError) return sorted;
-          const same = (a: Scalar[] | undefined, b: Scalar[] | undefined) =>
-            JSON.stringify(a?.map(raw)) === JSON.stringify(b?.map(raw));
+          const keyOf = (row: Scalar[] | undefined) => JSON.stringify(row?.map(raw));
           let kept: Scalar[][];
           if (ties === 0) kept = sorted.slice(0, n);
           else if (ties === 1) {
-            const last = sorted[n - 1];
-            kept = [...sorted.slice(0, n), ...sorted.slice(n).filter((row) => n > 0 && same(row, last))];
+            const last = keyOf(sorted[n - 1]);
+            kept = [...sorted.slice(0, n), ...sorted.slice(n).filter((row) => n > 0 && keyOf(row) === last)];
           } else {
+            // Rows told apart by key, once each, so that the cost grows with the rows alone.
+            const first = new Set<string>();
             const unique: Scalar[][] = [];
-            for (const row of sorted) if (!unique.some((other) => same(other, row))) unique.push(row);
-            const first = unique.slice(0, n);
-            kept = ties === 2 ? first : sorted.filter((row) => first.some((other) => same(other, row)));
+            for (const row of sorted) {
+              if (first.size >= n) break;
+              const key = keyOf(row);
+              if (first.has(key)) continue;
+              first.add(key);
+              unique.push(row);
+            }
+            kept = ties === 2 ? unique : sorted.filter((row) => first.has(keyOf(row)));
           }
           if (kept.length === 0) return new CellError(ErrorType.REF, 'SORTN has no rows to show.');
           return SimpleRangeValue.onlyValues(kept as never);
