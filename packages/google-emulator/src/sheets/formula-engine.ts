@@ -26,11 +26,12 @@ interface LiveEngine {
 }
 
 /**
- * Past this many differing cells a fresh build is cheaper than setting them one by one, each
- * parsed and joined to the graph alone, a tenth of the cells at least.
+ * Past this many differing cells, and this share of all the cells, a fresh build is cheaper than
+ * setting them one by one (each parsed and joined to the graph alone).
  */
 const REBUILD_AT = 50;
 const REBUILD_SHARE = 0.02;
+/** Functions whose results do not follow from the spreadsheet's cells. */
 const RECALCULATED_ALWAYS = /\b(?:IMPORTRANGE|NOW|TODAY|RAND|RANDBETWEEN|RANDARRAY)\s*\(/i;
 /** Engines kept, the most recently used; an older one is released. */
 const ENGINES_KEPT = 8;
