@@ -1,9 +1,10 @@
 /**
- * Two repairs to HyperFormula's internals, made once when it loads, for tabs where many formulas
+ * Three repairs to HyperFormula's internals, made once when it loads, for tabs where many formulas
  * read the same range — the shape of per-row formulas over whole columns (`=COUNTIF(A:A,A2)`,
- * `=IF(C2>AVERAGE(C:C)+3*STDEV(C:C),…)` filled down), which made its cost grow with the square
- * of the rows. Both leave every result as it was (the emulator's formula tests hold them) and are
- * written here because the library has no setting for either (checked up to 3.5.0):
+ * `=IF(C2>AVERAGEIF(A:A,A2,C:C)+3*STDEV(C:C),…)` filled down), which made its cost grow with the
+ * square of the rows. Each leaves every result as it was (the emulator's formula tests hold them)
+ * and is written here because the library has no setting for it (checked up to 3.5.0, the version
+ * package.json pins; the internals they replace are read from its CommonJS build by path):
  *
  * - Building the dependency graph, each formula reading a range joined every cell of the range to
  *   the range's vertex again, though the first formula had done it: a no-op per cell, repeated for
