@@ -42,11 +42,11 @@ describe('a Google sign-in keeps the verified ID token’s hd', () => {
     });
   });
 
-  it('as none for a personal (gmail.com) account', async () => {
+  it('as none (empty) for a personal (gmail.com) account', async () => {
     await signIn('dave@gmail.com');
     const dave = await userOf('dave@gmail.com');
-    expect(dave!.google_hosted_domain).toBeNull();
-    expect(await testbed.connections.find(dave!.id)).toMatchObject({ hostedDomain: null });
+    expect(dave!.google_hosted_domain).toBe('');
+    expect(await testbed.connections.find(dave!.id)).toMatchObject({ hostedDomain: '' });
   });
 
   it('anew at each sign-in: a domain that changed is replaced, one that went is cleared', async () => {
@@ -58,7 +58,20 @@ describe('a Google sign-in keeps the verified ID token’s hd', () => {
     await signIn('alice@example.com');
     await signIn('dave@gmail.com');
     expect((await userOf('alice@example.com'))!.google_hosted_domain).toBe('example.com');
-    expect((await userOf('dave@gmail.com'))!.google_hosted_domain).toBeNull();
+    expect((await userOf('dave@gmail.com'))!.google_hosted_domain).toBe('');
+  });
+
+  it('as not known (null) for someone who signed in before it was kept, until they sign in again', async () => {
+    const alice = (await userOf('alice@example.com'))!;
+    await testbed.pool.query('UPDATE users SET google_hosted_domain = NULL WHERE id = $1', [alice.id]);
+    expect(await testbed.connections.find(alice.id)).toMatchObject({ hostedDomain: null });
+    // The broker reads it on a refresh: not known is answered as no domain (the consumer reading).
+    await createAccessTokenCache(testbed.cache, testbed.keyring).forget(alice.id);
+    const broker = await testbed.newBroker();
+    expect(await broker.getAccessToken(alice.id)).toMatchObject({ ok: true, hostedDomain: '' });
+    await signIn('alice@example.com');
+    expect((await userOf('alice@example.com'))!.google_hosted_domain).toBe('example.com');
+    expect(await broker.getAccessToken(alice.id)).toMatchObject({ ok: true, hostedDomain: 'example.com' });
   });
 });
 

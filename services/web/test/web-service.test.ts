@@ -795,6 +795,7 @@ describe("the Activity page's Undo, against a stub ChangeUndoService", () => {
 describe('answers only a stub can give', () => {
   const SESSION = 'stub-session-cookie';
   let stubInteraction: Partial<GetInteractionResponse> = {};
+  let stubHostedDomain: string | undefined = 'example.com';
   let createError: { code: number; details: string } | undefined;
   let stub: RunningGrpcServer;
   let stubWeb: RunningService;
@@ -835,7 +836,7 @@ describe('answers only a stub can give', () => {
       grantedScopes: [],
       partial: false,
       scopeMode: 'standard',
-      hostedDomain: 'example.com',
+      ...(stubHostedDomain === undefined ? {} : { hostedDomain: stubHostedDomain }),
     })),
     listApiKeys: answer(() => ({ keys: [] })),
     listConnectedApps: answer(() => ({ apps: [], appsResetAt: '' })),
@@ -889,6 +890,20 @@ describe('answers only a stub can give', () => {
   afterAll(async () => {
     await stubWeb?.stop();
     await stub?.close(100);
+  });
+
+  it('says nothing of the account’s domain while auth does not know it (no sign-in since it was kept)', async () => {
+    const connectedAs = async () =>
+      parse(await (await stubGet('/dashboard')).text())
+        .querySelectorAll('p')
+        .map((paragraph) => paragraph.text)
+        .find((text) => text.startsWith('Connected as'));
+    stubHostedDomain = undefined;
+    expect(await connectedAs()).toBe('Connected as alice@example.com.');
+    stubHostedDomain = '';
+    expect(await connectedAs()).toBe('Connected as alice@example.com (personal Google account).');
+    stubHostedDomain = 'example.com';
+    expect(await connectedAs()).toBe('Connected as alice@example.com (Workspace domain example.com).');
   });
 
   it('lists a scope auth did not describe, as it is', async () => {

@@ -313,9 +313,10 @@ export interface GetGoogleConnectionResponse {
   scopeMode: string;
   /**
    * The connected account's Google Workspace domain (the `hd` claim of its latest verified ID
-   * token); empty for a personal (consumer) Google account and for GOOGLE_CONNECTION_STATUS_NONE.
+   * token); empty for a personal (consumer) Google account; unset when not known (the person has
+   * not signed in with Google since Sheetgate began keeping it) and for GOOGLE_CONNECTION_STATUS_NONE.
    */
-  hostedDomain: string;
+  hostedDomain?: string | undefined;
 }
 
 /** An OAuth client the person has granted access to. */
@@ -1844,7 +1845,7 @@ function createBaseGetGoogleConnectionResponse(): GetGoogleConnectionResponse {
     grantedScopes: [],
     partial: false,
     scopeMode: "",
-    hostedDomain: "",
+    hostedDomain: undefined,
   };
 }
 
@@ -1865,7 +1866,7 @@ export const GetGoogleConnectionResponse: MessageFns<GetGoogleConnectionResponse
     if (message.scopeMode !== "") {
       writer.uint32(42).string(message.scopeMode);
     }
-    if (message.hostedDomain !== "") {
+    if (message.hostedDomain !== undefined) {
       writer.uint32(50).string(message.hostedDomain);
     }
     return writer;
@@ -1965,7 +1966,7 @@ export const GetGoogleConnectionResponse: MessageFns<GetGoogleConnectionResponse
         ? globalThis.String(object.hostedDomain)
         : isSet(object.hosted_domain)
         ? globalThis.String(object.hosted_domain)
-        : "",
+        : undefined,
     };
   },
 
@@ -1986,7 +1987,7 @@ export const GetGoogleConnectionResponse: MessageFns<GetGoogleConnectionResponse
     if (message.scopeMode !== "") {
       obj.scopeMode = message.scopeMode;
     }
-    if (message.hostedDomain !== "") {
+    if (message.hostedDomain !== undefined) {
       obj.hostedDomain = message.hostedDomain;
     }
     return obj;
@@ -2002,7 +2003,7 @@ export const GetGoogleConnectionResponse: MessageFns<GetGoogleConnectionResponse
     message.grantedScopes = object.grantedScopes?.map((e) => e) || [];
     message.partial = object.partial ?? false;
     message.scopeMode = object.scopeMode ?? "";
-    message.hostedDomain = object.hostedDomain ?? "";
+    message.hostedDomain = object.hostedDomain ?? undefined;
     return message;
   },
 };

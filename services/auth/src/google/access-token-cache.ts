@@ -12,7 +12,7 @@ export interface CachedAccessToken {
   account: GoogleAccount;
 }
 
-/** The person's Google address and Workspace domain (null for a consumer account). */
+/** The person's Google address and Workspace domain (empty: consumer account; null: not known). */
 export interface GoogleAccount {
   email: string;
   hostedDomain: string | null;

@@ -6,7 +6,7 @@ export interface ConnectionRow {
   userId: string;
   googleSubject: string;
   email: string;
-  /** The account's Workspace domain, kept on its user (`users.google_hosted_domain`); null: consumer. */
+  /** The account's Workspace domain, kept on its user (`users.google_hosted_domain`): '' consumer, null unknown. */
   hostedDomain: string | null;
   refreshTokenEncrypted: string | null;
   grantedScopes: string[];

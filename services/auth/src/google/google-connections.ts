@@ -10,7 +10,10 @@ export interface GoogleConnection {
   userId: string;
   googleSubject: string;
   email: string;
-  /** The account's Workspace domain (the verified ID token's `hd`); null for a consumer account. */
+  /**
+   * The account's Workspace domain (the verified ID token's `hd`); empty for a consumer account,
+   * null when not known (the person has not signed in since it was first kept).
+   */
   hostedDomain: string | null;
   grantedScopes: string[];
   partial: boolean;

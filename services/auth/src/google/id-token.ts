@@ -8,7 +8,7 @@ export interface GoogleIdentity {
   name: string | null;
   /**
    * The `hd` claim: the domain of the Google Workspace or Cloud organisation the account belongs
-   * to, lower-cased; null for a consumer account, which Google sends none for.
+   * to, lower-cased; null when the token has none (a consumer account).
    */
   hostedDomain: string | null;
 }

@@ -103,6 +103,8 @@ export function createGoogleTokenBroker(deps: {
     expiresAt,
     scopes,
     email: account.email,
+    // Not known yet (no sign-in since it was first kept): judged as a consumer account, the side
+    // on which every other address is outside.
     hostedDomain: account.hostedDomain ?? '',
   });
   const isYoung = ({ obtainedAt = 0, expiresAt }: CachedAccessToken) =>

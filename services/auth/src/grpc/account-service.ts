@@ -174,7 +174,6 @@ export function accountServiceHandlers(deps: {
             grantedScopes: [],
             partial: false,
             scopeMode,
-            hostedDomain: '',
           };
         return {
           status:
@@ -185,7 +184,7 @@ export function accountServiceHandlers(deps: {
           grantedScopes: connection.grantedScopes,
           partial: connection.partial,
           scopeMode,
-          hostedDomain: connection.hostedDomain ?? '',
+          ...(connection.hostedDomain === null ? {} : { hostedDomain: connection.hostedDomain }),
         };
       },
     ),

@@ -10,7 +10,7 @@ export function createUserLibrary(pool: DatabasePool) {
      * The user for a verified Google identity, created on first sign-in. Email, name and Workspace
      * domain follow Google's current values (people rename themselves, change addresses, and an
      * account can join or leave an organisation; the subject stays). No `hostedDomain`: a consumer
-     * account.
+     * account, stored as empty (null is kept for "not known").
      */
     upsertFromGoogle(identity: {
       sub: string;
@@ -22,7 +22,7 @@ export function createUserLibrary(pool: DatabasePool) {
         identity.sub,
         identity.email,
         identity.name ?? null,
-        identity.hostedDomain ?? null,
+        identity.hostedDomain ?? '',
       );
     },
 

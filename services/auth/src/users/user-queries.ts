@@ -5,7 +5,10 @@ export interface User {
   googleSubject: string;
   email: string;
   displayName: string | null;
-  /** The Workspace domain (`hd`) of the latest verified Google sign-in; null for a consumer account. */
+  /**
+   * The Workspace domain (`hd`) of the latest verified Google sign-in; empty for a consumer
+   * account, null when not known (no sign-in since it was first kept).
+   */
   googleHostedDomain: string | null;
   createdAt: Date;
   /** When a provider upgrade last disconnected this person's OAuth apps (null: never). */
@@ -26,7 +29,7 @@ export function createUserQueries(pool: Queryable) {
       subject: string,
       email: string,
       displayName: string | null,
-      hostedDomain: string | null,
+      hostedDomain: string,
     ): Promise<User> {
       const { rows } = await pool.query<User>(
         `INSERT INTO users (google_subject, email, display_name, google_hosted_domain) VALUES ($1, $2, $3, $4)

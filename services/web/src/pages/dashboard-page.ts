@@ -91,11 +91,15 @@ function googleSection(google: GetGoogleConnectionResponse): SafeHtml {
   let status: SafeHtml;
   if (google.status === 'GOOGLE_CONNECTION_STATUS_CONNECTED') {
     // Whose domain is "inside" for outbound actions (issue 37): the Workspace domain Google
-    // named at sign-in, or none for a personal account, where everyone else is outside.
-    const account = google.hostedDomain
-      ? html`(Workspace domain <strong>${google.hostedDomain}</strong>)`
-      : html`(personal Google account)`;
-    status = html`<p>Connected as <strong>${google.email}</strong> ${account}.</p>
+    // named at sign-in, or none for a personal account, where everyone else is outside; nothing
+    // said while not known (no sign-in since Sheetgate began keeping it).
+    const account =
+      google.hostedDomain === undefined
+        ? ''
+        : google.hostedDomain
+          ? html` (Workspace domain <strong>${google.hostedDomain}</strong>)`
+          : html` (personal Google account)`;
+    status = html`<p>Connected as <strong>${google.email}</strong>${account}.</p>
 ${
   google.partial || missing.length > 0
     ? html`<div class="warning" role="alert"><p><strong>Google gave Sheetgate only part of the access it needs.</strong>
