@@ -122,7 +122,7 @@ export const mcpSettingsSchema = z.object({
     }),
   /** `deny`: no sharing with anyone who has the link (share_file type anyone, a role raised on one). */
   OUTBOUND_LINK_SHARING: z.enum(['allow', 'deny']).default('allow'),
-  /** `deny`: no IMPORTXML, IMPORTDATA, IMPORTHTML, IMPORTFEED, IMAGE or IMPORTRANGE written or evaluated by any tool. */
+  /** `deny`: no IMPORTXML, IMPORTDATA, IMPORTHTML, IMPORTFEED, IMAGE or IMPORTRANGE written by any tool. */
   OUTBOUND_FETCH_FORMULAS: z.enum(['allow', 'deny']).default('allow'),
   LOG_LEVEL: setting.logLevel(),
 });

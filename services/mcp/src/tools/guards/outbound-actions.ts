@@ -56,7 +56,6 @@ const FORMULA_TOOLS = new Set([
   'write_ranges',
   'append_rows',
   'create_spreadsheet',
-  'evaluate_formulas',
   'batch_update',
   'find_replace',
   ...RULE_TOOLS,
@@ -67,7 +66,8 @@ const COMMENT_TOOLS = new Set(['add_comment', 'reply_to_comment', 'resolve_comme
 /**
  * The tools that can take an outbound action: their `openWorldHint` is true (defineTool), every
  * other tool's false. Writes into a spreadsheet someone else owns are not counted here (every
- * write tool could make one; docs/design.md §11.10).
+ * write tool could make one; docs/design.md §11.10), nor evaluate_formulas, which refuses the
+ * fetch functions outright (kit/formula-text.ts).
  */
 export const OUTBOUND_TOOLS: ReadonlySet<string> = new Set([
   ...SHARING_TOOLS,

@@ -1,4 +1,4 @@
-import { FETCH_FUNCTIONS } from './fetch-formulas.ts';
+import { OUTBOUND_FUNCTIONS } from '../kit/formula-text.ts';
 import type { OutboundAction } from './outbound-actions.ts';
 
 /**
@@ -58,7 +58,7 @@ function forbidden(ceiling: OutboundCeiling, action: OutboundAction): string | u
         : undefined;
     case 'fetch':
       return ceiling.fetchFormulas === 'deny'
-        ? `this server does not allow (its operator set OUTBOUND_FETCH_FORMULAS=deny: no ${FETCH_FUNCTIONS.join(', ')} formulas). Write the values themselves instead`
+        ? `this server does not allow (its operator set OUTBOUND_FETCH_FORMULAS=deny: no ${OUTBOUND_FUNCTIONS.join(', ')} formulas). Write the values themselves instead`
         : undefined;
     default: {
       const allowed = ceiling.sharingDomains;

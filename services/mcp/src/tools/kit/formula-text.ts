@@ -8,8 +8,9 @@
 
 /**
  * Functions that fetch from outside the spreadsheet (Sheets function list, "Web" functions, and
- * IMPORTRANGE, which reads another spreadsheet). Refused by evaluate_formulas for now: which of
- * them a person's call may use is the guard-rails issue's decision, to be applied here too.
+ * IMPORTRANGE, which reads another spreadsheet; sources in docs/design.md §11.10). Refused by
+ * evaluate_formulas outright; in what other tools write, an outbound action
+ * (tools/guards/fetch-formulas.ts) held to the operator's OUTBOUND_FETCH_FORMULAS.
  */
 export const OUTBOUND_FUNCTIONS = [
   'IMPORTXML',
@@ -21,7 +22,7 @@ export const OUTBOUND_FUNCTIONS = [
 ] as const;
 
 /** The text with its string literals ("…", "" inside) and quoted tab names ('…', '' inside) blanked. */
-function codeOf(formula: string): string {
+export function codeOf(formula: string): string {
   return formula.replace(/"(?:[^"]|"")*"?|'(?:[^']|'')*'?/g, (quoted) =>
     quoted.startsWith("'") ? "'t'" : '""',
   );
