@@ -273,7 +273,7 @@ describe("the operator's settings", () => {
     expect(ceilingRefusal(NO_CEILING, share)).toBeUndefined();
     expect(ceilingRefusal({ ...NO_CEILING, sharingDomains: ['b.example'] }, share)).toBeUndefined();
     expect(ceilingRefusal({ ...NO_CEILING, sharingDomains: [] }, share)).toBe(
-      'Nothing was sent to Google: x@b.example gets reader access, which reaches outside what this server allows (its operator set OUTBOUND_SHARING_DOMAINS: your own domain only).',
+      'Nothing was sent to Google: x@b.example gets reader access, which reaches outside what this server allows (its operator set OUTBOUND_SHARING_DOMAINS: your own Workspace domain only).',
     );
     // Link sharing is its own setting's: a domain list does not forbid it.
     const link = outboundActions({ name: 'share_file', args: { type: 'anyone', role: 'reader' } }, alice);

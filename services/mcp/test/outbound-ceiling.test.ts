@@ -118,7 +118,7 @@ describe('under a ceiling, the injected agent is refused before Google', () => {
       emailMessage: 'Ann 91000',
     });
     expect(text).toBe(
-      'Nothing was sent to Google: mallory@gmail.com gets writer access, which reaches outside what this server allows (its operator set OUTBOUND_SHARING_DOMAINS: your own domain and partner.example).',
+      'Nothing was sent to Google: mallory@gmail.com gets writer access, which reaches outside what this server allows (its operator set OUTBOUND_SHARING_DOMAINS: your own Workspace domain and partner.example only).',
     );
     await refused('share_file', { fileId: book, type: 'domain', domain: 'gmail.com', role: 'reader' });
   });
@@ -153,7 +153,7 @@ describe('under a ceiling, the injected agent is refused before Google', () => {
       });
       expect(result.isError).toBe(true);
       expect((result.content as Array<{ text: string }>)[0]!.text).toBe(
-        'Nothing was sent to Google: frank@gmail.com gets reader access, which reaches outside what this server allows (its operator set OUTBOUND_SHARING_DOMAINS: your own domain and partner.example).',
+        'Nothing was sent to Google: frank@gmail.com gets reader access, which reaches outside what this server allows (its operator set OUTBOUND_SHARING_DOMAINS: your own Workspace domain and partner.example only).',
       );
     } finally {
       await erin.close();

@@ -64,7 +64,9 @@ function forbidden(ceiling: OutboundCeiling, action: OutboundAction): string | u
       const allowed = ceiling.sharingDomains;
       if (allowed === undefined || (action.domain !== undefined && allowed.includes(action.domain)))
         return undefined;
-      const list = allowed.length ? `your own domain and ${allowed.join(', ')}` : 'your own domain only';
+      const list = allowed.length
+        ? `your own Workspace domain and ${allowed.join(', ')} only`
+        : 'your own Workspace domain only';
       return `reaches outside what this server allows (its operator set OUTBOUND_SHARING_DOMAINS: ${list})`;
     }
   }
