@@ -205,9 +205,8 @@ describe('ROW and COLUMN of a range', () => {
   });
 });
 
-describe('UNIQUE over a long column', () => {
-  it('gives each distinct value of 10,000 once, in order of first appearance', async () => {
-    // https://support.google.com/docs/answer/10522653
+describe('a tab of 10,000 rows: UNIQUE, SORTN and lookups of every row', () => {
+  beforeAll(async () => {
     const { data } = await sheets.spreadsheets.batchUpdate({
       spreadsheetId,
       requestBody: {
@@ -215,14 +214,32 @@ describe('UNIQUE over a long column', () => {
       },
     });
     expect(data.replies?.[0]?.addSheet?.properties?.title).toBe('Ids');
-    const ids = Array.from({ length: 10_000 }, (_, index) => [`id-${index % 9_000}`]);
-    await write('Ids!A2', ids);
+    // Ids id-0 … id-999 twice (rows 2–1001 and 9002–10001); column B numbers the data rows from 0.
+    await write(
+      'Ids!A2',
+      Array.from({ length: 10_000 }, (_, index) => [`id-${index % 9_000}`, index]),
+    );
+  });
+
+  it('UNIQUE gives each distinct value of 10,000 once, in order of first appearance', async () => {
+    // https://support.google.com/docs/answer/10522653
     const [row] = await compute([
       '=ROWS(UNIQUE(Ids!A2:A))',
       '=INDEX(UNIQUE(Ids!A2:A), 9000)',
       '=COUNTUNIQUE(Ids!A:A)',
     ]);
     expect(row).toEqual([9_000, 'id-8999', 9_000]);
+  });
+
+  it('VLOOKUP, XLOOKUP and MATCH of all 10,000 ids find each one’s first row', async () => {
+    // The 9,500th id is id-499, first in data row 499 (sheet row 501).
+    const [row] = await compute([
+      '=INDEX(ARRAYFORMULA(VLOOKUP(Ids!A2:A, Ids!A:B, 2, FALSE)), 9500)',
+      '=INDEX(XLOOKUP(Ids!A2:A, Ids!A:A, Ids!B:B), 9500)',
+      '=ROWS(XLOOKUP(Ids!A2:A, Ids!A:A, Ids!B:B))',
+      '=INDEX(ARRAYFORMULA(MATCH(Ids!A2:A, Ids!A:A, 0)), 9500)',
+    ]);
+    expect(row).toEqual([499, 499, 10_000, 501]);
   });
 
   it('SORTN keeps the first unique rows of 10,000, with their duplicates in tie mode 3', async () => {

@@ -114,6 +114,10 @@ function computeEvaluation(spreadsheet: SpreadsheetModel): Evaluation {
           // Sheets evaluates ranges in array arithmetic wherever a function takes arrays, as in
           // SUMPRODUCT((E2:E41="no")*(D2:D41<DATE(2026,12,7))).
           useArrayArithmetic: true,
+          // An index of each column's values for exact VLOOKUP, MATCH and XLOOKUP: without it each
+          // key scans the column, and ARRAYFORMULA(VLOOKUP(A2:A, Other!A:B, 2, FALSE)) over a long
+          // tab grows with the square of its rows.
+          useColumnIndex: true,
         }),
     );
     for (const [sheetIndex, row, column, engineText] of formulaCells) {

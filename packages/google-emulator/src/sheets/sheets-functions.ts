@@ -549,7 +549,8 @@ export function registerSheetsFunctions(hf: HyperFormulaModule): void {
    * XLOOKUP of an array of keys (https://support.google.com/docs/answer/12405947), as
    * ARRAYFORMULA(XLOOKUP(A2:A10, …)) writes it: one result per key, the first cell of each.
    * HyperFormula's XLOOKUP gives an array for every key and throws rather than combine them;
-   * undefined for a single key.
+   * undefined for a single key. An exact match searched first to last reads the two ranges once
+   * for all keys; other modes look each key up alone.
    */
   const lookupEach = (ast: Ast, state: State, plugin: Plugin, lookUp: (ast: Ast) => unknown): unknown => {
     const [keyAst, ...rest] = ast.args;
@@ -557,15 +558,73 @@ export function registerSheetsFunctions(hf: HyperFormulaModule): void {
     if (!size || (size.width === 1 && size.height === 1)) return undefined;
     const keys = plugin.evaluateAst(keyAst, state);
     if (!(keys instanceof SimpleRangeValue)) return undefined;
+    const exact = exactLookup(ast, state, plugin);
     const results = (keys as SimpleRangeValueType).data.map((row) =>
       row.map((key) => {
-        const result = lookUp({ ...ast, args: [literalAst(key), ...rest] });
+        const result = exact ? exact(key) : lookUp({ ...ast, args: [literalAst(key), ...rest] });
         return result instanceof SimpleRangeValue
           ? ((result as SimpleRangeValueType).data[0]?.[0] ?? empty)
           : result;
       }),
     );
     return SimpleRangeValue.onlyValues(results as never);
+  };
+  type XlookupPlugin = Plugin & {
+    doXlookup: (
+      key: unknown,
+      lookupRange: unknown,
+      returnRange: unknown,
+      notFound: unknown,
+      wildcards: boolean,
+      options: object,
+    ) => unknown;
+  };
+  /**
+   * XLOOKUP's exact match from first to last (match_mode 0, search_mode 1, the defaults) of one key
+   * at a time over its ranges evaluated once, by HyperFormula's own search (doXlookup), or
+   * undefined for other modes.
+   */
+  const exactLookup = (ast: Ast, state: State, plugin: Plugin): ((key: Scalar) => unknown) | undefined => {
+    const [, lookupAst, returnAst, notFoundAst, matchAst, searchAst] = ast.args;
+    const mode = (arg: Ast | undefined, otherwise: number) =>
+      arg === undefined || arg.type === 'EMPTY' ? otherwise : raw(plugin.evaluateAst(arg, state));
+    if (!lookupAst || !returnAst || mode(matchAst, 0) !== 0 || mode(searchAst, 1) !== 1) return undefined;
+    const asRange = (value: unknown) =>
+      value instanceof SimpleRangeValue || value instanceof CellError
+        ? value
+        : SimpleRangeValue.fromScalar(value as never);
+    const lookupRange = asRange(plugin.evaluateAst(lookupAst, state));
+    const returnRange = asRange(plugin.evaluateAst(returnAst, state));
+    const notFound =
+      notFoundAst === undefined || notFoundAst.type === 'EMPTY'
+        ? ErrorType.NA
+        : plugin.evaluateAst(notFoundAst, state);
+    if (notFound instanceof SimpleRangeValue) return undefined;
+    const options = { ordering: 'none', returnOccurrence: 'first', ifNoMatch: 'returnNotFound' };
+    return (key) => {
+      if (key instanceof CellError) return key;
+      if (lookupRange instanceof CellError) return lookupRange;
+      if (returnRange instanceof CellError) return returnRange;
+      const result = (plugin as XlookupPlugin).doXlookup(
+        key === empty ? 0 : key,
+        lookupRange,
+        returnRange,
+        notFound,
+        false,
+        options,
+      );
+      if (
+        !(
+          result instanceof CellError &&
+          result.type === ErrorType.NA &&
+          result.message === 'Value not found.'
+        )
+      )
+        return result;
+      const value = raw(key);
+      const text = typeof value === 'boolean' ? String(value).toUpperCase() : String(value ?? '');
+      return new CellError(ErrorType.NA, `Did not find value '${text}' in XLOOKUP evaluation.`);
+    };
   };
   /**
    * A lookup over an array of keys (ARRAYFORMULA(VLOOKUP(A2:A10, …))) with Google's words for
