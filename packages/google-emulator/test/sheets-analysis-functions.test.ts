@@ -242,6 +242,21 @@ describe('a tab of 10,000 rows: UNIQUE, SORTN and lookups of every row', () => {
     expect(row).toEqual([499, 499, 10_000, 501]);
   });
 
+  it('INDEX(MATCH) filled down all 10,000 rows finds each id’s first row', async () => {
+    // https://support.google.com/docs/answer/3098242
+    await write(
+      'Ids!C2',
+      Array.from({ length: 10_000 }, (_, index) => [`=INDEX(B:B, MATCH(A${index + 2}, A:A, 0))`]),
+    );
+    const { data } = await sheets.spreadsheets.values.get({
+      spreadsheetId,
+      range: 'Ids!C9501:C10001',
+      valueRenderOption: 'UNFORMATTED_VALUE',
+    });
+    // Sheet row 9501 holds id-499 (first in data row 499), row 10001 id-999.
+    expect([data.values?.[0]?.[0], data.values?.at(-1)?.[0], data.values?.length]).toEqual([499, 999, 501]);
+  });
+
   it('SORTN keeps the first unique rows of 10,000, with their duplicates in tie mode 3', async () => {
     // https://support.google.com/docs/answer/7354624: display_ties_mode 2 and 3
     const values = await compute(['=SORTN(Ids!A2:A, 3, 2)', '=ROWS(SORTN(Ids!A2:A, 2, 3))']);

@@ -16,7 +16,7 @@
  *   on a column of many distinct values (ids over a 10,000-row tab) took minutes.
  * Registered once, on HyperFormula's first load (formulas.ts).
  */
-import type { ArraySize as ArraySizeType } from 'hyperformula';
+import type { ArraySize as ArraySizeType, SimpleRangeValue as SimpleRangeValueType } from 'hyperformula';
 import {
   type Ast,
   answerParentMetadata,
@@ -278,9 +278,16 @@ function registerUnique(hf: HyperFormulaModule): void {
 
 const REFERENCE_RANGES = new Set(['CELL_RANGE', 'COLUMN_RANGE', 'ROW_RANGE']);
 
-/** ROW and COLUMN over HyperFormula's own (its InformationPlugin), numbering each row or column of a range. */
+interface CellReader {
+  getScalarValue(address: { sheet: number; row: number; col: number }): unknown;
+}
+
+/**
+ * ROW, COLUMN and INDEX over HyperFormula's own (its InformationPlugin): ROW and COLUMN number each
+ * row or column of a range, INDEX reads its one cell alone.
+ */
 function registerRowAndColumn(hf: HyperFormulaModule): void {
-  const { HyperFormula, ArraySize, SimpleRangeValue } = hf;
+  const { HyperFormula, ArraySize, SimpleRangeValue, CellError, ErrorType } = hf;
   type Metadata = Record<string, unknown>;
   const information = HyperFormula.getFunctionPlugin('ROW') as unknown as (new (
     ...args: never[]
@@ -304,6 +311,7 @@ function registerRowAndColumn(hf: HyperFormulaModule): void {
     static override implementedFunctions = {
       ROW: { ...own.ROW, sizeOfResultArrayMethod: 'rowSize' },
       COLUMN: { ...own.COLUMN, sizeOfResultArrayMethod: 'columnSize' },
+      INDEX: own.INDEX as Metadata,
     };
     // The parent's aliases name functions this subclass does not declare.
     static aliases = {};
@@ -322,6 +330,31 @@ function registerRowAndColumn(hf: HyperFormulaModule): void {
 
     columnSize(ast: Ast, state: State): ArraySizeType {
       return new ArraySize(rangeSize(this, ast, state)?.width ?? 1, 1);
+    }
+
+    /**
+     * INDEX (https://support.google.com/docs/answer/3098242) as HyperFormula's, with the one cell
+     * of a range read alone: the library read every cell of the range first, so
+     * `=INDEX(Data!C:C, MATCH(A2, Data!A:A, 0))` filled down a long tab grew with the square of its rows.
+     */
+    index(ast: Ast, state: State): unknown {
+      return this.runFunction(
+        ast.args,
+        state,
+        this.metadata('INDEX'),
+        (range: SimpleRangeValueType, row: number, column: number) => {
+          if (column < 1 || row < 1) return new CellError(ErrorType.VALUE, 'Argument cannot be less than 1.');
+          if (column > range.width() || row > range.height())
+            return new CellError(ErrorType.NUM, 'Value too large.');
+          const cells = range.range;
+          if (cells === undefined) return range.data[row - 1]?.[column - 1];
+          return (this as unknown as { dependencyGraph: CellReader }).dependencyGraph.getScalarValue({
+            sheet: cells.sheet,
+            row: cells.start.row + row - 1,
+            col: cells.start.col + column - 1,
+          });
+        },
+      );
     }
   }
   answerParentMetadata(RangeNumbersPlugin, own);
