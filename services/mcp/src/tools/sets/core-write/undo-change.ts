@@ -49,7 +49,12 @@ export function undoChangeTools(deps: ToolDeps): ToolDefinition[] {
         "Undoes a change by any tool (by default this credential's last); refused if changed since, unless force.",
       scope: 'sheets:write',
       journalsItself: true,
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: false,
+      },
       inputSchema: z.object({
         changeId: changeId.optional(),
         spreadsheetId: spreadsheetId.optional().describe('Without changeId: the last change to it.'),
