@@ -14,6 +14,7 @@ import type { SpreadsheetModel } from '../src/sheets/model.ts';
 import { SpreadsheetStore } from '../src/sheets/spreadsheet-store.ts';
 import { parseUserEntered } from '../src/sheets/user-entered.ts';
 import { clearValueRange, writeValueRange } from '../src/sheets/values-api.ts';
+import { registerThrowingFunctions } from './support/throwing-functions.ts';
 
 const typed = (rows: string[][]) => rows.map((row) => row.map((text) => parseUserEntered(text)));
 
@@ -137,6 +138,31 @@ describe('the live formula engine', () => {
     write(book, 'Facts!A1:A2', [[9], ['=1/0']]);
     expectSameAsFromScratch(book);
   });
+  it('stays equal to a fresh build through formulas the engine throws on', () => {
+    registerThrowingFunctions();
+    const book = newBook();
+    expectSameAsFromScratch(book);
+    // Throwing while evaluated, while sized, and an array literal holding a function call.
+    write(book, 'Data!G1', [['=TESTTHROW()', '=TESTTHROWSIZE()+1', '={SUM(A1:A2),1}']]);
+    expectSameAsFromScratch(book);
+    const shown = results(book, evaluateSpreadsheet(book));
+    expect(shown['Data!0:6']).toEqual({
+      effectiveValue: { errorValue: { type: 'ERROR', message: 'Formula parse error.' } },
+    });
+    expect(shown['Data!0:7']).toEqual(shown['Data!0:6']);
+    expect(shown['Data!0:9']).toEqual({ effectiveValue: { numberValue: 1 } });
+    write(book, 'Data!A1', [[40]]);
+    expectSameAsFromScratch(book);
+    expect(results(book, evaluateSpreadsheet(book))['Data!0:8']).toEqual({
+      effectiveValue: { numberValue: 40 + ((2 * 7) % 11) },
+    });
+    write(book, 'Data!G1:H1', [['=A1+1', '=G1*2']]);
+    expectSameAsFromScratch(book);
+    expect(results(book, evaluateSpreadsheet(book))['Data!0:7']).toEqual({
+      effectiveValue: { numberValue: 82 },
+    });
+  });
+
   it('imports another spreadsheet again when the importing one changes, as a fresh build did', () => {
     const store = new SpreadsheetStore();
     const source = store.create('import-source', {

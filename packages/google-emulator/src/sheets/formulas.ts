@@ -8,9 +8,10 @@
  * other Sheets-only functions (GOOGLEFINANCE, …) evaluate to `#NAME?`.
  */
 import { createRequire } from 'node:module';
-import type { CellValue, DetailedCellError, HyperFormula } from 'hyperformula';
+import type { CellValue, ConfigParams, DetailedCellError, HyperFormula } from 'hyperformula';
 import { formatCell } from './a1-notation.ts';
 import { argumentCountMessage } from './argument-count.ts';
+import { stackArrayLiterals } from './array-literals.ts';
 import { type EngineInput, releaseEngine, syncedEngine, type TabInput } from './formula-engine.ts';
 import { dataRowEnd, hasValue } from './grid.ts';
 import { repairHyperFormula } from './hyperformula-fixes.ts';
@@ -108,7 +109,7 @@ function computeEvaluation(spreadsheet: SpreadsheetModel): Evaluation {
       spreadsheet.sheets.map((sheet) => sheet.properties.title),
       tabs,
       (sheets, config) =>
-        loadHyperFormula().HyperFormula.buildFromSheets(sheets, {
+        guardedBuild(sheets, {
           ...config,
           licenseKey: 'gpl-v3',
           // Sheets evaluates ranges in array arithmetic wherever a function takes arrays, as in
@@ -125,8 +126,12 @@ function computeEvaluation(spreadsheet: SpreadsheetModel): Evaluation {
       const sheetId = engine.getSheetId(sheet.properties.title);
       if (sheetId === undefined) continue;
       const formula = sheet.rows[row]?.[column]?.userEnteredValue?.formulaValue ?? '';
-      const cells = readFormula(engine, { sheet: sheetId, row, col: column }, engineText, sheet, (error) =>
-        googleMessage(error, formula, titles),
+      const cells = readFormulaGuarded(
+        engine,
+        { sheet: sheetId, row, col: column },
+        engineText,
+        sheet,
+        (error) => googleMessage(error, formula, titles),
       );
       for (const [offset, [r, c, result]] of cells.entries()) {
         const at = key(sheetIndex, row + r, column + c);
@@ -147,6 +152,79 @@ function computeEvaluation(spreadsheet: SpreadsheetModel): Evaluation {
 }
 
 type Address = { sheet: number; row: number; col: number };
+
+/**
+ * What an engine holds in place of a formula it refuses: Sheets' `#ERROR!`, "Formula parse error."
+ * (toResult), as for a formula it cannot read.
+ */
+const REFUSED_FORMULA = '=#ERROR!';
+
+/**
+ * An engine built from `sheets`, in which no formula can stop the build: HyperFormula sizes and
+ * evaluates every formula while building, and one that throws there (its own fault or a plugin's,
+ * past the guard of hyperformula-fixes.ts) would fail the build and with it every request on the
+ * spreadsheet. The formula to blame is found by building with the first so many formulas alone,
+ * halving the count, and is held as REFUSED_FORMULA; then the build is made again. The same cells
+ * always come to the same engine, so the live one (formula-engine.ts) stays equal to a fresh build.
+ */
+function guardedBuild(sheets: Record<string, TabInput>, config: Partial<ConfigParams>): HyperFormula {
+  const { HyperFormula } = loadHyperFormula();
+  const formulas: Array<[title: string, row: number, column: number]> = [];
+  for (const [title, rows] of Object.entries(sheets))
+    for (const [row, cells] of rows.entries())
+      for (const [column, value] of cells.entries())
+        if (isFormula(value)) formulas.push([title, row, column]);
+  const refused = new Set<number>();
+  /** `sheets` with the formulas from `kept` on left out, and those refused held as such. */
+  const input = (kept: number): Record<string, TabInput> => {
+    const copy: Record<string, TabInput> = {};
+    for (const [title, rows] of Object.entries(sheets)) copy[title] = rows.map((cells) => [...cells]);
+    for (const [index, [title, row, column]] of formulas.entries()) {
+      const cells = copy[title]?.[row] as EngineInput[];
+      if (refused.has(index)) cells[column] = REFUSED_FORMULA;
+      else if (index >= kept) cells[column] = null;
+    }
+    return copy;
+  };
+  const builds = (kept: number): boolean => {
+    try {
+      HyperFormula.buildFromSheets(input(kept), config).destroy();
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  for (;;) {
+    try {
+      return HyperFormula.buildFromSheets(input(formulas.length), config);
+    } catch (error) {
+      // A build that fails with no formula to blame fails as it would have.
+      if (!builds(0)) throw error;
+      let good = 0;
+      let bad = formulas.length;
+      while (bad - good > 1) {
+        const middle = Math.floor((good + bad) / 2);
+        if (builds(middle)) good = middle;
+        else bad = middle;
+      }
+      if (refused.has(bad - 1)) throw error;
+      refused.add(bad - 1);
+    }
+  }
+}
+
+function isFormula(value: EngineInput): value is string {
+  return typeof value === 'string' && value.startsWith('=');
+}
+
+/** readFormula, where reading a result that throws shows `#ERROR!` in the formula's cell alone. */
+function readFormulaGuarded(...args: Parameters<typeof readFormula>): ReturnType<typeof readFormula> {
+  try {
+    return readFormula(...args);
+  } catch {
+    return [[0, 0, { effectiveValue: { errorValue: { type: 'ERROR', message: 'Formula parse error.' } } }]];
+  }
+}
 
 /**
  * A formula's result, then the values its array result spills into the cells below and right
@@ -266,10 +344,11 @@ function firstRowOrColumn(formula: string): string {
  * Sheets accepts bare TRUE and FALSE in formulas; HyperFormula wants TRUE() and FALSE(). Sheets
  * also reads number literals with an upper-case exponent, and two quotes inside a string as one
  * (`TEXT(A1, "0"" units""")`, Google's TEXT help: https://support.google.com/docs/answer/3094139),
- * which HyperFormula cannot parse: such a string is joined around CHAR(34) instead.
+ * which HyperFormula cannot parse: such a string is joined around CHAR(34) instead. An array
+ * literal holding a function call is written as HSTACK and VSTACK (array-literals.ts).
  */
 export function engineFormula(formula: string): string {
-  return formula
+  const translated = formula
     .split(/("(?:[^"]|"")*"|'(?:[^']|'')*')/)
     .map((part, index) =>
       index % 2 === 1
@@ -286,6 +365,7 @@ export function engineFormula(formula: string): string {
             .replace(/(?<![\w$.])(\d+(?:\.\d*)?|\.\d+)E(?=[+-]?\d)/g, '$1e'),
     )
     .join('');
+  return stackArrayLiterals(translated);
 }
 
 const ERROR_TYPES: Record<string, { type: string; text: string; message?: string }> = {

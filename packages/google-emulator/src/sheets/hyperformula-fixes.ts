@@ -1,6 +1,13 @@
 /**
- * Three repairs to HyperFormula's internals, made once when it loads, for tabs where many formulas
- * read the same range — the shape of per-row formulas over whole columns (`=COUNTIF(A:A,A2)`,
+ * Repairs to HyperFormula's internals, made once when it loads. The first keeps one formula from
+ * taking its spreadsheet down:
+ *
+ * - A formula whose evaluation throws (a range inside an array literal, `={SUM(A1:A2),1}`, which
+ *   the library never joins to its graph; a plugin's own fault) ended the whole evaluation, and so
+ *   every request on the spreadsheet. It now evaluates to an `#ERROR!` in its own cell, as a
+ *   formula Sheets cannot compute shows, and every other formula evaluates as before.
+ *
+ * The others are for tabs where many formulas read the same range — the shape of per-row formulas over whole columns (`=COUNTIF(A:A,A2)`,
  * `=IF(C2>AVERAGEIF(A:A,A2,C:C)+3*STDEV(C:C),…)` filled down), which made its cost grow with the
  * square of the rows. Each leaves every result as it was (the emulator's formula tests hold them)
  * and is written here because the library has no setting for it (checked up to 3.5.0, the version
@@ -78,9 +85,26 @@ export function repairHyperFormula(): void {
       prototype: { buildNewCriterionCache: BuildNewCriterionCache; evaluateRangeValue: EvaluateRangeValue };
     };
   }>('interpreter/CriterionFunctionCompute.js');
+  const { Evaluator } = internal<{
+    Evaluator: { prototype: { evaluateAstToCellValue: (ast: unknown, state: unknown) => unknown } };
+  }>('Evaluator.js');
+  const { CellError, ErrorType } = internal<{
+    CellError: new (type: string, message?: string) => unknown;
+    ErrorType: { ERROR: string };
+  }>('Cell.js');
   const { getRawValue } = internal<{ getRawValue: (value: unknown) => unknown }>(
     'interpreter/InterpreterValue.js',
   );
+
+  // Every formula is evaluated through here: at a build, after a change, and by calculateFormula.
+  const evaluateAstToCellValue = Evaluator.prototype.evaluateAstToCellValue;
+  Evaluator.prototype.evaluateAstToCellValue = function (ast, state) {
+    try {
+      return evaluateAstToCellValue.call(this, ast, state);
+    } catch (error) {
+      return new CellError(ErrorType.ERROR, error instanceof Error ? error.message : String(error));
+    }
+  };
 
   // A range's vertex is joined to its cells in the call that adds it to the graph (the engine's
   // structural operations keep those edges), so one already in the graph needs no joining.
