@@ -7,9 +7,9 @@
  *   every request on the spreadsheet. It now evaluates to an `#ERROR!` in its own cell, as a
  *   formula Sheets cannot compute shows, and every other formula evaluates as before.
  *
- * The others are for tabs where many formulas read the same range — the shape of per-row formulas over whole columns (`=COUNTIF(A:A,A2)`,
- * `=IF(C2>AVERAGEIF(A:A,A2,C:C)+3*STDEV(C:C),…)` filled down), which made its cost grow with the
- * square of the rows. Each leaves every result as it was (the emulator's formula tests hold them)
+ * The others are for tabs where many formulas read the same range — the shape of per-row
+ * formulas over whole columns (`=COUNTIF(A:A,A2)`, `=IF(C2>AVERAGEIF(A:A,A2,C:C)+3*STDEV(C:C),…)`
+ * filled down), which made its cost grow with the square of the rows. Each leaves every result as it was (the emulator's formula tests hold them)
  * and is written here because the library has no setting for it (checked up to 3.5.0, the version
  * package.json pins; the internals they replace are read from its CommonJS build by path):
  *
