@@ -169,6 +169,11 @@ const REFUSED_FORMULA = '=#ERROR!';
  */
 function guardedBuild(sheets: Record<string, TabInput>, config: Partial<ConfigParams>): HyperFormula {
   const { HyperFormula } = loadHyperFormula();
+  try {
+    return HyperFormula.buildFromSheets(sheets, config);
+  } catch {
+    // A formula threw while the engine was built (the cells copied only then): found below.
+  }
   const formulas: Array<[title: string, row: number, column: number]> = [];
   for (const [title, rows] of Object.entries(sheets))
     for (const [row, cells] of rows.entries())
