@@ -181,6 +181,16 @@ describe.skipIf(Boolean(missing))(
         ['read_range', { spreadsheetId, range: 'Plan!A1:B2' }],
         ['read_ranges', { spreadsheetId, ranges: ['Plan!A1:B2', 'Notes!A1'] }],
         ['find_in_spreadsheet', { spreadsheetId, query: 'private' }],
+        ['evaluate_formulas', { spreadsheetId, formulas: ['=Plan!A1'] }],
+        // Imported into alice's own spreadsheet, bob's rows would pass through no model at all.
+        [
+          'evaluate_formulas',
+          {
+            spreadsheetId: alice.spreadsheetId,
+            formulas: ['=COUNTA(Bobs!A:A)'],
+            imports: [{ name: 'Bobs', spreadsheetId, range: 'Plan!A:B' }],
+          },
+        ],
         ['read_records', { spreadsheetId, range: 'Plan' }],
         ['read_cell_details', { spreadsheetId, range: 'Plan!A1:B2' }],
         ['read_formats', { spreadsheetId, range: 'Plan!A1:B2' }],
