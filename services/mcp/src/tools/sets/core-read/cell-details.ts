@@ -7,7 +7,6 @@ import { a1Range, spreadsheetId } from '../../kit/common-schemas.ts';
 import { PAGE_CHARACTER_BUDGET } from '../../kit/paging.ts';
 import { describePivot, pivotSourceHeaders } from '../../kit/pivot-words.ts';
 import { TAB_FIELDS, tabsOf } from '../../kit/rule-grid.ts';
-import { spreadsheetBatchUpdate } from '../../kit/spreadsheet-batch-update.ts';
 import { spreadsheetRead } from '../../kit/spreadsheet-read.ts';
 import {
   areaRows,
@@ -67,7 +66,6 @@ function detailLength(detail: CellDetail): number {
 
 export function cellDetailTools(deps: ToolDeps) {
   const { sheets, callGoogle } = deps;
-  const _batchUpdate = spreadsheetBatchUpdate(deps);
   const readSpreadsheet = spreadsheetRead(deps);
   return [
     defineTool({
