@@ -10,6 +10,7 @@ import {
 } from '@grpc/grpc-js';
 import { inSpan, markSpanFailed, outgoingTraceHeaders, tracingOn } from '@sheetgate/service-runtime';
 import { AccountServiceService } from '../gen/sheetgate/v1/account_service.ts';
+import { CallConsentServiceService } from '../gen/sheetgate/v1/call_consent.ts';
 import { ChangeJournalServiceService } from '../gen/sheetgate/v1/change_journal.ts';
 import { ChangeUndoServiceService } from '../gen/sheetgate/v1/change_undo.ts';
 import { GoogleQuotaServiceService } from '../gen/sheetgate/v1/google_quota.ts';
@@ -181,11 +182,17 @@ export function createRequestStateClient(options: ClientOptions): RequestStateCl
   return createPromiseClient(RequestStateServiceService, options);
 }
 
+/** The MCP service's view of the person's say: a credential's choices and call approvals. */
+export function createCallConsentClient(options: ClientOptions): CallConsentClient {
+  return createPromiseClient(CallConsentServiceService, options);
+}
+
 /** The web service's view of the MCP service: the dashboard's Undo. */
 export function createChangeUndoClient(options: ClientOptions): ChangeUndoClient {
   return createPromiseClient(ChangeUndoServiceService, options);
 }
 
+export type CallConsentClient = PromiseClient<typeof CallConsentServiceService>;
 export type ChangeJournalClient = PromiseClient<typeof ChangeJournalServiceService>;
 export type ChangeUndoClient = PromiseClient<typeof ChangeUndoServiceService>;
 export type RequestStateClient = PromiseClient<typeof RequestStateServiceService>;

@@ -8,6 +8,10 @@ import {
 import type { ServiceMetrics } from '@sheetgate/service-runtime';
 import { type AccountServiceServer, AccountServiceService } from '../gen/sheetgate/v1/account_service.ts';
 import {
+  type CallConsentServiceServer,
+  CallConsentServiceService,
+} from '../gen/sheetgate/v1/call_consent.ts';
+import {
   type ChangeJournalServiceServer,
   ChangeJournalServiceService,
 } from '../gen/sheetgate/v1/change_journal.ts';
@@ -62,6 +66,11 @@ export function changeJournalService(handlers: Partial<ChangeJournalServiceServe
 /** Typed binding of RequestStateService (each MCP `requestState` used once, fleet-wide). */
 export function requestStateService(handlers: Partial<RequestStateServiceServer>): GrpcServiceBinding {
   return { definition: RequestStateServiceService, handlers: handlers as UntypedServiceImplementation };
+}
+
+/** Typed binding of CallConsentService (a credential's choices, and calls approved on a page). */
+export function callConsentService(handlers: Partial<CallConsentServiceServer>): GrpcServiceBinding {
+  return { definition: CallConsentServiceService, handlers: handlers as UntypedServiceImplementation };
 }
 
 /** Typed binding of ChangeUndoService (the MCP service's: the dashboard's Undo, web → mcp). */

@@ -4,6 +4,7 @@
  */
 export { status as GrpcStatus } from '@grpc/grpc-js';
 export * from '../gen/sheetgate/v1/account_service.ts';
+export * from '../gen/sheetgate/v1/call_consent.ts';
 export * from '../gen/sheetgate/v1/change_journal.ts';
 export * from '../gen/sheetgate/v1/change_undo.ts';
 export * from '../gen/sheetgate/v1/google_quota.ts';
@@ -21,14 +22,17 @@ export {
   mayBeApiKey,
   toResolveApiKeyResponse,
 } from './api-key-resolution.ts';
+export { approvalIdOfLink, approvalLinkPath } from './approval-link.ts';
 export { changeRanges, describeChange, OUTBOUND_SUMMARY_PREFIX, outboundMark } from './change-words.ts';
 export {
   type AccountServiceClientApi,
+  type CallConsentClient,
   type CallSettings,
   type ChangeJournalClient,
   type ChangeUndoClient,
   type ClientOptions,
   createAccountServiceClient,
+  createCallConsentClient,
   createChangeJournalClient,
   createChangeUndoClient,
   createGoogleQuotaClient,
@@ -62,6 +66,7 @@ export {
 export { grpcCallMetrics } from './grpc-call-metrics.ts';
 export {
   accountService,
+  callConsentService,
   changeJournalService,
   changeUndoService,
   type GrpcServerOptions,
@@ -91,6 +96,7 @@ export {
   serviceCredentialInterceptor,
   serviceCredentialMetadata,
 } from './service-credential.ts';
+export { DEFAULT_CREDENTIAL_CHOICES } from './credential-choices.ts';
 export {
   canonicalToolsets,
   DEFAULT_TOOLSETS,

@@ -18,6 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { CallApproval, CredentialChoices } from "./call_consent.ts";
 import { ChangeSummary } from "./change_journal.ts";
 
 /** The state of the person's Google connection. */
@@ -222,6 +223,8 @@ export interface ApiKey {
    * for a key created before toolsets, which enables every set.
    */
   toolsets: string[];
+  /** The person's choices for this key (docs/design.md §11.10). */
+  choices?: CredentialChoices | undefined;
 }
 
 export interface ListApiKeysRequest {
@@ -260,7 +263,14 @@ export interface CreateApiKeyRequest {
    * caller from before toolsets). Present: at least one name, each from @sheetgate/proto's
    * TOOLSETS (order and repeats do not matter), else INVALID_ARGUMENT.
    */
-  toolsets?: ToolsetChoice | undefined;
+  toolsets?:
+    | ToolsetChoice
+    | undefined;
+  /**
+   * The key form's two choices. Absent: the defaults (may_act_outbound false,
+   * may_destroy_unasked true).
+   */
+  choices?: CredentialChoices | undefined;
 }
 
 /** A choice of toolsets, as a message so that "none chosen" and "not asked" differ on the wire. */
@@ -337,6 +347,8 @@ export interface ConnectedApp {
    * @sheetgate/proto's TOOLSETS, in that order); empty when never chosen, which enables every set.
    */
   toolsets: string[];
+  /** The person's choices for this app (docs/design.md §11.10); the defaults when never chosen. */
+  choices?: CredentialChoices | undefined;
 }
 
 export interface ListConnectedAppsRequest {
@@ -412,6 +424,11 @@ export interface GetInteractionResponse {
    * defaults (DEFAULT_TOOLSETS). Names from @sheetgate/proto's TOOLSETS, in that order.
    */
   toolsets: string[];
+  /**
+   * The choices the consent screen shows: what the person chose for this app before, else the
+   * defaults (may_act_outbound false, may_destroy_unasked true).
+   */
+  choices?: CredentialChoices | undefined;
 }
 
 export interface ExchangeLegacySessionRequest {
@@ -498,6 +515,49 @@ export interface ListRecentChangesResponse {
   changes: ChangeSummary[];
   /** Empty on the last page. */
   nextPageToken: string;
+}
+
+export interface SetApiKeyChoicesRequest {
+  sessionCookie: string;
+  keyId: string;
+  choices?: CredentialChoices | undefined;
+}
+
+export interface SetApiKeyChoicesResponse {
+  key?: ApiKey | undefined;
+}
+
+export interface SetAppChoicesRequest {
+  sessionCookie: string;
+  clientId: string;
+  choices?: CredentialChoices | undefined;
+}
+
+export interface SetAppChoicesResponse {
+  choices?: CredentialChoices | undefined;
+}
+
+export interface ShowCallApprovalRequest {
+  sessionCookie: string;
+  /** The approval's id, read by web from a link whose signature it checked. */
+  approvalId: string;
+}
+
+export interface ShowCallApprovalResponse {
+  approval?: CallApproval | undefined;
+}
+
+export interface AnswerCallApprovalRequest {
+  sessionCookie: string;
+  approvalId: string;
+  /** True: approve the call; false: decline it. */
+  approve: boolean;
+}
+
+export interface AnswerCallApprovalResponse {
+  /** True when this answer was recorded; false when the approval was already answered or expired. */
+  answered: boolean;
+  approval?: CallApproval | undefined;
 }
 
 function createBaseUser(): User {
@@ -936,6 +996,7 @@ function createBaseApiKey(): ApiKey {
     expiresAt: "",
     revokedAt: "",
     toolsets: [],
+    choices: undefined,
   };
 }
 
@@ -967,6 +1028,9 @@ export const ApiKey: MessageFns<ApiKey> = {
     }
     for (const v of message.toolsets) {
       writer.uint32(74).string(v!);
+    }
+    if (message.choices !== undefined) {
+      CredentialChoices.encode(message.choices, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -1056,6 +1120,14 @@ export const ApiKey: MessageFns<ApiKey> = {
             message.toolsets.push(reader.string());
             continue;
           }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.choices = CredentialChoices.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1101,6 +1173,7 @@ export const ApiKey: MessageFns<ApiKey> = {
       toolsets: globalThis.Array.isArray(object?.toolsets)
         ? object.toolsets.map((e: any) => globalThis.String(e))
         : [],
+      choices: isSet(object.choices) ? CredentialChoices.fromJSON(object.choices) : undefined,
     };
   },
 
@@ -1133,6 +1206,9 @@ export const ApiKey: MessageFns<ApiKey> = {
     if (message.toolsets?.length) {
       obj.toolsets = message.toolsets;
     }
+    if (message.choices !== undefined) {
+      obj.choices = CredentialChoices.toJSON(message.choices);
+    }
     return obj;
   },
 
@@ -1150,6 +1226,9 @@ export const ApiKey: MessageFns<ApiKey> = {
     message.expiresAt = object.expiresAt ?? "";
     message.revokedAt = object.revokedAt ?? "";
     message.toolsets = object.toolsets?.map((e) => e) || [];
+    message.choices = (object.choices !== undefined && object.choices !== null)
+      ? CredentialChoices.fromPartial(object.choices)
+      : undefined;
     return message;
   },
 };
@@ -1295,7 +1374,15 @@ export const ListApiKeysResponse: MessageFns<ListApiKeysResponse> = {
 };
 
 function createBaseCreateApiKeyRequest(): CreateApiKeyRequest {
-  return { sessionCookie: "", name: "", scopes: [], expiresAt: "", expires: undefined, toolsets: undefined };
+  return {
+    sessionCookie: "",
+    name: "",
+    scopes: [],
+    expiresAt: "",
+    expires: undefined,
+    toolsets: undefined,
+    choices: undefined,
+  };
 }
 
 export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
@@ -1317,6 +1404,9 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     }
     if (message.toolsets !== undefined) {
       ToolsetChoice.encode(message.toolsets, writer.uint32(50).fork()).join();
+    }
+    if (message.choices !== undefined) {
+      CredentialChoices.encode(message.choices, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -1382,6 +1472,14 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
             message.toolsets = ToolsetChoice.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.choices = CredentialChoices.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1410,6 +1508,7 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
         : "",
       expires: isSet(object.expires) ? globalThis.String(object.expires) : undefined,
       toolsets: isSet(object.toolsets) ? ToolsetChoice.fromJSON(object.toolsets) : undefined,
+      choices: isSet(object.choices) ? CredentialChoices.fromJSON(object.choices) : undefined,
     };
   },
 
@@ -1433,6 +1532,9 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     if (message.toolsets !== undefined) {
       obj.toolsets = ToolsetChoice.toJSON(message.toolsets);
     }
+    if (message.choices !== undefined) {
+      obj.choices = CredentialChoices.toJSON(message.choices);
+    }
     return obj;
   },
 
@@ -1448,6 +1550,9 @@ export const CreateApiKeyRequest: MessageFns<CreateApiKeyRequest> = {
     message.expires = object.expires ?? undefined;
     message.toolsets = (object.toolsets !== undefined && object.toolsets !== null)
       ? ToolsetChoice.fromPartial(object.toolsets)
+      : undefined;
+    message.choices = (object.choices !== undefined && object.choices !== null)
+      ? CredentialChoices.fromPartial(object.choices)
       : undefined;
     return message;
   },
@@ -2009,7 +2114,16 @@ export const GetGoogleConnectionResponse: MessageFns<GetGoogleConnectionResponse
 };
 
 function createBaseConnectedApp(): ConnectedApp {
-  return { clientId: "", clientName: "", redirectHost: "", scopes: [], firstUsedAt: "", lastUsedAt: "", toolsets: [] };
+  return {
+    clientId: "",
+    clientName: "",
+    redirectHost: "",
+    scopes: [],
+    firstUsedAt: "",
+    lastUsedAt: "",
+    toolsets: [],
+    choices: undefined,
+  };
 }
 
 export const ConnectedApp: MessageFns<ConnectedApp> = {
@@ -2034,6 +2148,9 @@ export const ConnectedApp: MessageFns<ConnectedApp> = {
     }
     for (const v of message.toolsets) {
       writer.uint32(58).string(v!);
+    }
+    if (message.choices !== undefined) {
+      CredentialChoices.encode(message.choices, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -2107,6 +2224,14 @@ export const ConnectedApp: MessageFns<ConnectedApp> = {
             message.toolsets.push(reader.string());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.choices = CredentialChoices.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2150,6 +2275,7 @@ export const ConnectedApp: MessageFns<ConnectedApp> = {
       toolsets: globalThis.Array.isArray(object?.toolsets)
         ? object.toolsets.map((e: any) => globalThis.String(e))
         : [],
+      choices: isSet(object.choices) ? CredentialChoices.fromJSON(object.choices) : undefined,
     };
   },
 
@@ -2176,6 +2302,9 @@ export const ConnectedApp: MessageFns<ConnectedApp> = {
     if (message.toolsets?.length) {
       obj.toolsets = message.toolsets;
     }
+    if (message.choices !== undefined) {
+      obj.choices = CredentialChoices.toJSON(message.choices);
+    }
     return obj;
   },
 
@@ -2191,6 +2320,9 @@ export const ConnectedApp: MessageFns<ConnectedApp> = {
     message.firstUsedAt = object.firstUsedAt ?? "";
     message.lastUsedAt = object.lastUsedAt ?? "";
     message.toolsets = object.toolsets?.map((e) => e) || [];
+    message.choices = (object.choices !== undefined && object.choices !== null)
+      ? CredentialChoices.fromPartial(object.choices)
+      : undefined;
     return message;
   },
 };
@@ -2624,6 +2756,7 @@ function createBaseGetInteractionResponse(): GetInteractionResponse {
     consentCsrfToken: "",
     redirectScheme: "",
     toolsets: [],
+    choices: undefined,
   };
 }
 
@@ -2664,6 +2797,9 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
     }
     for (const v of message.toolsets) {
       writer.uint32(98).string(v!);
+    }
+    if (message.choices !== undefined) {
+      CredentialChoices.encode(message.choices, writer.uint32(106).fork()).join();
     }
     return writer;
   },
@@ -2777,6 +2913,14 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
             message.toolsets.push(reader.string());
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.choices = CredentialChoices.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2839,6 +2983,7 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
       toolsets: globalThis.Array.isArray(object?.toolsets)
         ? object.toolsets.map((e: any) => globalThis.String(e))
         : [],
+      choices: isSet(object.choices) ? CredentialChoices.fromJSON(object.choices) : undefined,
     };
   },
 
@@ -2880,6 +3025,9 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
     if (message.toolsets?.length) {
       obj.toolsets = message.toolsets;
     }
+    if (message.choices !== undefined) {
+      obj.choices = CredentialChoices.toJSON(message.choices);
+    }
     return obj;
   },
 
@@ -2902,6 +3050,9 @@ export const GetInteractionResponse: MessageFns<GetInteractionResponse> = {
     message.consentCsrfToken = object.consentCsrfToken ?? "";
     message.redirectScheme = object.redirectScheme ?? "";
     message.toolsets = object.toolsets?.map((e) => e) || [];
+    message.choices = (object.choices !== undefined && object.choices !== null)
+      ? CredentialChoices.fromPartial(object.choices)
+      : undefined;
     return message;
   },
 };
@@ -4087,6 +4238,722 @@ export const ListRecentChangesResponse: MessageFns<ListRecentChangesResponse> = 
   },
 };
 
+function createBaseSetApiKeyChoicesRequest(): SetApiKeyChoicesRequest {
+  return { sessionCookie: "", keyId: "", choices: undefined };
+}
+
+export const SetApiKeyChoicesRequest: MessageFns<SetApiKeyChoicesRequest> = {
+  encode(message: SetApiKeyChoicesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionCookie !== "") {
+      writer.uint32(10).string(message.sessionCookie);
+    }
+    if (message.keyId !== "") {
+      writer.uint32(18).string(message.keyId);
+    }
+    if (message.choices !== undefined) {
+      CredentialChoices.encode(message.choices, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetApiKeyChoicesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetApiKeyChoicesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionCookie = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.choices = CredentialChoices.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetApiKeyChoicesRequest {
+    return {
+      sessionCookie: isSet(object.sessionCookie)
+        ? globalThis.String(object.sessionCookie)
+        : isSet(object.session_cookie)
+        ? globalThis.String(object.session_cookie)
+        : "",
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+      choices: isSet(object.choices) ? CredentialChoices.fromJSON(object.choices) : undefined,
+    };
+  },
+
+  toJSON(message: SetApiKeyChoicesRequest): unknown {
+    const obj: any = {};
+    if (message.sessionCookie !== "") {
+      obj.sessionCookie = message.sessionCookie;
+    }
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    if (message.choices !== undefined) {
+      obj.choices = CredentialChoices.toJSON(message.choices);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetApiKeyChoicesRequest>, I>>(base?: I): SetApiKeyChoicesRequest {
+    return SetApiKeyChoicesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetApiKeyChoicesRequest>, I>>(object: I): SetApiKeyChoicesRequest {
+    const message = createBaseSetApiKeyChoicesRequest();
+    message.sessionCookie = object.sessionCookie ?? "";
+    message.keyId = object.keyId ?? "";
+    message.choices = (object.choices !== undefined && object.choices !== null)
+      ? CredentialChoices.fromPartial(object.choices)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSetApiKeyChoicesResponse(): SetApiKeyChoicesResponse {
+  return { key: undefined };
+}
+
+export const SetApiKeyChoicesResponse: MessageFns<SetApiKeyChoicesResponse> = {
+  encode(message: SetApiKeyChoicesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.key !== undefined) {
+      ApiKey.encode(message.key, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetApiKeyChoicesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetApiKeyChoicesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.key = ApiKey.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetApiKeyChoicesResponse {
+    return { key: isSet(object.key) ? ApiKey.fromJSON(object.key) : undefined };
+  },
+
+  toJSON(message: SetApiKeyChoicesResponse): unknown {
+    const obj: any = {};
+    if (message.key !== undefined) {
+      obj.key = ApiKey.toJSON(message.key);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetApiKeyChoicesResponse>, I>>(base?: I): SetApiKeyChoicesResponse {
+    return SetApiKeyChoicesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetApiKeyChoicesResponse>, I>>(object: I): SetApiKeyChoicesResponse {
+    const message = createBaseSetApiKeyChoicesResponse();
+    message.key = (object.key !== undefined && object.key !== null) ? ApiKey.fromPartial(object.key) : undefined;
+    return message;
+  },
+};
+
+function createBaseSetAppChoicesRequest(): SetAppChoicesRequest {
+  return { sessionCookie: "", clientId: "", choices: undefined };
+}
+
+export const SetAppChoicesRequest: MessageFns<SetAppChoicesRequest> = {
+  encode(message: SetAppChoicesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionCookie !== "") {
+      writer.uint32(10).string(message.sessionCookie);
+    }
+    if (message.clientId !== "") {
+      writer.uint32(18).string(message.clientId);
+    }
+    if (message.choices !== undefined) {
+      CredentialChoices.encode(message.choices, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetAppChoicesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetAppChoicesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionCookie = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.clientId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.choices = CredentialChoices.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetAppChoicesRequest {
+    return {
+      sessionCookie: isSet(object.sessionCookie)
+        ? globalThis.String(object.sessionCookie)
+        : isSet(object.session_cookie)
+        ? globalThis.String(object.session_cookie)
+        : "",
+      clientId: isSet(object.clientId)
+        ? globalThis.String(object.clientId)
+        : isSet(object.client_id)
+        ? globalThis.String(object.client_id)
+        : "",
+      choices: isSet(object.choices) ? CredentialChoices.fromJSON(object.choices) : undefined,
+    };
+  },
+
+  toJSON(message: SetAppChoicesRequest): unknown {
+    const obj: any = {};
+    if (message.sessionCookie !== "") {
+      obj.sessionCookie = message.sessionCookie;
+    }
+    if (message.clientId !== "") {
+      obj.clientId = message.clientId;
+    }
+    if (message.choices !== undefined) {
+      obj.choices = CredentialChoices.toJSON(message.choices);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetAppChoicesRequest>, I>>(base?: I): SetAppChoicesRequest {
+    return SetAppChoicesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetAppChoicesRequest>, I>>(object: I): SetAppChoicesRequest {
+    const message = createBaseSetAppChoicesRequest();
+    message.sessionCookie = object.sessionCookie ?? "";
+    message.clientId = object.clientId ?? "";
+    message.choices = (object.choices !== undefined && object.choices !== null)
+      ? CredentialChoices.fromPartial(object.choices)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSetAppChoicesResponse(): SetAppChoicesResponse {
+  return { choices: undefined };
+}
+
+export const SetAppChoicesResponse: MessageFns<SetAppChoicesResponse> = {
+  encode(message: SetAppChoicesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.choices !== undefined) {
+      CredentialChoices.encode(message.choices, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SetAppChoicesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSetAppChoicesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.choices = CredentialChoices.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SetAppChoicesResponse {
+    return { choices: isSet(object.choices) ? CredentialChoices.fromJSON(object.choices) : undefined };
+  },
+
+  toJSON(message: SetAppChoicesResponse): unknown {
+    const obj: any = {};
+    if (message.choices !== undefined) {
+      obj.choices = CredentialChoices.toJSON(message.choices);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SetAppChoicesResponse>, I>>(base?: I): SetAppChoicesResponse {
+    return SetAppChoicesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SetAppChoicesResponse>, I>>(object: I): SetAppChoicesResponse {
+    const message = createBaseSetAppChoicesResponse();
+    message.choices = (object.choices !== undefined && object.choices !== null)
+      ? CredentialChoices.fromPartial(object.choices)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseShowCallApprovalRequest(): ShowCallApprovalRequest {
+  return { sessionCookie: "", approvalId: "" };
+}
+
+export const ShowCallApprovalRequest: MessageFns<ShowCallApprovalRequest> = {
+  encode(message: ShowCallApprovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionCookie !== "") {
+      writer.uint32(10).string(message.sessionCookie);
+    }
+    if (message.approvalId !== "") {
+      writer.uint32(18).string(message.approvalId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ShowCallApprovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseShowCallApprovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionCookie = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.approvalId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ShowCallApprovalRequest {
+    return {
+      sessionCookie: isSet(object.sessionCookie)
+        ? globalThis.String(object.sessionCookie)
+        : isSet(object.session_cookie)
+        ? globalThis.String(object.session_cookie)
+        : "",
+      approvalId: isSet(object.approvalId)
+        ? globalThis.String(object.approvalId)
+        : isSet(object.approval_id)
+        ? globalThis.String(object.approval_id)
+        : "",
+    };
+  },
+
+  toJSON(message: ShowCallApprovalRequest): unknown {
+    const obj: any = {};
+    if (message.sessionCookie !== "") {
+      obj.sessionCookie = message.sessionCookie;
+    }
+    if (message.approvalId !== "") {
+      obj.approvalId = message.approvalId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ShowCallApprovalRequest>, I>>(base?: I): ShowCallApprovalRequest {
+    return ShowCallApprovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ShowCallApprovalRequest>, I>>(object: I): ShowCallApprovalRequest {
+    const message = createBaseShowCallApprovalRequest();
+    message.sessionCookie = object.sessionCookie ?? "";
+    message.approvalId = object.approvalId ?? "";
+    return message;
+  },
+};
+
+function createBaseShowCallApprovalResponse(): ShowCallApprovalResponse {
+  return { approval: undefined };
+}
+
+export const ShowCallApprovalResponse: MessageFns<ShowCallApprovalResponse> = {
+  encode(message: ShowCallApprovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.approval !== undefined) {
+      CallApproval.encode(message.approval, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ShowCallApprovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseShowCallApprovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.approval = CallApproval.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ShowCallApprovalResponse {
+    return { approval: isSet(object.approval) ? CallApproval.fromJSON(object.approval) : undefined };
+  },
+
+  toJSON(message: ShowCallApprovalResponse): unknown {
+    const obj: any = {};
+    if (message.approval !== undefined) {
+      obj.approval = CallApproval.toJSON(message.approval);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ShowCallApprovalResponse>, I>>(base?: I): ShowCallApprovalResponse {
+    return ShowCallApprovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ShowCallApprovalResponse>, I>>(object: I): ShowCallApprovalResponse {
+    const message = createBaseShowCallApprovalResponse();
+    message.approval = (object.approval !== undefined && object.approval !== null)
+      ? CallApproval.fromPartial(object.approval)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseAnswerCallApprovalRequest(): AnswerCallApprovalRequest {
+  return { sessionCookie: "", approvalId: "", approve: false };
+}
+
+export const AnswerCallApprovalRequest: MessageFns<AnswerCallApprovalRequest> = {
+  encode(message: AnswerCallApprovalRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionCookie !== "") {
+      writer.uint32(10).string(message.sessionCookie);
+    }
+    if (message.approvalId !== "") {
+      writer.uint32(18).string(message.approvalId);
+    }
+    if (message.approve !== false) {
+      writer.uint32(24).bool(message.approve);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AnswerCallApprovalRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAnswerCallApprovalRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionCookie = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.approvalId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.approve = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AnswerCallApprovalRequest {
+    return {
+      sessionCookie: isSet(object.sessionCookie)
+        ? globalThis.String(object.sessionCookie)
+        : isSet(object.session_cookie)
+        ? globalThis.String(object.session_cookie)
+        : "",
+      approvalId: isSet(object.approvalId)
+        ? globalThis.String(object.approvalId)
+        : isSet(object.approval_id)
+        ? globalThis.String(object.approval_id)
+        : "",
+      approve: isSet(object.approve) ? globalThis.Boolean(object.approve) : false,
+    };
+  },
+
+  toJSON(message: AnswerCallApprovalRequest): unknown {
+    const obj: any = {};
+    if (message.sessionCookie !== "") {
+      obj.sessionCookie = message.sessionCookie;
+    }
+    if (message.approvalId !== "") {
+      obj.approvalId = message.approvalId;
+    }
+    if (message.approve !== false) {
+      obj.approve = message.approve;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AnswerCallApprovalRequest>, I>>(base?: I): AnswerCallApprovalRequest {
+    return AnswerCallApprovalRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AnswerCallApprovalRequest>, I>>(object: I): AnswerCallApprovalRequest {
+    const message = createBaseAnswerCallApprovalRequest();
+    message.sessionCookie = object.sessionCookie ?? "";
+    message.approvalId = object.approvalId ?? "";
+    message.approve = object.approve ?? false;
+    return message;
+  },
+};
+
+function createBaseAnswerCallApprovalResponse(): AnswerCallApprovalResponse {
+  return { answered: false, approval: undefined };
+}
+
+export const AnswerCallApprovalResponse: MessageFns<AnswerCallApprovalResponse> = {
+  encode(message: AnswerCallApprovalResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.answered !== false) {
+      writer.uint32(8).bool(message.answered);
+    }
+    if (message.approval !== undefined) {
+      CallApproval.encode(message.approval, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AnswerCallApprovalResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAnswerCallApprovalResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.answered = reader.bool();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.approval = CallApproval.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AnswerCallApprovalResponse {
+    return {
+      answered: isSet(object.answered) ? globalThis.Boolean(object.answered) : false,
+      approval: isSet(object.approval) ? CallApproval.fromJSON(object.approval) : undefined,
+    };
+  },
+
+  toJSON(message: AnswerCallApprovalResponse): unknown {
+    const obj: any = {};
+    if (message.answered !== false) {
+      obj.answered = message.answered;
+    }
+    if (message.approval !== undefined) {
+      obj.approval = CallApproval.toJSON(message.approval);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AnswerCallApprovalResponse>, I>>(base?: I): AnswerCallApprovalResponse {
+    return AnswerCallApprovalResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AnswerCallApprovalResponse>, I>>(object: I): AnswerCallApprovalResponse {
+    const message = createBaseAnswerCallApprovalResponse();
+    message.answered = object.answered ?? false;
+    message.approval = (object.approval !== undefined && object.approval !== null)
+      ? CallApproval.fromPartial(object.approval)
+      : undefined;
+    return message;
+  },
+};
+
 /**
  * What the web service needs from auth to render the pages a person sees (/login, /authorize,
  * /dashboard). Only auth serves it; every call carries the internal service credential
@@ -4307,6 +5174,66 @@ export const AccountServiceService = {
       Buffer.from(ListRecentChangesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListRecentChangesResponse => ListRecentChangesResponse.decode(value),
   },
+  /**
+   * Changes one of the person's live keys' choices (docs/design.md §11.10); they hold from the
+   * key's next call. NOT_FOUND for an unknown, revoked or someone else's key.
+   */
+  setApiKeyChoices: {
+    path: "/sheetgate.v1.AccountService/SetApiKeyChoices" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetApiKeyChoicesRequest): Buffer =>
+      Buffer.from(SetApiKeyChoicesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetApiKeyChoicesRequest => SetApiKeyChoicesRequest.decode(value),
+    responseSerialize: (value: SetApiKeyChoicesResponse): Buffer =>
+      Buffer.from(SetApiKeyChoicesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetApiKeyChoicesResponse => SetApiKeyChoicesResponse.decode(value),
+  },
+  /**
+   * Changes the choices of an app the person connected; they hold from its next call, without
+   * reconnecting. NOT_FOUND when the person has no grant for that client.
+   */
+  setAppChoices: {
+    path: "/sheetgate.v1.AccountService/SetAppChoices" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SetAppChoicesRequest): Buffer => Buffer.from(SetAppChoicesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetAppChoicesRequest => SetAppChoicesRequest.decode(value),
+    responseSerialize: (value: SetAppChoicesResponse): Buffer =>
+      Buffer.from(SetAppChoicesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetAppChoicesResponse => SetAppChoicesResponse.decode(value),
+  },
+  /**
+   * A call waiting for the person's answer (URL-mode elicitation), for the approval page: only
+   * the person it was created for sees it (another person's, unknown or malformed id: NOT_FOUND).
+   */
+  showCallApproval: {
+    path: "/sheetgate.v1.AccountService/ShowCallApproval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ShowCallApprovalRequest): Buffer =>
+      Buffer.from(ShowCallApprovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ShowCallApprovalRequest => ShowCallApprovalRequest.decode(value),
+    responseSerialize: (value: ShowCallApprovalResponse): Buffer =>
+      Buffer.from(ShowCallApprovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ShowCallApprovalResponse => ShowCallApprovalResponse.decode(value),
+  },
+  /**
+   * Approves or declines that call, once: the first answer of a pending approval wins; a later
+   * one changes nothing and `answered` is false (the approval as it stands is returned). An
+   * expired one is answered `answered` false with state EXPIRED.
+   */
+  answerCallApproval: {
+    path: "/sheetgate.v1.AccountService/AnswerCallApproval" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AnswerCallApprovalRequest): Buffer =>
+      Buffer.from(AnswerCallApprovalRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AnswerCallApprovalRequest => AnswerCallApprovalRequest.decode(value),
+    responseSerialize: (value: AnswerCallApprovalResponse): Buffer =>
+      Buffer.from(AnswerCallApprovalResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AnswerCallApprovalResponse => AnswerCallApprovalResponse.decode(value),
+  },
 } as const;
 
 export interface AccountServiceServer extends UntypedServiceImplementation {
@@ -4371,6 +5298,27 @@ export interface AccountServiceServer extends UntypedServiceImplementation {
    * first, optionally of one spreadsheet, paged like ChangeJournalService.ListChanges.
    */
   listRecentChanges: handleUnaryCall<ListRecentChangesRequest, ListRecentChangesResponse>;
+  /**
+   * Changes one of the person's live keys' choices (docs/design.md §11.10); they hold from the
+   * key's next call. NOT_FOUND for an unknown, revoked or someone else's key.
+   */
+  setApiKeyChoices: handleUnaryCall<SetApiKeyChoicesRequest, SetApiKeyChoicesResponse>;
+  /**
+   * Changes the choices of an app the person connected; they hold from its next call, without
+   * reconnecting. NOT_FOUND when the person has no grant for that client.
+   */
+  setAppChoices: handleUnaryCall<SetAppChoicesRequest, SetAppChoicesResponse>;
+  /**
+   * A call waiting for the person's answer (URL-mode elicitation), for the approval page: only
+   * the person it was created for sees it (another person's, unknown or malformed id: NOT_FOUND).
+   */
+  showCallApproval: handleUnaryCall<ShowCallApprovalRequest, ShowCallApprovalResponse>;
+  /**
+   * Approves or declines that call, once: the first answer of a pending approval wins; a later
+   * one changes nothing and `answered` is false (the approval as it stands is returned). An
+   * expired one is answered `answered` false with state EXPIRED.
+   */
+  answerCallApproval: handleUnaryCall<AnswerCallApprovalRequest, AnswerCallApprovalResponse>;
 }
 
 export interface AccountServiceClient extends Client {
@@ -4644,6 +5592,83 @@ export interface AccountServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListRecentChangesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Changes one of the person's live keys' choices (docs/design.md §11.10); they hold from the
+   * key's next call. NOT_FOUND for an unknown, revoked or someone else's key.
+   */
+  setApiKeyChoices(
+    request: SetApiKeyChoicesRequest,
+    callback: (error: ServiceError | null, response: SetApiKeyChoicesResponse) => void,
+  ): ClientUnaryCall;
+  setApiKeyChoices(
+    request: SetApiKeyChoicesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetApiKeyChoicesResponse) => void,
+  ): ClientUnaryCall;
+  setApiKeyChoices(
+    request: SetApiKeyChoicesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetApiKeyChoicesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Changes the choices of an app the person connected; they hold from its next call, without
+   * reconnecting. NOT_FOUND when the person has no grant for that client.
+   */
+  setAppChoices(
+    request: SetAppChoicesRequest,
+    callback: (error: ServiceError | null, response: SetAppChoicesResponse) => void,
+  ): ClientUnaryCall;
+  setAppChoices(
+    request: SetAppChoicesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SetAppChoicesResponse) => void,
+  ): ClientUnaryCall;
+  setAppChoices(
+    request: SetAppChoicesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SetAppChoicesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * A call waiting for the person's answer (URL-mode elicitation), for the approval page: only
+   * the person it was created for sees it (another person's, unknown or malformed id: NOT_FOUND).
+   */
+  showCallApproval(
+    request: ShowCallApprovalRequest,
+    callback: (error: ServiceError | null, response: ShowCallApprovalResponse) => void,
+  ): ClientUnaryCall;
+  showCallApproval(
+    request: ShowCallApprovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ShowCallApprovalResponse) => void,
+  ): ClientUnaryCall;
+  showCallApproval(
+    request: ShowCallApprovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ShowCallApprovalResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Approves or declines that call, once: the first answer of a pending approval wins; a later
+   * one changes nothing and `answered` is false (the approval as it stands is returned). An
+   * expired one is answered `answered` false with state EXPIRED.
+   */
+  answerCallApproval(
+    request: AnswerCallApprovalRequest,
+    callback: (error: ServiceError | null, response: AnswerCallApprovalResponse) => void,
+  ): ClientUnaryCall;
+  answerCallApproval(
+    request: AnswerCallApprovalRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AnswerCallApprovalResponse) => void,
+  ): ClientUnaryCall;
+  answerCallApproval(
+    request: AnswerCallApprovalRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AnswerCallApprovalResponse) => void,
   ): ClientUnaryCall;
 }
 
