@@ -44,6 +44,8 @@ export async function confirmDestruction(options: {
   if (check && !check.ok && !check.askAgain) {
     throw new RpcFailure(JsonRpcErrorCode.InvalidParams, `requestState refused: ${check.reason}`);
   }
+  // The operator's ceiling first: nobody is asked about a call that would be refused.
+  await tool.describeOutbound?.(options.input as never, context);
   const loss = await tool.describeLoss(options.input as never, context);
   if (loss === null) return { proceed: true };
   // No state, a lapsed one, or one showing another loss than the call would cause now (the sheet

@@ -51,30 +51,44 @@ export async function holdOutbound(
 }
 
 /**
- * Every tool that can act outbound (OUTBOUND_TOOLS), held to the policy before it runs — and
- * before a destructive one asks the person to confirm, so nobody is asked about a call that would
- * be refused. A dry run is refused alike. Wraps the journaling wrapper (journal-writes.ts), so a
- * refused call reads and records nothing.
+ * Every tool that can act outbound (OUTBOUND_TOOLS, or one with its own `describeOutbound`) gets
+ * `describeOutbound`: the actions outbound-actions.ts finds in its arguments plus the tool's own
+ * (what it must read from Google first), held to the ceiling — a ToolError names the first one
+ * forbidden, before Google is asked to change anything, for a dry run alike. The consent step
+ * (protocol/call-consent.ts) calls it before anything else of the call, so nobody is asked about,
+ * or refused by their choice for, a call the operator forbids. `run` marks the actions for the
+ * change journal; called without `describeOutbound` first (in-process callers), it holds them
+ * itself. Wraps the journaling wrapper (journal-writes.ts), so a refused call records nothing.
+ *
+ * A new kind of outbound action that needs a read of Google (e.g. a write into a spreadsheet
+ * owned outside) is a `describeOutbound` on the tool (or on a wrapper inside this one) answering
+ * its actions; this guard adds them to the others, holds them to the ceiling and marks them.
  */
 export function guardOutbound(tools: ToolDefinition[], policy: OutboundPolicy): ToolDefinition[] {
   return tools.map((tool) => {
-    if (!OUTBOUND_TOOLS.has(tool.name)) return tool;
-    const hold = (input: unknown, context: ToolContext) =>
-      holdOutbound(policy, { name: tool.name, args: input as Record<string, unknown> }, context);
+    const own = tool.describeOutbound;
+    if (!OUTBOUND_TOOLS.has(tool.name) && !own) return tool;
+    // What describeOutbound answered for this very input, for `run` to mark without asking again.
+    const said = new WeakMap<object, OutboundAction[]>();
+    async function describeOutbound(input: unknown, context: ToolContext): Promise<OutboundAction[]> {
+      const call = { name: tool.name, args: input as Record<string, unknown> };
+      const found = OUTBOUND_TOOLS.has(tool.name) ? await holdOutbound(policy, call, context) : [];
+      const more = own ? await own.call(tool, input as never, context) : [];
+      const refusal = ceilingRefusal(policy.ceiling, more);
+      if (refusal) throw new ToolError(refusal);
+      const actions = [...found, ...more];
+      if (input && typeof input === 'object') said.set(input, actions);
+      return actions;
+    }
     return {
       ...tool,
+      describeOutbound,
       async run(input, context) {
-        const actions = await hold(input, context);
+        let actions = said.get(input);
+        if (actions) said.delete(input);
+        else actions = await describeOutbound(input, context);
         return runMarkedOutbound(actions, () => tool.run(input, context));
       },
-      ...(tool.describeLoss
-        ? {
-            async describeLoss(input, context) {
-              await hold(input, context);
-              return tool.describeLoss!(input, context);
-            },
-          }
-        : {}),
     };
   });
 }

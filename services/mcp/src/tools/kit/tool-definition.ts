@@ -1,7 +1,7 @@
 import type { ToolsetName } from '@sheetgate/proto';
 import type { z } from 'zod';
 import type { AuthInfo } from '../../auth/auth-info.ts';
-import { OUTBOUND_TOOLS } from '../guards/outbound-actions.ts';
+import { OUTBOUND_TOOLS, type OutboundAction } from '../guards/outbound-actions.ts';
 import { changeIdOutput } from './common-schemas.ts';
 import { strictInput } from './strict-input.ts';
 
@@ -60,6 +60,17 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
    * person, who accepts or declines.
    */
   describeLoss?(input: z.infer<Input>, context: ToolContext): Promise<string | null>;
+  /**
+   * The outbound actions this call would take (docs/design.md §11.10), said before `run` without
+   * changing anything: the consent step (protocol/call-consent.ts) refuses, asks about or lets
+   * them run by the credential's choice and the client's shape. On a tool as defined: only what
+   * Google must be asked first (update_permission reads the grantee; a write into a spreadsheet
+   * owned outside reads its owners). guardOutbound (guards/outbound-guard.ts) wraps every tool
+   * that has it or is in OUTBOUND_TOOLS with the whole answer — outbound-actions.ts' actions of the
+   * arguments plus the tool's own — held to the operator's ceiling (a ToolError when it forbids
+   * one), and marks them for the change journal when the call runs.
+   */
+  describeOutbound?(input: z.infer<Input>, context: ToolContext): Promise<OutboundAction[]>;
 }
 
 /** What an outbound tool's description ends with (guards/outbound-actions.ts names the actions). */

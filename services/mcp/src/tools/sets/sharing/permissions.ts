@@ -265,9 +265,17 @@ export function sharingTools(deps: ToolDeps) {
         dryRun: dryRunOutput,
         changeId: changeIdOutput,
       }),
+      // A raised role for a grantee outside is outbound, known once the grantee is read: said to
+      // the consent step before the call runs (one permissions.get, as describeLoss reads).
+      async describeOutbound(input, { auth, signal }) {
+        if (!deps.outbound) return [];
+        const now = await permissionNow({ auth, signal }, input.fileId, input.permissionId);
+        const call = { name: 'update_permission', args: input };
+        return holdOutbound(deps.outbound, call, { auth, signal }, { permission: now });
+      },
       async run(input, { auth, signal }) {
-        // A raised role for a grantee outside is outbound: held to the operator's ceiling once the
-        // grantee is read, and marked in the journal.
+        // Held again to the operator's ceiling as the grantee is when it runs, and marked in the
+        // journal.
         const hold = async (now: PermissionImage) => {
           if (!deps.outbound) return;
           const facts = { permission: now };
