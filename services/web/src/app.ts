@@ -16,6 +16,7 @@ import { createFormTokens } from './forms/form-tokens.ts';
 import { homePage } from './pages/home-page.ts';
 import { activityRoutes } from './routes/activity-routes.ts';
 import { apiKeyRoutes } from './routes/api-key-routes.ts';
+import { APPROVAL_PATH_PREFIX, callApprovalRoutes } from './routes/call-approval-routes.ts';
 import { connectedAppRoutes } from './routes/connected-app-routes.ts';
 import { dashboardRoutes } from './routes/dashboard-routes.ts';
 import type { DashboardDeps } from './routes/dashboard-view.ts';
@@ -48,9 +49,10 @@ function machinePathsNotFound(logger: Logger, baseUrl: string): Middleware {
 }
 
 /**
- * The web service's HTTP app: `/`, `/login`, `/authorize`, `/dashboard` and its forms, and the
- * static assets. Everything it shows comes from auth's AccountService, called with the browser's
- * session cookie; the Activity page's Undo asks mcp's ChangeUndoService, with the same cookie.
+ * The web service's HTTP app: `/`, `/login`, `/authorize`, `/dashboard` and its forms, the call
+ * approval page (`/approve/<link>`), and the static assets. Everything it shows comes from auth's
+ * AccountService, called with the browser's session cookie; the Activity page's Undo asks mcp's
+ * ChangeUndoService, with the same cookie.
  */
 export function createWebApp(options: {
   logger: Logger;
@@ -69,7 +71,7 @@ export function createWebApp(options: {
   logKoaErrors(app, logger);
   app.use(healthRoutes(options.readiness));
   app.use(requestLog(logger));
-  app.use(securityHeaders());
+  app.use(securityHeaders({ noReferrerUnder: [APPROVAL_PATH_PREFIX] }));
   app.use(assetRoutes());
   app.use(machinePathsNotFound(logger, baseUrl));
   app.use(pageErrors(logger));
@@ -87,6 +89,7 @@ export function createWebApp(options: {
       ...apiKeyRoutes(dashboard),
       ...connectedAppRoutes(dashboard),
       ...pickedFileRoutes(dashboard),
+      ...callApprovalRoutes({ accounts, formTokens, baseUrl, serviceToken: options.serviceToken }),
     ]),
   );
   app.use(() => {

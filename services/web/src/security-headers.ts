@@ -37,8 +37,13 @@ export function contentSecurityPolicy(
   return `${policy.replace("script-src 'self'", `script-src 'self' ${picker.scriptOrigin}`)}; connect-src 'self'; frame-src ${picker.frameOrigin}`;
 }
 
-/** Headers every page carries (docs/design.md §7.5): no framing, a strict CSP, no referrer to other sites. */
-export function securityHeaders(): Middleware {
+/**
+ * Headers every page carries (docs/design.md §7.5): no framing, a strict CSP, no referrer to other
+ * sites. Under `noReferrerUnder` (paths whose address is worth keeping to oneself, such as the
+ * approval page's link) no referrer at all, not even to this site.
+ */
+export function securityHeaders(options: { noReferrerUnder?: readonly string[] } = {}): Middleware {
+  const noReferrerUnder = options.noReferrerUnder ?? [];
   return async (ctx, next) => {
     try {
       await next();
@@ -50,6 +55,9 @@ export function securityHeaders(): Middleware {
         ),
         ...PAGE_HEADERS,
         ...HTML_PAGE_HEADERS,
+        ...(noReferrerUnder.some((prefix) => ctx.path.startsWith(prefix))
+          ? { 'referrer-policy': 'no-referrer' }
+          : {}),
       });
     }
   };

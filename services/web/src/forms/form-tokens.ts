@@ -8,7 +8,8 @@ export type FormPurpose =
   | 'picker-token'
   | 'choose-files'
   | 'forget-file'
-  | 'undo-change';
+  | 'undo-change'
+  | 'answer-call-approval';
 
 /**
  * CSRF tokens for the forms web itself handles (the forms posting to auth carry auth's tokens),
