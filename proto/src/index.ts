@@ -47,6 +47,7 @@ export {
   type TokenBrokerClient,
   type UnaryCall,
 } from './clients.ts';
+export { DEFAULT_CREDENTIAL_CHOICES } from './credential-choices.ts';
 export { GRPC_STATUS_OF_KIND, kindOfCallError } from './error-kinds.ts';
 export {
   fromGetGoogleAccessTokenResponse,
@@ -78,6 +79,7 @@ export {
   startGrpcServer,
   tokenBrokerService,
 } from './grpc-server.ts';
+export { type OutboundCeilingSettings, outboundCeilingSettings } from './outbound-ceiling-settings.ts';
 export {
   createRevocationServiceClient,
   fromRevocationEvent,
@@ -96,7 +98,6 @@ export {
   serviceCredentialInterceptor,
   serviceCredentialMetadata,
 } from './service-credential.ts';
-export { DEFAULT_CREDENTIAL_CHOICES } from './credential-choices.ts';
 export {
   canonicalToolsets,
   DEFAULT_TOOLSETS,

@@ -1,3 +1,4 @@
+import { outboundCeilingSettings } from '@sheetgate/proto';
 import { setting } from '@sheetgate/service-runtime';
 import { z } from 'zod';
 import { defaultContractMode } from './errors/contract-violation.ts';
@@ -97,33 +98,11 @@ export const mcpSettingsSchema = z.object({
    */
   MCP_CONTRACT_VIOLATIONS: z.enum(['fail', 'log']).default(defaultContractMode),
   /**
-   * The operator's ceiling on outbound actions (issue 37, docs/design.md §11.10), held before
-   * Google whatever a person allows. The domains (comma-separated, exact: a subdomain is another)
-   * that sharing and comment mentions may reach besides the person's own; unset or empty: any (an
-   * env file's empty line changes nothing); `none`: the person's own domain only. Link sharing is
-   * OUTBOUND_LINK_SHARING's alone.
+   * The operator's ceiling on outbound actions (issue 37, docs/design.md §11.10):
+   * OUTBOUND_SHARING_DOMAINS, OUTBOUND_LINK_SHARING, OUTBOUND_FETCH_FORMULAS, shared with web's
+   * settings (which shows it on the dashboard) in @sheetgate/proto.
    */
-  OUTBOUND_SHARING_DOMAINS: z
-    .string()
-    .optional()
-    .transform((value, context) => {
-      if (value === undefined || value.trim() === '') return undefined;
-      if (value.trim().toLowerCase() === 'none') return [];
-      const domains = value.split(',').map((domain) => domain.trim().toLowerCase());
-      const bad = domains.find(
-        (domain) => !/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(domain),
-      );
-      if (bad === undefined) return domains;
-      context.addIssue({
-        code: 'custom',
-        message: `expected none or domains such as example.com, comma-separated (not ${JSON.stringify(bad)})`,
-      });
-      return z.NEVER;
-    }),
-  /** `deny`: no sharing with anyone who has the link (share_file type anyone, a role raised on one). */
-  OUTBOUND_LINK_SHARING: z.enum(['allow', 'deny']).default('allow'),
-  /** `deny`: no IMPORTXML, IMPORTDATA, IMPORTHTML, IMPORTFEED, IMAGE or IMPORTRANGE written by any tool. */
-  OUTBOUND_FETCH_FORMULAS: z.enum(['allow', 'deny']).default('allow'),
+  ...outboundCeilingSettings,
   LOG_LEVEL: setting.logLevel(),
 });
 
