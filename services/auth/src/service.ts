@@ -1,5 +1,6 @@
 import {
   AccountServiceService,
+  callConsentService,
   changeJournalService,
   googleQuotaService,
   RevocationServiceService,
@@ -14,6 +15,8 @@ import { createAuditLog } from './audit/index.ts';
 import type { Cache } from './cache/cache.ts';
 import { createMemoryCache } from './cache/memory-cache.ts';
 import { createRedisCache } from './cache/redis-cache.ts';
+import { createAppChoices } from './call-consent/app-choices.ts';
+import { createCallApprovals } from './call-consent/call-approvals.ts';
 import { createChangeJournal } from './change-journal/change-journal.ts';
 import { createAppToolsets } from './connected-apps/app-toolsets.ts';
 import { createConnectedApps } from './connected-apps/connected-apps.ts';
@@ -28,6 +31,7 @@ import {
 } from './google/index.ts';
 import { createMemoryQuotaScheduler, createRedisQuotaScheduler, googleQuotas } from './google-quota/index.ts';
 import { accountServiceHandlers } from './grpc/account-service.ts';
+import { callConsentHandlers } from './grpc/call-consent-service.ts';
 import { changeJournalHandlers } from './grpc/change-journal-service.ts';
 import { googleQuotaHandlers } from './grpc/google-quota-service.ts';
 import { requestStateHandlers } from './grpc/request-state-service.ts';
@@ -37,6 +41,7 @@ import { interactionRoutes, type SignedInUser } from './interactions/interaction
 import { signOutRoute } from './interactions/sign-out-route.ts';
 import { type AuthMetrics, createAuthMetrics } from './metrics/auth-metrics.ts';
 import { createModelSecrets } from './oidc/model-secrets.ts';
+import { createOidcModelQueries } from './oidc/oidc-model-queries.ts';
 import { sweepExpiredOidcModels } from './oidc/postgres-adapter.ts';
 import { createOidcProvider } from './oidc/provider.ts';
 import { createRedisModelStore } from './oidc/redis-adapter.ts';
@@ -75,7 +80,11 @@ export async function createAuthService(
   if (settings.REDIS_URL) {
     cache = await createRedisCache(settings.REDIS_URL, { logger });
   } else {
-    logger.warn('REDIS_URL is not set: using the in-process cache (run one auth replica only)');
+    // `pnpm start`'s own choice (docs/design.md §6), said at info there; an image (NODE_ENV
+    // production) deployed without it is warned, as deploy/README.md's log lines to watch expect.
+    const inProcess = 'REDIS_URL is not set: using the in-process cache (run one auth replica only)';
+    if (process.env.NODE_ENV === 'production') logger.warn(inProcess);
+    else logger.info(inProcess);
     cache = createMemoryCache();
   }
   const audit = createAuditLog(pool);
@@ -119,6 +128,16 @@ export async function createAuthService(
     ? await createRedisModelStore(settings.REDIS_URL, { secrets: modelSecrets, logger })
     : undefined;
   const appToolsets = createAppToolsets(pool);
+  // The person's say on outbound and destructive calls, per credential (docs/design.md §11.10).
+  const appChoices = createAppChoices({ pool, audit });
+  const callApprovals = createCallApprovals({
+    pool,
+    audit,
+    clientName: async (clientId) => {
+      const [client] = await createOidcModelQueries(pool).findLiveByIds('Client', [clientId]);
+      return typeof client?.payload.client_name === 'string' ? client.payload.client_name : undefined;
+    },
+  });
   const provider = createOidcProvider({
     baseUrl: settings.BASE_URL,
     pool,
@@ -173,7 +192,14 @@ export async function createAuthService(
     maxBytesPerPerson: settings.CHANGE_JOURNAL_MAX_MB_PER_PERSON * 1024 * 1024,
   });
   const legacySessions = createLegacySessionExchange({ pool, sessions, audit });
-  const connectedApps = createConnectedApps({ pool, provider, audit, edgeRevocations, appToolsets });
+  const connectedApps = createConnectedApps({
+    pool,
+    provider,
+    audit,
+    edgeRevocations,
+    appToolsets,
+    appChoices,
+  });
   const signedInUser: SignedInUser = async (ctx) => {
     const session = await sessions.findByCookieValue(sessionCookie.read(ctx));
     return session
@@ -203,7 +229,15 @@ export async function createAuthService(
         signInLimiter: rateLimits.signIn,
         edgeRevocations,
       }),
-      ...interactionRoutes({ provider, baseUrl: settings.BASE_URL, signedInUser, csrf, logger, appToolsets }),
+      ...interactionRoutes({
+        provider,
+        baseUrl: settings.BASE_URL,
+        signedInUser,
+        csrf,
+        logger,
+        appToolsets,
+        appChoices,
+      }),
       signOutRoute({ provider, sessions, csrf, baseUrl: settings.BASE_URL, logger, audit }),
     ],
     readiness: [
@@ -237,6 +271,8 @@ export async function createAuthService(
           legacySessions,
           edgeRevocations,
           appToolsets,
+          appChoices,
+          callApprovals,
           scopeMode: settings.GOOGLE_SCOPE_MODE,
           googleTokens,
           pickedFiles: createPickedFiles(pool),
@@ -252,6 +288,8 @@ export async function createAuthService(
       ),
       // Used MCP requestStates, in the cache every auth replica shares (docs/design.md §15).
       requestStateService(requestStateHandlers({ logger, claims: createRequestStateClaims(cache) })),
+      // A credential's choices and the calls approved on a page (docs/design.md §11.10).
+      callConsentService(callConsentHandlers({ logger, apiKeys, appChoices, approvals: callApprovals })),
     ],
     // A RecordChanges batch carries up to 50 entries of at most 512 KiB of before-images each; the
     // MCP service keeps a call under 4 MiB.
@@ -270,6 +308,8 @@ export async function createAuthService(
       edgeRevocations.sweep(),
       // Change journal entries past CHANGE_JOURNAL_RETENTION_DAYS.
       changeJournal.purgeExpired(),
+      // Call approvals an hour after they expired.
+      callApprovals.sweep(),
     ]).catch((error: unknown) => logger.warn({ err: error }, 'sweep failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();

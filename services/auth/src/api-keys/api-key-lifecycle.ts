@@ -1,3 +1,4 @@
+import { type CredentialChoices, DEFAULT_CREDENTIAL_CHOICES } from '@sheetgate/proto';
 import { isUuid } from '@sheetgate/service-runtime';
 import type { AuditLog } from '../audit/index.ts';
 import { StoreUnavailableError } from '../cache/store-unavailable.ts';
@@ -11,7 +12,7 @@ import type { VerifiedKeyCache } from './verified-key-cache.ts';
 
 /**
  * A key's life as its owner sees it on the dashboard: created (the secret is returned once; only a
- * keyed hash is stored), listed with its status, and revoked.
+ * keyed hash is stored), listed with its status, its choices changed, and revoked.
  */
 export function createApiKeyLifecycle(deps: {
   queries: ApiKeyQueries;
@@ -31,6 +32,8 @@ export function createApiKeyLifecycle(deps: {
       /** Undefined: every set. */
       toolsets?: readonly string[] | undefined;
       expiresAt?: Date | null;
+      /** Undefined: the defaults. */
+      choices?: CredentialChoices | undefined;
     }): Promise<{ key: ApiKeyRecord; secret: string }> {
       if (typeof input.userId !== 'string' || !isUuid(input.userId)) {
         throw new ApiKeyInputError('userId', 'Unknown user.');
@@ -39,6 +42,7 @@ export function createApiKeyLifecycle(deps: {
       const scopes = validScopes(input.scopes);
       const toolsets = validToolsets(input.toolsets);
       const expiresAt = validExpiry(input.expiresAt, new Date());
+      const choices = input.choices ?? DEFAULT_CREDENTIAL_CHOICES;
       const { secret, displayPrefix } = generateApiKey();
       const key = await queries.insert({
         userId: input.userId,
@@ -48,6 +52,7 @@ export function createApiKeyLifecycle(deps: {
         scopes,
         toolsets,
         expiresAt,
+        choices,
       });
       await audit.record('api_key.created', {
         userId: key.userId,
@@ -58,6 +63,8 @@ export function createApiKeyLifecycle(deps: {
           scopes,
           toolsets,
           expiresAt: expiresAt?.toISOString() ?? null,
+          mayActOutbound: choices.mayActOutbound,
+          mayDestroyUnasked: choices.mayDestroyUnasked,
         },
       });
       return { key, secret };
@@ -68,6 +75,34 @@ export function createApiKeyLifecycle(deps: {
       if (!isUuid(userId)) return [];
       const nowMs = Date.now();
       return (await queries.listByUser(userId)).map((key) => ({ ...key, status: keyStatus(key, nowMs) }));
+    },
+
+    /**
+     * The choices of one of the user's live keys (docs/design.md §11.10); undefined for an unknown,
+     * revoked, expired or someone else's key, alike.
+     */
+    async liveChoices(userId: string, keyId: string): Promise<CredentialChoices | undefined> {
+      if (!isUuid(userId) || !isUuid(keyId)) return undefined;
+      return queries.liveChoices(userId, keyId);
+    },
+
+    /**
+     * Replaces the choices of one of the user's live keys, audited; they hold from the key's next
+     * call (read by the MCP service when a call needs them). Undefined when there is no such key.
+     */
+    async setChoices(
+      userId: string,
+      keyId: string,
+      choices: CredentialChoices,
+    ): Promise<ApiKeyRecord | undefined> {
+      if (!isUuid(userId) || !isUuid(keyId)) return undefined;
+      const key = await queries.setChoices(userId, keyId, choices);
+      if (!key) return undefined;
+      await audit.record('api_key.choices_changed', {
+        userId,
+        details: { keyId, mayActOutbound: key.mayActOutbound, mayDestroyUnasked: key.mayDestroyUnasked },
+      });
+      return key;
     },
 
     /**

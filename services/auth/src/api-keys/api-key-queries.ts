@@ -1,3 +1,4 @@
+import type { CredentialChoices } from '@sheetgate/proto';
 import { namedStatementsWhereSafe } from '../db/named-statements.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { ApiKeyScopes } from './api-key-input.ts';
@@ -15,6 +16,9 @@ export interface ApiKeyRecord {
   expiresAt: Date | null;
   revokedAt: Date | null;
   lastUsedAt: Date | null;
+  /** The person's choices for the key (docs/design.md §11.10). */
+  mayActOutbound: boolean;
+  mayDestroyUnasked: boolean;
 }
 
 /** What resolving a presented key needs, found by the key's hash. */
@@ -29,7 +33,8 @@ export interface ApiKeyCredential {
 }
 
 const RECORD_COLUMNS = `id, user_id AS "userId", name, display_prefix AS "displayPrefix", scopes,
-  toolsets, created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt", last_used_at AS "lastUsedAt"`;
+  toolsets, created_at AS "createdAt", expires_at AS "expiresAt", revoked_at AS "revokedAt", last_used_at AS "lastUsedAt",
+  may_act_outbound AS "mayActOutbound", may_destroy_unasked AS "mayDestroyUnasked"`;
 const CREDENTIAL_COLUMNS = `id, user_id AS "userId", secret_hash AS "secretHash", scopes,
   toolsets, expires_at AS "expiresAt", revoked_at AS "revokedAt"`;
 
@@ -45,12 +50,24 @@ export function createApiKeyQueries(database: DatabasePool) {
       scopes: ApiKeyScopes;
       toolsets: readonly string[] | null;
       expiresAt: Date | null;
+      choices: CredentialChoices;
     }): Promise<ApiKeyRecord> {
       const { rows } = await pool.query<ApiKeyRecord>(
-        `INSERT INTO api_keys (user_id, name, display_prefix, secret_hash, scopes, expires_at, toolsets)
-         VALUES ($1, $2, $3, $4, $5::text[], $6, $7::text[])
+        `INSERT INTO api_keys (user_id, name, display_prefix, secret_hash, scopes, expires_at, toolsets,
+           may_act_outbound, may_destroy_unasked)
+         VALUES ($1, $2, $3, $4, $5::text[], $6, $7::text[], $8, $9)
          RETURNING ${RECORD_COLUMNS}`,
-        [row.userId, row.name, row.displayPrefix, row.secretHash, row.scopes, row.expiresAt, row.toolsets],
+        [
+          row.userId,
+          row.name,
+          row.displayPrefix,
+          row.secretHash,
+          row.scopes,
+          row.expiresAt,
+          row.toolsets,
+          row.choices.mayActOutbound,
+          row.choices.mayDestroyUnasked,
+        ],
       );
       return rows[0]!;
     },
@@ -89,6 +106,33 @@ export function createApiKeyQueries(database: DatabasePool) {
         userId,
       ]);
       return existing.rowCount ? 'already_revoked' : 'not_found';
+    },
+
+    /** The choices of the user's key while it is live (not revoked, not expired); else undefined. */
+    async liveChoices(userId: string, keyId: string): Promise<CredentialChoices | undefined> {
+      const { rows } = await pool.query<CredentialChoices>({
+        name: 'api-keys-live-choices',
+        text: `SELECT may_act_outbound AS "mayActOutbound", may_destroy_unasked AS "mayDestroyUnasked"
+          FROM api_keys WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL
+          AND (expires_at IS NULL OR expires_at > now())`,
+        values: [keyId, userId],
+      });
+      return rows[0];
+    },
+
+    /** Replaces the choices of the user's live key; undefined when it has no such live key. */
+    async setChoices(
+      userId: string,
+      keyId: string,
+      choices: CredentialChoices,
+    ): Promise<ApiKeyRecord | undefined> {
+      const { rows } = await pool.query<ApiKeyRecord>(
+        `UPDATE api_keys SET may_act_outbound = $3, may_destroy_unasked = $4
+         WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+         RETURNING ${RECORD_COLUMNS}`,
+        [keyId, userId, choices.mayActOutbound, choices.mayDestroyUnasked],
+      );
+      return rows[0];
     },
 
     /** One statement for a whole batch of keys used since the last flush. */

@@ -1,5 +1,7 @@
+import type { CredentialChoices } from '@sheetgate/proto';
 import type Provider from 'oidc-provider';
 import type { AuditLog } from '../audit/index.ts';
+import { type AppChoices, mayBeClientId } from '../call-consent/app-choices.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { EdgeRevocations } from '../edge-revocations/edge-revocations.ts';
 import { createOidcModelQueries } from '../oidc/oidc-model-queries.ts';
@@ -13,6 +15,8 @@ export interface ConnectedApp {
   scopes: string[];
   /** What the person chose on the consent screen; null when never chosen (every set). */
   toolsets: string[] | null;
+  /** The person's choices for the app (docs/design.md §11.10); the defaults when never chosen. */
+  choices: CredentialChoices;
   firstUsedAt: string;
   lastUsedAt: string;
 }
@@ -21,9 +25,6 @@ export interface ConnectedApp {
  * The OAuth clients a user has granted access to (their grants in the provider's store), and
  * disconnecting one: revoking its grants revokes every token issued under them.
  */
-// Client ids are provider-generated or Client ID Metadata Document URLs, far shorter than this.
-const MAX_CLIENT_ID_LENGTH = 2048;
-
 export function createConnectedApps(deps: {
   pool: DatabasePool;
   provider: Provider;
@@ -31,6 +32,7 @@ export function createConnectedApps(deps: {
   /** Tells every MCP replica, so the grants' unexpired access tokens stop working there too. */
   edgeRevocations: Pick<EdgeRevocations, 'grantRevoked'>;
   appToolsets: AppToolsets;
+  appChoices: Pick<AppChoices, 'chosen' | 'forget'>;
 }) {
   const { provider, audit } = deps;
   const models = createOidcModelQueries(deps.pool);
@@ -52,6 +54,7 @@ export function createConnectedApps(deps: {
     async list(userId: string): Promise<ConnectedApp[]> {
       const rows = await models.connectedApps(userId, mcpResource(provider.issuer));
       const toolsets = await Promise.all(rows.map((row) => deps.appToolsets.chosen(userId, row.client_id)));
+      const choices = await Promise.all(rows.map((row) => deps.appChoices.chosen(userId, row.client_id)));
       return rows.map((row, index) => {
         const redirect = Array.isArray(row.client?.redirect_uris)
           ? String(row.client.redirect_uris[0] ?? '')
@@ -62,10 +65,17 @@ export function createConnectedApps(deps: {
           redirectHost: redirectHostOf(redirect),
           scopes: [...new Set((row.scopes ?? '').split(' ').filter(Boolean))],
           toolsets: toolsets[index] ?? null,
+          choices: choices[index]!,
           firstUsedAt: new Date(row.first_used).toISOString(),
           lastUsedAt: new Date(row.last_used).toISOString(),
         };
       });
+    },
+
+    /** Whether the person has a live grant for the client (an app they connected). */
+    async isConnected(userId: string, clientId: string): Promise<boolean> {
+      if (!mayBeClientId(clientId)) return false;
+      return (await models.newestGrantId(userId, clientId)) !== undefined;
     },
 
     /**
@@ -74,8 +84,7 @@ export function createConnectedApps(deps: {
      */
     async disconnect(userId: string, clientId: string): Promise<boolean> {
       // Not an id any client could have (PostgreSQL text cannot even hold a NUL): nothing to end.
-      if (clientId.length === 0 || clientId.length > MAX_CLIENT_ID_LENGTH || clientId.includes('\u0000'))
-        return false;
+      if (!mayBeClientId(clientId)) return false;
       const grantIds = await models.grantIds(userId, clientId);
       for (const id of grantIds) {
         await revokeGrant(id);
@@ -85,7 +94,10 @@ export function createConnectedApps(deps: {
         });
       }
       await Promise.all(grantIds.map((id) => deps.edgeRevocations.grantRevoked(id)));
-      await deps.appToolsets.forget(userId, clientId);
+      await Promise.all([
+        deps.appToolsets.forget(userId, clientId),
+        deps.appChoices.forget(userId, clientId),
+      ]);
       return grantIds.length > 0;
     },
   };

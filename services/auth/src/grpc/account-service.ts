@@ -1,5 +1,4 @@
 import type {
-  ApiKey as ApiKeyMessage,
   CreateApiKeyRequest,
   CreateApiKeyResponse,
   DisconnectAppRequest,
@@ -32,7 +31,9 @@ import type {
 import { DEFAULT_TOOLSETS } from '@sheetgate/proto';
 import { isInteractionUid, type Logger, SheetgateError } from '@sheetgate/service-runtime';
 import type Provider from 'oidc-provider';
-import { type ApiKeyLibrary, type ApiKeyRecord, requestedExpiry } from '../api-keys/index.ts';
+import { type ApiKeyLibrary, requestedExpiry } from '../api-keys/index.ts';
+import type { AppChoices } from '../call-consent/app-choices.ts';
+import type { CallApprovals } from '../call-consent/call-approvals.ts';
 import type { ChangeJournal } from '../change-journal/change-journal.ts';
 import type { AppToolsets } from '../connected-apps/app-toolsets.ts';
 import type { ConnectedAppsLibrary } from '../connected-apps/connected-apps.ts';
@@ -44,6 +45,8 @@ import type { PickedFiles } from '../picked-files/picked-files.ts';
 import type { LegacySessionExchange } from '../provider-migration/legacy-sessions.ts';
 import type { SessionStore } from '../sessions/index.ts';
 import type { UserLibrary } from '../users/index.ts';
+import { accountCallConsentHandlers } from './account-call-consent.ts';
+import { apiKeyMessage } from './api-key-message.ts';
 import { listPage } from './change-journal-service.ts';
 import { unaryHandler } from './unary-handler.ts';
 
@@ -55,7 +58,7 @@ const BROAD_FILE_SCOPES = new Set(
 );
 
 /** The API-key operations the dashboard needs, from the api-keys library. */
-export type ApiKeyManagement = Pick<ApiKeyLibrary, 'list' | 'create' | 'revoke'>;
+export type ApiKeyManagement = Pick<ApiKeyLibrary, 'list' | 'create' | 'revoke' | 'setChoices'>;
 
 /**
  * gRPC AccountService: what the web pages read, each call bound to the browser's dashboard
@@ -76,6 +79,10 @@ export function accountServiceHandlers(deps: {
   edgeRevocations: Pick<EdgeRevocations, 'apiKeyRevoked'>;
   /** What the consent screen checks for an app the person chose toolsets for before. */
   appToolsets: Pick<AppToolsets, 'chosen'>;
+  /** The person's choices for apps: the consent screen's, and the dashboard's changes. */
+  appChoices: Pick<AppChoices, 'chosen' | 'choose'>;
+  /** Calls waiting for the person's answer on the approval page. */
+  callApprovals: Pick<CallApprovals, 'show' | 'answer'>;
   /** GOOGLE_SCOPE_MODE; absent: `standard` (no Picker, no picker token). */
   scopeMode?: GoogleScopeMode;
   /** The person's Google access token for the dashboard's Picker (picked-files mode only). */
@@ -100,19 +107,16 @@ export function accountServiceHandlers(deps: {
     return { session, user };
   }
 
-  const toMessage = (key: ApiKeyRecord): ApiKeyMessage => ({
-    id: key.id,
-    name: key.name,
-    displayPrefix: key.displayPrefix,
-    scopes: key.scopes,
-    toolsets: key.toolsets ?? [],
-    createdAt: key.createdAt.toISOString(),
-    lastUsedAt: key.lastUsedAt?.toISOString() ?? '',
-    expiresAt: key.expiresAt?.toISOString() ?? '',
-    revokedAt: key.revokedAt?.toISOString() ?? '',
-  });
-
   return {
+    ...accountCallConsentHandlers({
+      logger,
+      signedIn,
+      apiKeys: deps.apiKeys,
+      connectedApps: deps.connectedApps,
+      appChoices: deps.appChoices,
+      approvals: deps.callApprovals,
+    }),
+
     getSession: unaryHandler<GetSessionRequest, GetSessionResponse>(logger, 'GetSession', async (request) => {
       const session = await sessions.findByCookieValue(request.sessionCookie);
       const user = session ? await users.findById(session.userId) : undefined;
@@ -128,7 +132,7 @@ export function accountServiceHandlers(deps: {
       'ListApiKeys',
       async (request) => {
         const { user } = await signedIn(request.sessionCookie);
-        return { keys: (await deps.apiKeys.list(user.id)).map(toMessage) };
+        return { keys: (await deps.apiKeys.list(user.id)).map(apiKeyMessage) };
       },
     ),
 
@@ -144,9 +148,10 @@ export function accountServiceHandlers(deps: {
           name: request.name,
           scopes: request.scopes,
           toolsets: request.toolsets?.names,
+          choices: request.choices,
           ...(expiresAt ? { expiresAt } : {}),
         });
-        return { key: toMessage(key), secret };
+        return { key: apiKeyMessage(key), secret };
       },
     ),
 
@@ -312,6 +317,7 @@ export function accountServiceHandlers(deps: {
           consentCsrfToken: '',
           redirectScheme: '',
           toolsets: [],
+          choices: undefined,
         };
         if (!isInteractionUid(request.interactionUid)) return notFound;
         const interaction = await deps.provider.Interaction.find(request.interactionUid);
@@ -347,6 +353,7 @@ export function accountServiceHandlers(deps: {
             isConsent && account
               ? ((await deps.appToolsets.chosen(account.id, clientId)) ?? [...DEFAULT_TOOLSETS])
               : [],
+          choices: isConsent && account ? await deps.appChoices.chosen(account.id, clientId) : undefined,
         };
       },
     ),

@@ -11,6 +11,7 @@ import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors as oidcErrors } from 'oidc-provider';
 import { z } from 'zod';
+import type { AppChoices } from '../call-consent/app-choices.ts';
 import type { AppToolsets } from '../connected-apps/app-toolsets.ts';
 import { mcpResource } from '../oidc/resource.ts';
 import { type CsrfTokens, formExpired } from './csrf.ts';
@@ -33,6 +34,11 @@ const consentForm = z.object({
   // differs from a form that never showed them (the person's earlier choice, if any, then stands).
   toolsets: z.array(z.string()).optional(),
   toolsets_offered: z.string().optional(),
+  // The two choices (docs/design.md §11.10), checkboxes: present ("on") is yes, absent is no. As
+  // with the toolsets, `choices_offered` tells "no" from a form that never showed them.
+  choices_offered: z.literal('1').optional(),
+  may_act_outbound: z.literal('on').optional(),
+  may_destroy_unasked: z.literal('on').optional(),
 });
 
 /**
@@ -43,7 +49,7 @@ const consentForm = z.object({
  *   `max_age`): then it goes to Google again; without a session it goes to the web `/login` page
  *   (whose Google button returns here). Consent: to the web `/authorize` page.
  * - `POST /api/auth/interaction/:uid/consent` — the consent form's Allow / Deny, with CSRF token,
- *   bound to the signed-in user the interaction is for, and the toolsets checked on it.
+ *   bound to the signed-in user the interaction is for, and the toolsets and choices checked on it.
  */
 export function interactionRoutes(deps: {
   provider: Provider;
@@ -53,6 +59,8 @@ export function interactionRoutes(deps: {
   logger: Logger;
   /** Keeps the toolsets chosen on the consent screen, which the app's access tokens then carry. */
   appToolsets: Pick<AppToolsets, 'choose'>;
+  /** Keeps the choices made on the consent screen, which the MCP service reads on each call. */
+  appChoices: Pick<AppChoices, 'choose'>;
 }): Route[] {
   const { provider, baseUrl, signedInUser, csrf, logger } = deps;
   const resource = mcpResource(baseUrl);
@@ -167,8 +175,15 @@ export function interactionRoutes(deps: {
       }
       // Before the grant: the code this consent leads to is exchanged for tokens carrying the choice.
       if (toolsets) await deps.appToolsets.choose(user.userId, clientId, toolsets);
+      const choices = form.choices_offered
+        ? {
+            mayActOutbound: form.may_act_outbound === 'on',
+            mayDestroyUnasked: form.may_destroy_unasked === 'on',
+          }
+        : undefined;
+      if (choices) await deps.appChoices.choose(user.userId, clientId, choices, 'consent');
       const grantId = await grant.save();
-      logger.info({ clientId, userId: user.userId, toolsets }, 'consent given');
+      logger.info({ clientId, userId: user.userId, toolsets, choices }, 'consent given');
       // With the login this request signed in with: `prompt=login` and `max_age` are checked again
       // when the authorization resumes, and would otherwise send the person back to sign in.
       return finish(ctx, { consent: { grantId } }, true);

@@ -1,4 +1,5 @@
 import type { AuditLog } from '../audit/index.ts';
+import { createAppChoiceQueries } from '../call-consent/app-choice-queries.ts';
 import { createAppToolsetQueries } from '../connected-apps/app-toolset-queries.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { DatabasePool } from '../db/pool.ts';
@@ -35,7 +36,8 @@ export interface OAuthResetReport {
  * minutes), unusable: a code's grant is gone, so it is never exchanged, and an interaction's
  * client is gone (one known by a metadata-document URL is fetched again, so its interaction can
  * only end in a new consent, under the new generation). Users, Google connections, dashboard
- * sessions and API keys are untouched; the toolsets chosen for the deleted clients go with them.
+ * sessions and API keys are untouched; the toolsets and choices made for the deleted clients go
+ * with them.
  * One transaction: either all of it happens or none.
  */
 export async function resetOAuth(deps: {
@@ -57,8 +59,10 @@ export async function resetOAuth(deps: {
       const models = createOidcModelQueries(client);
       const peopleWithApps = await models.markGrantHoldersReset();
       const deleted = await models.deleteAll();
-      // The toolsets chosen for apps whose clients are gone (a new registration is a new client).
+      // The toolsets and choices made for apps whose clients are gone (a new registration is a new
+      // client).
       await createAppToolsetQueries(client).deleteAll();
+      await createAppChoiceQueries(client).deleteAll();
       const generation = await migration.advanceOAuthGeneration(deps.reason);
       // MCP replicas refuse every access token issued until now as soon as they next connect
       // (auth is restarted after a reset), before the old signing key leaves their JWKS cache.
