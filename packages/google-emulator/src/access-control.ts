@@ -3,6 +3,7 @@ import { accountFor } from './accounts.ts';
 import {
   type AccessControl,
   type AccessMode,
+  type Account,
   type Caller,
   type DriveFile,
   GOOGLE_SCOPES,
@@ -13,8 +14,18 @@ import type { GrantStore } from './oauth/grant-store.ts';
 
 const DRIVE_METADATA_READONLY = 'https://www.googleapis.com/auth/drive.metadata.readonly';
 
-/** The bearer-token and scope checks of Google's APIs, over the emulator's grants. */
-export function createAccessControl(grants: GrantStore): AccessControl {
+/** What a file's permissions give an account that does not own it (permissions-routes.ts accessOf). */
+export type SharedAccess = (fileId: string, account: Account) => AccessMode | undefined;
+
+/**
+ * The bearer-token and scope checks of Google's APIs, over the emulator's grants. A file opens to
+ * its owner, and to an account its permissions name (`shared`): read for a reader or commenter,
+ * read and write for a writer.
+ */
+export function createAccessControl(
+  grants: GrantStore,
+  shared: SharedAccess = () => undefined,
+): AccessControl {
   return {
     authenticate(ctx: Context, anyOfScopes: readonly string[]): Caller {
       const header = ctx.get('authorization');
@@ -33,10 +44,16 @@ export function createAccessControl(grants: GrantStore): AccessControl {
       mode: AccessMode,
       api: 'sheets' | 'drive' = 'sheets',
     ): boolean {
-      if (file.ownerEmail !== caller.account.email) return false;
+      const owns = file.ownerEmail === caller.account.email;
+      if (!owns) {
+        const given = shared(file.id, caller.account);
+        if (given === undefined || (mode === 'write' && given === 'read')) return false;
+      }
       const has = (scope: string) => caller.scopes.has(scope);
       if (has(GOOGLE_SCOPES.drive)) return true;
-      if (has(GOOGLE_SCOPES.driveFile) && file.appClientIds.has(caller.clientId)) return true;
+      // The emulator keeps drive.file grants per file and client, not per account as Google does:
+      // they count for the owner only (its Picker lists the account's own files).
+      if (owns && has(GOOGLE_SCOPES.driveFile) && file.appClientIds.has(caller.clientId)) return true;
       if (api === 'sheets' && file.mimeType === SPREADSHEET_MIME_TYPE) {
         if (has(GOOGLE_SCOPES.spreadsheets)) return true;
         if (mode === 'read' && has(GOOGLE_SCOPES.spreadsheetsReadonly)) return true;

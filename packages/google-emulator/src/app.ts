@@ -43,14 +43,14 @@ export function createEmulatorApp(options: EmulatorAppOptions) {
   const grants = new GrantStore(options.accessTokenTtlSeconds, options.authorizationCodeTtlSeconds);
   const clients = new OAuthClients(options.clients);
   const files = new MemoryFileStore();
-  const access = createAccessControl(grants);
+  const permissions = new MemoryPermissionStore();
+  const access = createAccessControl(grants, (fileId, account) => permissions.accessOf(fileId, account));
   const faults = new FaultInjector();
   const quotas = new QuotaEnforcer(grants);
   const stats = new RequestStats();
   const sheets = options.sheets({ files, access, publicUrl });
   const driveDeps = { files, access, spreadsheets: sheets.spreadsheets, publicUrl };
   const drive = createDriveLibrary(driveDeps);
-  const permissions = new MemoryPermissionStore();
   const comments = new MemoryCommentStore();
 
   const routers = [
@@ -73,6 +73,7 @@ export function createEmulatorApp(options: EmulatorAppOptions) {
       publicUrl,
       spreadsheets: sheets.spreadsheets,
       seedSpreadsheet: sheets.seedSpreadsheet,
+      permissions,
     }),
     filesRoutes(driveDeps, drive),
     uploadRoutes(driveDeps, drive),

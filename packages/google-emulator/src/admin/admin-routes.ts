@@ -6,6 +6,7 @@ import type { DriveFile, NativeSpreadsheets } from '../contracts.ts';
 import { SPREADSHEET_IMPORT_MIME_TYPES, SPREADSHEET_MIME_TYPE } from '../contracts.ts';
 import { fileResource } from '../drive/file-resource.ts';
 import type { MemoryFileStore } from '../drive/file-store.ts';
+import { type MemoryPermissionStore, seedPermission } from '../drive/permissions-routes.ts';
 import { readJsonBody } from '../http/request-body.ts';
 import type { GrantStore } from '../oauth/grant-store.ts';
 import { FAULT_REASONS, FAULT_STATUSES, type FaultInjector, validFaultMatch } from './faults.ts';
@@ -73,6 +74,26 @@ const quotasBody = z.strictObject(
   ) as Record<(typeof QUOTA_NAMES)[number], z.ZodOptional<z.ZodNullable<z.ZodNumber>>>,
 );
 
+/** Who else the file is shared with, as permissions.create would share it (no notification sent). */
+const permissionBody = z
+  .strictObject({
+    type: z.enum(['user', 'group', 'domain', 'anyone']).default('user'),
+    role: z.enum(['reader', 'commenter', 'writer']),
+    emailAddress: email.optional(),
+    domain: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^([a-z0-9-]+\.)+[a-z]{2,63}$/, 'expected a domain')
+      .optional(),
+  })
+  .refine(
+    (given) =>
+      (given.type === 'user' || given.type === 'group') === (given.emailAddress !== undefined) &&
+      (given.type === 'domain') === (given.domain !== undefined),
+    'a user or group needs emailAddress, a domain its domain, anyone neither',
+  );
+
 const seedFile = z
   .strictObject({
     name: z.string().min(1),
@@ -97,6 +118,7 @@ const seedFile = z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,100}$/)
       .optional(),
+    permissions: z.array(permissionBody).max(100).optional(),
   })
   .superRefine((file, context) => {
     const native =
@@ -139,6 +161,7 @@ export interface AdminDeps {
   publicUrl: string;
   spreadsheets: Pick<NativeSpreadsheets, 'importInto' | 'reset'>;
   seedSpreadsheet: SeedSpreadsheet;
+  permissions: MemoryPermissionStore;
 }
 
 async function parseBody<T>(ctx: Context, schema: z.ZodType<T>): Promise<T> {
@@ -208,6 +231,7 @@ export function adminRoutes(deps: AdminDeps) {
   router.post('/reset', (ctx) => {
     deps.spreadsheets.reset();
     deps.files.clear();
+    deps.permissions.clear();
     deps.grants.reset();
     deps.faults.clear();
     deps.quotas.set({});
@@ -231,10 +255,14 @@ export function adminRoutes(deps: AdminDeps) {
   router.post('/seed', async (ctx) => {
     const seed = await parseBody(ctx, seedBody);
     knownAccount(seed.email);
+    for (const spec of seed.files) {
+      if (spec.permissions?.some((given) => given.emailAddress === seed.email))
+        throw new AdminInputError(`${spec.name}: ${seed.email} owns it already`);
+    }
     const created: DriveFile[] = [];
     for (const spec of seed.files) created.push(await seedOne(deps, seed.email, spec));
     ctx.status = 201;
-    ctx.body = { files: created.map((file) => fileResource(file, deps.publicUrl)) };
+    ctx.body = { files: created.map((file) => fileResource(file, deps.publicUrl, seed.email)) };
   });
   return router;
 }
@@ -266,6 +294,7 @@ async function seedOne(deps: AdminDeps, owner: string, spec: z.infer<typeof seed
     deps.files.delete(file.id);
     throw new AdminInputError(`${spec.name}: could not convert the content (${(error as Error).message})`);
   }
+  for (const given of spec.permissions ?? []) seedPermission(deps.permissions, file, given);
   if (spec.trashed) file.trashed = true;
   if (spec.modifiedTime) file.modifiedTime = new Date(spec.modifiedTime).toISOString();
   return file;

@@ -159,6 +159,9 @@ export function createDriveLibrary({ files, access, spreadsheets }: DriveDeps) {
 
     delete(caller: Caller, fileId: string): void {
       const file = fileFor(caller, fileId, 'write');
+      // In My Drive only the owner deletes a file; a writer it is shared with may not.
+      if (file.driveId === undefined && file.ownerEmail !== caller.account.email)
+        throw driveErrors.insufficientFilePermissions();
       files.delete(file.id);
       if (file.mimeType === SPREADSHEET_MIME_TYPE) spreadsheets.delete(file.id);
     },

@@ -10,17 +10,25 @@ export function isNative(file: Pick<DriveFile, 'mimeType'>): boolean {
   return file.mimeType.startsWith('application/vnd.google-apps.');
 }
 
-/** The full `drive#file` resource (what `fields=*` returns) for the caller who owns it. */
-export function fileResource(file: DriveFile, publicUrl: string): drive_v3.Schema$File {
+/**
+ * The full `drive#file` resource (what `fields=*` returns) as `viewerEmail` sees it. `owners` is a
+ * list of Drive User resources (https://developers.google.com/workspace/drive/api/reference/rest/v3/User:
+ * `kind` `drive#user`, `displayName`, `emailAddress`, `permissionId`, and `me`, "whether this user is
+ * the requesting user"); a file in a shared drive has none, nor `ownedByMe` ("not populated for items
+ * in shared drives", https://developers.google.com/workspace/drive/api/reference/rest/v3/files).
+ */
+export function fileResource(file: DriveFile, publicUrl: string, viewerEmail: string): drive_v3.Schema$File {
   const owner = accountFor(file.ownerEmail);
   const native = isNative(file);
+  const ownedByViewer = owner.email === viewerEmail.toLowerCase();
   const user: drive_v3.Schema$User = {
     kind: 'drive#user',
     displayName: owner.name,
     emailAddress: owner.email,
-    me: true,
+    me: ownedByViewer,
     permissionId: owner.sub,
   };
+  const inSharedDrive = file.driveId !== undefined;
   return {
     kind: 'drive#file',
     id: file.id,
@@ -35,10 +43,9 @@ export function fileResource(file: DriveFile, publicUrl: string): drive_v3.Schem
     modifiedTime: file.modifiedTime,
     modifiedByMeTime: file.modifiedTime,
     viewedByMeTime: file.modifiedTime,
-    modifiedByMe: true,
-    ownedByMe: true,
+    modifiedByMe: ownedByViewer,
+    ...(inSharedDrive ? {} : { ownedByMe: ownedByViewer, owners: [user] }),
     shared: false,
-    owners: [user],
     lastModifyingUser: user,
     version: String(Date.parse(file.modifiedTime)),
     // Links point where Google's do; the emulator serves no documents UI.

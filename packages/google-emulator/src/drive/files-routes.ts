@@ -36,8 +36,11 @@ export async function readMetadataBody(ctx: Context) {
 export function filesRoutes(deps: DriveDeps, drive: DriveLibrary) {
   const { access, files, publicUrl } = deps;
   const router = new Router({ prefix: '/drive/v3' });
-  const respondWithFile = (ctx: Context, file: Parameters<typeof fileResource>[0]) => {
-    ctx.body = selectFileFields(fileResource(file, publicUrl), queryString(ctx, 'fields'));
+  const respondWithFile = (ctx: Context, caller: Caller, file: DriveFile) => {
+    ctx.body = selectFileFields(
+      fileResource(file, publicUrl, caller.account.email),
+      queryString(ctx, 'fields'),
+    );
   };
 
   router.param('fileId', sharedDriveGate(files));
@@ -70,7 +73,7 @@ export function filesRoutes(deps: DriveDeps, drive: DriveLibrary) {
       kind: 'drive#fileList',
       ...(page.nextPageToken ? { nextPageToken: page.nextPageToken } : {}),
       incompleteSearch: false,
-      files: page.files.map((file) => fileResource(file, publicUrl)),
+      files: page.files.map((file) => fileResource(file, publicUrl, caller.account.email)),
     };
     ctx.body = selectFileListFields(list, fields);
   });
@@ -80,7 +83,7 @@ export function filesRoutes(deps: DriveDeps, drive: DriveLibrary) {
     const metadata = await readMetadataBody(ctx);
     checkParents(ctx, files, metadata, writableBy(caller));
     const file = await drive.create(caller, metadata, undefined);
-    respondWithFile(ctx, file);
+    respondWithFile(ctx, caller, file);
   });
 
   router.get('/files/:fileId', (ctx) => {
@@ -96,7 +99,7 @@ export function filesRoutes(deps: DriveDeps, drive: DriveLibrary) {
     if (alt !== 'json')
       throw driveErrors.invalidParameter('alt', `Invalid value '${alt}'. Values must be json or media`);
     const caller = access.authenticate(ctx, DRIVE_READ_SCOPES);
-    respondWithFile(ctx, drive.fileFor(caller, ctx.params.fileId!, 'read'));
+    respondWithFile(ctx, caller, drive.fileFor(caller, ctx.params.fileId!, 'read'));
   });
 
   router.patch('/files/:fileId', async (ctx) => {
@@ -105,7 +108,7 @@ export function filesRoutes(deps: DriveDeps, drive: DriveLibrary) {
     const changes = parentChanges(ctx);
     checkParents(ctx, files, { parents: changes.add }, writableBy(caller));
     const file = await drive.update(caller, ctx.params.fileId!, metadata, changes, undefined);
-    respondWithFile(ctx, file);
+    respondWithFile(ctx, caller, file);
   });
 
   router.delete('/files/:fileId', (ctx) => {
@@ -119,7 +122,7 @@ export function filesRoutes(deps: DriveDeps, drive: DriveLibrary) {
     const metadata = await readMetadataBody(ctx);
     checkParents(ctx, files, metadata, writableBy(caller));
     const file = await drive.copy(caller, ctx.params.fileId!, metadata);
-    respondWithFile(ctx, file);
+    respondWithFile(ctx, caller, file);
   });
 
   router.get('/files/:fileId/export', async (ctx) => {

@@ -4,7 +4,7 @@ import type { drive_v3 } from 'googleapis';
 import type { Context } from 'koa';
 import { DRIVE_READ_SCOPES, DRIVE_WRITE_SCOPES } from '../access-control.ts';
 import { accountFor } from '../accounts.ts';
-import type { Caller, DriveFile } from '../contracts.ts';
+import type { AccessMode, Account, Caller, DriveFile } from '../contracts.ts';
 import { GoogleApiError, googleErrors } from '../google-error.ts';
 import { readJsonBody } from '../http/request-body.ts';
 import { driveErrors } from './drive-errors.ts';
@@ -61,6 +61,51 @@ export class MemoryPermissionStore {
     this.#byFile.clear();
     this.notifications.length = 0;
   }
+
+  /**
+   * What the file's permissions give `account` besides ownership: a `user` permission naming it, or
+   * a `domain` permission of its Workspace domain; the better of them. A `group` (the emulator knows
+   * no members) and `anyone` (Google opens such a file to whoever has its link) open it to nobody.
+   */
+  accessOf(fileId: string, account: Pick<Account, 'email' | 'hostedDomain'>): AccessMode | undefined {
+    let best: AccessMode | undefined;
+    for (const permission of this.list(fileId)) {
+      const grantee =
+        (permission.type === 'user' && permission.emailAddress === account.email) ||
+        (permission.type === 'domain' &&
+          account.hostedDomain !== undefined &&
+          permission.domain === account.hostedDomain);
+      if (!grantee) continue;
+      if (WRITING_ROLES.has(permission.role)) return 'write';
+      best = 'read';
+    }
+    return best;
+  }
+}
+
+/** Roles that may change a file's content (https://developers.google.com/workspace/drive/api/guides/ref-roles). */
+const WRITING_ROLES: ReadonlySet<Role> = new Set(['owner', 'organizer', 'fileOrganizer', 'writer']);
+
+/** A permission as the seed API gives it (admin-routes.ts): stored as permissions.create stores it. */
+export function seedPermission(
+  store: MemoryPermissionStore,
+  file: DriveFile,
+  given: {
+    type: 'user' | 'group' | 'domain' | 'anyone';
+    role: 'reader' | 'commenter' | 'writer';
+    emailAddress?: string | undefined;
+    domain?: string | undefined;
+  },
+): void {
+  const who = (given.type === 'domain' ? given.domain : given.emailAddress)?.toLowerCase();
+  store.put(file.id, {
+    id: permissionIdFor(given.type, who, false),
+    type: given.type,
+    role: given.role,
+    ...(given.type === 'user' || given.type === 'group' ? { emailAddress: who! } : {}),
+    ...(given.type === 'domain' ? { domain: who! } : {}),
+    ...(given.type === 'domain' || given.type === 'anyone' ? { allowFileDiscovery: false } : {}),
+  });
 }
 
 const PERMISSION_KEYS = new Set([
@@ -214,7 +259,7 @@ function booleanFlag(ctx: Context, name: string): boolean | undefined {
  * Drive v3 permissions: create, list, get, update, delete. Reading needs read access to the file;
  * changing its permissions needs write access, and under `drive.file` a file the app neither
  * created nor was opened with is not found (404), as Google answers. Permissions are recorded and
- * answered; they do not open a file to another account of the emulator.
+ * answered, and a `user` or `domain` permission opens the file to that account (accessOf).
  */
 export function permissionsRoutes(deps: DriveDeps, drive: DriveLibrary, permissions: MemoryPermissionStore) {
   const { access, files } = deps;

@@ -52,7 +52,7 @@ export function uploadRoutes(deps: DriveDeps, drive: DriveLibrary) {
     const file = fileId
       ? await drive.update(caller, fileId, metadata, parentChanges(ctx), media)
       : await drive.create(caller, metadata, media);
-    ctx.body = selectFileFields(fileResource(file, publicUrl), fields);
+    ctx.body = selectFileFields(fileResource(file, publicUrl, caller.account.email), fields);
   };
 
   const upload = async (ctx: Context, fileId: string | undefined) => {
