@@ -99,7 +99,7 @@ describe('Claude (custom connector)', () => {
 
       // Refreshed with the resource again, then without it: the grant's resource both times.
       let refreshToken = tokens.refresh_token as string;
-      for (const extra of [{ resource }, {}]) {
+      for (const extra of [{ resource }, {}] as Array<Record<string, string>>) {
         const refreshed = await testbed.oauth.token(
           { grant_type: 'refresh_token', refresh_token: refreshToken, ...extra },
           auth,
