@@ -87,6 +87,10 @@ describe('pnpm start with embedded defaults (no DATABASE_URL, REDIS_URL or Googl
     stack = await startStack({ DATABASE_URL: '', REDIS_URL: '' });
     expect(stack.output.join('')).toContain(`Sheetgate ready at ${stack.baseUrl}`);
     expect(stack.output.join('')).toContain('embedded PostgreSQL (PGlite)');
+    // A clean start: mcp waiting for auth and the embedded defaults are said at info, nothing
+    // warned, no stack trace.
+    expect(stack.output.join('')).not.toMatch(/"level":"(?:warn|error|fatal)"/);
+    expect(stack.output.join('')).not.toContain('    at ');
   });
 
   it('routes each public path to its service through the gateway', async () => {

@@ -2,6 +2,7 @@ import {
   createRevocationServiceClient,
   fromRevocationEvent,
   fromRevocationSnapshot,
+  kindOfCallError,
   type Revocation,
   type RevocationServiceClient,
   type WatchRevocationsRequest,
@@ -84,6 +85,9 @@ export function watchRevocations(options: { address: string; serviceToken: strin
   let retry: NodeJS.Timeout | undefined;
   let retryMs = FIRST_RETRY_MS;
   let closed = false;
+  /** Whether a snapshot ever arrived: before it, auth not answering yet is the start-up order. */
+  let everOpened = false;
+  /** Whether this loss (or the wait for auth at start) was said. */
   let lostLogged = false;
   /** Caches kept on the stream's word (api-key-edge.ts, edge-google-tokens.ts): told of every event, before it is acknowledged… */
   const eventListeners: RevocationListener[] = [];
@@ -122,7 +126,8 @@ export function watchRevocations(options: { address: string; serviceToken: strin
         retryMs = FIRST_RETRY_MS;
         probeEvery(snapshot.heartbeatIntervalMs);
         freshness.echoed(message.probeEcho, snapshot.staleAfterMs);
-        if (lostLogged) logger.info('revocation stream open again');
+        if (lostLogged) logger.info(everOpened ? 'revocation stream open again' : 'revocation stream open');
+        everOpened = true;
         lostLogged = false;
       } else if (!opened) {
         return broken('a message before the snapshot');
@@ -173,9 +178,18 @@ export function watchRevocations(options: { address: string; serviceToken: strin
     freshness.lost();
     if (closed) return;
     if (!lostLogged) {
-      logger.warn({ err: error }, 'revocation stream lost; access tokens are answered 503 until it is back');
       lostLogged = true;
+      const kind = kindOfCallError(error);
+      // mcp starting before auth listens (`pnpm start` starts them together) is not a fault; a
+      // wrong credential or a stream broken once it was up is. Once per loss, not per retry.
+      if (!everOpened && kind === 'unavailable') logger.info('waiting for auth (revocation stream)');
+      else
+        logger.warn(
+          { reason: error?.message ?? 'auth ended the stream', kind },
+          'revocation stream lost; access tokens are answered 503 until it is back',
+        );
     }
+    logger.debug({ inMs: retryMs }, 'revocation stream: trying again');
     retry = setTimeout(connect, retryMs);
     retry.unref();
     retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
