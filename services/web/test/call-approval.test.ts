@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServerUnaryCall, sendUnaryData } from '@grpc/grpc-js';
 import {
   type AccountServiceClientApi,
+  type AccountServiceServer,
   AccountServiceService,
   accountService,
   approvalLinkPath,
@@ -73,7 +74,7 @@ async function startRecordingForwarder(): Promise<RunningGrpcServer> {
     host: '127.0.0.1',
     port: 0,
     serviceToken: stack.serviceToken,
-    services: [accountService(handlers)],
+    services: [accountService(handlers as Partial<AccountServiceServer>)],
   });
 }
 
@@ -229,7 +230,7 @@ describe('the approval page', { timeout: 30_000 }, () => {
 
   it('sends a browser without a session to sign in, and back to the same link after', async () => {
     const { path } = await pendingApproval();
-    for (const headers of [{}, { cookie: 'sg_session=not-a-live-session' }]) {
+    for (const headers of [{}, { cookie: 'sg_session=not-a-live-session' }] as Record<string, string>[]) {
       const response = await get(path, headers);
       expect(response.status).toBe(303);
       const location = new URL(response.headers.get('location')!, web.url);
