@@ -173,7 +173,7 @@ describe('a file shared with another account', () => {
     await fullDrive.files.update({ fileId, requestBody: { name: 'Renamed by alice' } });
     const deleted = await failureOf(fullDrive.files.delete({ fileId }));
     expect(deleted.response?.status).toBe(403);
-    expect(deleted.response?.data.error.errors[0].reason).toBe('insufficientFilePermissions');
+    expect(deleted.response?.data.error.errors[0]?.reason).toBe('insufficientFilePermissions');
     const { data } = await drives['bob@example.com']!.files.get({ fileId, fields: 'name' });
     expect(data.name).toBe('Renamed by alice');
   });
