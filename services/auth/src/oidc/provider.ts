@@ -10,6 +10,7 @@ import type { EdgeRevocations } from '../edge-revocations/edge-revocations.ts';
 import type { SigningKey } from '../signing-keys/signing-key-store.ts';
 import { createUserQueries } from '../users/user-queries.ts';
 import { anonymousEndSession } from './anonymous-end-session.ts';
+import { clientAuthenticationStatus } from './client-auth-status.ts';
 import { clientMetadataPolicy } from './client-metadata-policy.ts';
 import { announceGrantRevocations } from './edge-grant-revocations.ts';
 import { auditGrantRevocations } from './grant-audit.ts';
@@ -194,6 +195,7 @@ export function createOidcProvider(options: ProviderOptions): Provider {
   provider.proxy = true;
   provider.use(providerPageHeaders());
   provider.use(providerStoreOutages());
+  provider.use(clientAuthenticationStatus());
   provider.use(anonymousEndSession(provider));
   provider.use(resourceParameterGuard(baseUrl));
   provider.use(jsonBodyDepthGuard());
