@@ -1,4 +1,4 @@
-import type { AccountServiceClientApi, ChangeUndoClient } from '@sheetgate/proto';
+import type { AccountServiceClientApi, ChangeUndoClient, OutboundCeilingSettings } from '@sheetgate/proto';
 import {
   HttpError,
   healthRoutes,
@@ -18,6 +18,7 @@ import { activityRoutes } from './routes/activity-routes.ts';
 import { apiKeyRoutes } from './routes/api-key-routes.ts';
 import { APPROVAL_PATH_PREFIX, callApprovalRoutes } from './routes/call-approval-routes.ts';
 import { connectedAppRoutes } from './routes/connected-app-routes.ts';
+import { credentialChoiceRoutes } from './routes/credential-choice-routes.ts';
 import { dashboardRoutes } from './routes/dashboard-routes.ts';
 import type { DashboardDeps } from './routes/dashboard-view.ts';
 import { legacySessionExchange } from './routes/legacy-session.ts';
@@ -65,6 +66,8 @@ export function createWebApp(options: {
   readiness: ReadinessCheck[];
   /** The Google Picker's settings (GOOGLE_SCOPE_MODE=picked-files). */
   picker?: PickerSettings | undefined;
+  /** The operator's ceiling on outbound actions, shown on the dashboard when it forbids anything. */
+  ceiling: OutboundCeilingSettings;
 }): Koa {
   const { logger, baseUrl, accounts } = options;
   const app = new Koa({ proxy: false });
@@ -79,7 +82,13 @@ export function createWebApp(options: {
 
   const home = homePage(baseUrl);
   const formTokens = createFormTokens(options.serviceToken);
-  const dashboard: DashboardDeps = { accounts, formTokens, baseUrl, picker: options.picker };
+  const dashboard: DashboardDeps = {
+    accounts,
+    formTokens,
+    baseUrl,
+    picker: options.picker,
+    ceiling: options.ceiling,
+  };
   app.use(
     routeMiddleware([
       route({ method: 'GET', path: '/', handle: (ctx) => sendPage(ctx, home) }),
@@ -88,6 +97,7 @@ export function createWebApp(options: {
       ...dashboardRoutes(dashboard),
       ...apiKeyRoutes(dashboard),
       ...connectedAppRoutes(dashboard),
+      ...credentialChoiceRoutes(dashboard),
       ...pickedFileRoutes(dashboard),
       ...callApprovalRoutes({ accounts, formTokens, baseUrl, serviceToken: options.serviceToken }),
     ]),

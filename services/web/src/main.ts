@@ -61,6 +61,7 @@ await runService('web', logger, async () => {
       changeUndo,
       serviceToken: settings.INTERNAL_SERVICE_TOKEN,
       picker: pickerSettings(settings),
+      ceiling: settings,
       readiness: [
         {
           // Every page needs AccountService. GetSession without a cookie is answered without a

@@ -1,3 +1,4 @@
+import { outboundCeilingSettings } from '@sheetgate/proto';
 import { setting } from '@sheetgate/service-runtime';
 import { z } from 'zod';
 
@@ -41,6 +42,11 @@ export const webSettingsSchema = z.object({
    */
   GOOGLE_PICKER_SCRIPT_URL: setting.url(['https', 'http']).default('https://apis.google.com/js/api.js'),
   GOOGLE_PICKER_FRAME_ORIGIN: setting.url(['https', 'http']).optional(),
+  /**
+   * The operator's ceiling on outbound actions (docs/design.md §11.10), which the MCP service
+   * holds every call to: the dashboard shows what it forbids. Set both services alike.
+   */
+  ...outboundCeilingSettings,
   LOG_LEVEL: setting.logLevel(),
 });
 

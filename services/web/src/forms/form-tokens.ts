@@ -5,6 +5,8 @@ export type FormPurpose =
   | 'create-api-key'
   | 'revoke-api-key'
   | 'disconnect-app'
+  | 'key-choices'
+  | 'app-choices'
   | 'picker-token'
   | 'choose-files'
   | 'forget-file'

@@ -1,4 +1,5 @@
 import type { GetInteractionResponse } from '@sheetgate/proto';
+import { choiceCheckboxes, choicesOf } from '../html/credential-choices.ts';
 import { html, type SafeHtml, untrustedName } from '../html/html.ts';
 import { renderPage, signOutForm } from '../html/layout.ts';
 import { type RedirectTarget, redirectTarget } from '../html/redirect-target.ts';
@@ -55,6 +56,7 @@ ${scopes.map(({ scope, words }) => html`<li>${words} <span class="muted">(<code>
 <form method="post" action="${action}" aria-label="Allow or deny">
 <input type="hidden" name="csrf" value="${interaction.consentCsrfToken}">
 ${toolsetCheckboxes(input.noToolsetsChosen ? [] : interaction.toolsets, 'The tools the app may offer its model; fewer tools cost each conversation less. You can change this by connecting the app again.')}
+${choiceCheckboxes(choicesOf(interaction), 'You can change these on your dashboard at any time, without connecting the app again.')}
 <div class="actions">
 <button type="submit" name="decision" value="allow" class="primary">Allow</button>
 <button type="submit" name="decision" value="deny">Deny</button>

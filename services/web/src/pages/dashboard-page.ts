@@ -1,13 +1,18 @@
 import {
   type ApiKey,
   type ConnectedApp,
+  type CredentialChoices,
+  DEFAULT_CREDENTIAL_CHOICES,
   DEFAULT_TOOLSETS,
   type GetGoogleConnectionResponse,
+  type OutboundCeilingSettings,
   type PickedFile,
 } from '@sheetgate/proto';
 import { API_KEY_PLACEHOLDER, clientSetupBlocks, clientSetupList } from '../html/client-setup.ts';
+import { choiceCheckboxes, choiceHints, choiceRowForm, choicesOf } from '../html/credential-choices.ts';
 import { html, type SafeHtml, untrustedName } from '../html/html.ts';
 import { renderPage } from '../html/layout.ts';
+import { ceilingForbids } from '../html/outbound-ceiling-words.ts';
 import { describeScopes, googleGrant, keyAccess } from '../html/scope-words.ts';
 import { displayTime } from '../html/time.ts';
 import { toolsetCheckboxes, toolsetTitles } from '../html/toolset-choices.ts';
@@ -21,6 +26,8 @@ export interface CreateKeyForm {
   access: 'read' | 'write';
   /** The toolsets checked (docs/design.md §11, "Toolsets"). */
   toolsets: readonly string[];
+  /** The two choices ticked (docs/design.md §11.10). */
+  choices: CredentialChoices;
   error?: string;
 }
 
@@ -33,6 +40,11 @@ export interface DashboardInput {
   /** When a provider upgrade disconnected this person's apps ('' = never). */
   appsResetAt: string;
   createToken: string;
+  /** CSRF tokens of the rows' choice forms (keys, apps). */
+  keyChoicesToken: string;
+  appChoicesToken: string;
+  /** The operator's ceiling on outbound actions. */
+  ceiling: OutboundCeilingSettings;
   /** A fresh value per rendered form: a re-sent form (reload after create) is recognised by it. */
   createNonce: string;
   /** The key just created: the only time its secret is ever on a page. */
@@ -77,6 +89,10 @@ const NOTICES: ReadonlyMap<string, string> = new Map(
     file_forgotten:
       'Sheetgate forgot that spreadsheet: it is no longer listed here. Google keeps its access to the file until you remove it in your Google Account.',
     nothing_to_forget: 'That spreadsheet was not in your list.',
+    key_choices_saved: "The key's choices were saved. They hold from its next call.",
+    key_choices_not_saved: 'That API key was revoked or does not exist. Nothing was changed.',
+    app_choices_saved: "The app's choices were saved. They hold from its next call, without reconnecting.",
+    app_choices_not_saved: 'That app is not connected. Nothing was changed.',
   }),
 );
 
@@ -229,6 +245,7 @@ function createKeyForm(input: DashboardInput): SafeHtml {
     expiryDate: '',
     access: 'write',
     toolsets: DEFAULT_TOOLSETS,
+    choices: { ...DEFAULT_CREDENTIAL_CHOICES },
   };
   const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
   return html`<form method="post" action="/dashboard/api-keys" aria-labelledby="create-key-heading" novalidate>
@@ -255,6 +272,7 @@ ${EXPIRY_CHOICES.map(
 <label><input type="radio" name="access" value="write"${form.access === 'write' ? html` checked` : ''}> Read and write</label>
 </fieldset>
 ${toolsetCheckboxes(form.toolsets, 'The tools the key offers a model; fewer tools cost each conversation less.')}
+${choiceCheckboxes(form.choices, 'You can change these on this dashboard at any time.')}
 <div class="actions"><button type="submit" class="primary">Create API key</button></div>
 </form>`;
 }
@@ -272,8 +290,8 @@ function keysSection(input: DashboardInput): SafeHtml {
       ? html`<p class="muted">You have no API keys.</p>`
       : html`<div class="table-wrap" role="region" aria-labelledby="keys-caption" tabindex="0"><table class="stack">
 <caption id="keys-caption" class="muted">Your API keys</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Access</th><th scope="col">Toolsets</th><th scope="col">Created</th>
-<th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Access</th><th scope="col">Toolsets</th><th scope="col">Choices</th>
+<th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
 <tbody>
 ${keys.map(
   (key) => html`<tr data-key-id="${key.id}">
@@ -281,6 +299,14 @@ ${keys.map(
 <td data-label="Prefix"><code>${key.displayPrefix}…</code></td>
 <td data-label="Access">${keyAccess(key.scopes)}</td>
 <td data-label="Toolsets">${toolsetTitles(key.toolsets)}</td>
+<td data-label="Choices">${choiceRowForm({
+    action: '/dashboard/api-keys/choices',
+    csrf: input.keyChoicesToken,
+    idField: 'key',
+    id: key.id,
+    name: key.name,
+    choices: choicesOf(key),
+  })}</td>
 <td data-label="Created">${displayTime(key.createdAt)}</td>
 <td data-label="Last used">${displayTime(key.lastUsedAt)}</td>
 <td data-label="Expires">${expiryCell(key.expiresAt)}</td>
@@ -288,7 +314,8 @@ ${keys.map(
 <input type="hidden" name="key" value="${key.id}"><button type="submit" class="danger">Revoke</button></form></td>
 </tr>`,
 )}
-</tbody></table></div>`;
+</tbody></table></div>
+${choiceHints()}`;
   return html`<section aria-labelledby="keys-heading">
 <h2 id="keys-heading">API keys</h2>
 <p>Scripts and MCP clients that take a headers map send a key in the <code>x-api-key</code> header to
@@ -313,13 +340,14 @@ Apps connected before the upgrade need to be added again: remove Sheetgate from 
 and add it once more. Your API keys and Google connection keep working.</p></div>`;
 }
 
-function appsSection(apps: ConnectedApp[], appsResetAt: string): SafeHtml {
+function appsSection(input: DashboardInput): SafeHtml {
+  const { apps, appsResetAt } = input;
   const body =
     apps.length === 0
       ? html`<p class="muted">No app is connected. Apps appear here after you allow them on the consent screen.</p>`
       : html`<div class="table-wrap" role="region" aria-labelledby="apps-caption" tabindex="0"><table class="stack">
 <caption id="apps-caption" class="muted">Apps you allowed</caption>
-<thead><tr><th scope="col">App</th><th scope="col">Redirect host</th><th scope="col">Access</th><th scope="col">Toolsets</th><th scope="col">First used</th>
+<thead><tr><th scope="col">App</th><th scope="col">Redirect host</th><th scope="col">Access</th><th scope="col">Toolsets</th><th scope="col">Choices</th><th scope="col">First used</th>
 <th scope="col">Last used</th><th scope="col"><span class="muted">Action</span></th></tr></thead>
 <tbody>
 ${apps.map(
@@ -328,17 +356,39 @@ ${apps.map(
 <td data-label="Redirect host"><code>${app.redirectHost}</code></td>
 <td data-label="Access"><ul class="scopes">${describeScopes(app.scopes).map(({ words }) => html`<li>${words}</li>`)}</ul></td>
 <td data-label="Toolsets">${toolsetTitles(app.toolsets)}</td>
+<td data-label="Choices">${choiceRowForm({
+    action: '/dashboard/apps/choices',
+    csrf: input.appChoicesToken,
+    idField: 'client',
+    id: app.clientId,
+    name: app.clientName || app.clientId,
+    choices: choicesOf(app),
+  })}</td>
 <td data-label="First used">${displayTime(app.firstUsedAt, '—')}</td>
 <td data-label="Last used">${displayTime(app.lastUsedAt, '—')}</td>
 <td data-label="Action"><form method="get" action="/dashboard/apps/disconnect">
 <input type="hidden" name="client" value="${app.clientId}"><button type="submit" class="danger">Disconnect</button></form></td>
 </tr>`,
 )}
-</tbody></table></div>`;
+</tbody></table></div>
+${choiceHints()}`;
   return html`<section aria-labelledby="apps-heading">
 <h2 id="apps-heading">Connected apps</h2>
 ${upgradeNotice(appsResetAt)}
 ${body}
+</section>`;
+}
+
+/** What the operator forbids every key and app; nothing at all when it forbids nothing. */
+function ceilingSection(ceiling: OutboundCeilingSettings): SafeHtml | '' {
+  const forbidden = ceilingForbids(ceiling);
+  if (forbidden.length === 0) return '';
+  return html`<section aria-labelledby="ceiling-heading">
+<h2 id="ceiling-heading">What this server does not allow</h2>
+<p>Whatever you allow a key or an app below, this server's operator does not allow any of them:</p>
+<ul>
+${forbidden.map((words) => html`<li>${words}</li>`)}
+</ul>
 </section>`;
 }
 
@@ -349,9 +399,10 @@ ${notice ? html`<div class="notice" role="status"><p>${notice}</p></div>` : ''}
 ${input.created ? createdKeyPanel(input.baseUrl, input.created) : ''}
 ${googleSection(input.google)}
 ${input.picked ? pickedFilesSection(input.picked) : ''}
+${ceilingSection(input.ceiling)}
 ${keysSection(input)}
 ${connectSection(input.baseUrl)}
-${appsSection(input.apps, input.appsResetAt)}
+${appsSection(input)}
 <section aria-labelledby="activity-heading">
 <h2 id="activity-heading">Activity</h2>
 <p>What your API keys and connected apps changed in your spreadsheets through Sheetgate, and which changes can be undone: <a href="/dashboard/activity">see your activity</a>.</p>

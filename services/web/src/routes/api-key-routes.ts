@@ -1,4 +1,4 @@
-import { kindOfCallError, TOOLSET_NAMES } from '@sheetgate/proto';
+import { DEFAULT_CREDENTIAL_CHOICES, kindOfCallError, TOOLSET_NAMES } from '@sheetgate/proto';
 import {
   isUrlSafeId,
   type Route,
@@ -8,9 +8,10 @@ import {
 } from '@sheetgate/service-runtime';
 import { z } from 'zod';
 import { formGuard } from '../forms/form-guard.ts';
+import { choicesFromForm } from '../html/credential-choices.ts';
 import { revokeKeyPage } from '../pages/confirm-pages.ts';
 import type { CreateKeyForm } from '../pages/dashboard-page.ts';
-import { isPlausibleId, text, tokenForm } from './dashboard-forms.ts';
+import { choiceFields, isPlausibleId, text, tokenForm } from './dashboard-forms.ts';
 import { type DashboardDeps, dashboardRenderer, signedIn } from './dashboard-view.ts';
 import { sendPage, sessionCookieOf } from './request-values.ts';
 
@@ -58,6 +59,9 @@ export function apiKeyRoutes(deps: DashboardDeps): Route[] {
       // auth gives the key every set, as for keys made before toolsets).
       toolsets: z.array(z.string()).optional(),
       toolsets_offered: text,
+      // The two choices, offered the same way: without choices_offered auth gives the defaults.
+      ...choiceFields,
+      choices_offered: text,
     }),
     checkForgery: refuseForged('create-api-key'),
     async handle(ctx, { form }) {
@@ -77,6 +81,7 @@ export function apiKeyRoutes(deps: DashboardDeps): Route[] {
         access: form.access === 'read' ? 'read' : 'write',
         // Echoed back on a refusal as what the key would have had: a post without the boxes gets every set.
         toolsets: form.toolsets_offered ? (form.toolsets ?? []) : TOOLSET_NAMES,
+        choices: form.choices_offered ? choicesFromForm(form) : { ...DEFAULT_CREDENTIAL_CHOICES },
       };
       const toolsetChoice = form.toolsets_offered ? { names: [...createForm.toolsets] } : undefined;
       let created: Awaited<ReturnType<typeof accounts.createApiKey>>;
@@ -88,6 +93,7 @@ export function apiKeyRoutes(deps: DashboardDeps): Route[] {
           expires: createForm.expires,
           expiresAt: createForm.expiryDate,
           toolsets: toolsetChoice,
+          choices: form.choices_offered ? createForm.choices : undefined,
         });
       } catch (error) {
         // Auth's INVALID_ARGUMENT messages are written to be shown (proto/README.md).

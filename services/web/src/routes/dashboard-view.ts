@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { AccountServiceClientApi } from '@sheetgate/proto';
+import type { AccountServiceClientApi, OutboundCeilingSettings } from '@sheetgate/proto';
 import type { Context } from 'koa';
 import type { FormTokens } from '../forms/form-tokens.ts';
 import type { HeaderAccount } from '../html/layout.ts';
@@ -14,6 +14,8 @@ export interface DashboardDeps {
   baseUrl: string;
   /** The Google Picker's settings (used in GOOGLE_SCOPE_MODE=picked-files only). */
   picker?: PickerSettings | undefined;
+  /** The operator's ceiling on outbound actions (the section "What this server does not allow"). */
+  ceiling: OutboundCeilingSettings;
 }
 
 export interface DashboardSession {
@@ -75,6 +77,9 @@ export function dashboardRenderer(deps: DashboardDeps) {
         apps: apps.apps,
         appsResetAt: apps.appsResetAt,
         createToken: formTokens.issue('create-api-key', sessionCookie),
+        keyChoicesToken: formTokens.issue('key-choices', sessionCookie),
+        appChoicesToken: formTokens.issue('app-choices', sessionCookie),
+        ceiling: deps.ceiling,
         createNonce: randomBytes(16).toString('base64url'),
         picked,
         ...extra,
