@@ -337,6 +337,8 @@ describe('API keys: listing and input', () => {
           'expiresAt',
           'id',
           'lastUsedAt',
+          'mayActOutbound',
+          'mayDestroyUnasked',
           'name',
           'revokedAt',
           'scopes',

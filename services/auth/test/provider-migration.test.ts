@@ -638,6 +638,10 @@ describe('migrate:reset-oauth', () => {
       "INSERT INTO app_toolsets (user_id, client_id, toolsets) VALUES ($1, $2, '{core-read}')",
       [alice.id, clients[0]!.id],
     );
+    await pool.query(
+      'INSERT INTO app_choices (user_id, client_id, may_act_outbound, may_destroy_unasked) VALUES ($1, $2, true, true)',
+      [alice.id, clients[0]!.id],
+    );
 
     const startedAt = Date.now();
     const report = await resetOAuth({
@@ -656,6 +660,7 @@ describe('migrate:reset-oauth', () => {
     });
     expect((await pool.query('SELECT count(*)::int AS n FROM oidc_models')).rows[0].n).toBe(0);
     expect((await pool.query('SELECT count(*)::int AS n FROM app_toolsets')).rows[0].n).toBe(0);
+    expect((await pool.query('SELECT count(*)::int AS n FROM app_choices')).rows[0].n).toBe(0);
     const [newKey, ...others] = await signingKeys.list();
     expect(others).toEqual([]);
     expect(newKey!.kid).not.toBe(oldKey!.kid);
