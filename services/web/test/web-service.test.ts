@@ -400,8 +400,10 @@ describe('/dashboard', () => {
     const row = page.querySelector(`tr[data-key-id="${aliceKey.id}"]`)!;
     expect(row.text).toContain(aliceKey.displayPrefix);
     expect(row.text).toContain('Read only');
-    expect(row.querySelector('button')!.text).toBe('Revoke');
-    expect(page.querySelector(`tr[data-client-id="${aliceAppId}"] button`)!.text).toBe('Disconnect');
+    expect(row.querySelector('td[data-label="Action"] button')!.text).toBe('Revoke');
+    expect(
+      page.querySelector(`tr[data-client-id="${aliceAppId}"] td[data-label="Action"] button`)!.text,
+    ).toBe('Disconnect');
   });
 
   it('shows only its own notices, never a member every object inherits', async () => {

@@ -1,5 +1,5 @@
 import { type CredentialChoices, DEFAULT_CREDENTIAL_CHOICES } from '@sheetgate/proto';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml, untrustedName, untrustedText } from './html.ts';
 
 /**
  * A credential's two choices (docs/design.md §11.10), named as the MCP service's refusals name
@@ -59,13 +59,13 @@ export function choiceRowForm(options: {
   return html`<form method="post" action="${options.action}" class="choices">
 <input type="hidden" name="csrf" value="${options.csrf}">
 <input type="hidden" name="${options.idField}" value="${options.id}">
-<fieldset><legend class="visually-hidden">${`Choices for ${options.name}`}</legend>
+<fieldset><legend class="visually-hidden">Choices for ${untrustedName(options.name)}</legend>
 ${CHOICES.map(
   (choice) =>
     html`<label><input type="checkbox" name="${choice.field}" value="on"${choices[choice.key] ? html` checked` : ''}> ${choice.label}</label>`,
 )}
 </fieldset>
-<button type="submit" aria-label="${`Save choices for ${options.name}`}">Save</button>
+<button type="submit" aria-label="${`Save choices for ${untrustedText(options.name)}`}">Save</button>
 </form>`;
 }
 

@@ -31,13 +31,20 @@ const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /**
- * A name someone else chose (an OAuth client's name, an API key's name) made fit to show: control
- * and bidirectional-override characters replaced by U+FFFD, at most `maxLength` characters, and
- * wrapped in `<bdi>` so right-to-left text cannot flip the sentence it sits in.
+ * A name someone else chose, as plain text for an attribute (an `aria-label`): control and
+ * bidirectional-override characters replaced by U+FFFD, at most `maxLength` characters.
  */
-export function untrustedName(name: string, maxLength = 80): SafeHtml {
+export function untrustedText(name: string, maxLength = 80): string {
   const cleaned = name.replace(BIDI_CONTROLS, '\ufffd').replace(CONTROL_CHARACTERS, '\ufffd').trim();
   const characters = [...cleaned];
   const shown = characters.length > maxLength ? `${characters.slice(0, maxLength).join('')}…` : cleaned;
-  return html`<bdi class="untrusted">${shown || '(no name)'}</bdi>`;
+  return shown || '(no name)';
+}
+
+/**
+ * A name someone else chose (an OAuth client's name, an API key's name) made fit to show: as
+ * `untrustedText`, wrapped in `<bdi>` so right-to-left text cannot flip the sentence it sits in.
+ */
+export function untrustedName(name: string, maxLength = 80): SafeHtml {
+  return html`<bdi class="untrusted">${untrustedText(name, maxLength)}</bdi>`;
 }
