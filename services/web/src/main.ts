@@ -18,6 +18,7 @@ const WEB_HTTP_ROUTES = [
   '/authorize',
   '/dashboard',
   '/dashboard/*',
+  '/approve/*',
   '/assets/*',
   '/.well-known/*',
 ];
