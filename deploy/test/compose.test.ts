@@ -35,6 +35,8 @@ const schemas: Record<ServiceName, z.ZodObject> = {
   mcp: mcpSettingsSchema,
   web: webSettingsSchema,
 };
+/** The operator's ceiling on outbound actions: mcp holds calls to it, web's dashboard shows it. */
+const OUTBOUND_SETTINGS = Object.keys(mcpSettingsSchema.shape).filter((key) => key.startsWith('OUTBOUND_'));
 const portOf = (service: ServiceName) =>
   (schemas[service].shape[`${service.toUpperCase()}_PORT`] as z.ZodType).parse(undefined) as number;
 const grpcPort = (authSettingsSchema.shape.AUTH_GRPC_PORT as z.ZodType).parse(undefined) as number;
@@ -116,6 +118,16 @@ describe('deploy/compose.yaml', () => {
       if (service === 'mcp') expect(environment.AUTH_INTERNAL_URL).toBe(`http://auth:${portOf('auth')}`);
     },
   );
+
+  it('gives mcp and web the same outbound ceiling from the env file', () => {
+    expect(OUTBOUND_SETTINGS).toHaveLength(3);
+    for (const setting of OUTBOUND_SETTINGS) {
+      expect(compose.services.web.environment[setting], setting).toBeDefined();
+      expect(compose.services.web.environment[setting], setting).toBe(
+        compose.services.mcp.environment[setting],
+      );
+    }
+  });
 
   it('takes every secret from the env file, whose example has none filled in', () => {
     const referenced = new Set([...composeText.matchAll(/\$\{([A-Z_]+)/g)].map((m) => m[1]!));

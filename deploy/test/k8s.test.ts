@@ -49,6 +49,8 @@ const services = {
   web: { schema: webSettingsSchema, portSetting: 'WEB_PORT' },
 } satisfies Record<ServiceName, { schema: z.ZodObject; portSetting: string }>;
 const serviceNames = Object.keys(services) as ServiceName[];
+/** The operator's ceiling on outbound actions: mcp holds calls to it, web's dashboard shows it. */
+const OUTBOUND_SETTINGS = Object.keys(mcpSettingsSchema.shape).filter((key) => key.startsWith('OUTBOUND_'));
 
 /**
  * A Kubernetes resource quantity (`250m`, `192Mi`, `1G`, `0.5`) as a number of cores or bytes;
@@ -305,6 +307,20 @@ describe.each(Object.keys(rendered))('kustomize %s', (name) => {
     if (service === 'mcp') {
       const url = new URL(String(settings.AUTH_INTERNAL_URL));
       expect(serviceTargetPort(objects, url.hostname, Number(url.port))).toBe(httpPort('auth'));
+    }
+  });
+
+  it("gives mcp and web the operator's outbound ceiling from the one ConfigMap, neither setting its own", () => {
+    for (const service of ['mcp', 'web'] as const) {
+      const container = podContainers(find(objects, 'Deployment', `sheetgate-${service}`))[0]!;
+      expect(container.envFrom?.map((source: Field) => source.configMapRef?.name)).toEqual([
+        expect.stringMatching(/^sheetgate-config-/),
+      ]);
+      expect(OUTBOUND_SETTINGS).toHaveLength(3);
+      for (const setting of OUTBOUND_SETTINGS) {
+        expect(Object.keys(services[service].schema.shape), `${service} reads ${setting}`).toContain(setting);
+        expect(container.env?.map((variable: Field) => variable.name) ?? []).not.toContain(setting);
+      }
     }
   });
 
