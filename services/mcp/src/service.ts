@@ -1,6 +1,7 @@
 import {
   changeUndoService,
   createAccountServiceClient,
+  createCallConsentClient,
   createChangeJournalClient,
   createGoogleQuotaClient,
   createRequestStateClient,
@@ -32,6 +33,7 @@ import { markingOutbound } from './journal/outbound-marks.ts';
 import { createChangeUndo } from './journal/undo-change.ts';
 import { createMcpMetrics, type McpMetrics } from './metrics/mcp-metrics.ts';
 import { mcpResource, protectedResourceMetadataUrl, RESOURCE_SCOPES } from './protected-resource.ts';
+import { grpcCallConsents } from './protocol/call-consents.ts';
 import { createMcpServer } from './protocol/mcp-server.ts';
 import { createRequestStateCodec } from './protocol/request-state.ts';
 import { grpcRequestStateClaims } from './protocol/request-state-claims.ts';
@@ -187,12 +189,23 @@ export async function createMcpService(
     serviceToken: settings.INTERNAL_SERVICE_TOKEN,
     channelOptions: BROKER_CHANNEL_OPTIONS,
   });
+  // The person's say on a call (issue 37): their choices for the credential, read from auth when a
+  // call needs them, and the call approvals a URL-mode client's person answers on web's page.
+  const callConsent = createCallConsentClient({
+    address: settings.AUTH_GRPC_ADDRESS,
+    serviceToken: settings.INTERNAL_SERVICE_TOKEN,
+    channelOptions: BROKER_CHANNEL_OPTIONS,
+  });
   const mcp = createMcpServer({
     tools,
     logger,
     baseUrl: settings.BASE_URL,
     states: createRequestStateCodec(settings.INTERNAL_SERVICE_TOKEN, {
       claims: grpcRequestStateClaims(requestStates),
+    }),
+    consents: grpcCallConsents(callConsent, {
+      baseUrl: settings.BASE_URL,
+      serviceToken: settings.INTERNAL_SERVICE_TOKEN,
     }),
     requestTimeoutMs: settings.MCP_REQUEST_TIMEOUT_SECONDS * 1000,
     onToolCall: metrics.toolCalled,
@@ -230,6 +243,7 @@ export async function createMcpService(
       broker.close();
       googleQuota.close();
       requestStates.close();
+      callConsent.close();
       jwks.close();
       revocations.close();
     },

@@ -6,6 +6,8 @@ import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 // client, real mcp and auth processes and the Google emulator holding Sheetgate's scopes: a file
 // Sheetgate created is shared, changed and unshared; one it did not create, or another person's,
 // is refused in words (drive.file); dry runs and bad arguments send Google no permission change.
+// Alice's and Bob's API keys may act outbound (their choice on the key form): sharing outside and
+// with anyone runs here as their clients cannot ask (outbound-consent.test.ts holds the choice).
 
 let stack: McpUnderTest;
 let alice: Client;
@@ -49,11 +51,18 @@ const DRIVE_FILE_REFUSAL = (fileId: string) =>
 describe('sharing tools', () => {
   beforeAll(async () => {
     stack = await startMcpUnderTest();
-    const aliceId = (await stack.signIn('alice@example.com')).userId;
-    const bobId = (await stack.signIn('bob@example.com')).userId;
+    const allowOutbound = async (email: string) => {
+      const person = await stack.signIn(email);
+      const key = await stack.createApiKey(person.sessionCookie, {
+        choices: { mayActOutbound: true, mayDestroyUnasked: true },
+      });
+      return { userId: person.userId, key: key.secret };
+    };
+    const aliceKey = await allowOutbound('alice@example.com');
+    const bobKey = await allowOutbound('bob@example.com');
     [seeded] = (await stack.seed('alice@example.com', [{ name: 'Seeded', values: [['x']] }])) as [string];
-    alice = await stack.connectClient(aliceId, 'sharing');
-    bob = await stack.connectClient(bobId, 'sharing, bob');
+    alice = await stack.connectClient(aliceKey.userId, 'sharing', aliceKey.key);
+    bob = await stack.connectClient(bobKey.userId, 'sharing, bob', bobKey.key);
     made = (await call(alice, 'create_spreadsheet', { title: 'Made by Sheetgate' })).structured.spreadsheetId;
   }, 120_000);
 

@@ -85,8 +85,13 @@ async function summaryOf(changeId: string, spreadsheetId: string): Promise<Json>
 
 beforeAll(async () => {
   stack = await startMcpUnderTest();
-  aliceId = (await stack.signIn('alice@example.com')).userId;
-  alice = await stack.connectClient(aliceId, 'drive undo');
+  const person = await stack.signIn('alice@example.com');
+  aliceId = person.userId;
+  // Her key may act outbound (the key form's choice): a share with another domain runs unasked.
+  const key = await stack.createApiKey(person.sessionCookie, {
+    choices: { mayActOutbound: true, mayDestroyUnasked: true },
+  });
+  alice = await stack.connectClient(aliceId, 'drive undo', key.secret);
   made = (await ok('create_spreadsheet', { title: 'Shared plan' })).structured.spreadsheetId as string;
 }, 120_000);
 

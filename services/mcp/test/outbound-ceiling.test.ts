@@ -2,14 +2,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { readJson } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
+import { credentialHeaders, type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
 
 // The operator's ceiling on outbound actions (issue 37 item 3) through the MCP SDK client, real
 // mcp and auth processes and the Google emulator: one mcp with every setting set (sharing only to
 // partner.example besides the person's own domain, no link sharing, no fetch formulas) refuses the
 // injected agent's attempts before Google is asked anything (the emulator's stats), dry runs
 // alike; a second mcp on the same auth and emulator, with the settings unset, lets them through
-// as before, and list_changes marks what went out (item 4).
+// as before, and list_changes marks what went out (item 4). Alice's API key may act outbound (her
+// choice on the key form): the ceiling holds whatever the person allows.
 
 const CEILING = {
   OUTBOUND_SHARING_DOMAINS: 'Partner.example',
@@ -66,12 +67,11 @@ async function refused(
   return (result.content as Array<{ text: string }>)[0]!.text;
 }
 
-async function connect(mcpUrl: string, userId: string): Promise<Client> {
-  const token = await stack.sign({ sub: userId });
+async function connect(mcpUrl: string, credential: string): Promise<Client> {
   const client = new Client({ name: 'outbound', version: '1.0.0' });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(mcpUrl), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
+      requestInit: { headers: credentialHeaders(credential) },
     }),
   );
   return client;
@@ -80,9 +80,13 @@ async function connect(mcpUrl: string, userId: string): Promise<Client> {
 beforeAll(async () => {
   stack = await startMcpUnderTest(CEILING);
   open = await stack.startMcp();
-  aliceId = (await stack.signIn('alice@example.com')).userId;
-  held = await stack.connectClient(aliceId, 'held');
-  unheld = await connect(open.mcpUrl, aliceId);
+  const alice = await stack.signIn('alice@example.com');
+  aliceId = alice.userId;
+  const key = await stack.createApiKey(alice.sessionCookie, {
+    choices: { mayActOutbound: true, mayDestroyUnasked: true },
+  });
+  held = await stack.connectClient(aliceId, 'held', key.secret);
+  unheld = await connect(open.mcpUrl, key.secret);
   book = (await call(unheld, 'create_spreadsheet', { title: 'Salaries', values: [['Ann', '91000']] }))
     .structured.spreadsheetId;
 }, 120_000);

@@ -1,7 +1,8 @@
 import { createRequestStateClient, requestStateService, startGrpcServer } from '@sheetgate/proto';
 import { freePort, readJson } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { confirmDestruction } from '../src/protocol/confirmations.ts';
+import { consentToCall } from '../src/protocol/call-consent.ts';
+import { NO_CALL_CONSENTS } from '../src/protocol/call-consents.ts';
 import { createRequestStateCodec } from '../src/protocol/request-state.ts';
 import { grpcRequestStateClaims } from '../src/protocol/request-state-claims.ts';
 import type { ToolContext, ToolDefinition } from '../src/tools/kit/tool-definition.ts';
@@ -161,14 +162,17 @@ describe('a confirmed retry while auth cannot record its state', () => {
     progress: () => {},
   };
   const confirm = (states: ReturnType<typeof createRequestStateCodec>, params: Record<string, unknown>) =>
-    confirmDestruction({
+    consentToCall({
       tool,
       input: {},
       args: { sheetId: 7 },
       params,
-      clientCapabilities: { elicitation: { form: {} } },
+      shape: 'form',
       context,
       states,
+      // A form client's destructive call needs no choice of auth's.
+      consents: NO_CALL_CONSENTS,
+      dashboardUrl: 'http://sheetgate.test/dashboard',
     });
 
   it('does not run, says to try again, and leaves the state good for when auth answers', async () => {

@@ -21,8 +21,9 @@ import { protectedResourceMetadataUrl } from '../protected-resource.ts';
 import { strictInput } from '../tools/kit/strict-input.ts';
 import type { ToolContext, ToolDefinition } from '../tools/kit/tool-definition.ts';
 import { toolsetIndex, toolsetKey } from '../tools/toolsets.ts';
+import { clientShape, consentToCall } from './call-consent.ts';
+import { type CallConsents, NO_CALL_CONSENTS } from './call-consents.ts';
 import { type CallVerdict, judgeToolCall } from './call-permission.ts';
-import { confirmDestruction } from './confirmations.ts';
 import { describeInvalidArguments } from './invalid-arguments.ts';
 import {
   JsonRpcErrorCode,
@@ -108,6 +109,11 @@ export function createMcpServer(options: {
   logger: Logger;
   baseUrl: string;
   states: RequestStateCodec;
+  /**
+   * The person's choices per credential and the call approvals, from auth (call-consents.ts);
+   * without them every call that needs the person's say is refused (fail closed).
+   */
+  consents?: CallConsents;
   /** How long a request may run before it is answered with an error and its work cancelled. */
   requestTimeoutMs?: number;
   /** Told how each call of a known tool ended (the metrics: which tools and toolsets are used). */
@@ -123,6 +129,7 @@ export function createMcpServer(options: {
     options.contracts ?? createContractChecks({ mode: defaultContractMode(), logger: options.logger });
   const where = {
     baseUrl: options.baseUrl,
+    dashboardUrl: `${options.baseUrl}/dashboard`,
     resourceMetadataUrl: protectedResourceMetadataUrl(options.baseUrl),
   };
   const icons = sheetgateIcons(options.baseUrl);
@@ -270,20 +277,21 @@ export function createMcpServer(options: {
     try {
       // Google requests made inside are counted against the tool (tool-attribution.ts).
       return await runAsTool(tool.name, reporter.note, async () => {
-        if (call.era === 'modern') {
-          const confirmation = await confirmDestruction({
-            tool,
-            input: parsed.data,
-            args,
-            params,
-            clientCapabilities: call.clientCapabilities,
-            context,
-            states: options.states,
-          });
-          if (!confirmation.proceed) {
-            count('tool_error');
-            return confirmation.result;
-          }
+        // The person's say (outbound actions, destruction): asked, refused or let run.
+        const consent = await consentToCall({
+          tool,
+          input: parsed.data,
+          args,
+          params,
+          shape: clientShape(call),
+          context,
+          states: options.states,
+          consents: options.consents ?? NO_CALL_CONSENTS,
+          dashboardUrl: where.dashboardUrl,
+        });
+        if (!consent.proceed) {
+          count('tool_error');
+          return consent.result;
         }
         const output = await tool.run(parsed.data, context);
         checkOutput(tool, output.structuredContent);

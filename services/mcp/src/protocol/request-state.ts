@@ -5,6 +5,8 @@ import type { RequestStateClaims } from './request-state-claims.ts';
 
 /** How long a person has to answer a confirmation before the call must be asked again. */
 const STATE_LIFETIME_SECONDS = 300;
+/** The same, for what waits on the person elsewhere (a call approval: url-approvals.ts). */
+export const STATE_LIFETIME_MS = STATE_LIFETIME_SECONDS * 1000;
 
 /** What a `requestState` is bound to: who asked, and which call. */
 export interface StateBinding {
@@ -17,16 +19,23 @@ export interface StateBinding {
 
 /**
  * `askAgain`: the state was sound but has lapsed. A sound one says whether `shown` is the
- * sentence the person was asked to confirm, and is claimed (`claim`) when its call is about to run:
- * false when it was used before.
+ * sentence the person was asked to confirm, which call approval it waits on (`approvalId`, URL-mode
+ * elicitation; undefined for a form question), and is claimed (`claim`) when its call is about to
+ * run: false when it was used before.
  */
 export type StateCheck =
-  | { ok: true; wasShown(sentence: string): boolean; claim(): Promise<boolean> }
+  | {
+      ok: true;
+      wasShown(sentence: string): boolean;
+      approvalId: string | undefined;
+      claim(): Promise<boolean>;
+    }
   | { ok: false; reason: string; askAgain: boolean };
 
 /**
  * MRTR `requestState` (MCP 2026-07-28, multi round-trip requests): an HS256 JWS (jose) over
- * digests of the principal, the call and its arguments, the sentence shown, and a short expiry.
+ * digests of the principal, the call and its arguments, the sentence shown, the call approval the
+ * person answers on Sheetgate's page (URL mode; its id, as the link carries it), and a short expiry.
  * The client echoes it unchanged, so any edit, another credential, other arguments or a late
  * retry is refused. Any replica can check it: the key is derived from the secret every replica
  * shares with auth (INTERNAL_SERVICE_TOKEN), labelled for this one use.
@@ -50,12 +59,16 @@ export function createRequestStateCodec(
   }
 
   return {
-    /** A state for `binding`, remembering the sentence `shown` to the person. */
-    async sign(binding: StateBinding, shown: string): Promise<string> {
+    /**
+     * A state for `binding`, remembering the sentence `shown` to the person and, for URL mode, the
+     * call approval they answer.
+     */
+    async sign(binding: StateBinding, shown: string, approvalId?: string): Promise<string> {
       const payload = {
         ...claims(binding),
         jti: randomBytes(16).toString('base64url'),
         shown: digest(shown),
+        ...(approvalId === undefined ? {} : { approval: approvalId }),
         exp: Math.floor(now() / 1000) + STATE_LIFETIME_SECONDS,
       };
       return new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
@@ -87,6 +100,7 @@ export function createRequestStateCodec(
       return {
         ok: true,
         wasShown: (sentence) => payload.shown === digest(sentence),
+        approvalId: typeof payload.approval === 'string' ? payload.approval : undefined,
         async claim() {
           if (!options.claims) throw new Error('requestState: no claim store to record single use');
           return options.claims.claim(id, Math.max(1, expiresAt - now()));

@@ -9,13 +9,17 @@ const REDIRECT = 'http://127.0.0.1:40111/callback';
  * An MCP client connected as a person through the real OAuth flow, as the consent page drives it:
  * registration, authorization in the person's browser (signed in to the dashboard), consent with
  * the token `GetInteraction` gives the consent page (and, when `toolsets` is given, those boxes
- * checked), the code exchanged with PKCE. Answers the client id, its access token (which names its
+ * checked; when `choices` is given, the two choices so), the code exchanged with PKCE. Answers the client id, its access token (which names its
  * grant) and its refresh token.
  */
 export async function connectApp(
   stack: Pick<McpUnderTest, 'baseUrl' | 'resource' | 'grpcAddress' | 'serviceToken'>,
   sessionCookie: string,
-  options: { clientName?: string; toolsets?: readonly string[] } = {},
+  options: {
+    clientName?: string;
+    toolsets?: readonly string[];
+    choices?: { mayActOutbound: boolean; mayDestroyUnasked: boolean };
+  } = {},
 ): Promise<{ clientId: string; accessToken: string; refreshToken: string }> {
   const endpoint = (name: string) => `${stack.baseUrl}/api/auth/oauth2/${name}`;
   const registered = await fetch(endpoint('register'), {
@@ -65,10 +69,18 @@ export async function connectApp(
     const toolsetBoxes: Array<[string, string]> = options.toolsets
       ? [['toolsets_offered', '1'], ...options.toolsets.map((name): [string, string] => ['toolsets', name])]
       : [];
+    const choiceBoxes: Array<[string, string]> = options.choices
+      ? [
+          ['choices_offered', '1'],
+          ...(options.choices.mayActOutbound ? [['may_act_outbound', 'on'] as [string, string]] : []),
+          ...(options.choices.mayDestroyUnasked ? [['may_destroy_unasked', 'on'] as [string, string]] : []),
+        ]
+      : [];
     const posted = await browser.submitForm(`${stack.baseUrl}/api/auth/interaction/${uid}/consent`, [
       ['decision', 'allow'],
       ['csrf', csrf],
       ...toolsetBoxes,
+      ...choiceBoxes,
     ]);
     if (posted.status !== 303) throw new Error(`consent answered ${posted.status}`);
     step = await browser.navigate(posted.location!, {}, atRedirect);

@@ -2,7 +2,12 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createAccountServiceClient, createTokenBrokerClient } from '@sheetgate/proto';
+import {
+  type CredentialChoices,
+  createAccountServiceClient,
+  createTokenBrokerClient,
+  mayBeApiKey,
+} from '@sheetgate/proto';
 import {
   createBrowser,
   createTestDatabase,
@@ -37,6 +42,11 @@ export function postMcp(
     body: typeof body === 'string' ? body : JSON.stringify(body),
     ...(options.signal ? { signal: options.signal } : {}),
   });
+}
+
+/** The header that carries `credential`: `x-api-key` for an API key, else a bearer token. */
+export function credentialHeaders(credential: string): Record<string, string> {
+  return mayBeApiKey(credential) ? { 'x-api-key': credential } : { authorization: `Bearer ${credential}` };
 }
 
 /** `tools/call read_range` of `range` in `spreadsheetId`, as the holder of `token`. */
@@ -94,14 +104,20 @@ export interface McpUnderTest {
   startAuth(): Promise<RunningService & { grpcAddress: string }>;
   /** Spreadsheets put in `email`'s Drive by the emulator's seed API; their ids, in order. */
   seed(email: string, files: SeedFile[]): Promise<string[]>;
-  /** The MCP SDK's client, connected to this stack's MCP service with a token for `userId`. */
-  connectClient(userId: string, name: string): Promise<Client>;
+  /**
+   * The MCP SDK's client, connected to this stack's MCP service with a token for `userId`, or with
+   * `credential` (an API key's secret, or an app's access token) when given.
+   */
+  connectClient(userId: string, name: string, credential?: string): Promise<Client>;
   /** A person signed in through the emulator's Google, as the browser does it. */
   signIn(email: string): Promise<{ userId: string; sessionCookie: string }>;
-  /** An API key made through AccountService, as the dashboard makes it (every toolset unless `toolsets`). */
+  /**
+   * An API key made through AccountService, as the dashboard makes it (every toolset unless
+   * `toolsets`; the key form's two choices when `choices`, else the defaults).
+   */
   createApiKey(
     sessionCookie: string,
-    options?: { scopes?: string[]; expiresAt?: Date; toolsets?: string[] },
+    options?: { scopes?: string[]; expiresAt?: Date; toolsets?: string[]; choices?: CredentialChoices },
   ): Promise<{ secret: string; keyId: string }>;
   revokeApiKey(sessionCookie: string, keyId: string): Promise<void>;
   /** The user's Google access token as the broker hands it out (to see it change). */
@@ -264,12 +280,11 @@ export async function startMcpUnderTest(
       if (response.status !== 201) throw new Error(`the emulator refused the seed: ${await response.text()}`);
       return ((await response.json()) as { files: Array<{ id: string }> }).files.map((file) => file.id);
     },
-    async connectClient(userId, name) {
-      const token = await stack.sign({ sub: userId });
+    async connectClient(userId, name, credential) {
       const client = new Client({ name, version: '1.0.0' });
       await client.connect(
         new StreamableHTTPClientTransport(new URL(stack.mcpUrl), {
-          requestInit: { headers: { authorization: `Bearer ${token}` } },
+          requestInit: { headers: credentialHeaders(credential ?? (await stack.sign({ sub: userId }))) },
         }),
       );
       return client;
@@ -304,6 +319,7 @@ export async function startMcpUnderTest(
           scopes: options.scopes ?? ['sheets:read', 'sheets:write'],
           expiresAt: options.expiresAt?.toISOString() ?? '',
           ...(options.toolsets ? { toolsets: { names: options.toolsets } } : {}),
+          ...(options.choices ? { choices: options.choices } : {}),
         });
         return { secret: created.secret, keyId: created.key!.id };
       } finally {

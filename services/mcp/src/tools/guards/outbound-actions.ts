@@ -183,8 +183,9 @@ function mentions(content: unknown, person: Person | undefined): OutboundAction[
 }
 
 function fetches(name: string, args: ToolCall['args']): OutboundAction[] {
-  // RAW writes a value as text: `=IMAGE(…)` stays a string Sheets never computes.
-  if (args.valueInputOption === 'RAW') return [];
+  // RAW writes a value as text: `=IMAGE(…)` stays a string Sheets never computes. write_range's
+  // valuesOnly writes what its formulas compute, refusing the fetch functions as evaluate_formulas does.
+  if (args.valueInputOption === 'RAW' || args.valuesOnly === true) return [];
   const found: FetchUse[] = [];
   if (name === 'find_replace') {
     const use = typeof args.replacement === 'string' ? fetchesInReplacement(args.replacement) : undefined;

@@ -72,6 +72,8 @@ function sharingChange<T>(fileId: string, call: () => Promise<T>): Promise<T> {
 /** share_file, list_permissions, update_permission and remove_permission (Drive permissions). */
 export function sharingTools(deps: ToolDeps) {
   const { drive, callGoogle, journal } = deps;
+  /** update_permission's grantee as describeOutbound read it, for the same call's run. */
+  const readFirst = new WeakMap<object, PermissionImage>();
   /**
    * One permission as it is now: what a dry run of a change or removal names, and what the change
    * journal keeps of it (the one more read of a journaled change or removal).
@@ -270,12 +272,17 @@ export function sharingTools(deps: ToolDeps) {
       async describeOutbound(input, { auth, signal }) {
         if (!deps.outbound) return [];
         const now = await permissionNow({ auth, signal }, input.fileId, input.permissionId);
+        readFirst.set(input, now);
         const call = { name: 'update_permission', args: input };
         return holdOutbound(deps.outbound, call, { auth, signal }, { permission: now });
       },
       async run(input, { auth, signal }) {
-        // Held again to the operator's ceiling as the grantee is when it runs, and marked in the
-        // journal.
+        // The permission describeOutbound read for this very call, else read now.
+        const read = readFirst.get(input);
+        readFirst.delete(input);
+        const readNow = () =>
+          read ? Promise.resolve(read) : permissionNow({ auth, signal }, input.fileId, input.permissionId);
+        // Held to the operator's ceiling by the grantee read, and marked in the journal.
         const hold = async (now: PermissionImage) => {
           if (!deps.outbound) return;
           const facts = { permission: now };
@@ -283,7 +290,7 @@ export function sharingTools(deps: ToolDeps) {
           markOutbound(await holdOutbound(deps.outbound, call, { auth, signal }, facts));
         };
         if (input.dryRun) {
-          const now = await permissionNow({ auth, signal }, input.fileId, input.permissionId);
+          const now = await readNow();
           await hold(now);
           const current = permissionOf(now);
           return {
@@ -292,9 +299,7 @@ export function sharingTools(deps: ToolDeps) {
           };
         }
         const before =
-          journal || (deps.outbound && restricts(deps.outbound.ceiling))
-            ? await permissionNow({ auth, signal }, input.fileId, input.permissionId)
-            : null;
+          read ?? (journal || (deps.outbound && restricts(deps.outbound.ceiling)) ? await readNow() : null);
         if (before) await hold(before);
         const { data } = await sharingChange(input.fileId, () =>
           callGoogle(auth.userId, signal, (request) =>
