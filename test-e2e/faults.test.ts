@@ -120,7 +120,8 @@ describe('auth hangs (SIGSTOP) while the MCP service serves', () => {
             (outcome) => outcome.kind === kind && outcome.startedAt >= hungAt && outcome.status === 503,
           ).length;
         await until(() => refused('key tools/list') >= 4, 'API-key requests are refused while auth hangs');
-        // The revocation stream is silent: the replica cannot vouch that a token's grant still stands.
+        // The revocation stream is silent and auth cannot be asked instead: the replica cannot vouch
+        // that a token's grant still stands.
         await until(() => refused('jwt tools/list') >= 4, 'JWT requests are refused while auth hangs');
       } finally {
         process.kill(auth, 'SIGCONT');

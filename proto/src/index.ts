@@ -92,6 +92,14 @@ export {
   toRevocationSnapshot,
 } from './revocations.ts';
 export {
+  createRevokedSet,
+  fromAccessTokenFacts,
+  MAX_TOKENS_PER_REVOCATION_CHECK,
+  type RevokedSet,
+  type TokenFacts,
+  toAccessTokenFacts,
+} from './revoked-set.ts';
+export {
   hasServiceCredential,
   requireServiceCredential,
   SERVICE_CREDENTIAL_HEADER,

@@ -29,11 +29,29 @@ export interface FreezableRelay {
    * Resolves once frozen; rejects on `close()`.
    */
   freezeWhenSent(marker: string | Uint8Array, times?: number): Promise<void>;
+  /**
+   * Freezes, both ways, each connection whose server sends `marker` (looked for in the first 64 KiB
+   * it sends): one open now that sent it already, and from now on any connection the moment it
+   * sends it, holding the chunk that carries it. Every other connection is relayed: one call hung
+   * among others to the same server (a stream stuck behind a proxy, kept stuck when it reconnects).
+   * `thaw` ends it.
+   */
+  freezeConnectionsCarrying(marker: string | Uint8Array): void;
   close(): Promise<void>;
 }
 
 /** Beyond this many held bytes a direction stops reading: the rest waits in the sender's socket. */
 const HOLD_LIMIT = 1024 * 1024;
+/** How much of what a server sends first is kept per connection, for `freezeConnectionsCarrying`. */
+const FIRST_BYTES_KEPT = 64 * 1024;
+
+/** What the relay knows of one connection beyond its gates. */
+interface Connection {
+  /** Frozen by `freezeConnectionsCarrying`, whatever the relay as a whole is. */
+  frozen: boolean;
+  /** The first FIRST_BYTES_KEPT bytes its server sent. */
+  fromServer: Buffer;
+}
 
 /**
  * One direction of one connection. Thawed it passes chunks straight on; frozen it keeps them, in
@@ -119,8 +137,12 @@ export async function startFreezableRelay(target: RelayTarget): Promise<Freezabl
   const fromClients = new Set<Gate>();
   const waiters = new Set<Waiter>();
   const tripwires = new Set<Tripwire>();
+  const connections = new Set<Connection>();
+  /** Markers of `freezeConnectionsCarrying`, until the thaw. */
+  const carried: Buffer[] = [];
   let frozen = false;
-  const isFrozen = () => frozen;
+  const carriesMarker = (connection: Connection) =>
+    carried.some((marker) => connection.fromServer.includes(marker));
 
   const trip = (chunk: Buffer) => {
     for (const tripwire of tripwires) {
@@ -145,8 +167,17 @@ export async function startFreezableRelay(target: RelayTarget): Promise<Freezabl
 
   const server = net.createServer((client) => {
     const upstream = net.connect(target.port, target.host);
+    const connection: Connection = { frozen: false, fromServer: Buffer.alloc(0) };
+    connections.add(connection);
+    const isFrozen = () => frozen || connection.frozen;
     const toTarget = new Gate(isFrozen, settleWaiters, trip);
-    const toClient = new Gate(isFrozen, () => {});
+    // Looked at before the chunk is passed on: the one carrying a marker is held.
+    const inspectFromServer = (chunk: Buffer) => {
+      if (connection.fromServer.length >= FIRST_BYTES_KEPT) return;
+      connection.fromServer = Buffer.concat([connection.fromServer, chunk]).subarray(0, FIRST_BYTES_KEPT);
+      if (carriesMarker(connection)) connection.frozen = true;
+    };
+    const toClient = new Gate(isFrozen, () => {}, inspectFromServer);
     gates.add(toTarget).add(toClient);
     fromClients.add(toTarget);
     const closeAll = () => {
@@ -156,6 +187,7 @@ export async function startFreezableRelay(target: RelayTarget): Promise<Freezabl
       gates.delete(toTarget);
       gates.delete(toClient);
       fromClients.delete(toTarget);
+      connections.delete(connection);
     };
     for (const stream of [client, upstream, toTarget, toClient]) stream.on('error', () => {});
     for (const socket of [client, upstream]) {
@@ -182,7 +214,13 @@ export async function startFreezableRelay(target: RelayTarget): Promise<Freezabl
     },
     thaw() {
       frozen = false;
+      carried.length = 0;
+      for (const connection of connections) connection.frozen = false;
       for (const gate of gates) gate.release();
+    },
+    freezeConnectionsCarrying(marker) {
+      carried.push(Buffer.from(marker));
+      for (const connection of connections) if (carriesMarker(connection)) connection.frozen = true;
     },
     holding(marker) {
       return new Promise<void>((resolve, reject) => {

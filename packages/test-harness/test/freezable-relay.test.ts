@@ -52,3 +52,42 @@ describe('freezeWhenSent', () => {
     socket.destroy();
   });
 });
+
+describe('freezeConnectionsCarrying', () => {
+  it('freezes the connections whose server sent the marker, now and later, and relays the others', async () => {
+    const stuck = await client();
+    stuck.socket.write('STREAM;');
+    await until(() => stuck.received() === 'STREAM;');
+    const other = await client();
+    other.socket.write('other;');
+    await until(() => other.received() === 'other;');
+
+    relay.freezeConnectionsCarrying('STREAM');
+    stuck.socket.write('held;');
+    await relay.holding('held;');
+    other.socket.write('still;');
+    await until(() => other.received() === 'other;still;');
+    expect(other.received()).toBe('other;still;');
+
+    // A later connection is frozen the moment its server sends the marker, that chunk held.
+    const later = await client();
+    later.socket.write('again STREAM;');
+    let frozen = false;
+    void relay.holding('ping;').then(() => {
+      frozen = true;
+    });
+    for (let i = 0; i < 100 && !frozen; i++) {
+      later.socket.write('ping;');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(frozen).toBe(true);
+    expect(later.received()).not.toContain('STREAM');
+    expect(stuck.received()).toBe('STREAM;');
+
+    relay.thaw();
+    await until(() => stuck.received() === 'STREAM;held;' && later.received().includes('STREAM'));
+    expect(stuck.received()).toBe('STREAM;held;');
+    expect(later.received()).toMatch(/^again STREAM;(ping;)+$/);
+    for (const socket of [stuck.socket, other.socket, later.socket]) socket.destroy();
+  });
+});

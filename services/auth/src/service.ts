@@ -255,7 +255,7 @@ export async function createAuthService(
     services: [
       {
         definition: TokenBrokerServiceService,
-        handlers: tokenBrokerHandlers({ logger, apiKeys, googleTokens }),
+        handlers: tokenBrokerHandlers({ logger, apiKeys, googleTokens, revocations: edgeRevocations }),
       },
       {
         definition: AccountServiceService,

@@ -1,10 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import {
+  type AccessTokenFacts,
   createRevocationServiceClient,
+  createTokenBrokerClient,
   fromRevocationEvent,
+  GrpcStatus,
   type RunningGrpcServer,
   revocationService,
   startGrpcServer,
+  tokenBrokerService,
   type WatchRevocationsResponse,
 } from '@sheetgate/proto';
 import { createLogger } from '@sheetgate/service-runtime';
@@ -16,6 +20,7 @@ import { createEdgeRevocationQueries } from '../src/edge-revocations/edge-revoca
 import { createEdgeRevocations } from '../src/edge-revocations/edge-revocations.ts';
 import { createInProcessRevocationBus } from '../src/edge-revocations/revocation-bus.ts';
 import { createRevocationStreams, streamTiming } from '../src/edge-revocations/revocation-streams.ts';
+import { tokenBrokerHandlers } from '../src/grpc/token-broker-service.ts';
 
 const logger = createLogger({ service: 'test', level: 'silent' });
 const TOKEN = randomBytes(32).toString('base64url');
@@ -44,9 +49,23 @@ beforeAll(async () => {
     host: '127.0.0.1',
     port: 0,
     serviceToken: TOKEN,
-    services: [revocationService({ watchRevocations: streams.watch })],
+    services: [
+      revocationService({ watchRevocations: streams.watch }),
+      tokenBrokerService({
+        checkRevocations: tokenBrokerHandlers({
+          logger,
+          apiKeys: { resolveMany: notHere, leaseAllowance: notHere },
+          googleTokens: { getAccessToken: notHere },
+          revocations: edge,
+        }).checkRevocations,
+      }),
+    ],
   });
 });
+
+function notHere(): never {
+  throw new Error('not used by these tests');
+}
 afterAll(async () => {
   await server?.close(1_000);
   await pool?.end();
@@ -160,6 +179,55 @@ describe('announcing a revocation', () => {
       });
     } finally {
       silent.close();
+    }
+  });
+});
+
+describe('CheckRevocations (asked by a replica whose stream lags)', () => {
+  const facts = (overrides: Partial<AccessTokenFacts>): AccessTokenFacts => ({
+    grantId: '',
+    userId: 'user-unrevoked',
+    issuedAt: Math.floor(Date.now() / 1000),
+    keyId: 'kid-1',
+    ...overrides,
+  });
+
+  it('judges each token by what is recorded, by the rule the stream’s receiver applies', async () => {
+    const broker = createTokenBrokerClient({ address: `127.0.0.1:${server.port}`, serviceToken: TOKEN });
+    try {
+      await edge.grantRevoked('grant-checked');
+      const issuedBefore = Math.floor(Date.now() / 1000) - 1;
+      await edge.personRevoked('user-checked');
+      const issuedAfter = Math.floor(Date.now() / 1000) + 1;
+      const { revoked } = await broker.checkRevocations({
+        tokens: [
+          facts({ grantId: 'grant-checked' }),
+          facts({ grantId: 'grant-unrevoked' }),
+          facts({ userId: 'user-checked', issuedAt: issuedBefore }),
+          facts({ userId: 'user-checked', issuedAt: issuedAfter }),
+          facts({}),
+          facts({ grantId: 'grant-checked' }),
+        ],
+      });
+      expect(revoked).toEqual([true, false, true, false, false, true]);
+    } finally {
+      broker.close();
+    }
+  });
+
+  it('refuses more than 256 tokens in a call, and a token without its user, with INVALID_ARGUMENT', async () => {
+    const broker = createTokenBrokerClient({ address: `127.0.0.1:${server.port}`, serviceToken: TOKEN });
+    try {
+      const status = (tokens: AccessTokenFacts[]) =>
+        broker.checkRevocations({ tokens }).then(
+          () => GrpcStatus.OK,
+          (error: { code: number }) => error.code,
+        );
+      expect(await status(Array.from({ length: 257 }, () => facts({})))).toBe(GrpcStatus.INVALID_ARGUMENT);
+      expect(await status([facts({ userId: '' })])).toBe(GrpcStatus.INVALID_ARGUMENT);
+      expect(await status(Array.from({ length: 256 }, () => facts({})))).toBe(GrpcStatus.OK);
+    } finally {
+      broker.close();
     }
   });
 });

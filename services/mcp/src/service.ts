@@ -18,6 +18,7 @@ import { edgeApiKeyResolver } from './auth/api-key-edge.ts';
 import { createRequestAuthenticator } from './auth/authenticate-request.ts';
 import { brokerApiKeyResolver, brokerGoogleAccessTokens } from './auth/broker-clients.ts';
 import { createJwksCache } from './auth/jwks-cache.ts';
+import { revocationCheck } from './auth/revocation-check.ts';
 import { watchRevocations } from './auth/revocation-watch.ts';
 import { createContractChecks } from './errors/contract-violation.ts';
 import { createGoogleCaller } from './google/call-google.ts';
@@ -72,20 +73,15 @@ export async function createMcpService(
     unknownKidCooldownMs: settings.JWKS_COOLDOWN_SECONDS * 1000,
   });
   // Auth's revocation stream: a revoked grant's access tokens are refused here at once, and a
-  // replica that cannot vouch for what it knows answers 503 rather than trust it.
+  // replica that cannot vouch for what it knows asks auth instead of trusting it.
   const revocations = watchRevocations({
     address: settings.AUTH_GRPC_ADDRESS,
     serviceToken: settings.INTERNAL_SERVICE_TOKEN,
     logger,
   });
   metrics.watchRevocationStream({ current: revocations.isCurrent, entries: revocations.entries });
-  const verifier = createAccessTokenVerifier({
-    issuer: settings.BASE_URL,
-    resource: mcpResource(settings.BASE_URL),
-    jwks,
-    revocations,
-    onOutcome: metrics.countVerification,
-  });
+  // Its own connection, not the stream's (their channel options differ): one hung connection
+  // does not take both.
   const broker = metrics.countBrokerCalls(
     createTokenBrokerClient({
       address: settings.AUTH_GRPC_ADDRESS,
@@ -93,6 +89,13 @@ export async function createMcpService(
       channelOptions: BROKER_CHANNEL_OPTIONS,
     }),
   );
+  const verifier = createAccessTokenVerifier({
+    issuer: settings.BASE_URL,
+    resource: mcpResource(settings.BASE_URL),
+    jwks,
+    revocations: revocationCheck({ stream: revocations, broker }),
+    onOutcome: metrics.countVerification,
+  });
 
   // One googleapis client per API for the whole process; the user's token travels per call.
   const rootUrl = settings.GOOGLE_EMULATOR_URL ? `${settings.GOOGLE_EMULATOR_URL}/` : undefined;

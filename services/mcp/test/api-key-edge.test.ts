@@ -2,7 +2,6 @@ import type { LeaseApiKeyAllowanceRequest, LeaseApiKeyAllowanceResponse, Revocat
 import { describe, expect, it } from 'vitest';
 import { edgeApiKeyResolver } from '../src/auth/api-key-edge.ts';
 import type { ApiKeyOutcome } from '../src/auth/broker-clients.ts';
-import { RevocationsUnknownError } from '../src/auth/revocation-watch.ts';
 
 // The edge's rules for a held key, against a scripted auth: what is kept and when it is
 // forgotten, and how leases are shared. The same behaviour against real processes is in
@@ -53,7 +52,7 @@ function scriptedAuth(options: { answer?: () => ApiKeyOutcome; grant?: (requeste
       },
     },
     revocations: {
-      vouch: () => (stale ? Promise.reject(new RevocationsUnknownError(1)) : undefined),
+      isCurrent: () => !stale,
       onEvent: (listener: (revocation: Revocation) => void) =>
         void revokedListeners.push((keyId) => listener({ kind: 'api_key', keyId })),
       onResync: (listener: () => void) => void snapshotListeners.push(listener),
@@ -162,19 +161,49 @@ describe('a key held at the edge', () => {
     expect(keys.size).toBe(0);
   });
 
-  it('is answered 503 while the stream cannot vouch, and served again once it can', async () => {
+  it('is asked of auth at every request while the stream cannot vouch, and served from leases again once it can', async () => {
     const auth = scriptedAuth();
     const keys = edge(auth);
     await keys.resolve(KEY, '192.0.2.1');
     auth.setStale(true);
+    for (let i = 0; i < 3; i++) expect(await keys.resolve(KEY, '192.0.2.1')).toMatchObject({ ok: true });
+    expect(auth.calls).toMatchObject({ resolve: 4, lease: 0 });
+    auth.setStale(false);
+    expect(await keys.resolve(KEY, '192.0.2.1')).toMatchObject({ ok: true });
+    expect(auth.calls).toMatchObject({ resolve: 4, lease: 1 });
+  });
+
+  it('is forgotten when auth, asked while the stream cannot vouch, says it was revoked', async () => {
+    let revoked = false;
+    const auth = scriptedAuth({ answer: () => (revoked ? { ok: false, reason: 'revoked' } : live()) });
+    const keys = edge(auth);
+    await keys.resolve(KEY, '192.0.2.1');
+    auth.setStale(true);
+    revoked = true;
+    expect(await keys.resolve(KEY, '192.0.2.1')).toEqual({ ok: false, reason: 'revoked' });
+    expect(keys.size).toBe(0);
+    // Current again, the key is asked about rather than served from what was held.
+    auth.setStale(false);
+    expect(await keys.resolve(KEY, '192.0.2.1')).toEqual({ ok: false, reason: 'revoked' });
+    expect(auth.calls.resolve).toBe(3);
+  });
+
+  it('is answered 503 while the stream cannot vouch and auth cannot answer', async () => {
+    let down = false;
+    const auth = scriptedAuth({
+      answer: () => (down ? { ok: false, reason: 'unavailable', retryAfterSeconds: 5 } : live()),
+    });
+    const keys = edge(auth);
+    expect(await keys.resolve(KEY, '192.0.2.1')).toMatchObject({ ok: true });
+    auth.setStale(true);
+    down = true;
     expect(await keys.resolve(KEY, '192.0.2.1')).toEqual({
       ok: false,
       reason: 'unavailable',
-      retryAfterSeconds: 1,
+      retryAfterSeconds: 5,
     });
-    auth.setStale(false);
-    expect(await keys.resolve(KEY, '192.0.2.1')).toMatchObject({ ok: true });
-    expect(auth.calls.resolve).toBe(1);
+    // Not a refusal of the key: it stays held for when the stream vouches again.
+    expect(keys.size).toBe(1);
   });
 
   it('past its expiry is asked about again, every time', async () => {

@@ -60,7 +60,7 @@ describe('mcp started before auth', () => {
     await eventually(() => said('revocation stream open again') === 1, 'the stream opens again');
     const warnings = lines().filter((line) => WARN_OR_WORSE.has(line.level));
     expect(warnings.map((line) => line.msg)).toEqual([
-      'revocation stream lost; access tokens are answered 503 until it is back',
+      'revocation stream lost; credentials are checked with auth until it is back',
     ]);
     // No stack trace in it: the reason is the gRPC status's message.
     expect(JSON.stringify(warnings)).not.toContain('    at ');

@@ -17,7 +17,8 @@ import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.t
 
 // Revocation reaches the edge (docs/design.md §4): a revocation on any auth replica is refused by
 // every MCP replica on the very next request, access tokens included; a replica that cannot vouch
-// for what it knows answers 503 + Retry-After instead of trusting it.
+// for what it knows asks auth instead of trusting it (revocations-while-stream-lags.test.ts), and
+// answers 503 + Retry-After when auth cannot answer either.
 
 const withRedis = Boolean(process.env.REDIS_URL);
 const toolsList = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} };
@@ -123,7 +124,7 @@ describe.skipIf(!withRedis)('two auth replicas (Redis), three MCP replicas', () 
     for (const url of replicas) expect(await statusAt(url, withKey(key.secret)), url).toBe(401);
   });
 
-  it('a replica whose stream is frozen answers 503 with Retry-After instead of trusting what it knew, and catches up after the thaw', async () => {
+  it('a replica cut off from auth (its stream and its calls frozen) answers 503 with Retry-After instead of trusting what it knew, and catches up after the thaw', async () => {
     const app = await connectApp(stack, person.sessionCookie);
     await eventually(
       async () => (await statusAt(frozenReplica, withToken(app.accessToken))) === 200,

@@ -1,5 +1,5 @@
+import { createRevokedSet, type TokenFacts } from '@sheetgate/proto';
 import { describe, expect, it } from 'vitest';
-import { createRevokedSet, type TokenFacts } from '../src/auth/revoked-set.ts';
 import { createStreamFreshness } from '../src/auth/stream-freshness.ts';
 
 const token = (facts: Partial<TokenFacts> = {}): TokenFacts => ({

@@ -285,6 +285,38 @@ export interface LeaseApiKeyAllowanceResponse {
   validForMs: number;
 }
 
+export interface CheckRevocationsRequest {
+  /** At most 256; the same token may appear more than once. */
+  tokens: AccessTokenFacts[];
+}
+
+/**
+ * What revocations judge an access token by: claims and a header field of a token the replica
+ * verified. Never the token itself, which is a bearer secret.
+ */
+export interface AccessTokenFacts {
+  /**
+   * The `grant_id` claim; empty for a token without one (only its person, signing key or a
+   * provider reset can refuse it then).
+   */
+  grantId: string;
+  /** The `sub` claim: Sheetgate's user id. */
+  userId: string;
+  /** The `iat` claim, in unix seconds (int64, mapped to a JS number). */
+  issuedAt: number;
+  /** The `kid` of the token's header; empty when it has none. */
+  keyId: string;
+}
+
+/** One answer per token, in the order of `tokens`. */
+export interface CheckRevocationsResponse {
+  /**
+   * True when a recorded revocation refuses the token: the MCP service answers 401
+   * `invalid_token` ("revoked").
+   */
+  revoked: boolean[];
+}
+
 export interface GetGoogleAccessTokenRequest {
   /** Sheetgate's user id, as ResolveApiKeys or the access token's `sub` gave it. */
   userId: string;
@@ -1017,6 +1049,293 @@ export const LeaseApiKeyAllowanceResponse: MessageFns<LeaseApiKeyAllowanceRespon
   },
 };
 
+function createBaseCheckRevocationsRequest(): CheckRevocationsRequest {
+  return { tokens: [] };
+}
+
+export const CheckRevocationsRequest: MessageFns<CheckRevocationsRequest> = {
+  encode(message: CheckRevocationsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.tokens) {
+      AccessTokenFacts.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckRevocationsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckRevocationsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tokens.push(AccessTokenFacts.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckRevocationsRequest {
+    return {
+      tokens: globalThis.Array.isArray(object?.tokens)
+        ? object.tokens.map((e: any) => AccessTokenFacts.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CheckRevocationsRequest): unknown {
+    const obj: any = {};
+    if (message.tokens?.length) {
+      obj.tokens = message.tokens.map((e) => AccessTokenFacts.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckRevocationsRequest>, I>>(base?: I): CheckRevocationsRequest {
+    return CheckRevocationsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckRevocationsRequest>, I>>(object: I): CheckRevocationsRequest {
+    const message = createBaseCheckRevocationsRequest();
+    message.tokens = object.tokens?.map((e) => AccessTokenFacts.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseAccessTokenFacts(): AccessTokenFacts {
+  return { grantId: "", userId: "", issuedAt: 0, keyId: "" };
+}
+
+export const AccessTokenFacts: MessageFns<AccessTokenFacts> = {
+  encode(message: AccessTokenFacts, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.grantId !== "") {
+      writer.uint32(10).string(message.grantId);
+    }
+    if (message.userId !== "") {
+      writer.uint32(18).string(message.userId);
+    }
+    if (message.issuedAt !== 0) {
+      writer.uint32(24).int64(message.issuedAt);
+    }
+    if (message.keyId !== "") {
+      writer.uint32(34).string(message.keyId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AccessTokenFacts {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAccessTokenFacts();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.grantId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.userId = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.issuedAt = longToNumber(reader.int64());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.keyId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AccessTokenFacts {
+    return {
+      grantId: isSet(object.grantId)
+        ? globalThis.String(object.grantId)
+        : isSet(object.grant_id)
+        ? globalThis.String(object.grant_id)
+        : "",
+      userId: isSet(object.userId)
+        ? globalThis.String(object.userId)
+        : isSet(object.user_id)
+        ? globalThis.String(object.user_id)
+        : "",
+      issuedAt: isSet(object.issuedAt)
+        ? globalThis.Number(object.issuedAt)
+        : isSet(object.issued_at)
+        ? globalThis.Number(object.issued_at)
+        : 0,
+      keyId: isSet(object.keyId)
+        ? globalThis.String(object.keyId)
+        : isSet(object.key_id)
+        ? globalThis.String(object.key_id)
+        : "",
+    };
+  },
+
+  toJSON(message: AccessTokenFacts): unknown {
+    const obj: any = {};
+    if (message.grantId !== "") {
+      obj.grantId = message.grantId;
+    }
+    if (message.userId !== "") {
+      obj.userId = message.userId;
+    }
+    if (message.issuedAt !== 0) {
+      obj.issuedAt = Math.round(message.issuedAt);
+    }
+    if (message.keyId !== "") {
+      obj.keyId = message.keyId;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AccessTokenFacts>, I>>(base?: I): AccessTokenFacts {
+    return AccessTokenFacts.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AccessTokenFacts>, I>>(object: I): AccessTokenFacts {
+    const message = createBaseAccessTokenFacts();
+    message.grantId = object.grantId ?? "";
+    message.userId = object.userId ?? "";
+    message.issuedAt = object.issuedAt ?? 0;
+    message.keyId = object.keyId ?? "";
+    return message;
+  },
+};
+
+function createBaseCheckRevocationsResponse(): CheckRevocationsResponse {
+  return { revoked: [] };
+}
+
+export const CheckRevocationsResponse: MessageFns<CheckRevocationsResponse> = {
+  encode(message: CheckRevocationsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.revoked.length !== 0) {
+      writer.uint32(10).fork();
+      for (const v of message.revoked) {
+        writer.bool(v);
+      }
+      writer.join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckRevocationsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckRevocationsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag === 8) {
+              message.revoked.push(reader.bool());
+
+              continue;
+            }
+
+            if (tag === 10) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.revoked.push(reader.bool());
+              }
+
+              continue;
+            }
+
+            break;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CheckRevocationsResponse {
+    return {
+      revoked: globalThis.Array.isArray(object?.revoked) ? object.revoked.map((e: any) => globalThis.Boolean(e)) : [],
+    };
+  },
+
+  toJSON(message: CheckRevocationsResponse): unknown {
+    const obj: any = {};
+    if (message.revoked?.length) {
+      obj.revoked = message.revoked;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CheckRevocationsResponse>, I>>(base?: I): CheckRevocationsResponse {
+    return CheckRevocationsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CheckRevocationsResponse>, I>>(object: I): CheckRevocationsResponse {
+    const message = createBaseCheckRevocationsResponse();
+    message.revoked = object.revoked?.map((e) => e) || [];
+    return message;
+  },
+};
+
 function createBaseGetGoogleAccessTokenRequest(): GetGoogleAccessTokenRequest {
   return { userId: "", forceRefresh: false };
 }
@@ -1406,6 +1725,31 @@ export const TokenBrokerServiceService = {
       Buffer.from(LeaseApiKeyAllowanceResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): LeaseApiKeyAllowanceResponse => LeaseApiKeyAllowanceResponse.decode(value),
   },
+  /**
+   * Whether what auth has recorded refuses these access tokens: the token's grant revoked, its
+   * person's grants revoked at or after its `iat`, its signing key withdrawn, or a provider reset
+   * at or after its `iat` — the rule the revocation stream's receiver applies
+   * (@sheetgate/proto's createRevokedSet), judged against PostgreSQL's `edge_revocations` at that
+   * moment. Auth records a revocation before it relays it, so one that has returned to whoever
+   * made it is always found. The MCP service asks while it cannot vouch for what its revocation
+   * stream told it (the stream down, silent, or not open yet; docs/design.md §4.6), for every
+   * bearer request meanwhile, instead of answering 503; tokens of requests that arrive together
+   * travel in one call. It judges revocations only: the replica verified the token's signature,
+   * issuer, audience and lifetime itself. A failure is a status: INVALID_ARGUMENT (more than 256
+   * tokens, a token without user_id), UNAVAILABLE (PostgreSQL unreachable); the replica then
+   * answers 503, never a guess.
+   */
+  checkRevocations: {
+    path: "/sheetgate.v1.TokenBrokerService/CheckRevocations" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckRevocationsRequest): Buffer =>
+      Buffer.from(CheckRevocationsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckRevocationsRequest => CheckRevocationsRequest.decode(value),
+    responseSerialize: (value: CheckRevocationsResponse): Buffer =>
+      Buffer.from(CheckRevocationsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckRevocationsResponse => CheckRevocationsResponse.decode(value),
+  },
   /** The user's Google access token, cached by auth and refreshed before it expires. */
   getGoogleAccessToken: {
     path: "/sheetgate.v1.TokenBrokerService/GetGoogleAccessToken" as const,
@@ -1448,6 +1792,21 @@ export interface TokenBrokerServiceServer extends UntypedServiceImplementation {
    * store unreachable and its in-memory insurance unable to answer).
    */
   leaseApiKeyAllowance: handleUnaryCall<LeaseApiKeyAllowanceRequest, LeaseApiKeyAllowanceResponse>;
+  /**
+   * Whether what auth has recorded refuses these access tokens: the token's grant revoked, its
+   * person's grants revoked at or after its `iat`, its signing key withdrawn, or a provider reset
+   * at or after its `iat` — the rule the revocation stream's receiver applies
+   * (@sheetgate/proto's createRevokedSet), judged against PostgreSQL's `edge_revocations` at that
+   * moment. Auth records a revocation before it relays it, so one that has returned to whoever
+   * made it is always found. The MCP service asks while it cannot vouch for what its revocation
+   * stream told it (the stream down, silent, or not open yet; docs/design.md §4.6), for every
+   * bearer request meanwhile, instead of answering 503; tokens of requests that arrive together
+   * travel in one call. It judges revocations only: the replica verified the token's signature,
+   * issuer, audience and lifetime itself. A failure is a status: INVALID_ARGUMENT (more than 256
+   * tokens, a token without user_id), UNAVAILABLE (PostgreSQL unreachable); the replica then
+   * answers 503, never a guess.
+   */
+  checkRevocations: handleUnaryCall<CheckRevocationsRequest, CheckRevocationsResponse>;
   /** The user's Google access token, cached by auth and refreshed before it expires. */
   getGoogleAccessToken: handleUnaryCall<GetGoogleAccessTokenRequest, GetGoogleAccessTokenResponse>;
 }
@@ -1507,6 +1866,35 @@ export interface TokenBrokerServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: LeaseApiKeyAllowanceResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Whether what auth has recorded refuses these access tokens: the token's grant revoked, its
+   * person's grants revoked at or after its `iat`, its signing key withdrawn, or a provider reset
+   * at or after its `iat` — the rule the revocation stream's receiver applies
+   * (@sheetgate/proto's createRevokedSet), judged against PostgreSQL's `edge_revocations` at that
+   * moment. Auth records a revocation before it relays it, so one that has returned to whoever
+   * made it is always found. The MCP service asks while it cannot vouch for what its revocation
+   * stream told it (the stream down, silent, or not open yet; docs/design.md §4.6), for every
+   * bearer request meanwhile, instead of answering 503; tokens of requests that arrive together
+   * travel in one call. It judges revocations only: the replica verified the token's signature,
+   * issuer, audience and lifetime itself. A failure is a status: INVALID_ARGUMENT (more than 256
+   * tokens, a token without user_id), UNAVAILABLE (PostgreSQL unreachable); the replica then
+   * answers 503, never a guess.
+   */
+  checkRevocations(
+    request: CheckRevocationsRequest,
+    callback: (error: ServiceError | null, response: CheckRevocationsResponse) => void,
+  ): ClientUnaryCall;
+  checkRevocations(
+    request: CheckRevocationsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckRevocationsResponse) => void,
+  ): ClientUnaryCall;
+  checkRevocations(
+    request: CheckRevocationsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckRevocationsResponse) => void,
   ): ClientUnaryCall;
   /** The user's Google access token, cached by auth and refreshed before it expires. */
   getGoogleAccessToken(

@@ -1,4 +1,4 @@
-import type { LastingRevocation } from '@sheetgate/proto';
+import type { LastingRevocation, TokenFacts } from '@sheetgate/proto';
 import type { Queryable } from '../db/pool.ts';
 
 interface Row {
@@ -66,6 +66,25 @@ export function createEdgeRevocationQueries(db: Queryable) {
       const { rows } = await db.query<Row>(
         `SELECT kind, subject, revoked_at AS "revokedAt", covers_until AS "coversUntil"
            FROM edge_revocations WHERE covers_until > now()`,
+      );
+      return rows.map(fromRow);
+    },
+
+    /**
+     * The revocations that may refuse any of `tokens` (their grants, persons and signing keys, and
+     * the provider resets), still covering an unexpired access token.
+     */
+    async covering(tokens: readonly TokenFacts[]): Promise<LastingRevocation[]> {
+      const grantIds = tokens.flatMap((token) => (token.grantId === undefined ? [] : [token.grantId]));
+      const { rows } = await db.query<Row>(
+        `SELECT kind, subject, revoked_at AS "revokedAt", covers_until AS "coversUntil"
+           FROM edge_revocations
+          WHERE covers_until > now()
+            AND ((kind = 'grant' AND subject = ANY($1::text[]))
+              OR (kind = 'person' AND subject = ANY($2::text[]))
+              OR (kind = 'signing_key' AND subject = ANY($3::text[]))
+              OR kind = 'provider_reset')`,
+        [grantIds, tokens.map((token) => token.userId), tokens.map((token) => token.kid)],
       );
       return rows.map(fromRow);
     },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isLasting, type Revocation } from '@sheetgate/proto';
+import { createRevokedSet, isLasting, type Revocation, type TokenFacts } from '@sheetgate/proto';
 import type { Logger } from '@sheetgate/service-runtime';
 import { StoreUnavailableError } from '../cache/store-unavailable.ts';
 import type { EdgeRevocationQueries } from './edge-revocation-queries.ts';
@@ -115,6 +115,16 @@ export function createEdgeRevocations(deps: {
     googleConnectionChanged: (userId: string) => announce({ kind: 'google_connection', userId }),
     /** What a replica connecting now must know. */
     snapshot: () => deps.queries.lasting(),
+    /**
+     * Whether what is recorded refuses each token, by the rule the replicas apply to the stream
+     * (`CheckRevocations`, for a replica whose stream lags). Recorded before it is relayed, a
+     * revocation that has returned is found here.
+     */
+    async refuses(tokens: readonly TokenFacts[]): Promise<boolean[]> {
+      const revoked = createRevokedSet();
+      revoked.replace(await deps.queries.covering(tokens));
+      return tokens.map((token) => revoked.refuses(token));
+    },
     /** Drops entries no unexpired access token is left for. */
     sweep: () => deps.queries.sweep(),
     close: () => bus.close(),

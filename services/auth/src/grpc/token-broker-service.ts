@@ -1,10 +1,14 @@
 import {
+  type CheckRevocationsRequest,
+  type CheckRevocationsResponse,
+  fromAccessTokenFacts,
   type GetGoogleAccessTokenRequest,
   type GetGoogleAccessTokenResponse,
   type LeaseApiKeyAllowanceRequest,
   type LeaseApiKeyAllowanceResponse,
   MAX_API_KEY_LEASE,
   MAX_API_KEYS_PER_BATCH,
+  MAX_TOKENS_PER_REVOCATION_CHECK,
   type ResolveApiKeysRequest,
   type ResolveApiKeysResponse,
   toGetGoogleAccessTokenResponse,
@@ -12,6 +16,7 @@ import {
 } from '@sheetgate/proto';
 import { isUuid, type Logger, SheetgateError } from '@sheetgate/service-runtime';
 import type { ApiKeyLibrary } from '../api-keys/index.ts';
+import type { EdgeRevocations } from '../edge-revocations/index.ts';
 import type { GoogleTokenBroker } from '../google/index.ts';
 import { unaryHandler } from './unary-handler.ts';
 
@@ -20,8 +25,9 @@ export function tokenBrokerHandlers(deps: {
   logger: Logger;
   apiKeys: Pick<ApiKeyLibrary, 'resolveMany' | 'leaseAllowance'>;
   googleTokens: Pick<GoogleTokenBroker, 'getAccessToken'>;
+  revocations: Pick<EdgeRevocations, 'refuses'>;
 }) {
-  const { logger, apiKeys, googleTokens } = deps;
+  const { logger, apiKeys, googleTokens, revocations } = deps;
   return {
     resolveApiKeys: unaryHandler<ResolveApiKeysRequest, ResolveApiKeysResponse>(
       logger,
@@ -54,6 +60,24 @@ export function tokenBrokerHandlers(deps: {
           retryAfterSeconds: lease.granted < request.requested ? lease.retryAfterSeconds : 0,
           validForMs: Math.min(lease.validForMs, 2 ** 31 - 1),
         };
+      },
+    ),
+
+    // PostgreSQL down is UNAVAILABLE (unaryHandler): the replica answers 503.
+    checkRevocations: unaryHandler<CheckRevocationsRequest, CheckRevocationsResponse>(
+      logger,
+      'CheckRevocations',
+      async (request) => {
+        if (request.tokens.length > MAX_TOKENS_PER_REVOCATION_CHECK) {
+          throw new SheetgateError(
+            'invalid_argument',
+            `at most ${MAX_TOKENS_PER_REVOCATION_CHECK} tokens per call`,
+          );
+        }
+        if (request.tokens.some((token) => token.userId === '')) {
+          throw new SheetgateError('invalid_argument', 'every token needs its user_id');
+        }
+        return { revoked: await revocations.refuses(request.tokens.map(fromAccessTokenFacts)) };
       },
     ),
 

@@ -1,8 +1,7 @@
-import { knownToolsets } from '@sheetgate/proto';
+import { knownToolsets, type TokenFacts } from '@sheetgate/proto';
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import type { AuthInfo } from './auth-info.ts';
 import type { JwksCache } from './jwks-cache.ts';
-import type { TokenFacts } from './revoked-set.ts';
 
 /** Asymmetric algorithms only (docs/design.md §7.1): never HS*, never `none`. */
 export const ACCEPTED_ALGORITHMS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'RS256', 'PS256'];
@@ -52,12 +51,12 @@ interface CachedVerification {
 }
 
 /**
- * What auth revoked (the revocation stream, `revocation-watch.ts`). `refuses` rejects with a
- * JwksUnavailableError when the replica cannot vouch for what it knows: answered 503, as a missing
- * key set is.
+ * What auth revoked (the revocation stream, or auth itself while the stream lags:
+ * `revocation-check.ts`). `refuses` rejects with a JwksUnavailableError when neither can say:
+ * answered 503, as a missing key set is.
  */
 export interface RevocationCheck {
-  /** Synchronous when the replica can answer at once (the usual case), a promise when it must wait. */
+  /** Synchronous when the replica can answer at once (the usual case), a promise when it must ask auth. */
   refuses(token: TokenFacts): boolean | Promise<boolean>;
 }
 

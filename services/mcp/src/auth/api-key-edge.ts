@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { kindOfCallError, type TokenBrokerClient } from '@sheetgate/proto';
 import type { Logger } from '@sheetgate/service-runtime';
 import type { ApiKeyOutcome, ApiKeyResolver } from './broker-clients.ts';
-import { RevocationsUnknownError, type RevocationWatch } from './revocation-watch.ts';
+import type { RevocationWatch } from './revocation-watch.ts';
 
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 /**
@@ -56,8 +56,9 @@ interface Entry {
  * - an entry is dropped when the stream says its key was revoked (before the event is
  *   acknowledged, so the revocation returns only once it is gone here), and every entry when the
  *   stream opens again with a snapshot (what it missed meanwhile is unknown);
- * - while the stream cannot vouch (stale), a held key is answered 503 with Retry-After, as access
- *   tokens are;
+ * - while the stream cannot vouch (stale), auth is asked about a held key as about one not held
+ *   (a refusal drops it), as access tokens are asked of auth then (revocation-check.ts): a key
+ *   revoked meanwhile is refused at the next request, and auth unreachable is a 503;
  * - past its expiry an entry is dropped and the key asked about again (auth answers `expired`),
  *   and so is one held for `maxAgeMs` (a minute), bounding a revocation the stream could not carry;
  * - unknown, expired, revoked, rate-limited and throttled keys are never kept: they reach auth
@@ -77,7 +78,7 @@ export function edgeApiKeyResolver(deps: {
   /** Resolves what this replica does not hold (`brokerApiKeyResolver`). */
   resolver: ApiKeyResolver;
   broker: Pick<TokenBrokerClient, 'leaseApiKeyAllowance'>;
-  revocations: Pick<RevocationWatch, 'vouch' | 'onEvent' | 'onResync'>;
+  revocations: Pick<RevocationWatch, 'isCurrent' | 'onEvent' | 'onResync'>;
   leaseSize: number;
   maxEntries?: number;
   /** How long a held key is served before auth is asked again (tests shrink it). */
@@ -232,15 +233,16 @@ export function edgeApiKeyResolver(deps: {
         forget(held);
         return resolveUnheld(apiKey, hash, clientAddress);
       }
-      // Synchronous while the stream vouches, which is nearly always.
-      const vouched = deps.revocations.vouch();
-      if (vouched) {
-        try {
-          await vouched;
-        } catch (error) {
-          if (!(error instanceof RevocationsUnknownError)) throw error;
-          return { ok: false, reason: 'unavailable', retryAfterSeconds: error.retryAfterSeconds };
-        }
+      if (!deps.revocations.isCurrent()) {
+        // What the stream said cannot be vouched for: auth judges the key now, and its request
+        // spends its own point there, as a key not held does.
+        const outcome = await askAuth(apiKey, hash, clientAddress);
+        if (
+          !outcome.ok &&
+          (outcome.reason === 'unknown' || outcome.reason === 'expired' || outcome.reason === 'revoked')
+        )
+          forget(held);
+        return outcome;
       }
       return serve(hash, apiKey, clientAddress);
     },

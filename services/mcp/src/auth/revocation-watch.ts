@@ -1,30 +1,17 @@
 import {
   createRevocationServiceClient,
+  createRevokedSet,
   fromRevocationEvent,
   fromRevocationSnapshot,
   kindOfCallError,
   type Revocation,
   type RevocationServiceClient,
+  type TokenFacts,
   type WatchRevocationsRequest,
   type WatchRevocationsResponse,
 } from '@sheetgate/proto';
 import type { Logger } from '@sheetgate/service-runtime';
-import { JwksUnavailableError } from './jwks-cache.ts';
-import { createRevokedSet, type TokenFacts } from './revoked-set.ts';
 import { createStreamFreshness } from './stream-freshness.ts';
-
-/**
- * This replica cannot vouch for what it knows of revocations (the stream is down, silent, or not
- * yet open). A JwksUnavailableError, so the request authenticator answers it as it answers a
- * missing key set: 503 `temporarily_unavailable` with Retry-After — the token may well be good.
- */
-export class RevocationsUnknownError extends JwksUnavailableError {
-  constructor(retryAfterSeconds: number) {
-    super(retryAfterSeconds);
-    this.message = 'revocations cannot be checked right now';
-    this.name = 'RevocationsUnknownError';
-  }
-}
 
 /** Probes before the snapshot says the interval (auth's REVOCATION_HEARTBEAT_MS default). */
 const INITIAL_PROBE_INTERVAL_MS = 250;
@@ -32,14 +19,12 @@ const INITIAL_PROBE_INTERVAL_MS = 250;
 const FIRST_RETRY_MS = 100;
 /** …up to this. */
 const MAX_RETRY_MS = 1_000;
-/** How long a request waits for the stream to be current again before it is answered 503. */
-const REQUEST_WAIT_MS = 2_000;
-const RETRY_AFTER_SECONDS = 1;
 /** How often entries no token is left for are dropped. */
 const PRUNE_INTERVAL_MS = 30_000;
 
 // grpc-js's own reconnection waits up to 2 minutes between attempts by default; a replica that
-// cannot vouch for its revocations answers 503 meanwhile, so it tries again within a second.
+// cannot vouch for its revocations asks auth of every credential meanwhile, so it tries again
+// within a second.
 const CHANNEL_OPTIONS = {
   'grpc.initial_reconnect_backoff_ms': 100,
   'grpc.max_reconnect_backoff_ms': 1_000,
@@ -66,8 +51,8 @@ export type ResyncListener = () => void;
 /**
  * The MCP replica's end of auth's revocation stream (proto/sheetgate/v1/revocations.proto): holds
  * it open (reopening it when it breaks), keeps what it says in a revoked set, acknowledges each
- * event once applied, and judges whether what it knows is current. `check` is what the access-token
- * verifier asks of every token.
+ * event once applied, and judges whether what it knows is current. What a request may trust of it
+ * is revocation-check.ts's to say (tokens) and api-key-edge.ts's (held keys).
  */
 export function watchRevocations(options: { address: string; serviceToken: string; logger: Logger }) {
   const { logger } = options;
@@ -78,8 +63,6 @@ export function watchRevocations(options: { address: string; serviceToken: strin
   });
   const revoked = createRevokedSet();
   const freshness = createStreamFreshness();
-  /** Requests waiting for the state to be current again. */
-  let waiters: Array<() => void> = [];
   let stream: Stream | undefined;
   let prober: NodeJS.Timeout | undefined;
   let retry: NodeJS.Timeout | undefined;
@@ -95,11 +78,6 @@ export function watchRevocations(options: { address: string; serviceToken: strin
   const resyncListeners: ResyncListener[] = [];
 
   const now = () => performance.now();
-  const wake = () => {
-    const woken = waiters;
-    waiters = [];
-    for (const waiter of woken) waiter();
-  };
 
   function connect() {
     retry = undefined;
@@ -141,7 +119,6 @@ export function watchRevocations(options: { address: string; serviceToken: strin
       } else {
         freshness.echoed(message.probeEcho);
       }
-      if (freshness.isCurrent(now())) wake();
     });
     current.on('error', (error: Error) => lost(current, error));
     current.on('end', () => lost(current));
@@ -186,7 +163,7 @@ export function watchRevocations(options: { address: string; serviceToken: strin
       else
         logger.warn(
           { reason: error?.message ?? 'auth ended the stream', kind },
-          'revocation stream lost; access tokens are answered 503 until it is back',
+          'revocation stream lost; credentials are checked with auth until it is back',
         );
     }
     logger.debug({ inMs: retryMs }, 'revocation stream: trying again');
@@ -199,54 +176,15 @@ export function watchRevocations(options: { address: string; serviceToken: strin
   pruner.unref();
   connect();
 
-  /** Resolves once the state is current; false when it is not within `waitMs`. */
-  function current(waitMs: number): Promise<boolean> | boolean {
-    if (freshness.isCurrent(now())) return true;
-    return new Promise((resolve) => {
-      const done = (ok: boolean) => {
-        clearTimeout(timer);
-        resolve(ok);
-      };
-      const timer = setTimeout(() => {
-        waiters = waiters.filter((waiter) => waiter !== wakeMe);
-        done(freshness.isCurrent(now()));
-      }, waitMs);
-      const wakeMe = () => done(freshness.isCurrent(now()));
-      waiters.push(wakeMe);
-    });
-  }
-
-  /**
-   * Returns at once while this replica can vouch for what it knows; otherwise a promise that
-   * resolves once it can, or rejects with RevocationsUnknownError when it cannot (after waiting a
-   * little for the stream to be current again). What api-key-edge.ts asks before serving a held key.
-   */
-  function vouch(): undefined | Promise<void> {
-    const vouched = current(REQUEST_WAIT_MS);
-    if (vouched === true) return undefined;
-    return Promise.resolve(vouched).then((ok) => {
-      if (!ok) throw new RevocationsUnknownError(RETRY_AFTER_SECONDS);
-    });
-  }
-
   return {
     /**
-     * Whether a revocation refuses the token; rejects with RevocationsUnknownError when this replica
-     * cannot vouch for what it knows (after waiting a little for the stream to be current again).
+     * Whether a revocation the stream told of refuses the token. A refusal holds whether or not
+     * the stream is current (what it revoked stays revoked); "no" is worth only what `isCurrent` says.
      */
-    refuses(token: TokenFacts): boolean | Promise<boolean> {
-      // Synchronous while current: every bearer request asks, and most find it so.
-      const vouched = current(REQUEST_WAIT_MS);
-      if (vouched === true) return revoked.refuses(token);
-      return Promise.resolve(vouched).then((ok) => {
-        if (!ok) throw new RevocationsUnknownError(RETRY_AFTER_SECONDS);
-        return revoked.refuses(token);
-      });
-    },
-    vouch,
+    knownRevoked: (token: TokenFacts): boolean => revoked.refuses(token),
     /**
-     * Whether what it knows is current now: caches kept on the stream's word are trusted only
-     * while it is (and the metrics' gauge).
+     * Whether what it knows is current now: its "no" above, and caches kept on the stream's word,
+     * are trusted only while it is (and the metrics' gauge).
      */
     isCurrent: () => freshness.isCurrent(now()),
     /** How many revocations it holds. */
@@ -266,7 +204,6 @@ export function watchRevocations(options: { address: string; serviceToken: strin
       clearTimeout(retry);
       stream?.cancel();
       client.close();
-      wake();
     },
   };
 }

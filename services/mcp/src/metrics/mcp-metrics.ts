@@ -148,7 +148,7 @@ export function createMcpMetrics() {
   let revocationStream = { current: () => false, entries: () => 0 };
   metrics.gauge({
     name: 'sheetgate_mcp_revocations_current',
-    help: 'Whether this replica can vouch for what auth revoked (1), or answers bearer requests 503 until its revocation stream is current again (0).',
+    help: 'Whether this replica can vouch for what auth revoked (1), or asks auth of every access token and API key until its revocation stream is current again (0).',
     collect() {
       this.set(revocationStream.current() ? 1 : 0);
     },

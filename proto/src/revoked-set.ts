@@ -1,4 +1,5 @@
-import type { LastingRevocation, Revocation } from '@sheetgate/proto';
+import type { AccessTokenFacts } from '../gen/sheetgate/v1/token_broker.ts';
+import type { LastingRevocation, Revocation } from './revocations.ts';
 
 /** What the revocations are judged against: the verified access token's claims and header. */
 export interface TokenFacts {
@@ -10,11 +11,31 @@ export interface TokenFacts {
   kid: string;
 }
 
+/** The most tokens one `CheckRevocations` call may carry (INVALID_ARGUMENT beyond). */
+export const MAX_TOKENS_PER_REVOCATION_CHECK = 256;
+
+/** The wire form of a token's facts (the MCP replica's side of `CheckRevocations`). */
+export function toAccessTokenFacts(facts: TokenFacts): AccessTokenFacts {
+  return { grantId: facts.grantId ?? '', userId: facts.userId, issuedAt: facts.issuedAt, keyId: facts.kid };
+}
+
+/** A token's facts from their wire form (auth's side). */
+export function fromAccessTokenFacts(facts: AccessTokenFacts): TokenFacts {
+  return {
+    grantId: facts.grantId === '' ? undefined : facts.grantId,
+    userId: facts.userId,
+    issuedAt: facts.issuedAt,
+    kid: facts.keyId,
+  };
+}
+
 /**
- * What this MCP replica knows is revoked, as the revocation stream told it: grants, persons'
- * grants up to an instant, withdrawn signing keys, the provider's reset instant. Each entry is
- * dropped once every access token it could refuse has expired (`coversUntil`), so the set stays
- * as small as the revocations of the last access-token lifetime.
+ * What is revoked, and the one rule of which access tokens it refuses: grants, persons' grants up
+ * to an instant, withdrawn signing keys, the provider's reset instant. An MCP replica keeps one as
+ * the revocation stream tells it; auth judges `CheckRevocations` by one made of what it recorded,
+ * so both refuse the same tokens. Each entry is dropped once every access token it could refuse has
+ * expired (`coversUntil`), so the set stays as small as the revocations of the last access-token
+ * lifetime.
  */
 export function createRevokedSet() {
   const grants = new Map<string, number>();
