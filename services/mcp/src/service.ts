@@ -41,6 +41,8 @@ import { grpcRequestStateClaims } from './protocol/request-state-claims.ts';
 import type { McpSettings } from './settings.ts';
 import { outboundCeiling } from './tools/guards/outbound-ceiling.ts';
 import { guardOutbound, type OutboundPolicy } from './tools/guards/outbound-guard.ts';
+import { spreadsheetOwnership } from './tools/guards/spreadsheet-owners.ts';
+import { describeWritesOutside } from './tools/guards/written-outside.ts';
 import { journalWrites } from './tools/kit/journal-writes.ts';
 import { sheetgateTools } from './tools/registry.ts';
 
@@ -171,7 +173,17 @@ export async function createMcpService(
     googleWriteRequestBytes: settings.GOOGLE_WRITE_REQUEST_BYTES,
     outbound,
   };
-  const tools = guardOutbound(journalWrites(sheetgateTools(toolDeps), toolDeps.journal), outbound);
+  // A write into a spreadsheet owned outside the person's account is outbound too: its owners
+  // are read from Drive (once a minute per person and file) before the consent step decides.
+  const written = describeWritesOutside(journalWrites(sheetgateTools(toolDeps), toolDeps.journal), {
+    ownershipOf: spreadsheetOwnership({
+      ...toolDeps,
+      tokens: googleTokens,
+      dashboardUrl: `${settings.BASE_URL}/dashboard`,
+    }),
+    personOf: outbound.personOf,
+  });
+  const tools = guardOutbound(written, outbound);
   // The dashboard's Undo (web → mcp, ChangeUndoService): undo_change's engine, for the person auth
   // says the session cookie belongs to. main.ts serves it on MCP_GRPC_PORT.
   const accounts = createAccountServiceClient({

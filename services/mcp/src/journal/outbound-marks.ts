@@ -33,6 +33,8 @@ function label(action: OutboundAction): string {
       return `notifies ${action.to}`;
     case 'fetch':
       return `fetches ${action.to}`;
+    case 'write':
+      return `into a spreadsheet of ${action.to}`;
   }
 }
 

@@ -342,7 +342,9 @@ function toolCalls(target: ToolCallTarget): ToolCall[] {
  * undo (journal/state/state-read.ts): a getByDataFilter of the ranges and tabs its requests name,
  * or a get when they name objects by id only or every tab (the after-image comes in the
  * batchUpdate's own response); add_sheet and duplicate_sheet read nothing more (the reply names the
- * new tab), nor does insert_dimension (the response names its tab).
+ * new tab), nor does insert_dimension (the response names its tab). Every call that writes into (or
+ * comments on) an existing spreadsheet first reads its owners, one Drive files.get, kept a minute
+ * (guards/spreadsheet-owners.ts): each call here is on a fresh copy, so each reads them.
  */
 export const PINNED_GOOGLE_REQUESTS: RequestsPerTool = {
   list_spreadsheets: { 'drive.files.list': 1 },
@@ -360,120 +362,173 @@ export const PINNED_GOOGLE_REQUESTS: RequestsPerTool = {
   // The formats, the tab's size and its merges in one answer.
   read_formats: { 'sheets.spreadsheets.get': 1 },
   // The formula and revision checks of a safe write are one batchGet.
-  write_range: { 'sheets.spreadsheets.values.batchGet': 1, 'sheets.spreadsheets.values.update': 1 },
-  write_ranges: { 'sheets.spreadsheets.values.batchGet': 1, 'sheets.spreadsheets.values.batchUpdate': 1 },
-  append_rows: { 'sheets.spreadsheets.values.append': 1 },
+  write_range: {
+    'drive.files.get': 1,
+    'sheets.spreadsheets.values.batchGet': 1,
+    'sheets.spreadsheets.values.update': 1,
+  },
+  write_ranges: {
+    'drive.files.get': 1,
+    'sheets.spreadsheets.values.batchGet': 1,
+    'sheets.spreadsheets.values.batchUpdate': 1,
+  },
+  append_rows: { 'drive.files.get': 1, 'sheets.spreadsheets.values.append': 1 },
   // The change journal's before-image of what is cleared.
-  clear_range: { 'sheets.spreadsheets.values.clear': 1, 'sheets.spreadsheets.values.get': 1 },
+  clear_range: {
+    'drive.files.get': 1,
+    'sheets.spreadsheets.values.clear': 1,
+    'sheets.spreadsheets.values.get': 1,
+  },
   list_changes: {},
   undo_change: { 'sheets.spreadsheets.values.batchGet': 1, 'sheets.spreadsheets.values.batchUpdate': 1 },
   // The second get is the change journal's before-image (the notes replaced).
-  set_notes: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
-  insert_dimension: { 'sheets.spreadsheets.batchUpdate': 1 },
+  set_notes: { 'drive.files.get': 1, 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
+  insert_dimension: { 'drive.files.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
   // The change journal keeps the removed cells: the tabs' titles, then the span's grid.
-  delete_dimension: { 'sheets.spreadsheets.batchUpdate': 1, 'sheets.spreadsheets.get': 2 },
-  add_sheet: { 'sheets.spreadsheets.batchUpdate': 1 },
-  rename_sheet: { 'sheets.spreadsheets.batchUpdate': 1, 'sheets.spreadsheets.getByDataFilter': 1 },
-  duplicate_sheet: { 'sheets.spreadsheets.batchUpdate': 1 },
+  delete_dimension: {
+    'drive.files.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.get': 2,
+  },
+  add_sheet: { 'drive.files.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
+  rename_sheet: {
+    'drive.files.get': 1,
+    'sheets.spreadsheets.batchUpdate': 1,
+    'sheets.spreadsheets.getByDataFilter': 1,
+  },
+  duplicate_sheet: { 'drive.files.get': 1, 'sheets.spreadsheets.batchUpdate': 1 },
   // The change journal keeps the tab: its size, then its grid, read before the delete.
-  delete_sheet: { 'sheets.spreadsheets.batchUpdate': 1, 'sheets.spreadsheets.get': 2 },
+  delete_sheet: { 'drive.files.get': 1, 'sheets.spreadsheets.batchUpdate': 1, 'sheets.spreadsheets.get': 2 },
   format_range: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
-  batch_update: { 'sheets.spreadsheets.batchUpdate': 1, 'sheets.spreadsheets.get': 1 },
+  batch_update: { 'drive.files.get': 1, 'sheets.spreadsheets.batchUpdate': 1, 'sheets.spreadsheets.get': 1 },
   // The editing tools read the tabs (ids, sizes, merges) to refuse a bad range before writing; an
   // find_replace in every tab needs only one request.
   copy_range: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
   autofill: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
   sort_range: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
-  find_replace: { 'sheets.spreadsheets.batchUpdate': 1, 'sheets.spreadsheets.get': 1 },
+  find_replace: { 'drive.files.get': 1, 'sheets.spreadsheets.batchUpdate': 1, 'sheets.spreadsheets.get': 1 },
   // Removing duplicates and changing case read the range's cells too (a header's names, the rows
   // holding data, the text to change); trimming leaves the text to Google.
   remove_duplicates: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 2,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
   trim_whitespace: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
   change_case: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 2,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
   merge_cells: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
   unmerge_cells: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
   freeze: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
   set_dimension_properties: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
-  copy_sheet_to: { 'sheets.spreadsheets.sheets.copyTo': 1 },
+  copy_sheet_to: { 'drive.files.get': 1, 'sheets.spreadsheets.sheets.copyTo': 1 },
   // The tabs (and the rules or objects a change checks against), then the write.
   set_data_validation: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
   add_conditional_format: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
   list_conditional_formats: { 'sheets.spreadsheets.get': 1 },
   update_conditional_format: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
   delete_conditional_format: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
-  add_named_range: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
+  add_named_range: {
+    'drive.files.get': 1,
+    'sheets.spreadsheets.get': 2,
+    'sheets.spreadsheets.batchUpdate': 1,
+  },
   list_named_ranges: { 'sheets.spreadsheets.get': 1 },
-  update_named_range: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
-  delete_named_range: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
+  update_named_range: {
+    'drive.files.get': 1,
+    'sheets.spreadsheets.get': 2,
+    'sheets.spreadsheets.batchUpdate': 1,
+  },
+  delete_named_range: {
+    'drive.files.get': 1,
+    'sheets.spreadsheets.get': 2,
+    'sheets.spreadsheets.batchUpdate': 1,
+  },
   add_protected_range: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
   list_protected_ranges: { 'sheets.spreadsheets.get': 1 },
-  delete_protected_range: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
+  delete_protected_range: {
+    'drive.files.get': 1,
+    'sheets.spreadsheets.get': 2,
+    'sheets.spreadsheets.batchUpdate': 1,
+  },
   // A new chart's range is read (values.get) so that an empty one, or one without numbers, is refused.
   add_chart: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.values.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
@@ -481,44 +536,58 @@ export const PINNED_GOOGLE_REQUESTS: RequestsPerTool = {
   },
   // The tabs, the anchor's pivot table, then the source's header row; the journal's before-image.
   set_pivot_table: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 2,
     'sheets.spreadsheets.values.batchGet': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
     'sheets.spreadsheets.batchUpdate': 1,
   },
   list_charts: { 'sheets.spreadsheets.get': 1 },
-  update_chart: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
-  delete_chart: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
+  update_chart: { 'drive.files.get': 1, 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
+  delete_chart: { 'drive.files.get': 1, 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
   set_basic_filter: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
   clear_basic_filter: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
   list_filters: { 'sheets.spreadsheets.get': 1 },
   add_filter_view: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
-  update_filter_view: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
-  delete_filter_view: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
+  update_filter_view: {
+    'drive.files.get': 1,
+    'sheets.spreadsheets.get': 2,
+    'sheets.spreadsheets.batchUpdate': 1,
+  },
+  delete_filter_view: {
+    'drive.files.get': 1,
+    'sheets.spreadsheets.get': 2,
+    'sheets.spreadsheets.batchUpdate': 1,
+  },
   add_table: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
   list_tables: { 'sheets.spreadsheets.get': 1 },
   update_table: {
+    'drive.files.get': 1,
     'sheets.spreadsheets.get': 1,
     'sheets.spreadsheets.batchUpdate': 1,
     'sheets.spreadsheets.getByDataFilter': 1,
   },
-  delete_table: { 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
+  delete_table: { 'drive.files.get': 1, 'sheets.spreadsheets.get': 2, 'sheets.spreadsheets.batchUpdate': 1 },
   // The change journal keeps the new file's modifiedTime: undo refuses to trash it once changed since.
   create_spreadsheet: { 'sheets.spreadsheets.create': 1, 'drive.files.get': 1 },
   convert_file: { 'drive.files.get': 1, 'drive.files.export': 1, 'drive.files.create': 1 },
@@ -536,9 +605,9 @@ export const PINNED_GOOGLE_REQUESTS: RequestsPerTool = {
   update_permission: { 'drive.permissions.get': 1, 'drive.permissions.update': 1 },
   remove_permission: { 'drive.permissions.get': 1, 'drive.permissions.delete': 1 },
   list_comments: { 'drive.comments.list': 1 },
-  add_comment: { 'drive.comments.create': 1 },
+  add_comment: { 'drive.files.get': 1, 'drive.comments.create': 1 },
   // The change journal keeps the comment's text and whether it was resolved before the reply.
-  reply_to_comment: { 'drive.comments.get': 1, 'drive.replies.create': 1 },
+  reply_to_comment: { 'drive.files.get': 1, 'drive.comments.get': 1, 'drive.replies.create': 1 },
   resolve_comment: { 'drive.comments.get': 1, 'drive.replies.create': 1 },
 };
 

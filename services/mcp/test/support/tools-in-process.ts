@@ -2,7 +2,9 @@ import { freePort } from '@sheetgate/test-harness';
 import { drive } from 'googleapis/build/src/apis/drive/index.js';
 import { sheets } from 'googleapis/build/src/apis/sheets/index.js';
 import { createGoogleCaller } from '../../src/google/call-google.ts';
+import type { GoogleAccessTokens } from '../../src/google/google-access.ts';
 import type { ToolContext, ToolDefinition } from '../../src/tools/kit/tool-definition.ts';
+import type { ToolDeps } from '../../src/tools/kit/tool-deps.ts';
 import { sheetgateTools } from '../../src/tools/registry.ts';
 import { startEmulator } from './emulator.ts';
 
@@ -22,6 +24,8 @@ export interface ToolsUnderTest {
   email: string;
   /** A tool of the registry, built as service.ts builds them (the same clients and call wrapper). */
   tool(name: string): ToolDefinition;
+  /** The clients, call wrapper and tokens the tools were built with, for what service.ts builds beside them. */
+  deps: Pick<ToolDeps, 'sheets' | 'drive' | 'callGoogle'> & { tokens: GoogleAccessTokens };
   /** A context for one call, acting for the person; its progress reports land in `reports`. */
   context(options?: { signal?: AbortSignal; onProgress?: (report: ProgressReport) => void }): ToolContext & {
     reports: ProgressReport[];
@@ -74,32 +78,29 @@ export async function startToolsUnderTest(
     const { access_token: accessToken } = (await exchanged.json()) as { access_token: string };
 
     const rootUrl = `${url}/`;
-    const callGoogle = createGoogleCaller({
-      tokens: {
-        get: async () => ({
-          ok: true,
-          accessToken,
-          expiresAt: Date.now() + 3_600_000,
-          scopes: SCOPES,
-          email: 'alice@example.com',
-          hostedDomain: 'example.com',
-        }),
-      },
-      rootUrl,
-      dashboardUrl: 'http://127.0.0.1/dashboard',
-    });
+    const tokens: GoogleAccessTokens = {
+      get: async () => ({
+        ok: true,
+        accessToken,
+        expiresAt: Date.now() + 3_600_000,
+        scopes: SCOPES,
+        email: 'alice@example.com',
+        hostedDomain: 'example.com',
+      }),
+    };
+    const callGoogle = createGoogleCaller({ tokens, rootUrl, dashboardUrl: 'http://127.0.0.1/dashboard' });
     const google = { fetchImplementation: options.fetch ?? fetch, rootUrl };
-    const tools = new Map(
-      sheetgateTools({
-        sheets: sheets({ version: 'v4', ...google }),
-        drive: drive({ version: 'v3', ...google }),
-        callGoogle,
-      }).map((tool) => [tool.name, tool]),
-    );
+    const deps = {
+      sheets: sheets({ version: 'v4', ...google }),
+      drive: drive({ version: 'v3', ...google }),
+      callGoogle,
+    };
+    const tools = new Map(sheetgateTools(deps).map((tool) => [tool.name, tool]));
 
     return {
       emulatorUrl: url,
       email,
+      deps: { ...deps, tokens },
       tool(name) {
         const tool = tools.get(name);
         if (!tool) throw new Error(`no tool ${name}`);

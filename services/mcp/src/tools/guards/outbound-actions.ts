@@ -4,6 +4,7 @@ import {
   fetchesInFormula,
   fetchesInReplacement,
 } from './fetch-formulas.ts';
+import { quotedName } from './loss-phrases.ts';
 import { isOutside, type Person } from './outside-account.ts';
 
 /**
@@ -23,13 +24,15 @@ export type OutboundKind =
   /** A comment or reply that notifies someone outside (a +address or @address mention). */
   | 'notify'
   /** A formula that fetches from, or reveals to, a host outside (fetch-formulas.ts). */
-  | 'fetch';
+  | 'fetch'
+  /** A write into (or comment on) a spreadsheet owned outside the account (writtenOutside). */
+  | 'write';
 
 export interface OutboundAction {
   kind: OutboundKind;
   /** Who or what receives it: an address, a domain, anyone with the link, the hosts fetched. */
   to: string;
-  /** share, message, notify: the receiving domain, lower-case (what OUTBOUND_SHARING_DOMAINS is held to). */
+  /** share, message, notify, write: the receiving domain, lower-case (what OUTBOUND_SHARING_DOMAINS is held to). */
   domain?: string;
   /** What goes to whom, as the person reads it. */
   words: string;
@@ -220,4 +223,61 @@ function eachString(
   else if (Array.isArray(value)) for (const item of value) eachString(item, visit, key);
   else if (value && typeof value === 'object')
     for (const [name, item] of Object.entries(value)) eachString(item, visit, name);
+}
+
+/**
+ * Who owns a file, as Drive's files.get answers `name,owners(emailAddress,me),driveId`
+ * (https://developers.google.com/workspace/drive/api/reference/rest/v3/files): `owners` are Drive
+ * User resources whose `me` says "whether this user is the requesting user"; a file in a shared
+ * drive has no owners, and its `driveId` instead.
+ */
+export interface FileOwnership {
+  name?: string | null | undefined;
+  owners?: ReadonlyArray<{ emailAddress?: string | null; me?: boolean | null }> | null | undefined;
+  driveId?: string | null | undefined;
+}
+
+/**
+ * The outbound action of writing into (or, `verb` "comments on", commenting on) a spreadsheet the
+ * person does not own, or null when it is theirs or inside their account:
+ * - an owner that is `me`: the person's own file;
+ * - otherwise the first owner, outside as isOutside reads an address (a colleague's file shared
+ *   with a Workspace person is inside; for a consumer person every other owner is outside; an owner
+ *   whose address Google does not show, or an unknown person, outside);
+ * - a shared drive's file (no owners): shared drives belong to a Workspace organisation, so it is
+ *   inside for a Workspace person (Drive names no organisation for a shared drive: one of another
+ *   organisation the person is a member of counts as inside too) and outside for a consumer person,
+ *   who has no organisation of their own, or one not known.
+ */
+export function writtenOutside(
+  file: FileOwnership,
+  person: Person | undefined,
+  verb = 'writes into',
+): OutboundAction | null {
+  const owners = file.owners ?? [];
+  if (owners.some((owner) => owner.me === true)) return null;
+  const what = file.name ? `the spreadsheet ${quotedName(file.name)}` : 'a spreadsheet';
+  if (owners.length === 0 && file.driveId) {
+    if (person?.hostedDomain) return null;
+    return {
+      kind: 'write',
+      to: 'a shared drive',
+      words: `${verb} ${what} in a shared drive, which belongs to an organisation, not to your personal account`,
+    };
+  }
+  const address = owners[0]?.emailAddress?.trim().toLowerCase();
+  if (!address) {
+    return {
+      kind: 'write',
+      to: 'an owner Google does not name',
+      words: `${verb} ${what} owned by someone whose address Google does not show (not you)`,
+    };
+  }
+  if (person && !isOutside(person, address)) return null;
+  return {
+    kind: 'write',
+    to: address,
+    domain: domainOf(address),
+    words: `${verb} ${what} owned by ${address} (shared with you)`,
+  };
 }
