@@ -225,6 +225,25 @@ describe('an outbound call', () => {
     }
   }
 
+  it('copy then share with anyone (the injected agent): the copy is made, its share refused in every shape', async () => {
+    const copied = await callAs(stack.mcpUrl, 'legacy', keys.denied, 'copy_spreadsheet', {
+      spreadsheetId: book,
+    });
+    const copy = copied.result?.structuredContent.spreadsheetId;
+    expect(copy, textOf(copied.result)).toEqual(expect.any(String));
+    for (const shape of SHAPES) {
+      const { reply, writes } = await observed(shape, keys.denied, 'share_file', {
+        fileId: copy,
+        type: 'anyone',
+        role: 'writer',
+      });
+      expect(textOf(reply.result)).toMatch(
+        /^Nothing was sent to Google: anyone with the link may open it as writer\. /,
+      );
+      expect(writes).toEqual({});
+    }
+  });
+
   it('what went out reached Google: mallory has access, the comment and the formulas are there', async () => {
     const client = (name: string, args: Record<string, unknown>) =>
       callAs(stack.mcpUrl, 'legacy', keys.allowed, name, args).then((reply) => reply.result!);
@@ -239,6 +258,15 @@ describe('an outbound call', () => {
     expect(comments.map((comment: { content: string }) => comment.content)).toContain(
       'Totals for +mallory@gmail.com',
     );
+    const details = await client('read_cell_details', {
+      spreadsheetId: book,
+      range: 'Sheet1!C1:D100',
+      fields: ['formulas'],
+    });
+    const formulas = JSON.stringify(details.structuredContent);
+    // Written by write_range (column C) and batch_update (column D), in the shapes that ran them.
+    expect(formulas).toMatch(/"cell":"C\d+","formula":"=IMAGE/);
+    expect(formulas).toMatch(/"cell":"D\d+","formula":"=IMAGE/);
   });
 
   it('a dry run: refused like the call when the credential may not, and asks nobody when it may', async () => {
