@@ -244,6 +244,23 @@ describe('an outbound call', () => {
     }
   });
 
+  it("update_permission raising the link's role: known after one read, refused or asked like a share", async () => {
+    const link = (await callAs(stack.mcpUrl, 'legacy', keys.allowed, 'share_file', KINDS[0]!.args())).result!;
+    const args = { fileId: book, permissionId: link.structuredContent.permissionId, role: 'writer' };
+    const before = await googleStats(stack.emulatorUrl);
+    const refused = await callAs(stack.mcpUrl, 'legacy', keys.denied, 'update_permission', args);
+    expect(textOf(refused.result)).toMatch(
+      /^Nothing was sent to Google: anyone with the link may open it as writer\. This API key may not/,
+    );
+    const after = await googleStats(stack.emulatorUrl);
+    expect(writesBetween(before, after)).toEqual({});
+    expect((after['drive.permissions.get'] ?? 0) - (before['drive.permissions.get'] ?? 0)).toBe(1);
+    const asked = await callAs(stack.mcpUrl, 'form', keys.allowed, 'update_permission', args);
+    expect(asked.result?.inputRequests.confirm.params.message).toBe(
+      `${titles.get('update_permission')} (${book}) sends outside your account: anyone with the link may open it as writer. Go ahead?`,
+    );
+  });
+
   it('what went out reached Google: mallory has access, the comment and the formulas are there', async () => {
     const client = (name: string, args: Record<string, unknown>) =>
       callAs(stack.mcpUrl, 'legacy', keys.allowed, name, args).then((reply) => reply.result!);
