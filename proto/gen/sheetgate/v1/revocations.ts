@@ -1149,8 +1149,9 @@ export const RevocationHeartbeat: MessageFns<RevocationHeartbeat> = {
  * request although the MCP service verifies them locally. Every call carries the internal service
  * credential, like the other services' (UNAUTHENTICATED without it).
  *
- * Contract. The stream is the replica's only source of revocations, so a replica trusts what it
- * knows only while the stream proves itself current:
+ * Contract. The stream is how a replica learns of revocations without asking, so a replica trusts
+ * what it knows only while the stream proves itself current (otherwise it asks auth of every
+ * credential: TokenBrokerService.CheckRevocations and ResolveApiKeys):
  *   - The replica's first message opens the stream; auth answers a snapshot (everything revoked
  *     that still covers an unexpired access token), then events as they happen, and a heartbeat
  *     every `heartbeat_interval_ms` when it has nothing else to send.
@@ -1163,7 +1164,7 @@ export const RevocationHeartbeat: MessageFns<RevocationHeartbeat> = {
  *   - The replica acknowledges each event by its sequence once applied. A revocation on the
  *     dashboard returns once every connected replica acknowledged it or `stale_after_ms` (and a
  *     margin) passed since it was sent, by when a replica that did not acknowledge it no longer
- *     trusts anything it cached and answers 503 until it has a fresh snapshot.
+ *     trusts anything it cached, and asks auth until it has a fresh snapshot.
  *   - A first message that is not a probe, a probe that goes backwards, or an acknowledgement of
  *     an event never sent ends the stream with INVALID_ARGUMENT; a wrong service credential with
  *     UNAUTHENTICATED; an auth replica that cannot hear every revocation now (Redis unreachable)

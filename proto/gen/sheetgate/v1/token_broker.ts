@@ -1681,8 +1681,9 @@ export const TokenBrokerServiceService = {
   /**
    * Resolves API keys presented in `x-api-key` to their users, scopes and expiries, or says why
    * not. The MCP service asks for a key it does not hold (the first time, after a revocation of it
-   * or a reconnected revocation stream, past its expiry) and for every unknown, expired or revoked
-   * key, so those keep counting toward the per-address limit; a resolved key is then served at the
+   * or a reconnected revocation stream, past its expiry), for one it holds while its revocation
+   * stream cannot vouch for it, and for every unknown, expired or revoked key, so those keep
+   * counting toward the per-address limit; a resolved key is then served at the
    * edge until the revocation stream drops it (docs/design.md §4, "API key"). Keys of requests
    * that arrive together travel in one call. Each key is checked against the store at that moment
    * and consumes its own rate-limit point, exactly as if it came alone: that point is its
@@ -1768,8 +1769,9 @@ export interface TokenBrokerServiceServer extends UntypedServiceImplementation {
   /**
    * Resolves API keys presented in `x-api-key` to their users, scopes and expiries, or says why
    * not. The MCP service asks for a key it does not hold (the first time, after a revocation of it
-   * or a reconnected revocation stream, past its expiry) and for every unknown, expired or revoked
-   * key, so those keep counting toward the per-address limit; a resolved key is then served at the
+   * or a reconnected revocation stream, past its expiry), for one it holds while its revocation
+   * stream cannot vouch for it, and for every unknown, expired or revoked key, so those keep
+   * counting toward the per-address limit; a resolved key is then served at the
    * edge until the revocation stream drops it (docs/design.md §4, "API key"). Keys of requests
    * that arrive together travel in one call. Each key is checked against the store at that moment
    * and consumes its own rate-limit point, exactly as if it came alone: that point is its
@@ -1815,8 +1817,9 @@ export interface TokenBrokerServiceClient extends Client {
   /**
    * Resolves API keys presented in `x-api-key` to their users, scopes and expiries, or says why
    * not. The MCP service asks for a key it does not hold (the first time, after a revocation of it
-   * or a reconnected revocation stream, past its expiry) and for every unknown, expired or revoked
-   * key, so those keep counting toward the per-address limit; a resolved key is then served at the
+   * or a reconnected revocation stream, past its expiry), for one it holds while its revocation
+   * stream cannot vouch for it, and for every unknown, expired or revoked key, so those keep
+   * counting toward the per-address limit; a resolved key is then served at the
    * edge until the revocation stream drops it (docs/design.md §4, "API key"). Keys of requests
    * that arrive together travel in one call. Each key is checked against the store at that moment
    * and consumes its own rate-limit point, exactly as if it came alone: that point is its
