@@ -188,6 +188,30 @@ describe('a key held at the edge', () => {
     expect(auth.calls.resolve).toBe(3);
   });
 
+  it('is served from its lease while the stream cannot vouch when auth finds the window spent by that lease', async () => {
+    // A window of 12: one resolve, then a lease of the 11 left. Stale, the next request asks auth,
+    // which finds the window spent (the replica holds it) but the key live: served from the lease.
+    let left = 12;
+    const auth = scriptedAuth({
+      answer: () => (left-- > 0 ? live() : { ok: false, reason: 'rate_limited', retryAfterSeconds: 30 }),
+      grant: (requested) => {
+        const granted = Math.min(left, requested);
+        left -= granted;
+        return granted;
+      },
+    });
+    const keys = edge(auth, 50);
+    expect(await keys.resolve(KEY, '192.0.2.1')).toMatchObject({ ok: true });
+    expect(await keys.resolve(KEY, '192.0.2.1')).toMatchObject({ ok: true });
+    expect(auth.calls).toMatchObject({ resolve: 1, lease: 1 });
+    auth.setStale(true);
+    const answers: ApiKeyOutcome[] = [];
+    for (let i = 0; i < 11; i++) answers.push(await keys.resolve(KEY, '192.0.2.1'));
+    expect(answers.filter((answer) => answer.ok)).toHaveLength(10);
+    expect(answers.at(-1)).toMatchObject({ ok: false, reason: 'rate_limited' });
+    expect(auth.calls.resolve).toBe(12);
+  });
+
   it('is answered 503 while the stream cannot vouch and auth cannot answer', async () => {
     let down = false;
     const auth = scriptedAuth({

@@ -343,9 +343,9 @@ describe('API keys at /api/mcp (docs/design.md §8)', () => {
     // Sent together before the replica holds the key, so the MCP service hands auth a batch: each
     // request still counts once. The next is the first served from what the replica holds: its
     // lease finds the window spent.
-    // A 503 (keys cannot be checked right now, as a replica whose revocation stream fell behind on
-    // a loaded machine answers) reaches neither the key's count nor the point of this test: it is
-    // sent again after its Retry-After, as a client does. Any other answer stays as it came.
+    // A 503 (keys cannot be checked right now: auth did not answer in time on a loaded machine)
+    // reaches neither the key's count nor the point of this test: it is sent again after its
+    // Retry-After, as a client does. Any other answer stays as it came.
     const send = async (): Promise<number> => {
       for (let attempt = 1; ; attempt++) {
         const response = await withKey(busy.secret);

@@ -234,14 +234,11 @@ export function edgeApiKeyResolver(deps: {
         return resolveUnheld(apiKey, hash, clientAddress);
       }
       if (!deps.revocations.isCurrent()) {
-        // What the stream said cannot be vouched for: auth judges the key now, and its request
-        // spends its own point there, as a key not held does.
-        const outcome = await askAuth(apiKey, hash, clientAddress);
-        if (
-          !outcome.ok &&
-          (outcome.reason === 'unknown' || outcome.reason === 'expired' || outcome.reason === 'revoked')
-        )
-          forget(held);
+        // What the stream said cannot be vouched for: auth judges the key now, its request spending
+        // its own point there, as for a key not held (found over the limit, it is served from what
+        // this replica leased: auth has just found the key live). A refusal of the key drops it.
+        const outcome = await resolveUnheld(apiKey, hash, clientAddress);
+        if (!outcome.ok && KEY_REFUSALS.has(outcome.reason)) forget(held);
         return outcome;
       }
       return serve(hash, apiKey, clientAddress);
@@ -251,5 +248,8 @@ export function edgeApiKeyResolver(deps: {
     },
   };
 }
+
+/** Auth's answers that the key itself is refused (not its rate, not auth's availability). */
+const KEY_REFUSALS: ReadonlySet<string> = new Set(['unknown', 'expired', 'revoked']);
 
 const isExpired = (expiresAtMs: number | null) => expiresAtMs !== null && expiresAtMs <= Date.now();
