@@ -32,3 +32,26 @@ export async function revokeGoogleGrant(stack: Stack, email: string): Promise<vo
   });
   if (!response.ok) throw new Error(`revoking at the emulator failed: ${response.status}`);
 }
+
+/** How many requests each Sheets or Drive method has had so far (`GET /__emulator/stats`). */
+export async function googleAttempts(stack: Stack): Promise<Record<string, number>> {
+  const body = (await readJson(await fetch(`${stack.emulatorUrl}/__emulator/stats`))) as {
+    methods: Record<string, { attempts: number }>;
+  };
+  return Object.fromEntries(Object.entries(body.methods).map(([method, { attempts }]) => [method, attempts]));
+}
+
+/** The methods that change something (all but get, list, search and export) called between two snapshots, with how often. */
+export function googleWritesBetween(
+  before: Record<string, number>,
+  after: Record<string, number>,
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(after)
+      .filter(
+        ([method]) => !/\.(get|getByDataFilter|list|batchGet|batchGetByDataFilter|export)$/.test(method),
+      )
+      .map(([method, attempts]) => [method, attempts - (before[method] ?? 0)] as const)
+      .filter(([, attempts]) => attempts > 0),
+  );
+}

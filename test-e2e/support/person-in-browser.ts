@@ -154,21 +154,59 @@ export async function signInToDashboard(page: Page, baseUrl: string, email: stri
   await page.waitForURL(`${baseUrl}/dashboard`);
 }
 
-/** Fills and sends the dashboard's "Create API key" form; returns the secret it shows once. */
+/** A credential's two choices as the key form, the consent screen and the dashboard's rows name them. */
+export const CHOICE_LABELS = {
+  mayActOutbound: 'May share and send outside your account',
+  mayDestroyUnasked: 'A client that cannot ask me may delete and clear without asking',
+} as const;
+
+export type ChoiceBoxes = Partial<Record<keyof typeof CHOICE_LABELS, boolean>>;
+
+/** Ticks or unticks the named choices inside `scope` (a form or a row's form); the others stay as shown. */
+async function setChoices(scope: Locator, choices: ChoiceBoxes): Promise<void> {
+  for (const [choice, ticked] of Object.entries(choices) as Array<[keyof typeof CHOICE_LABELS, boolean]>) {
+    await scope.getByRole('checkbox', { name: CHOICE_LABELS[choice], exact: true }).setChecked(ticked);
+  }
+}
+
+/**
+ * Fills and sends the dashboard's "Create API key" form, with its choices as the page shows them
+ * unless `choices` turns some; returns the secret it shows once.
+ */
 export async function createKeyInDashboard(
   page: Page,
   baseUrl: string,
   name: string,
   toolsets: ToolsetBoxes = 'default',
+  choices: ChoiceBoxes = {},
 ): Promise<string> {
   await page.goto(`${baseUrl}/dashboard`);
   const form = page.getByRole('form', { name: 'Create API key' });
   await form.getByLabel('Name').fill(name);
   if (toolsets === 'every') await checkEveryToolset(form);
+  await setChoices(form.getByRole('group', { name: 'Sharing and deleting' }), choices);
   await form.getByRole('button', { name: 'Create API key' }).click();
   const secret = (await page.getByTestId('new-api-key').textContent())?.trim();
   if (!secret) throw new Error(`no key shown after creating "${name}"`);
   return secret;
+}
+
+/**
+ * Changes the choices of the dashboard's key or app row named `rowName` in place (its boxes, then
+ * "Save"); resolves with the notice the dashboard shows.
+ */
+export async function saveRowChoices(
+  page: Page,
+  baseUrl: string,
+  rowName: string,
+  choices: ChoiceBoxes,
+): Promise<string> {
+  await page.goto(`${baseUrl}/dashboard`);
+  const save = page.getByRole('button', { name: `Save choices for ${rowName}`, exact: true });
+  await setChoices(page.locator('form.choices').filter({ has: save }), choices);
+  await save.click();
+  await page.waitForURL(/\/dashboard\?notice=/);
+  return new URL(page.url()).searchParams.get('notice') ?? '';
 }
 
 /**
