@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { approvalLinkPath, createCallConsentClient } from '@sheetgate/proto';
 import { readJson, type Stack, startStack } from '@sheetgate/test-harness';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +22,7 @@ import {
 // Two people with the same spreadsheet names, the same API key name and the same OAuth client
 // name: neither can see or touch the other's files through any tool, with their key or their
 // OAuth token, nor revoke or disconnect the other's key or app through the dashboard's forms.
+// Nor answer the other's call approval, nor change their key's or app's choices.
 // Everything is set up as the people would: signed in with Google at the emulator's chooser,
 // keys made on the dashboard, the app authorized on the consent page, all in Chromium.
 
@@ -383,6 +385,86 @@ describe.skipIf(Boolean(missing))(
       expect(refreshed.status).toBe(200);
       bob.app.saveTokens(await readJson(refreshed));
       expect((await call(bob.withToken, 'list_spreadsheets', {})).isError).toBeFalsy();
+    });
+
+    it("the dashboard's choice forms and the call approval page, from alice's session with bob's key, app and approval, change nothing", async () => {
+      const accounts = accountService(stack);
+      const consent = createCallConsentClient({
+        address: `127.0.0.1:${stack.ports.AUTH_GRPC_PORT}`,
+        serviceToken: stack.serviceToken,
+      });
+      try {
+        const bobsSession = await sessionCookieOf(bob.context, stack.baseUrl);
+        const aliceSession = await sessionCookieOf(alice.context, stack.baseUrl);
+        const bobId = (await accounts.getSession({ sessionCookie: bobsSession })).user!.id;
+        const aliceId = (await accounts.getSession({ sessionCookie: aliceSession })).user!.id;
+        const bobsKey = (await accounts.listApiKeys({ sessionCookie: bobsSession })).keys.find(
+          (key) => key.name === 'Automation',
+        )!;
+        const bobsClientId = bob.app.clientInformation()!.client_id;
+        const bobsChoices = async () => ({
+          key: (await accounts.listApiKeys({ sessionCookie: bobsSession })).keys.find(
+            (key) => key.id === bobsKey.id,
+          )?.choices,
+          app: (await accounts.listConnectedApps({ sessionCookie: bobsSession })).apps.find(
+            (app) => app.clientId === bobsClientId,
+          )?.choices,
+        });
+        const before = await bobsChoices();
+        const { page } = alice;
+
+        // Alice's own rows' choice forms (her CSRF tokens), their hidden id changed to bob's.
+        for (const { field, id, notice } of [
+          { field: 'key', id: bobsKey.id, notice: 'key_choices_not_saved' },
+          { field: 'client', id: bobsClientId, notice: 'app_choices_not_saved' },
+        ]) {
+          await page.goto(`${stack.baseUrl}/dashboard`);
+          const save = page.getByRole('button', {
+            name: `Save choices for ${field === 'key' ? 'Automation' : 'Sheets Agent'}`,
+          });
+          const form = page.locator('form.choices').filter({ has: save });
+          await form.locator(`input[name=${field}]`).evaluate((input, value) => {
+            (input as { value: string }).value = value;
+          }, id);
+          await form.getByRole('checkbox', { name: 'May share and send outside your account' }).check();
+          await save.click();
+          await page.waitForURL(/\/dashboard\?notice=/);
+          expect(new URL(page.url()).searchParams.get('notice'), field).toBe(notice);
+        }
+        expect(await bobsChoices()).toEqual(before);
+
+        // Bob's pending call approval: not found for alice, and her own page's answer sent to it does nothing.
+        const approval = async (userId: string, credential: { apiKeyId: string }) => {
+          const { approvalId } = await consent.createCallApproval({
+            credential: { userId, ...credential },
+            tool: 'share_file',
+            sentence: 'Share a file sends outside your account: anyone with the link may open it as reader.',
+            validForMs: 300_000,
+          });
+          return { approvalId, url: `${stack.baseUrl}${approvalLinkPath(stack.serviceToken, approvalId)}` };
+        };
+        const bobs = await approval(bobId, { apiKeyId: bobsKey.id });
+        const alicesKey = (await accounts.listApiKeys({ sessionCookie: aliceSession })).keys.find(
+          (key) => key.name === 'Automation',
+        )!;
+        const alices = await approval(aliceId, { apiKeyId: alicesKey.id });
+        expect((await page.goto(bobs.url))?.status()).toBe(404);
+        expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+        await page.goto(alices.url);
+        await page
+          .getByRole('form', { name: 'Approve or decline this call' })
+          .evaluate((form, action) => form.setAttribute('action', action), new URL(bobs.url).pathname);
+        const answered = page.waitForResponse((response) => response.request().method() === 'POST');
+        await page.getByRole('button', { name: 'Approve' }).click();
+        expect((await answered).status()).toBeGreaterThanOrEqual(400);
+        const stateOf = async (approvalId: string, userId: string) =>
+          (await consent.getCallApproval({ approvalId, userId })).state;
+        expect(await stateOf(bobs.approvalId, bobId)).toBe('CALL_APPROVAL_STATE_PENDING');
+        expect(await stateOf(alices.approvalId, aliceId)).toBe('CALL_APPROVAL_STATE_PENDING');
+      } finally {
+        consent.close();
+        accounts.close();
+      }
     });
   },
 );
