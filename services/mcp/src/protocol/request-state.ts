@@ -41,7 +41,9 @@ export type StateCheck =
  * shares with auth (INTERNAL_SERVICE_TOKEN), labelled for this one use.
  *
  * A state is used once (MRTR): it carries a random id (`jti`) that `claims` records fleet-wide
- * when the confirmed call runs, so the same state cannot run it again. Without `claims` (tests
+ * when the confirmed call runs, so the same state cannot run it again; a state waiting on a call
+ * approval claims the approval instead, so one approval runs its call once, whichever state of it
+ * the client presents. Without `claims` (tests
  * that never confirm) a claim fails: nothing runs unclaimed.
  */
 export function createRequestStateCodec(
@@ -97,12 +99,18 @@ export function createRequestStateCodec(
       // Signed by a release before single use: it cannot be claimed, so the person is asked anew.
       const id = payload.jti;
       if (typeof id !== 'string') return { ok: false, reason: 'without an id', askAgain: true };
+      const approvalId = typeof payload.approval === 'string' ? payload.approval : undefined;
       return {
         ok: true,
         wasShown: (sentence) => payload.shown === digest(sentence),
-        approvalId: typeof payload.approval === 'string' ? payload.approval : undefined,
+        approvalId,
         async claim() {
           if (!options.claims) throw new Error('requestState: no claim store to record single use');
+          // One approval runs one call: every state signed for it while it was pending (a retry
+          // before the person answered gets a fresh one) claims the approval, not itself. Such
+          // states are signed only while the approval is pending, so none outlives its creation
+          // by more than two lifetimes: the claim is kept that long.
+          if (approvalId !== undefined) return options.claims.claim(`a${approvalId}`, 2 * STATE_LIFETIME_MS);
           return options.claims.claim(id, Math.max(1, expiresAt - now()));
         },
       };
