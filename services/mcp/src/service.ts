@@ -176,11 +176,10 @@ export async function createMcpService(
   // A write into a spreadsheet owned outside the person's account is outbound too: its owners
   // are read from Drive (once a minute per person and file) before the consent step decides.
   const written = describeWritesOutside(journalWrites(sheetgateTools(toolDeps), toolDeps.journal), {
-    ownershipOf: spreadsheetOwnership({
-      ...toolDeps,
-      tokens: googleTokens,
-      dashboardUrl: `${settings.BASE_URL}/dashboard`,
-    }),
+    ownershipOf: spreadsheetOwnership(
+      { ...toolDeps, tokens: googleTokens, dashboardUrl: `${settings.BASE_URL}/dashboard` },
+      { keptMs: settings.SPREADSHEET_OWNERS_KEPT_SECONDS * 1000 },
+    ),
     personOf: outbound.personOf,
   });
   const tools = guardOutbound(written, outbound);

@@ -103,6 +103,13 @@ export const mcpSettingsSchema = z.object({
    * settings (which shows it on the dashboard) in @sheetgate/proto.
    */
   ...outboundCeilingSettings,
+  /**
+   * How long a spreadsheet's owners, read before a write into it (docs/design.md §11.10), stand for
+   * the person's next writes into it on this replica. 0 keeps none across calls (every write reads
+   * them; calls asking while a read is under way still share it): tests that count Google requests
+   * set it, so no count depends on how long a test took.
+   */
+  SPREADSHEET_OWNERS_KEPT_SECONDS: z.coerce.number().int().min(0).max(3_600).default(60),
   LOG_LEVEL: setting.logLevel(),
 });
 

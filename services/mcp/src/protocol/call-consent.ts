@@ -54,10 +54,12 @@ const PROCEED: Consent = { proceed: true };
 /**
  * The consent step of every tools/call, both eras, before the tool runs (issue 37; docs/design.md
  * §11.10 and §15), in this order:
- * 1. the call's outbound actions (`describeOutbound`: the operator's ceiling refuses first);
+ * 1. the call's outbound actions (`describeOutbound`: the operator's ceiling refuses first) — those
+ *    its arguments name first (`describeOutboundByArguments`), then what Google must be asked;
  * 2. outbound actions: the credential's choice `may_act_outbound` (read from auth, fail closed) —
  *    not allowed: refused before Google is asked to change anything, whoever the client (a dry run
- *    alike); allowed: asked by form or on the approval page when the client can, else run;
+ *    alike), and before Google is asked anything when the arguments alone are outbound; allowed:
+ *    asked by form or on the approval page when the client can, else run;
  * 3. a destructive call (`describeLoss` names a loss; not a dry run): asked by form or on the
  *    approval page when the client can; a client that cannot ask runs it only when the credential's
  *    `may_destroy_unasked` allows — also when it is outbound and allowed as such: asked neither way,
@@ -90,24 +92,32 @@ export async function consentToCall(options: {
       throw new RpcFailure(JsonRpcErrorCode.InvalidParams, `requestState refused: ${check.reason}`);
   }
 
+  // Read from auth at most once, and only when the call needs them.
+  let choices: Promise<CredentialChoices> | undefined;
+  const readChoices = (outbound: boolean) => {
+    choices ??= unlessUnavailable(auth, outbound, () => consents.choices(auth, context.signal));
+    return choices;
+  };
+  // Outbound by its arguments alone (a fetch formula, a link share): the choice is read before
+  // Google is asked anything for the call (a write's owners read, a grantee's), which could only
+  // add to a refusal.
+  const named: OutboundAction[] = tool.describeOutboundByArguments
+    ? await tool.describeOutboundByArguments(input as never, context)
+    : [];
+  if (named.length > 0 && !(await readChoices(true)).mayActOutbound)
+    return refused(outboundRefusal(auth, named, options.dashboardUrl));
   const actions: OutboundAction[] = tool.describeOutbound
     ? await tool.describeOutbound(input as never, context)
     : [];
   const outbound = actions.length > 0;
-  // Read from auth at most once, and only when the call needs them.
-  let choices: Promise<CredentialChoices> | undefined;
-  const readChoices = () => {
-    choices ??= unlessUnavailable(auth, outbound, () => consents.choices(auth, context.signal));
-    return choices;
-  };
-  if (outbound && !(await readChoices()).mayActOutbound)
+  if (outbound && !(await readChoices(true)).mayActOutbound)
     return refused(outboundRefusal(auth, actions, options.dashboardUrl));
   // A dry run changes and sends nothing: it asks nobody (an outbound one learnt the choice above).
   if (dryRun) return PROCEED;
   if (!tool.describeLoss && (!outbound || shape === 'none')) return PROCEED;
 
   if (shape === 'none') {
-    if (!tool.describeLoss || (await readChoices()).mayDestroyUnasked) return PROCEED;
+    if (!tool.describeLoss || (await readChoices(outbound)).mayDestroyUnasked) return PROCEED;
     const loss = await tool.describeLoss(input as never, context);
     return loss === null ? PROCEED : refused(destroyRefusal(auth, loss, options.dashboardUrl));
   }

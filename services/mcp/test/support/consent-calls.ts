@@ -86,6 +86,15 @@ export async function googleStats(emulatorUrl: string): Promise<Record<string, n
   return Object.fromEntries(Object.entries(body.methods).map(([method, { attempts }]) => [method, attempts]));
 }
 
+/** Every Google method called between two `googleStats`, with how often. */
+export function requestsBetween(before: Record<string, number>, after: Record<string, number>) {
+  return Object.fromEntries(
+    Object.entries(after)
+      .map(([method, attempts]) => [method, attempts - (before[method] ?? 0)] as const)
+      .filter(([, attempts]) => attempts > 0),
+  );
+}
+
 /** Google's write methods called between two `googleStats`, with how often. */
 export function writesBetween(before: Record<string, number>, after: Record<string, number>) {
   return Object.fromEntries(

@@ -343,8 +343,9 @@ function toolCalls(target: ToolCallTarget): ToolCall[] {
  * or a get when they name objects by id only or every tab (the after-image comes in the
  * batchUpdate's own response); add_sheet and duplicate_sheet read nothing more (the reply names the
  * new tab), nor does insert_dimension (the response names its tab). Every call that writes into (or
- * comments on) an existing spreadsheet first reads its owners, one Drive files.get, kept a minute
- * (guards/spreadsheet-owners.ts): each call here is on a fresh copy, so each reads them.
+ * comments on) an existing spreadsheet first reads its owners, one Drive files.get
+ * (guards/spreadsheet-owners.ts; kept a minute in service, none across calls in the test stack):
+ * each call here is on a fresh copy, so each reads them.
  */
 export const PINNED_GOOGLE_REQUESTS: RequestsPerTool = {
   list_spreadsheets: { 'drive.files.list': 1 },

@@ -207,6 +207,9 @@ export async function startMcpUnderTest(
     AUTH_GRPC_ADDRESS: grpcAddress,
     INTERNAL_SERVICE_TOKEN: serviceToken,
     GOOGLE_EMULATOR_URL: emulator.url,
+    // Every write into a spreadsheet reads its owners (none kept across calls), so the tests that
+    // count Google requests count the same however long they ran.
+    SPREADSHEET_OWNERS_KEPT_SECONDS: '0',
     ...overrides,
   });
   const auth = await startServiceProcess('auth', authEnv, authPort);

@@ -54,9 +54,10 @@ export async function holdOutbound(
  * Every tool that can act outbound (OUTBOUND_TOOLS, or one with its own `describeOutbound`) gets
  * `describeOutbound`: the actions outbound-actions.ts finds in its arguments plus the tool's own
  * (what it must read from Google first), held to the ceiling — a ToolError names the first one
- * forbidden, before Google is asked to change anything, for a dry run alike. The consent step
- * (protocol/call-consent.ts) calls it before anything else of the call, so nobody is asked about,
- * or refused by their choice for, a call the operator forbids. `run` marks the actions for the
+ * forbidden, before Google is asked to change anything, for a dry run alike; and
+ * `describeOutboundByArguments`, the actions of the arguments alone (no Google request). The
+ * consent step (protocol/call-consent.ts) calls them before anything else of the call, so nobody
+ * is asked about, or refused by their choice for, a call the operator forbids by its arguments. `run` marks the actions for the
  * change journal; called without `describeOutbound` first (in-process callers), it holds them
  * itself. Wraps the journaling wrapper (journal-writes.ts), so a refused call records nothing.
  *
@@ -68,11 +69,24 @@ export function guardOutbound(tools: ToolDefinition[], policy: OutboundPolicy): 
   return tools.map((tool) => {
     const own = tool.describeOutbound;
     if (!OUTBOUND_TOOLS.has(tool.name) && !own) return tool;
-    // What describeOutbound answered for this very input, for `run` to mark without asking again.
+    // What describeOutbound answered for this very input, for `run` to mark without asking again;
+    // what its arguments name, for describeOutbound to take after describeOutboundByArguments.
     const said = new WeakMap<object, OutboundAction[]>();
-    async function describeOutbound(input: unknown, context: ToolContext): Promise<OutboundAction[]> {
+    const named = new WeakMap<object, Promise<OutboundAction[]>>();
+    function describeOutboundByArguments(input: unknown, context: ToolContext): Promise<OutboundAction[]> {
+      if (!OUTBOUND_TOOLS.has(tool.name)) return Promise.resolve([]);
       const call = { name: tool.name, args: input as Record<string, unknown> };
-      const found = OUTBOUND_TOOLS.has(tool.name) ? await holdOutbound(policy, call, context) : [];
+      if (!input || typeof input !== 'object') return holdOutbound(policy, call, context);
+      let found = named.get(input);
+      if (!found) {
+        found = holdOutbound(policy, call, context);
+        named.set(input, found);
+      }
+      return found;
+    }
+    async function describeOutbound(input: unknown, context: ToolContext): Promise<OutboundAction[]> {
+      const found = await describeOutboundByArguments(input, context);
+      if (input && typeof input === 'object') named.delete(input);
       const more = own ? await own.call(tool, input as never, context) : [];
       const refusal = ceilingRefusal(policy.ceiling, more);
       if (refusal) throw new ToolError(refusal);
@@ -83,6 +97,7 @@ export function guardOutbound(tools: ToolDefinition[], policy: OutboundPolicy): 
     return {
       ...tool,
       describeOutbound,
+      describeOutboundByArguments,
       async run(input, context) {
         let actions = said.get(input);
         if (actions) said.delete(input);

@@ -13,13 +13,17 @@ export const NOT_REACHED = Symbol('not reached');
 export const OWNERSHIP_FIELDS = 'name,owners(emailAddress,me),driveId';
 
 /** How long an answer stands for a burst of writes (ownership rarely changes within a minute). */
-const KEPT_MS = 60_000;
+export const DEFAULT_OWNERS_KEPT_MS = 60_000;
 /** At most this many answers kept per replica; the oldest go first. */
 const MAX_KEPT = 5_000;
 /** The read's own limit: it is shared by the calls waiting on it, so no one call's signal stops it. */
 const READ_TIMEOUT_MS = 30_000;
 
 export interface OwnershipOptions {
+  /**
+   * How long an answer stands once read (SPREADSHEET_OWNERS_KEPT_SECONDS); 0 keeps none across
+   * calls, and the calls asking while a read is under way still share it.
+   */
   keptMs?: number;
   maxKept?: number;
   now?: () => number;
@@ -34,7 +38,8 @@ const DRIVE_READING = [
 /**
  * Who owns a spreadsheet, as the person's token sees it: one Drive files.get (supportsAllDrives,
  * `name,owners(emailAddress,me),driveId`) per person and file, kept in this process for a minute
- * (and shared by the calls that ask while it is under way), so a burst of writes costs one read.
+ * (`keptMs`) after its answer, and shared by the calls that ask while it is under way, so a burst of
+ * writes costs one read.
  *
  * A file Drive does not find for the person is NOT_REACHED (not kept): the write then runs and
  * answers not found in its own words, since under Sheetgate's grants Drive and Sheets reach the
@@ -50,7 +55,7 @@ export function spreadsheetOwnership(
   deps: { drive: drive_v3.Drive; callGoogle: CallGoogle; tokens: GoogleAccessTokens; dashboardUrl: string },
   options: OwnershipOptions = {},
 ) {
-  const keptMs = options.keptMs ?? KEPT_MS;
+  const keptMs = options.keptMs ?? DEFAULT_OWNERS_KEPT_MS;
   const maxKept = options.maxKept ?? MAX_KEPT;
   const now = options.now ?? Date.now;
   const kept = new Map<string, { until: number; ownership: Promise<Ownership> }>();
@@ -87,24 +92,27 @@ export function spreadsheetOwnership(
 
   return function ownershipOf(auth: AuthInfo, fileId: string, signal: AbortSignal): Promise<Ownership> {
     const key = `${auth.userId}\n${fileId}`;
-    const at = now();
     const found = kept.get(key);
-    if (found && found.until > at) return untilAborted(found.ownership, signal);
+    if (found && found.until > now()) return untilAborted(found.ownership, signal);
     kept.delete(key);
-    const forget = () => {
-      if (kept.get(key)?.ownership === ownership) kept.delete(key);
+    // Under way it stands for every call asking (they share it); answered, keptMs from then on.
+    const settle = (keep: boolean) => {
+      const entry = kept.get(key);
+      if (entry?.ownership !== ownership) return;
+      if (keep) entry.until = now() + keptMs;
+      else kept.delete(key);
     };
     const ownership = read(auth.userId, fileId).then(
       (answer) => {
-        if (answer === NOT_REACHED) forget();
+        settle(answer !== NOT_REACHED && keptMs > 0);
         return answer;
       },
       (error: unknown) => {
-        forget();
+        settle(false);
         throw couldNotCheck(fileId, error);
       },
     );
-    kept.set(key, { until: at + keptMs, ownership });
+    kept.set(key, { until: Number.POSITIVE_INFINITY, ownership });
     for (const oldest of kept.keys()) {
       if (kept.size <= maxKept) break;
       kept.delete(oldest);

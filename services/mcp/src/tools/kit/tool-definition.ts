@@ -71,6 +71,13 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
    * one), and marks them for the change journal when the call runs.
    */
   describeOutbound?(input: z.infer<Input>, context: ToolContext): Promise<OutboundAction[]>;
+  /**
+   * Set by guardOutbound only: the part of `describeOutbound`'s answer the arguments alone name (a
+   * fetch formula, a link share), held to the ceiling, without asking Google anything. The consent
+   * step reads the credential's choice on it first, so a credential that may not act outbound is
+   * refused before any Google request (the owners read of a write included).
+   */
+  describeOutboundByArguments?(input: z.infer<Input>, context: ToolContext): Promise<OutboundAction[]>;
 }
 
 /** What an outbound tool's description ends with (guards/outbound-actions.ts names the actions). */
