@@ -40,6 +40,10 @@ beforeAll(async () => {
   stack = await startStack({
     // Google access tokens last a second, so tool calls make auth refresh them at Google.
     GOOGLE_EMULATOR_ACCESS_TOKEN_TTL: '1',
+    // Auth's staleness bound far beyond any test: from its first snapshot on, mcp serves the held
+    // API key from its lease however late a heartbeat is on a loaded machine (a lagging replica
+    // would ask auth of it, served=auth, at every request).
+    REVOCATION_STALE_AFTER_MS: String(10 * 60_000),
     RATE_LIMIT_OVERRIDES: JSON.stringify({
       register: { points: REGISTRATIONS_ALLOWED, durationSeconds: 3600 },
     }),
@@ -106,6 +110,15 @@ describe('metrics after real traffic', () => {
   it('mcp: tool calls by tool, toolset and outcome; API-key requests by how the replica served them', async () => {
     const calls = (samples: Sample[], tool: string, toolset: string, outcome: string) =>
       total(samples, 'sheetgate_mcp_tool_calls_total', { tool, toolset, outcome });
+    // Counted once mcp vouches for its revocation stream (until its first snapshot it asks auth).
+    for (
+      let attempt = 0;
+      total(await scrapeMetrics(metricsUrl('mcp')), 'sheetgate_mcp_revocations_current') !== 1;
+      attempt++
+    ) {
+      expect(attempt, 'mcp vouches for its revocation stream').toBeLessThan(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     const before = await scrapeMetrics(metricsUrl('mcp'));
     for (let i = 0; i < 3; i++)
       expect(
@@ -125,7 +138,8 @@ describe('metrics after real traffic', () => {
     expect(change('invalid_arguments')).toBe(1);
     expect(change('tool_error')).toBe(1);
     // The key is held by the replica: these requests are served from its lease (auth is asked
-    // again only if the replica's minute of holding it ended in between).
+    // again only if the replica's minute of holding it ended in between; never for a late
+    // heartbeat, given the staleness bound above).
     const served = (samples: Sample[], how: string) =>
       total(samples, 'sheetgate_mcp_api_key_requests_total', { served: how }) -
       total(before, 'sheetgate_mcp_api_key_requests_total', { served: how });

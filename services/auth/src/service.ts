@@ -115,6 +115,7 @@ export async function createAuthService(
     redisUrl: settings.REDIS_URL,
     heartbeatIntervalMs: settings.REVOCATION_HEARTBEAT_MS,
     accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
+    staleAfterMs: settings.REVOCATION_STALE_AFTER_MS,
     logger,
   });
   const edgeRevocations = edge.library;

@@ -32,8 +32,8 @@ const rateLimitOverridesSchema = z
   .partial()
   .strict();
 
-/** Every setting of the auth service, read from the environment once at start. */
-export const authSettingsSchema = z.object({
+/** Every setting of the auth service, as fields (`authSettingsSchema` also checks them together). */
+const authSettingsFields = z.object({
   BASE_URL: setting.baseUrl().default('http://localhost:8080'),
   AUTH_HOST: z.string().default('127.0.0.1'),
   AUTH_PORT: setting.port(8081),
@@ -73,13 +73,23 @@ export const authSettingsSchema = z.object({
   ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(900).default(900),
   /**
    * How often auth sends each MCP replica's revocation stream a heartbeat. A replica stops trusting
-   * its revocations (and answers access tokens 503 + Retry-After) 4 heartbeats after its last
+   * its revocations (and asks auth of every credential) REVOCATION_STALE_AFTER_MS after its last
    * answered probe, so a revocation waits at most that and half a second for a replica that does
-   * not acknowledge it: 1.5 s with the default, 4.5 s at the most (RevokeApiKey and DisconnectApp
-   * callers wait 6 s by default).
+   * not acknowledge it.
    */
   REVOCATION_HEARTBEAT_MS: z.coerce.number().int().min(50).max(1_000).default(250),
   /**
+  /**
+   * How long an MCP replica trusts what its revocation stream told it, counted from its newest
+   * answered probe (auth tells it in the snapshot, docs/design.md §4.6), and so how long a
+   * revocation waits for a replica that does not acknowledge it (this and half a second;
+   * RevokeApiKey and DisconnectApp callers wait 6 s by default). Unset: 4 heartbeats (1 s, and
+   * 1.5 s for a revocation, with the default heartbeat). At least 2 heartbeats. Tests that count
+   * what a replica asks of auth set it far beyond any test, so that a heartbeat late on a loaded
+   * machine cannot send a request down the slow path; beyond a few seconds a hung replica makes
+   * revocations outlast their callers.
+   */
+  REVOCATION_STALE_AFTER_MS: z.coerce.number().int().min(100).max(3_600_000).optional(),
    * Who may say who the client is: X-Forwarded-For is believed only from these peers, and per-IP
    * limits and the audit trail use the last hop that is not one of them (an IPv6 client counts by
    * its /64). Comma-separated addresses, CIDR ranges, or `loopback`, `linklocal`, `uniquelocal`.
@@ -146,6 +156,18 @@ export const authSettingsSchema = z.object({
    */
   CHANGE_JOURNAL_MAX_MB_PER_PERSON: z.coerce.number().int().min(1).max(10_000).default(50),
   LOG_LEVEL: setting.logLevel(),
+});
+
+/** Every setting of the auth service, read from the environment once at start. */
+export const authSettingsSchema = authSettingsFields.superRefine((settings, ctx) => {
+  // Below two heartbeats a replica would stop trusting itself between two answered probes.
+  const stale = settings.REVOCATION_STALE_AFTER_MS;
+  if (stale !== undefined && stale < settings.REVOCATION_HEARTBEAT_MS * 2)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['REVOCATION_STALE_AFTER_MS'],
+      message: `must be at least 2 heartbeats (${settings.REVOCATION_HEARTBEAT_MS * 2} ms with REVOCATION_HEARTBEAT_MS ${settings.REVOCATION_HEARTBEAT_MS})`,
+    });
 });
 
 export type AuthSettings = z.infer<typeof authSettingsSchema>;

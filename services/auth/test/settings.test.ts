@@ -81,6 +81,22 @@ describe('auth settings at start', () => {
     );
   });
 
+  it('stops when REVOCATION_STALE_AFTER_MS is under two heartbeats, saying how long it must be', () => {
+    const result = runAuth({
+      ...generateLocalSecrets(),
+      GOOGLE_CLIENT_ID: 'id',
+      GOOGLE_CLIENT_SECRET: 'secret',
+      DATABASE_URL: 'postgres://127.0.0.1:1/x',
+      INTERNAL_SERVICE_TOKEN: 'x'.repeat(40),
+      REVOCATION_HEARTBEAT_MS: '300',
+      REVOCATION_STALE_AFTER_MS: '500',
+    });
+    expect(result.status).toBe(78);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'auth: invalid setting REVOCATION_STALE_AFTER_MS: must be at least 2 heartbeats (600 ms with REVOCATION_HEARTBEAT_MS 300) (got "500")',
+    ]);
+  });
+
   it('names every missing required setting, one line each', () => {
     const result = runAuth({});
     expect(result.status).toBe(78);

@@ -1,24 +1,27 @@
 import { createAccountServiceClient } from '@sheetgate/proto';
-import {
-  type FreezableRelay,
-  freePort,
-  type RunningService,
-  readJson,
-  startFreezableRelay,
-} from '@sheetgate/test-harness';
+import { freePort, type RunningService, readJson } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
 
 // API keys resolved at the edge (docs/design.md §4, "API key"): an MCP replica keeps what auth
 // said of a live key and serves it without asking, the revocation stream drops it, its rate limit
 // is spent from leases, and an expired key is refused. Real auth, MCP and emulator processes;
-// auth's calls are counted by each MCP replica's broker metrics.
+// auth's calls are counted by each MCP replica's broker metrics. A replica whose stream lags asks
+// auth of every key instead (revocations-while-stream-lags.test.ts, which also has a held key
+// answered 503 while the replica is cut off from auth altogether).
 
 const withRedis = Boolean(process.env.REDIS_URL);
 /** The per-key limit auth is started with (a window longer than any test) and the replicas' lease. */
 const LIMIT = 100;
 const LEASE = 10;
 const LIST = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+/**
+ * Auth's staleness bound for these stacks, far beyond any test: a replica trusts its stream from
+ * the first snapshot on, so a heartbeat late on a loaded machine never sends a held key to auth
+ * and every count below is the same however slow the machine. (Revocations still return at once:
+ * every replica acknowledges them.)
+ */
+const STALE_AFTER_MS = String(10 * 60_000);
 
 interface Replica {
   url: string;
@@ -73,9 +76,18 @@ async function startStack(): Promise<{ stack: McpUnderTest; first: Replica }> {
   const metricsPort = await freePort();
   const stack = await startMcpUnderTest(
     { MCP_METRICS_PORT: String(metricsPort), API_KEY_LEASE_SIZE: String(LEASE) },
-    { RATE_LIMIT_OVERRIDES: JSON.stringify({ apiKey: { points: LIMIT, durationSeconds: 3_600 } }) },
+    {
+      RATE_LIMIT_OVERRIDES: JSON.stringify({ apiKey: { points: LIMIT, durationSeconds: 3_600 } }),
+      REVOCATION_STALE_AFTER_MS: STALE_AFTER_MS,
+    },
   );
   return { stack, first: { url: stack.mcpUrl, metricsPort } };
+}
+
+/** Until every replica vouches for its stream: before its first snapshot it asks auth of every key. */
+async function untilCurrent(replicas: Replica[]): Promise<void> {
+  for (const replica of replicas)
+    await eventually(() => streamCurrent(replica), `the replica at ${replica.url} vouches for its stream`);
 }
 
 async function revokeThrough(stack: McpUnderTest, grpcAddress: string, sessionCookie: string, keyId: string) {
@@ -107,6 +119,7 @@ describe.skipIf(!withRedis)('two auth replicas (Redis), three MCP replicas', () 
       await startReplica(stack),
     ];
     person = await stack.signIn('alice@example.com');
+    await untilCurrent(replicas);
   }, 120_000);
   afterAll(async () => {
     await secondAuth?.stop();
@@ -206,34 +219,9 @@ describe('one auth replica (no Redis when REDIS_URL is unset), one MCP replica',
     stack = started.stack;
     replica = started.first;
     person = await stack.signIn('bob@example.com');
+    await untilCurrent([replica]);
   }, 120_000);
   afterAll(() => stack?.stop());
-
-  it('a held key is answered 503 with Retry-After while the replica is cut off from auth (its stream and its calls frozen), and served after the thaw', async () => {
-    const [host, port] = stack.grpcAddress.split(':') as [string, string];
-    const relay: FreezableRelay = await startFreezableRelay({ host, port: Number(port) });
-    try {
-      const behind = await startReplica(stack, { AUTH_GRPC_ADDRESS: relay.address });
-      const key = await stack.createApiKey(person.sessionCookie);
-      await eventually(async () => (await statusWith(behind, key.secret)) === 200, 'the key is served');
-      expect(await statusWith(behind, key.secret)).toBe(200);
-      relay.freeze();
-      await eventually(async () => {
-        const response = await withKey(behind, key.secret);
-        if (response.status !== 503) return false;
-        expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
-        expect((await readJson(response)).error).toBe('temporarily_unavailable');
-        return true;
-      }, 'the frozen replica stops serving the key it holds');
-      // And keeps refusing it while frozen, never a 200 from memory.
-      expect(await statusWith(behind, key.secret)).toBe(503);
-      relay.thaw();
-      await eventually(async () => (await statusWith(behind, key.secret)) === 200, 'served after the thaw');
-    } finally {
-      relay.thaw();
-      await relay.close();
-    }
-  });
 
   it('forgets every held key when its stream opens again with a snapshot (auth restarted)', async () => {
     const key = await stack.createApiKey(person.sessionCookie);

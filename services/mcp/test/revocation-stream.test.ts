@@ -4,6 +4,7 @@ import {
   createRevocationServiceClient,
   GrpcStatus,
   type WatchRevocationsRequest,
+  type WatchRevocationsResponse,
 } from '@sheetgate/proto';
 import {
   type FreezableRelay,
@@ -181,11 +182,18 @@ describe('one auth replica (its relay in-process when REDIS_URL is unset), two M
   let secondMetrics: string;
 
   beforeAll(async () => {
-    stack = await startMcpUnderTest();
+    // Auth's staleness bound far beyond any test (nothing here lags on purpose): from its first
+    // snapshot on, a replica vouches for its stream however late a heartbeat is on a loaded machine.
+    stack = await startMcpUnderTest({}, { REVOCATION_STALE_AFTER_MS: String(10 * 60_000) });
     const metricsPort = await freePort();
     secondMetrics = `http://127.0.0.1:${metricsPort}/metrics`;
     replicas = [stack.mcpUrl, (await stack.startMcp({ MCP_METRICS_PORT: String(metricsPort) })).mcpUrl];
     person = await stack.signIn('bob@example.com');
+    await eventually(
+      async () =>
+        sample(await (await fetch(secondMetrics)).text(), 'sheetgate_mcp_revocations_current') === 1,
+      'the second replica vouches for its stream',
+    );
   }, 120_000);
   afterAll(() => stack?.stop());
 
@@ -247,6 +255,25 @@ describe('one auth replica (its relay in-process when REDIS_URL is unset), two M
     for (const url of replicas)
       for (const token of [app.accessToken, newer])
         expect(await statusAt(url, withToken(token)), url).toBe(401);
+  });
+
+  it('tells a replica the staleness bound auth was started with (REVOCATION_STALE_AFTER_MS)', async () => {
+    const client = createRevocationServiceClient({
+      address: stack.grpcAddress,
+      serviceToken: stack.serviceToken,
+    });
+    const stream = client.watchRevocations();
+    try {
+      const snapshot = await new Promise<WatchRevocationsResponse['snapshot']>((resolve, reject) => {
+        stream.on('data', (message: WatchRevocationsResponse) => resolve(message.snapshot));
+        stream.on('error', reject);
+        stream.write({ probe: 1, acknowledged: 0 });
+      });
+      expect(snapshot).toMatchObject({ heartbeatIntervalMs: 250, staleAfterMs: 10 * 60_000 });
+    } finally {
+      stream.cancel();
+      client.close();
+    }
   });
 
   it('refuses a stream without the service credential, and one that opens without a probe', async () => {

@@ -15,12 +15,14 @@ export async function startEdgeRevocations(options: {
   pool: DatabasePool;
   redisUrl: string | undefined;
   heartbeatIntervalMs: number;
+  /** How long a replica trusts its stream (REVOCATION_STALE_AFTER_MS); 4 heartbeats when not given. */
+  staleAfterMs?: number | undefined;
   accessTokenTtlSeconds: number;
   logger: Logger;
 }) {
   const { logger } = options;
   const queries = createEdgeRevocationQueries(options.pool);
-  const timing = streamTiming(options.heartbeatIntervalMs);
+  const timing = streamTiming(options.heartbeatIntervalMs, options.staleAfterMs);
   const bus = await createRevocationBus({ redisUrl: options.redisUrl, logger });
   const streams = createRevocationStreams({
     snapshot: () => queries.lasting(),

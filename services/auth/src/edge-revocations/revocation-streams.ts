@@ -17,12 +17,15 @@ export interface StreamTiming {
   staleAfterMs: number;
 }
 
-/** Heartbeat intervals without an answered probe before a replica stops trusting itself. */
+/** Heartbeat intervals without an answered probe before a replica stops trusting itself, by default. */
 const HEARTBEATS_BEFORE_STALE = 4;
 
-/** The streams' timing from the heartbeat interval (REVOCATION_HEARTBEAT_MS). */
-export function streamTiming(heartbeatIntervalMs: number): StreamTiming {
-  return { heartbeatIntervalMs, staleAfterMs: heartbeatIntervalMs * HEARTBEATS_BEFORE_STALE };
+/**
+ * The streams' timing from the heartbeat interval (REVOCATION_HEARTBEAT_MS) and the staleness
+ * bound (REVOCATION_STALE_AFTER_MS; 4 heartbeats when not given).
+ */
+export function streamTiming(heartbeatIntervalMs: number, staleAfterMs?: number): StreamTiming {
+  return { heartbeatIntervalMs, staleAfterMs: staleAfterMs ?? heartbeatIntervalMs * HEARTBEATS_BEFORE_STALE };
 }
 
 /**
