@@ -94,6 +94,8 @@ export interface NewKey {
   access?: 'Read only' | 'Read and write';
   /** The toolsets to check, by title (the others are unchecked); the form's defaults when absent. */
   toolsets?: string[];
+  /** "May share and send outside your account" ticked; the form's default (unticked) when absent. */
+  mayActOutbound?: boolean;
 }
 
 /** Fills and sends the dashboard's "Create API key" form; returns the secret shown once. */
@@ -110,6 +112,8 @@ export async function createKeyInDashboard(page: Page, key: NewKey): Promise<str
       await box.setChecked(key.toolsets.some((title) => label.trim().startsWith(title)));
     }
   }
+  if (key.mayActOutbound !== undefined)
+    await form.getByLabel('May share and send outside your account').setChecked(key.mayActOutbound);
   await form.getByRole('button', { name: 'Create API key' }).click();
   const secret = (await page.getByTestId('new-api-key').textContent())?.trim();
   if (!secret) throw new Error(`no key shown after creating "${key.name}"`);
