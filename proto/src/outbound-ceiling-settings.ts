@@ -10,9 +10,10 @@ const DOMAIN = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 export const outboundCeilingSettings = {
   /**
    * Held before Google whatever a person allows. The domains (comma-separated, exact: a subdomain
-   * is another) that sharing and comment mentions may reach besides the person's own; unset or
-   * empty: any (an env file's empty line changes nothing); `none`: the person's own domain only.
-   * Link sharing is OUTBOUND_LINK_SHARING's alone.
+   * is another) that sharing, comment mentions and writes into spreadsheets owned by others (by
+   * their owner's domain) may reach besides the person's own; unset or empty: any (an env file's
+   * empty line changes nothing); `none`: the person's own domain only. Link sharing is
+   * OUTBOUND_LINK_SHARING's alone.
    */
   OUTBOUND_SHARING_DOMAINS: z
     .string()

@@ -268,7 +268,7 @@ describe.skipIf(Boolean(missing))("the operator's ceiling on the dashboard", { t
       const items = (await section.getByRole('listitem').allTextContents()).map((text) => text.trim());
       expect(items).toEqual([
         'Link sharing (anyone with the link)',
-        'Sharing with or mentioning people outside your own Workspace domain, except at example.com, partner.org',
+        'Sharing with or mentioning people outside your own Workspace domain, or writing into spreadsheets they own, except at example.com, partner.org',
         'Formulas that fetch from the web or other spreadsheets (such as IMPORTXML, IMAGE, IMPORTRANGE)',
       ]);
       await expectAccessibleInEveryLook(page, 'the dashboard showing the operator ceiling');

@@ -9,11 +9,10 @@ export function ceilingForbids(ceiling: OutboundCeilingSettings): string[] {
   if (ceiling.OUTBOUND_LINK_SHARING === 'deny') forbidden.push('Link sharing (anyone with the link)');
   const domains = ceiling.OUTBOUND_SHARING_DOMAINS;
   if (domains !== undefined) {
-    forbidden.push(
-      domains.length === 0
-        ? 'Sharing with or mentioning people outside your own Workspace domain'
-        : `Sharing with or mentioning people outside your own Workspace domain, except at ${domains.join(', ')}`,
-    );
+    // mcp holds shares, mentions and writes into others' spreadsheets (by the owner's domain) to it.
+    const reach =
+      'Sharing with or mentioning people outside your own Workspace domain, or writing into spreadsheets they own';
+    forbidden.push(domains.length === 0 ? reach : `${reach}, except at ${domains.join(', ')}`);
   }
   if (ceiling.OUTBOUND_FETCH_FORMULAS === 'deny')
     forbidden.push(

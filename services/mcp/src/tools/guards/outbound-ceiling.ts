@@ -7,7 +7,7 @@ import type { OutboundAction } from './outbound-actions.ts';
  * OUTBOUND_FETCH_FORMULAS (settings.ts). The defaults allow everything, as before the settings.
  */
 export interface OutboundCeiling {
-  /** Domains sharing and notifications may reach besides the person's own; undefined: any. */
+  /** Domains sharing, notifications and writes into others' spreadsheets may reach besides the person's own; undefined: any. */
   sharingDomains?: readonly string[] | undefined;
   linkSharing: 'allow' | 'deny';
   fetchFormulas: 'allow' | 'deny';
