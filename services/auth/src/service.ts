@@ -52,7 +52,7 @@ import { createLegacySessionExchange } from './provider-migration/legacy-session
 import { createRateLimits, rateLimitAuthRoutes } from './rate-limits/index.ts';
 import { createRequestStateClaims } from './request-states/request-state-claims.ts';
 import { createSessionStore } from './sessions/index.ts';
-import type { AuthSettings } from './settings.ts';
+import { type AuthSettings, DEFAULT_REDIS_KEY_PREFIX } from './settings.ts';
 import { createSigningKeyStore, parseConfiguredSigningKeys } from './signing-keys/signing-key-store.ts';
 import { createUserLibrary } from './users/index.ts';
 
@@ -113,6 +113,10 @@ export async function createAuthService(
   const edge = await startEdgeRevocations({
     pool,
     redisUrl: settings.REDIS_URL,
+    redisKeyPrefix:
+      settings.RATE_LIMIT_KEY_PREFIX === DEFAULT_REDIS_KEY_PREFIX
+        ? undefined
+        : settings.RATE_LIMIT_KEY_PREFIX,
     heartbeatIntervalMs: settings.REVOCATION_HEARTBEAT_MS,
     accessTokenTtlSeconds: settings.ACCESS_TOKEN_TTL_SECONDS,
     staleAfterMs: settings.REVOCATION_STALE_AFTER_MS,

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { KeyringError, parseKeyring } from './crypto/keyring.ts';
 import { QUOTA_SETTING_NAMES, type QuotaSettingName } from './google-quota/quota-rules.ts';
 
+/** RATE_LIMIT_KEY_PREFIX when unset; under it the revocation relay keeps its historical names. */
+export const DEFAULT_REDIS_KEY_PREFIX = 'sheetgate:rl';
+
 const rule = z.object({ points: z.number().int().positive(), durationSeconds: z.number().int().positive() });
 /**
  * Key ring for secrets stored encrypted (Google tokens, signing keys): `id:base64key,…`, the first
@@ -99,8 +102,12 @@ const authSettingsFields = z.object({
    * from a trusted range can pick the address it is counted under. The MCP service takes the same.
    */
   TRUSTED_PROXIES: setting.trustedProxies(),
-  /** Namespace of rate-limit counters (tests give each stack its own). */
-  RATE_LIMIT_KEY_PREFIX: z.string().min(1).max(100).default('sheetgate:rl'),
+  /**
+   * Namespace in Redis of rate-limit counters, Google quota turns and, when not the default, the
+   * revocation relay between auth replicas (tests give each stack its own, so stacks sharing one
+   * Redis stay apart; every replica of one deployment must have the same).
+   */
+  RATE_LIMIT_KEY_PREFIX: z.string().min(1).max(100).default(DEFAULT_REDIS_KEY_PREFIX),
   /**
    * Optional JSON overriding limits by name, e.g. {"register":{"points":100,"durationSeconds":3600}}
    * (names: apiKey, apiKeyFailures, authIp, register, token, signIn); services/auth/README.md lists

@@ -14,6 +14,8 @@ export type { EdgeRevocations } from './edge-revocations.ts';
 export async function startEdgeRevocations(options: {
   pool: DatabasePool;
   redisUrl: string | undefined;
+  /** The bus's namespace in Redis (`revocationBusNames`); its historical names when not given. */
+  redisKeyPrefix?: string | undefined;
   heartbeatIntervalMs: number;
   /** How long a replica trusts its stream (REVOCATION_STALE_AFTER_MS); 4 heartbeats when not given. */
   staleAfterMs?: number | undefined;
@@ -23,7 +25,11 @@ export async function startEdgeRevocations(options: {
   const { logger } = options;
   const queries = createEdgeRevocationQueries(options.pool);
   const timing = streamTiming(options.heartbeatIntervalMs, options.staleAfterMs);
-  const bus = await createRevocationBus({ redisUrl: options.redisUrl, logger });
+  const bus = await createRevocationBus({
+    redisUrl: options.redisUrl,
+    keyPrefix: options.redisKeyPrefix,
+    logger,
+  });
   const streams = createRevocationStreams({
     snapshot: () => queries.lasting(),
     hearing: () => bus.hearing(),

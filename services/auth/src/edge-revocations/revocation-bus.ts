@@ -59,9 +59,16 @@ export function createInProcessRevocationBus(): RevocationBus {
   };
 }
 
-const ANNOUNCED = 'sheetgate:auth:revocations:announced';
-const DELIVERED = 'sheetgate:auth:revocations:delivered';
-const RELAYS = 'sheetgate:auth:revocations:relays';
+/**
+ * The bus's channels and presence set in Redis, under the deployment's key prefix
+ * (RATE_LIMIT_KEY_PREFIX): deployments that share one Redis — test stacks running side by side —
+ * neither relay each other's revocations nor wait for each other's relays. Without a prefix (the
+ * setting's default) the names are those the bus always had, so a rollout keeps relaying.
+ */
+export function revocationBusNames(keyPrefix?: string) {
+  const base = keyPrefix === undefined ? 'sheetgate:auth:revocations' : `${keyPrefix}:revocations`;
+  return { announced: `${base}:announced`, delivered: `${base}:delivered`, relays: `${base}:relays` };
+}
 /** How often a relay says it is alive, and how long that lasts: three missed beats and it is gone. */
 const PRESENCE_INTERVAL_MS = 1_000;
 const PRESENCE_TTL_MS = 3_000;
@@ -94,9 +101,12 @@ function parsed<T>(schema: z.ZodType<T>, message: string): T | undefined {
 /** The bus over Redis, for any number of auth replicas. */
 export async function createRedisRevocationBus(options: {
   redisUrl: string;
+  /** See `revocationBusNames`. */
+  keyPrefix?: string | undefined;
   logger?: Logger | undefined;
 }): Promise<RevocationBus> {
   const relayId = randomUUID();
+  const names = revocationBusNames(options.keyPrefix);
   // Fail fast: a revocation that cannot be relayed is answered "try again", not held.
   const { client, subscriber } = await createAuthRedisPubSub(options.redisUrl, {
     label: 'revocation relay',
@@ -104,7 +114,7 @@ export async function createRedisRevocationBus(options: {
   });
   const announced: Array<(announcement: Announcement) => void> = [];
   const delivered: Array<(announcementId: string, relayId: string) => void> = [];
-  const beat = () => client.zAdd(RELAYS, { score: Date.now() + PRESENCE_TTL_MS, value: relayId });
+  const beat = () => client.zAdd(names.relays, { score: Date.now() + PRESENCE_TTL_MS, value: relayId });
   let hearing = true;
   const hearingListeners: Array<(hearing: boolean) => void> = [];
   const setHearing = (now: boolean) => {
@@ -116,7 +126,7 @@ export async function createRedisRevocationBus(options: {
   subscriber.on('ready', () => setHearing(true));
   for (const lost of ['error', 'end', 'reconnecting']) subscriber.on(lost, () => setHearing(false));
   try {
-    await subscriber.subscribe(ANNOUNCED, (message) => {
+    await subscriber.subscribe(names.announced, (message) => {
       const announcement = parsed(announcementSchema, message);
       if (!announcement) {
         options.logger?.warn('a revocation announcement on Redis was not understood; ignored');
@@ -124,7 +134,7 @@ export async function createRedisRevocationBus(options: {
       }
       for (const listener of announced) listener(announcement);
     });
-    await subscriber.subscribe(DELIVERED, (message) => {
+    await subscriber.subscribe(names.delivered, (message) => {
       const delivery = parsed(deliverySchema, message);
       if (delivery) for (const listener of delivered) listener(delivery.id, delivery.relayId);
     });
@@ -143,24 +153,24 @@ export async function createRedisRevocationBus(options: {
     relayId,
     async liveRelays() {
       const now = Date.now();
-      const live = await client.zRangeByScore(RELAYS, now, '+inf');
+      const live = await client.zRangeByScore(names.relays, now, '+inf');
       // Relays that stopped without saying so are pruned by whoever looks.
-      client.zRemRangeByScore(RELAYS, '-inf', now).catch(() => {});
+      client.zRemRangeByScore(names.relays, '-inf', now).catch(() => {});
       return live.includes(relayId) ? live : [...live, relayId];
     },
     async publish(announcement) {
-      await client.publish(ANNOUNCED, JSON.stringify(announcement));
+      await client.publish(names.announced, JSON.stringify(announcement));
     },
     onAnnouncement: (listener) => void announced.push(listener),
     async reportDelivered(announcementId) {
-      await client.publish(DELIVERED, JSON.stringify({ id: announcementId, relayId }));
+      await client.publish(names.delivered, JSON.stringify({ id: announcementId, relayId }));
     },
     onDelivered: (listener) => void delivered.push(listener),
     hearing: () => hearing,
     onHearingChange: (listener) => void hearingListeners.push(listener),
     async close() {
       clearInterval(presence);
-      await client.zRem(RELAYS, relayId).catch(() => {});
+      await client.zRem(names.relays, relayId).catch(() => {});
       await Promise.all([subscriber.close(), client.close()]);
     },
   };
@@ -169,9 +179,14 @@ export async function createRedisRevocationBus(options: {
 /** Redis when configured (any number of replicas), else in-process (one replica). */
 export function createRevocationBus(options: {
   redisUrl?: string | undefined;
+  keyPrefix?: string | undefined;
   logger?: Logger | undefined;
 }): Promise<RevocationBus> {
   return options.redisUrl
-    ? createRedisRevocationBus({ redisUrl: options.redisUrl, logger: options.logger })
+    ? createRedisRevocationBus({
+        redisUrl: options.redisUrl,
+        keyPrefix: options.keyPrefix,
+        logger: options.logger,
+      })
     : Promise.resolve(createInProcessRevocationBus());
 }
