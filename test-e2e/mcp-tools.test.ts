@@ -564,10 +564,15 @@ async function googleTokenOf(apiKey: string): Promise<string | undefined> {
 
 describe('Google error paths, for every tool family', () => {
   let spreadsheetId: string;
+  /** The spreadsheet convert_file exports: nothing writes into it, so no owners read is made of it. */
+  let exportedId: string;
   let counter = 0;
   beforeAll(async () => {
     spreadsheetId = structured<{ spreadsheetId: string }>(
       await call(alice, 'create_spreadsheet', { title: 'Error paths', values: [['a', 'b']] }),
+    ).spreadsheetId;
+    exportedId = structured<{ spreadsheetId: string }>(
+      await call(alice, 'create_spreadsheet', { title: 'Exported', values: [['a', 'b']] }),
     ).spreadsheetId;
   });
   afterAll(async () => {
@@ -575,11 +580,14 @@ describe('Google error paths, for every tool family', () => {
   });
 
   // Each family: a tool, the Google method its first call makes, its arguments, and the arguments
-  // that name something that does not exist (null where the tool names nothing).
+  // that name something that does not exist (null where the tool names nothing). `target` is what
+  // a fault matches when the method alone would catch another call's request too: a write reads
+  // its spreadsheet's owners with drive.files.get, as convert_file reads its file.
   const families: Array<{
     family: string;
     tool: string;
     method: string;
+    target?: () => string;
     args: () => Record<string, unknown>;
     missing: Record<string, unknown> | null;
   }> = [
@@ -636,17 +644,20 @@ describe('Google error paths, for every tool family', () => {
       family: 'converting files',
       tool: 'convert_file',
       method: 'drive.files.get',
-      args: () => ({ fileId: spreadsheetId, to: 'csv', name: `Export ${++counter}.csv` }),
+      target: () => `^/drive/v3/files/${exportedId}$`,
+      args: () => ({ fileId: exportedId, to: 'csv', name: `Export ${++counter}.csv` }),
       missing: { fileId: 'doesnotexist12345', to: 'csv' },
     },
   ];
+
+  const faultTarget = (row: (typeof families)[number]) => row.target?.() ?? row.method;
 
   it('a 401 on every family at once: the broker refreshes the token once, each call retries with it and succeeds', async () => {
     // The broker ignores a forced refresh of a token younger than 5 s (many calls refused at once
     // share one refresh); let the current one age past that.
     await new Promise((resolve) => setTimeout(resolve, 5_500));
     const before = await emulatorStats();
-    for (const row of families) await fault({ match: row.method, status: 401, count: 1 });
+    for (const row of families) await fault({ match: faultTarget(row), status: 401, count: 1 });
     const results = await Promise.all(families.map((row) => call(alice, row.tool, row.args())));
     results.forEach((result, index) => {
       expect(result.isError, `${families[index]!.tool}: ${text(result)}`).toBeFalsy();
@@ -662,7 +673,7 @@ describe('Google error paths, for every tool family', () => {
 
   it.each(families)('$family ($tool): a 403 is a clear refusal, not retried', async (row) => {
     const before = attempts(await emulatorStats(), row.method);
-    await fault({ match: row.method, status: 403, reason: 'forbidden', count: 1 });
+    await fault({ match: faultTarget(row), status: 403, reason: 'forbidden', count: 1 });
     const result = await call(alice, row.tool, row.args());
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/^Google refused access/);
@@ -674,7 +685,7 @@ describe('Google error paths, for every tool family', () => {
     async (row) => {
       const before = attempts(await emulatorStats(), row.method);
       await fault({
-        match: row.method,
+        match: faultTarget(row),
         status: 403,
         reason: 'rateLimitExceeded',
         retryAfterSeconds: 0,
@@ -697,7 +708,7 @@ describe('Google error paths, for every tool family', () => {
 
   it.each(families)('$family ($tool): a 429 is retried honouring Retry-After, then succeeds', async (row) => {
     const before = attempts(await emulatorStats(), row.method);
-    await fault({ match: row.method, status: 429, retryAfterSeconds: 1, count: 1 });
+    await fault({ match: faultTarget(row), status: 429, retryAfterSeconds: 1, count: 1 });
     const started = Date.now();
     const result = await call(alice, row.tool, row.args());
     expect(result.isError, text(result)).toBeFalsy();
@@ -718,7 +729,9 @@ describe('Google error paths, for every tool family', () => {
       body: JSON.stringify({ email: 'bob@example.com' }),
     });
     for (const row of families) {
-      const args = JSON.parse(JSON.stringify(row.args()).replaceAll(spreadsheetId, bobsSheet));
+      const args = JSON.parse(
+        JSON.stringify(row.args()).replaceAll(spreadsheetId, bobsSheet).replaceAll(exportedId, bobsSheet),
+      );
       const refused = await call(bob, row.tool, args);
       expect(refused.isError, row.tool).toBe(true);
       expect(text(refused), row.tool).toMatch(/^Authentication required/);
