@@ -48,6 +48,7 @@ export {
   type UnaryCall,
 } from './clients.ts';
 export { DEFAULT_CREDENTIAL_CHOICES } from './credential-choices.ts';
+export { DPOP_SIGNING_ALGORITHMS } from './dpop.ts';
 export { GRPC_STATUS_OF_KIND, kindOfCallError } from './error-kinds.ts';
 export {
   fromGetGoogleAccessTokenResponse,

@@ -17,6 +17,8 @@ import { createAccessTokenVerifier } from './auth/access-token-verifier.ts';
 import { edgeApiKeyResolver } from './auth/api-key-edge.ts';
 import { createRequestAuthenticator } from './auth/authenticate-request.ts';
 import { brokerApiKeyResolver, brokerGoogleAccessTokens } from './auth/broker-clients.ts';
+import { createDpopProofVerifier } from './auth/dpop-proof.ts';
+import { grpcDpopProofReplays } from './auth/dpop-proof-replays.ts';
 import { createJwksCache } from './auth/jwks-cache.ts';
 import { revocationCheck } from './auth/revocation-check.ts';
 import { watchRevocations } from './auth/revocation-watch.ts';
@@ -227,6 +229,12 @@ export async function createMcpService(
   });
   const authenticate = createRequestAuthenticator({
     verifier,
+    // A DPoP-bound token's proof is for the public URL clients address (never this replica's own),
+    // and single use fleet-wide by the record auth keeps of used requestStates.
+    dpopProofs: createDpopProofVerifier({
+      url: mcpResource(settings.BASE_URL),
+      replays: grpcDpopProofReplays(requestStates),
+    }),
     // What auth said of a key is kept here until the revocation stream drops it; its rate limit
     // is spent from leases.
     apiKeys: edgeApiKeyResolver({

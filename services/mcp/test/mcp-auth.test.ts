@@ -34,11 +34,11 @@ const post = (body: unknown, headers: Record<string, string> = {}) =>
 const metadataUrl = () => `${stack.baseUrl}/.well-known/oauth-protected-resource/api/mcp`;
 
 describe('error contract of /api/mcp (docs/design.md §8)', () => {
-  it('no credentials: 401 with the resource metadata and scopes', async () => {
+  it('no credentials: 401 with the resource metadata and scopes, and the DPoP scheme offered', async () => {
     const response = await post(LIST);
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe(
-      `Bearer resource_metadata="${metadataUrl()}", scope="sheets:read sheets:write"`,
+      `Bearer resource_metadata="${metadataUrl()}", scope="sheets:read sheets:write", DPoP algs="ES256 Ed25519 EdDSA"`,
     );
   });
 
@@ -70,7 +70,7 @@ describe('error contract of /api/mcp (docs/design.md §8)', () => {
       const response = await post(LIST, { authorization: header });
       expect(response.status, header.slice(0, 12)).toBe(401);
       expect(response.headers.get('www-authenticate')).toBe(
-        `Bearer error="invalid_token", error_description="malformed Authorization header", resource_metadata="${metadataUrl()}"`,
+        `Bearer error="invalid_token", error_description="malformed Authorization header", resource_metadata="${metadataUrl()}", DPoP algs="ES256 Ed25519 EdDSA"`,
       );
     }
   });

@@ -28,6 +28,8 @@ describe('protected-resource metadata (RFC 9728)', () => {
         authorization_servers: [BASE_URL],
         scopes_supported: ['sheets:read', 'sheets:write'],
         bearer_methods_supported: ['header'],
+        dpop_signing_alg_values_supported: ['ES256', 'Ed25519', 'EdDSA'],
+        dpop_bound_access_tokens_required: false,
         resource_name: 'Sheetgate',
         resource_documentation: `${BASE_URL}/`,
       });

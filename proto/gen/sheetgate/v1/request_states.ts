@@ -20,7 +20,12 @@ import {
 } from "@grpc/grpc-js";
 
 export interface ClaimRequestStateRequest {
-  /** The state's random id (its `jti`): 16 to 64 base64url characters. */
+  /**
+   * The state's random id (its `jti`): 16 to 64 base64url characters. The MCP service claims
+   * DPoP proofs here too (RFC 9449: each proof's `jti` once per key, whichever replica it reaches),
+   * under ids of their own: `dpop-` and 43 characters, the SHA-256 of the key's thumbprint and the
+   * proof's `jti` (docs/design.md §7.1).
+   */
   stateId: string;
   /**
    * How long the state stays valid from now, in milliseconds (1..600000), by the MCP replica's

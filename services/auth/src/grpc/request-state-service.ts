@@ -7,7 +7,10 @@ import { type Logger, SheetgateError } from '@sheetgate/service-runtime';
 import type { RequestStateClaims } from '../request-states/request-state-claims.ts';
 import { unaryHandler } from './unary-handler.ts';
 
-/** The MCP service's ids are 22 base64url characters; the bounds keep anything else out of the store. */
+/**
+ * The MCP service's ids: a requestState's 22 base64url characters, a DPoP proof's `dpop-` and 43
+ * (docs/design.md §7.1); the bounds keep anything else out of the store.
+ */
 const STATE_ID = /^[A-Za-z0-9_-]{16,64}$/;
 /** A state lives five minutes; twice that is the most anyone may hold a record for. */
 const MAX_VALID_FOR_MS = 600_000;

@@ -148,12 +148,15 @@ export function createAccessTokenVerifier(options: {
         );
         const toolsets = toolsetsClaim(payload.toolsets);
         if (toolsets === 'malformed') return refuse('invalid');
+        const dpopJkt = confirmationClaim(payload.cnf);
+        if (dpopJkt === 'unusable') return refuse('invalid');
         const authInfo: AuthInfo = {
           userId: String(payload.sub),
           scopes,
           credential: 'access_token',
           ...(typeof payload.client_id === 'string' ? { clientId: payload.client_id } : {}),
           ...(toolsets ? { toolsets } : {}),
+          ...(dpopJkt ? { dpopJkt } : {}),
         };
         const facts: TokenFacts = {
           grantId: typeof payload.grant_id === 'string' ? payload.grant_id : undefined,
@@ -190,3 +193,20 @@ function toolsetsClaim(claim: unknown): readonly string[] | undefined | 'malform
   if (!Array.isArray(claim) || !claim.every((name) => typeof name === 'string')) return 'malformed';
   return knownToolsets(claim);
 }
+
+/**
+ * The `cnf` claim (RFC 7800): the thumbprint of the DPoP key the token is bound to (RFC 9449 §6),
+ * or undefined for a bearer token. A binding this server cannot check (mTLS's `x5t#S256`, or a
+ * malformed one) makes the token unusable here rather than a bearer token.
+ */
+function confirmationClaim(claim: unknown): string | undefined | 'unusable' {
+  if (claim === undefined) return undefined;
+  if (typeof claim !== 'object' || claim === null || Array.isArray(claim)) return 'unusable';
+  const members = Object.keys(claim);
+  const jkt = (claim as { jkt?: unknown }).jkt;
+  if (members.length !== 1 || typeof jkt !== 'string' || !JWK_THUMBPRINT.test(jkt)) return 'unusable';
+  return jkt;
+}
+
+/** A base64url SHA-256 JWK thumbprint (RFC 7638). */
+const JWK_THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;

@@ -13,4 +13,9 @@ export interface AuthInfo {
    * (a key created before toolsets, an access token without the claim).
    */
   toolsets?: readonly string[];
+  /**
+   * For a DPoP-bound access token, the thumbprint of the key it is bound to (its `cnf.jkt`); the
+   * request was authenticated only with a proof signed by that key (docs/design.md §7.1).
+   */
+  dpopJkt?: string;
 }

@@ -1,22 +1,31 @@
 import type { IncomingMessage } from 'node:http';
-import { mayBeApiKey } from '@sheetgate/proto';
+import { DPOP_SIGNING_ALGORITHMS, mayBeApiKey } from '@sheetgate/proto';
 import { type ClientAddressOf, HttpError } from '@sheetgate/service-runtime';
 import type { AccessTokenVerifier } from './access-token-verifier.ts';
 import { InvalidAccessToken } from './access-token-verifier.ts';
 import type { AuthInfo } from './auth-info.ts';
 import type { ApiKeyResolver } from './broker-clients.ts';
+import { type DpopProofVerifier, DpopRefusal } from './dpop-proof.ts';
 import { JwksUnavailableError } from './jwks-cache.ts';
 
-const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
+/** `Bearer` (RFC 6750) or `DPoP` (RFC 9449 §7.1), the scheme in any case, and a token68. */
+const AUTHORIZATION = /^(Bearer|DPoP) ([A-Za-z0-9\-._~+/]+=*)$/i;
+/** RFC 9449 §7.1: the DPoP challenge names the proof algorithms taken. */
+const DPOP_ALGS = `algs="${DPOP_SIGNING_ALGORITHMS.join(' ')}"`;
 
 /**
  * Authenticates a request to /api/mcp as docs/design.md §7.1–7.2 and §8 say: exactly one
  * credential, from the header only; a bearer JWT verified locally, an API key resolved at the
  * edge (what auth said of it, kept until the revocation stream drops it; `api-key-edge.ts`).
- * Failures throw HttpError with the WWW-Authenticate challenge the MCP spec requires.
+ * A DPoP-bound token (its `cnf.jkt`) is taken only as `Authorization: DPoP` with a proof by its
+ * key (`dpop-proof.ts`), and a `DPoP` request only with a bound token (RFC 9449 §7).
+ * Failures throw HttpError with the WWW-Authenticate challenge the MCP spec requires; a 401
+ * offers both schemes, Bearer first (clients read `resource_metadata` from it), and a refusal of
+ * a DPoP request, or of a bound token sent as Bearer, is a DPoP challenge.
  */
 export function createRequestAuthenticator(deps: {
   verifier: AccessTokenVerifier;
+  dpopProofs: DpopProofVerifier;
   apiKeys: ApiKeyResolver;
   /** The client's address by TRUSTED_PROXIES, the rule auth uses for its own routes. */
   clientAddress: ClientAddressOf;
@@ -24,7 +33,16 @@ export function createRequestAuthenticator(deps: {
   scopes: readonly string[];
 }) {
   const metadata = `resource_metadata="${deps.resourceMetadataUrl}"`;
-  const challenge = `Bearer ${metadata}, scope="${deps.scopes.join(' ')}"`;
+  const dpopOffer = `DPoP ${DPOP_ALGS}`;
+  const challenge = `Bearer ${metadata}, scope="${deps.scopes.join(' ')}", ${dpopOffer}`;
+  const bearerRefusal = (description: string) =>
+    new HttpError(401, 'invalid_token', description, {
+      'www-authenticate': `Bearer error="invalid_token", error_description="${description}", ${metadata}, ${dpopOffer}`,
+    });
+  const dpopRefusal = (error: DpopRefusal['error'], description: string) =>
+    new HttpError(401, error, description, {
+      'www-authenticate': `DPoP error="${error}", error_description="${description}", ${DPOP_ALGS}, ${metadata}`,
+    });
 
   return async function authenticate(req: IncomingMessage): Promise<AuthInfo> {
     const authorization = req.headers.authorization ?? '';
@@ -76,14 +94,17 @@ export function createRequestAuthenticator(deps: {
         'www-authenticate': challenge,
       });
     }
-    const match = BEARER.exec(authorization);
+    const match = AUTHORIZATION.exec(authorization);
     if (!match) {
-      throw new HttpError(401, 'invalid_token', 'use an Authorization: Bearer access token', {
-        'www-authenticate': `Bearer error="invalid_token", error_description="malformed Authorization header", ${metadata}`,
+      throw new HttpError(401, 'invalid_token', 'use an Authorization: Bearer (or DPoP) access token', {
+        'www-authenticate': `Bearer error="invalid_token", error_description="malformed Authorization header", ${metadata}, ${dpopOffer}`,
       });
     }
+    const dpop = match[1]!.toLowerCase() === 'dpop';
+    const token = match[2]!;
+    let authInfo: AuthInfo;
     try {
-      return await deps.verifier.verify(match[1]!);
+      authInfo = await deps.verifier.verify(token);
     } catch (error) {
       if (error instanceof JwksUnavailableError) {
         // No key set yet (auth has not answered since this replica started): the token may well be
@@ -96,10 +117,34 @@ export function createRequestAuthenticator(deps: {
         );
       }
       if (!(error instanceof InvalidAccessToken)) throw error;
-      throw new HttpError(401, 'invalid_token', error.message, {
-        'www-authenticate': `Bearer error="invalid_token", error_description="${error.message}", ${metadata}`,
-      });
+      throw dpop ? dpopRefusal('invalid_token', error.message) : bearerRefusal(error.message);
     }
+    if (!dpop) {
+      // RFC 9449 §7.2: a bound token as a bearer token would be a stolen token's way in.
+      if (authInfo.dpopJkt)
+        throw dpopRefusal(
+          'invalid_token',
+          'the access token is DPoP-bound: send it as Authorization: DPoP with a proof',
+        );
+      return authInfo;
+    }
+    if (!authInfo.dpopJkt)
+      throw dpopRefusal(
+        'invalid_token',
+        'the access token is not DPoP-bound: send it as Authorization: Bearer',
+      );
+    try {
+      await deps.dpopProofs({
+        proof: headerValue(req.headers.dpop) || undefined,
+        method: req.method ?? '',
+        accessToken: token,
+        jkt: authInfo.dpopJkt,
+      });
+    } catch (error) {
+      if (error instanceof DpopRefusal) throw dpopRefusal(error.error, error.message);
+      throw error;
+    }
+    return authInfo;
   };
 }
 
@@ -116,12 +161,17 @@ const apiKeyRefusal = {
 
 /** Refuses a call whose credential lacks `scope`, naming it for step-up (MCP 2025-11-25). */
 export function requireScope(authInfo: AuthInfo, scope: string, resourceMetadataUrl: string): void {
-  if (!authInfo.scopes.has(scope)) throw insufficientScope(scope, resourceMetadataUrl);
+  if (!authInfo.scopes.has(scope)) throw insufficientScope(authInfo, scope, resourceMetadataUrl);
 }
 
-/** 403 `insufficient_scope` with its challenge (RFC 6750 §3.1), naming the scope to step up to. */
-export function insufficientScope(scope: string, resourceMetadataUrl: string): HttpError {
+/**
+ * 403 `insufficient_scope` with its challenge (RFC 6750 §3.1), naming the scope to step up to; in
+ * the DPoP scheme for a DPoP-bound token (RFC 9449 §7.1).
+ */
+export function insufficientScope(authInfo: AuthInfo, scope: string, resourceMetadataUrl: string): HttpError {
+  const scheme = authInfo.dpopJkt ? 'DPoP' : 'Bearer';
+  const algs = authInfo.dpopJkt ? `, ${DPOP_ALGS}` : '';
   return new HttpError(403, 'insufficient_scope', `this call needs the ${scope} scope`, {
-    'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${resourceMetadataUrl}"`,
+    'www-authenticate': `${scheme} error="insufficient_scope", scope="${scope}"${algs}, resource_metadata="${resourceMetadataUrl}"`,
   });
 }

@@ -28,7 +28,11 @@ export function judgeToolCall(
   where: { baseUrl: string; resourceMetadataUrl: string },
 ): CallVerdict {
   if (!auth.scopes.has(tool.scope)) {
-    return { may: false, refusal: 'scope', answer: insufficientScope(tool.scope, where.resourceMetadataUrl) };
+    return {
+      may: false,
+      refusal: 'scope',
+      answer: insufficientScope(auth, tool.scope, where.resourceMetadataUrl),
+    };
   }
   if (!enablesToolset(auth, tool.toolset)) {
     // Like an unknown tool, for this credential: a client lists again and finds it absent.

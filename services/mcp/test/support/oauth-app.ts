@@ -9,8 +9,9 @@ const REDIRECT = 'http://127.0.0.1:40111/callback';
  * An MCP client connected as a person through the real OAuth flow, as the consent page drives it:
  * registration, authorization in the person's browser (signed in to the dashboard), consent with
  * the token `GetInteraction` gives the consent page (and, when `toolsets` is given, those boxes
- * checked; when `choices` is given, the two choices so), the code exchanged with PKCE. Answers the client id, its access token (which names its
- * grant) and its refresh token.
+ * checked; when `choices` is given, the two choices so), the code exchanged with PKCE (with a
+ * DPoP proof when `dpopProof` makes one: RFC 9449 §5). Answers the client id, its access token
+ * (which names its grant), its type and its refresh token.
  */
 export async function connectApp(
   stack: Pick<McpUnderTest, 'baseUrl' | 'resource' | 'grpcAddress' | 'serviceToken'>,
@@ -19,8 +20,10 @@ export async function connectApp(
     clientName?: string;
     toolsets?: readonly string[];
     choices?: { mayActOutbound: boolean; mayDestroyUnasked: boolean };
+    /** A DPoP proof for the token request, of `htm` to `htu`. */
+    dpopProof?: (htm: string, htu: string) => Promise<string>;
   } = {},
-): Promise<{ clientId: string; accessToken: string; refreshToken: string }> {
+): Promise<{ clientId: string; accessToken: string; tokenType: string; refreshToken: string }> {
   const endpoint = (name: string) => `${stack.baseUrl}/api/auth/oauth2/${name}`;
   const registered = await fetch(endpoint('register'), {
     method: 'POST',
@@ -89,7 +92,10 @@ export async function connectApp(
   if (!code) throw new Error(`no code in ${step.redirects.at(-1) ?? step.url}`);
   const exchanged = await fetch(endpoint('token'), {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(options.dpopProof ? { dpop: await options.dpopProof('POST', endpoint('token')) } : {}),
+    },
     body: new URLSearchParams({
       grant_type: 'authorization_code',
       code,
@@ -99,26 +105,39 @@ export async function connectApp(
       resource: stack.resource,
     }),
   });
-  const tokens = (await readJson(exchanged)) as { access_token?: string; refresh_token?: string };
+  const tokens = (await readJson(exchanged)) as {
+    access_token?: string;
+    token_type?: string;
+    refresh_token?: string;
+  };
   if (exchanged.status !== 200 || !tokens.access_token || !tokens.refresh_token)
     throw new Error(`the token endpoint answered ${exchanged.status}`);
-  return { clientId: client.client_id, accessToken: tokens.access_token, refreshToken: tokens.refresh_token };
+  return {
+    clientId: client.client_id,
+    accessToken: tokens.access_token,
+    tokenType: tokens.token_type ?? '',
+    refreshToken: tokens.refresh_token,
+  };
 }
 
 /**
  * A refresh at the token endpoint, as a public client sends it; the status and the body. `extra`
  * parameters make the request differ from an earlier one (auth answers a byte-identical refresh
- * within 30 s with its earlier answer).
+ * within 30 s with its earlier answer); `headers` are sent too (a DPoP proof).
  */
 export async function refresh(
   stack: Pick<McpUnderTest, 'baseUrl' | 'resource'>,
   clientId: string,
   refreshToken: string,
   extra: Record<string, string> = {},
-): Promise<{ status: number; body: { access_token?: string; refresh_token?: string; error?: string } }> {
+  headers: Record<string, string> = {},
+): Promise<{
+  status: number;
+  body: { access_token?: string; token_type?: string; refresh_token?: string; error?: string };
+}> {
   const response = await fetch(`${stack.baseUrl}/api/auth/oauth2/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams({
       grant_type: 'refresh_token',
       refresh_token: refreshToken,
