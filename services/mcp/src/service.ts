@@ -13,6 +13,7 @@ import { clientAddressResolver, type Logger } from '@sheetgate/service-runtime';
 import { drive } from 'googleapis/build/src/apis/drive/index.js';
 import { sheets } from 'googleapis/build/src/apis/sheets/index.js';
 import { createMcpApp } from './app.ts';
+import { SHEETGATE_VIEWS } from './apps/views.ts';
 import { createAccessTokenVerifier } from './auth/access-token-verifier.ts';
 import { edgeApiKeyResolver } from './auth/api-key-edge.ts';
 import { createRequestAuthenticator } from './auth/authenticate-request.ts';
@@ -224,6 +225,7 @@ export async function createMcpService(
       serviceToken: settings.INTERNAL_SERVICE_TOKEN,
     }),
     requestTimeoutMs: settings.MCP_REQUEST_TIMEOUT_SECONDS * 1000,
+    views: SHEETGATE_VIEWS,
     onToolCall: metrics.toolCalled,
     contracts,
   });

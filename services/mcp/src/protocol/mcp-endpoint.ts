@@ -12,6 +12,7 @@ import {
   tracingOn,
 } from '@sheetgate/service-runtime';
 import type { Middleware } from 'koa';
+import { declaresUi, isUiSession, newUiSessionId } from '../apps/ui-extension.ts';
 import type { AuthInfo } from '../auth/auth-info.ts';
 import { requireScope } from '../auth/authenticate-request.ts';
 import { DEFAULT_MAX_REQUEST_BYTES, requestBodyCeiling } from '../settings.ts';
@@ -155,7 +156,9 @@ export function createMcpPostHandler(
       method: headerValue(headers['mcp-method']),
       name: headerValue(headers['mcp-name']),
     };
-    if (Array.isArray(payload)) return serveBatch(res, payload, mirrored, auth, clientGone(res));
+    const session = headerValue(headers['mcp-session-id']);
+    if (Array.isArray(payload))
+      return serveBatch(res, payload, mirrored, auth, clientGone(res), isUiSession(session));
 
     const message = classifyMessage(payload);
     // Valid JSON that is not a JSON-RPC message is the client's fault: HTTP 400 with the error.
@@ -169,8 +172,18 @@ export function createMcpPostHandler(
       return accepted(res, incoming.method);
     }
     const request = message.request;
+    // MCP Apps (docs/design.md §11.11): declared in this request (modern), in this initialize, or
+    // by the session id a legacy client's initialize got for declaring it.
+    const ui =
+      era.era === 'modern'
+        ? declaresUi(era.clientCapabilities)
+        : request.method === 'initialize'
+          ? declaresUi(request.params?.capabilities)
+          : isUiSession(session);
+    if (ui && era.era === 'legacy' && request.method === 'initialize')
+      res.setHeader('mcp-session-id', newUiSessionId());
     // Whether its call may run, before anything runs (a 403 is thrown from here).
-    const admission = mcp.admit(auth, [request]);
+    const admission = mcp.admit(auth, [request], { ui });
     const channel = new ReplyChannel(res, acceptsEventStream(accept));
     const handle = () =>
       mcp.handle(
@@ -182,6 +195,7 @@ export function createMcpPostHandler(
           // Only a tool call does work that a departed client should stop.
           signal: request.method === 'tools/call' ? clientGone(res) : NEVER,
           ...(era.clientCapabilities ? { clientCapabilities: era.clientCapabilities } : {}),
+          ui,
           notify: (notification) => channel.notify(notification),
         },
         admission,
@@ -258,6 +272,7 @@ export function createMcpPostHandler(
     headers: MirroredHeaders,
     auth: AuthInfo,
     signal: AbortSignal,
+    ui: boolean,
   ) {
     const version = headers.protocolVersion ?? '2025-03-26';
     if (version !== '2025-03-26') {
@@ -279,6 +294,7 @@ export function createMcpPostHandler(
     const admission = mcp.admit(
       auth,
       classified.flatMap((message) => (message.kind === 'request' ? [message.request] : [])),
+      { ui },
     );
     const replies: JsonRpcReply[] = await Promise.all(
       classified.flatMap((message) => {
@@ -288,7 +304,11 @@ export function createMcpPostHandler(
         if (message.kind !== 'request') return [];
         return [
           mcp
-            .handle(message.request, { era: 'legacy', version, auth, signal, notify: () => {} }, admission)
+            .handle(
+              message.request,
+              { era: 'legacy', version, auth, signal, ui, notify: () => {} },
+              admission,
+            )
             .then((outcome) => outcome.reply),
         ];
       }),

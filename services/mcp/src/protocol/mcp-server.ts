@@ -8,6 +8,9 @@ import type {
 import type { ToolsetName } from '@sheetgate/proto';
 import type { Logger } from '@sheetgate/service-runtime';
 import { z } from 'zod';
+import { SERVER_UI_EXTENSION } from '../apps/ui-extension.ts';
+import { VIEW_RESOURCE_UI, viewResources } from '../apps/view-resources.ts';
+import { toolViews, type ViewDefinition } from '../apps/views.ts';
 import type { AuthInfo } from '../auth/auth-info.ts';
 import {
   type ContractChecks,
@@ -58,6 +61,8 @@ const DISCOVER_CACHE = { ttlMs: 3_600_000, cacheScope: 'public' } as const;
  * caller's own cache may keep it (`private`); it too changes only with a release.
  */
 const LIST_CACHE = { ttlMs: 3_600_000, cacheScope: 'private' } as const;
+/** The MCP Apps views' resources are the same for every caller and change only with a release. */
+const VIEW_RESOURCE_CACHE = { ttlMs: 3_600_000, cacheScope: 'public' } as const;
 
 /** One request as the endpoint hands it over: its era, credential and response stream. */
 export interface CallContext {
@@ -69,6 +74,11 @@ export interface CallContext {
   signal: AbortSignal;
   /** Modern clients declare these per request; legacy ones are never asked anything. */
   clientCapabilities?: Record<string, unknown>;
+  /**
+   * The client declared the MCP Apps extension (docs/design.md §11.11): in this request's
+   * capabilities (modern), or in its initialize, as its session id says (legacy; ui-extension.ts).
+   */
+  ui?: boolean;
   /** Sends a notification on this request's response stream (opening it as SSE if need be). */
   notify(notification: JsonRpcNotification): void;
 }
@@ -123,6 +133,11 @@ export function createMcpServer(options: {
    * call fails outside production.
    */
   contracts?: ContractChecks;
+  /**
+   * The MCP Apps views (apps/views.ts), shown only to clients that declare the extension; without
+   * them the server does not offer it.
+   */
+  views?: readonly ViewDefinition[];
 }) {
   const timeoutMs = options.requestTimeoutMs ?? 120_000;
   const contracts =
@@ -144,6 +159,18 @@ export function createMcpServer(options: {
   const capabilities = { tools: { listChanged: false } };
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
   const toolsets = toolsetIndex(options.tools);
+  // MCP Apps (docs/design.md §11.11): each tool's view, checked against the registry at start.
+  const views = toolViews(options.views ?? [], new Set(tools.keys()));
+  const resources = viewResources(options.views ?? []);
+  const offersUi = resources.size > 0;
+  const appOnly = new Set([...views].filter(([, view]) => view.appOnly).map(([name]) => name));
+  /** Whether this request gets the extension: the client declared it and there are views. */
+  const uiOf = (call: Pick<CallContext, 'ui'>) => offersUi && call.ui === true;
+  const uiCapabilities = {
+    ...capabilities,
+    resources: { listChanged: false },
+    extensions: SERVER_UI_EXTENSION,
+  };
   const listed = (tool: ToolDefinition): Tool => ({
     name: tool.name,
     title: tool.title,
@@ -167,25 +194,45 @@ export function createMcpServer(options: {
     return found;
   };
   const modernMeta = { [META.serverInfo]: serverInfo };
-  const discover = constant({
-    resultType: 'complete',
-    supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-    capabilities,
-    instructions: INSTRUCTIONS,
-    ...DISCOVER_CACHE,
-    _meta: modernMeta,
-  } satisfies DiscoverResult);
+  const discoverResult = (declared: typeof capabilities) =>
+    constant({
+      resultType: 'complete',
+      supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+      capabilities: declared,
+      instructions: INSTRUCTIONS,
+      ...DISCOVER_CACHE,
+      _meta: modernMeta,
+    } satisfies DiscoverResult);
+  const discover = discoverResult(capabilities);
+  const discoverUi = discoverResult(uiCapabilities);
   /**
-   * tools/list per distinct toolset combination (`toolsetKey`: at most 2^n of them), built and
-   * serialised once, on first use, in the registry's order.
+   * A tool as a client that declared MCP Apps sees it: its view's URI in `_meta.ui` (and in the
+   * flat `ui/resourceUri` key the extension deprecates, which hosts of its first drafts read and
+   * the extension's own SDK still writes), and `visibility: ["app"]` for a tool only the view calls.
+   */
+  const withView = (tool: ToolDefinition): Tool => {
+    const listed = listedTool(tool);
+    const view = views.get(tool.name);
+    if (!view) return listed;
+    const ui = view.appOnly
+      ? { resourceUri: view.resourceUri, visibility: ['app'] }
+      : { resourceUri: view.resourceUri };
+    return { ...listed, _meta: { ui, 'ui/resourceUri': view.resourceUri } };
+  };
+  /**
+   * tools/list per distinct toolset combination (`toolsetKey`: at most 2^n of them) and whether the
+   * client declared MCP Apps, built and serialised once, on first use, in the registry's order.
    */
   const lists = new Map<string, { legacy: object; modern: object }>();
-  function listsFor(auth: AuthInfo) {
-    const key = toolsetKey(auth.toolsets);
+  function listsFor(auth: AuthInfo, ui: boolean) {
+    const sets = toolsetKey(auth.toolsets);
+    const key = ui ? `${sets}\nui` : sets;
     let found = lists.get(key);
     if (!found) {
-      const names = new Set(key.split(' '));
-      const shown = options.tools.filter((tool) => names.has(toolsets.setOf.get(tool.name)!)).map(listedTool);
+      const names = new Set(sets.split(' '));
+      const shown = options.tools
+        .filter((tool) => names.has(toolsets.setOf.get(tool.name)!) && (ui || !appOnly.has(tool.name)))
+        .map(ui ? withView : listedTool);
       found = {
         legacy: constant({ tools: shown }),
         modern: constant({ resultType: 'complete', tools: shown, ...LIST_CACHE, _meta: modernMeta }),
@@ -202,11 +249,22 @@ export function createMcpServer(options: {
   let answering = 0;
   let running = 0;
 
-  function admit(auth: AuthInfo, requests: readonly JsonRpcRequest[]): Admission {
+  /** The tool a call names, if this client may know it (an app-only tool is its views' alone). */
+  const toolFor = (name: unknown, ui: boolean) => {
+    const tool = tools.get(String(name));
+    return tool && (ui || !appOnly.has(tool.name)) ? tool : undefined;
+  };
+
+  function admit(
+    auth: AuthInfo,
+    requests: readonly JsonRpcRequest[],
+    call: Pick<CallContext, 'ui'> = {},
+  ): Admission {
     // Made only for a body with tool calls: tools/list, the hot path, allocates nothing here.
     let verdicts: Map<JsonRpcRequest, CallVerdict> | undefined;
+    const ui = uiOf(call);
     for (const request of requests) {
-      const tool = request.method === 'tools/call' ? tools.get(String(request.params?.name)) : undefined;
+      const tool = request.method === 'tools/call' ? toolFor(request.params?.name, ui) : undefined;
       // Not a call of a known tool: nothing to judge (callTool answers an unknown one).
       if (!tool) continue;
       const toolset = toolsets.setOf.get(tool.name)!;
@@ -248,7 +306,7 @@ export function createMcpServer(options: {
     const name = params.name;
     if (typeof name !== 'string')
       throw new RpcFailure(JsonRpcErrorCode.InvalidParams, 'params.name must be a string');
-    const tool = tools.get(name);
+    const tool = toolFor(name, uiOf(call));
     if (!tool) {
       throw new RpcFailure(
         JsonRpcErrorCode.InvalidParams,
@@ -332,9 +390,17 @@ export function createMcpServer(options: {
     const modern = call.era === 'modern';
     switch (request.method) {
       case 'tools/list': {
-        const list = listsFor(call.auth);
+        const list = listsFor(call.auth, uiOf(call));
         return modern ? list.modern : list.legacy;
       }
+      // MCP Apps: the views' resources, for a client that declared the extension only; for any
+      // other these stay unknown methods, as before.
+      case 'resources/list':
+        if (uiOf(call)) return modern ? resourceList.modern : resourceList.legacy;
+        break;
+      case 'resources/read':
+        if (uiOf(call)) return readResource(request.params?.uri, modern);
+        break;
       case 'tools/call': {
         const result = await callTool(request, call, signal, admission);
         return modern && !('resultType' in result)
@@ -342,10 +408,10 @@ export function createMcpServer(options: {
           : result;
       }
       case 'server/discover':
-        if (modern) return discover;
+        if (modern) return uiOf(call) ? discoverUi : discover;
         break;
       case 'initialize':
-        if (!modern) return initializeResult(request.params?.protocolVersion);
+        if (!modern) return initializeResult(request.params?.protocolVersion, uiOf(call));
         break;
       case 'ping':
         if (!modern) return {};
@@ -359,23 +425,68 @@ export function createMcpServer(options: {
     );
   }
 
-  function initializeResult(requested: unknown): InitializeResult {
+  function initializeResult(requested: unknown, ui: boolean): InitializeResult {
     return {
       // Legacy negotiation: the client's version when served here, else the newest legacy one.
       protocolVersion:
         typeof requested === 'string' && (LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
           ? requested
           : LEGACY_PROTOCOL_VERSIONS[0],
-      capabilities,
+      capabilities: ui ? uiCapabilities : capabilities,
       serverInfo,
       instructions: INSTRUCTIONS,
     };
   }
 
+  const resourceList = (() => {
+    const listed = [...resources.values()].map(({ uri, name, title, description, mimeType }) => ({
+      uri,
+      name,
+      title,
+      description,
+      mimeType,
+      _meta: { ui: VIEW_RESOURCE_UI },
+    }));
+    return {
+      legacy: constant({ resources: listed }),
+      modern: constant({
+        resultType: 'complete',
+        resources: listed,
+        ...VIEW_RESOURCE_CACHE,
+        _meta: modernMeta,
+      }),
+    };
+  })();
+  // Each view's resources/read answer, built and serialised on its first read.
+  const reads = new Map<string, { legacy: object; modern: object }>();
+  function readResource(uri: unknown, modern: boolean): object {
+    if (typeof uri !== 'string')
+      throw new RpcFailure(JsonRpcErrorCode.InvalidParams, 'params.uri must be a string');
+    let found = reads.get(uri);
+    if (!found) {
+      const resource = resources.get(uri);
+      // A miss is -32602 carrying the URI, in both eras (MCP 2026-07-28 resources/read; the
+      // SDKs read it as resource-not-found).
+      if (!resource)
+        throw new RpcFailure(JsonRpcErrorCode.InvalidParams, `Resource not found: ${uri.slice(0, 200)}`, {
+          uri: uri.slice(0, 200),
+        });
+      const contents = [
+        { uri, mimeType: resource.mimeType, text: resource.html(), _meta: { ui: VIEW_RESOURCE_UI } },
+      ];
+      found = {
+        legacy: constant({ contents }),
+        modern: constant({ resultType: 'complete', contents, ...VIEW_RESOURCE_CACHE, _meta: modernMeta }),
+      };
+      reads.set(uri, found);
+    }
+    return modern ? found.modern : found.legacy;
+  }
+
   return {
     tools,
     serverInfo,
-    /** The tools/list results built so far, one per toolset combination (for tests). */
+    /** The tools/list results built so far, one per toolset combination and MCP Apps (for tests). */
     get listsBuilt(): number {
       return lists.size;
     },
@@ -383,7 +494,8 @@ export function createMcpServer(options: {
     /**
      * Judges the tool calls of one HTTP body (call-permission.ts), before any of them runs: throws
      * the 403 of the first call whose scope the credential lacks, and says which calls fall outside
-     * its toolsets. Every `handle` of a `tools/call` carries its body's admission.
+     * its toolsets. Every `handle` of a `tools/call` carries its body's admission. `call.ui`: the
+     * client declared MCP Apps (a tool only views call is unknown to any other).
      */
     admit,
 
@@ -412,7 +524,7 @@ export function createMcpServer(options: {
           };
         }
       }
-      const verdicts = admission ?? admit(call.auth, [request]);
+      const verdicts = admission ?? admit(call.auth, [request], call);
       const key = inFlightKey(call.auth, request.id);
       const controller = new AbortController();
       const onClientGone = () => controller.abort(new Error('the client went away'));
