@@ -24,6 +24,7 @@ import { parseKeyring } from './crypto/keyring.ts';
 import { migrateToLatest } from './db/migrate.ts';
 import { createDatabasePool } from './db/pool.ts';
 import { startEdgeRevocations } from './edge-revocations/index.ts';
+import { createEnterpriseGrant } from './enterprise-idps/index.ts';
 import {
   createGoogleConnectionLibrary,
   createGoogleSignIn,
@@ -157,6 +158,12 @@ export async function createAuthService(
     audit,
     edgeRevocations,
     appToolsets,
+    enterpriseGrant: createEnterpriseGrant({
+      baseUrl: settings.BASE_URL,
+      idps: settings.ENTERPRISE_IDPS,
+      pool,
+      cache,
+    }),
   });
 
   const csrf = createCsrfTokens(cookieKeys[0]!);

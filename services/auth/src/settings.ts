@@ -1,6 +1,7 @@
 import { setting } from '@sheetgate/service-runtime';
 import { z } from 'zod';
 import { KeyringError, parseKeyring } from './crypto/keyring.ts';
+import { enterpriseIdpsSetting } from './enterprise-idps/enterprise-idps-setting.ts';
 import { QUOTA_SETTING_NAMES, type QuotaSettingName } from './google-quota/quota-rules.ts';
 
 /** RATE_LIMIT_KEY_PREFIX when unset; under it the revocation relay keeps its historical names. */
@@ -82,7 +83,6 @@ const authSettingsFields = z.object({
    */
   REVOCATION_HEARTBEAT_MS: z.coerce.number().int().min(50).max(1_000).default(250),
   /**
-  /**
    * How long an MCP replica trusts what its revocation stream told it, counted from its newest
    * answered probe (auth tells it in the snapshot, docs/design.md §4.6), and so how long a
    * revocation waits for a replica that does not acknowledge it (this and half a second;
@@ -93,6 +93,7 @@ const authSettingsFields = z.object({
    * revocations outlast their callers.
    */
   REVOCATION_STALE_AFTER_MS: z.coerce.number().int().min(100).max(3_600_000).optional(),
+  /**
    * Who may say who the client is: X-Forwarded-For is believed only from these peers, and per-IP
    * limits and the audit trail use the last hop that is not one of them (an IPv6 client counts by
    * its /64). Comma-separated addresses, CIDR ranges, or `loopback`, `linklocal`, `uniquelocal`.
@@ -162,6 +163,13 @@ const authSettingsFields = z.object({
    * still journaled, but without its before-images (its entry says undo is not available).
    */
   CHANGE_JOURNAL_MAX_MB_PER_PERSON: z.coerce.number().int().min(1).max(10_000).default(50),
+  /**
+   * Enterprise identity providers whose ID-JAGs (the MCP extension Enterprise-Managed
+   * Authorization) the token endpoint takes, as JSON: each with its issuer, JWKS, the clients that
+   * may present them (scopes, toolsets) and how its people map to Sheetgate people (docs/design.md
+   * §4.7; deploy/README.md, "Trusting an enterprise identity provider"). Unset: none.
+   */
+  ENTERPRISE_IDPS: enterpriseIdpsSetting,
   LOG_LEVEL: setting.logLevel(),
 });
 

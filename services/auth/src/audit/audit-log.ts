@@ -15,6 +15,8 @@ export const auditEventKinds = [
   'sign_out',
   'grant.revoked',
   'refresh_token.reused',
+  'enterprise_grant.issued',
+  'enterprise_grant.refused',
   'google.reauth_required',
   'provider.imported',
   'oauth.reset',

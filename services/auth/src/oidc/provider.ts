@@ -7,6 +7,8 @@ import type { AppToolsets } from '../connected-apps/app-toolsets.ts';
 import type { Keyring } from '../crypto/keyring.ts';
 import type { DatabasePool } from '../db/pool.ts';
 import type { EdgeRevocations } from '../edge-revocations/edge-revocations.ts';
+import { ID_JAG_GRANT_PROFILE } from '../enterprise-idps/id-jag-refusal.ts';
+import { type JwtBearerGrantDeps, registerJwtBearerGrant } from '../enterprise-idps/jwt-bearer-grant.ts';
 import type { SigningKey } from '../signing-keys/signing-key-store.ts';
 import { createUserQueries } from '../users/user-queries.ts';
 import { anonymousEndSession } from './anonymous-end-session.ts';
@@ -24,8 +26,8 @@ import { type RedisModelStore, SHORT_LIVED_MODELS } from './redis-adapter.ts';
 import { refreshRetryWindow } from './refresh-retry.ts';
 import {
   canonicalResource,
-  DEFAULT_RESOURCE_SCOPE,
   mcpResource,
+  mcpResourceServerInfo,
   OIDC_SCOPES,
   RESOURCE_SCOPES,
 } from './resource.ts';
@@ -51,7 +53,9 @@ export interface ProviderOptions {
   /** Tells every MCP replica about the grants the provider revokes. */
   edgeRevocations: Pick<EdgeRevocations, 'grantRevoked'>;
   /** The toolsets each person chose for each app, carried in its access tokens. */
-  appToolsets: Pick<AppToolsets, 'chosen'>;
+  appToolsets: Pick<AppToolsets, 'chosen' | 'choose'>;
+  /** ID-JAGs of trusted enterprise identity providers (docs/design.md §4.7), when any is trusted. */
+  enterpriseGrant?: Pick<JwtBearerGrantDeps, 'verifier' | 'people' | 'replays'>;
 }
 
 const DAY = 24 * 60 * 60;
@@ -93,7 +97,7 @@ export function createOidcProvider(options: ProviderOptions): Provider {
       userinfoSigningAlgValues: [signingAlgorithm],
     },
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
-    extraClientMetadata: clientMetadataPolicy(knownScopes),
+    extraClientMetadata: clientMetadataPolicy(knownScopes, options.enterpriseGrant?.verifier.trustsClient),
     cookies: {
       keys: options.cookieKeys,
       names: PROVIDER_COOKIES,
@@ -146,18 +150,17 @@ export function createOidcProvider(options: ProviderOptions): Provider {
         useGrantedResource: async () => true,
         getResourceServerInfo: async (_ctx, indicator) => {
           if (canonicalResource(indicator, baseUrl) !== resource) throw new errors.InvalidTarget();
-          return {
-            scope: DEFAULT_RESOURCE_SCOPE,
-            audience: resource,
-            accessTokenTTL: options.accessTokenTtlSeconds,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: signingAlgorithm } },
-          };
+          return mcpResourceServerInfo(baseUrl, options.accessTokenTtlSeconds, signingAlgorithm);
         },
       },
     } as Configuration['features'],
     // Every URL the provider fetches is chosen by a client (SSRF): see outbound-fetch.ts.
     fetch: createOutboundFetch(),
+    // RFC 8414 metadata of the ID-JAG profile (the draft's §Resource Authorization Server Metadata;
+    // the jwt-bearer grant type itself is listed once registered below).
+    ...(options.enterpriseGrant
+      ? { discovery: { authorization_grant_profiles_supported: [ID_JAG_GRANT_PROFILE] } }
+      : {}),
     clientBasedCORS: () => true,
     // Auth's own route first: the provider scopes its interaction cookie to this path, so only
     // routes below it can complete the interaction (see interactions/interaction-routes.ts).
@@ -201,6 +204,16 @@ export function createOidcProvider(options: ProviderOptions): Provider {
   provider.use(jsonBodyDepthGuard());
   provider.use(refreshRetryWindow({ cache, keyring: options.keyring, tokenPath: OIDC_ROUTES.token, logger }));
   provider.on('server_error', (_ctx, error) => logger.error({ err: error }, 'provider server error'));
+  if (options.enterpriseGrant)
+    registerJwtBearerGrant(provider, {
+      ...options.enterpriseGrant,
+      baseUrl,
+      pool,
+      appToolsets: options.appToolsets,
+      audit: options.audit,
+      logger,
+      resourceServerInfo: mcpResourceServerInfo(baseUrl, options.accessTokenTtlSeconds, signingAlgorithm),
+    });
   auditGrantRevocations(provider, options.audit, logger);
   announceGrantRevocations(provider, options.edgeRevocations, logger);
   return provider;

@@ -1,3 +1,5 @@
+import type { AsymmetricSigningAlgorithm, ResourceServer } from 'oidc-provider';
+
 /** The scopes of the MCP resource (docs/design.md §3). */
 export const RESOURCE_SCOPES = ['sheets:read', 'sheets:write'] as const;
 /** What an authorization request without `scope` asks for. */
@@ -18,4 +20,22 @@ export function canonicalResource(value: string, baseUrl: string): string | unde
   const trimmed = value.replace(/\/+$/, '');
   if (trimmed === resource || trimmed === baseUrl) return resource;
   return undefined;
+}
+
+/**
+ * How access tokens for the MCP resource are made (oidc-provider's resource server information):
+ * resource-bound JWTs (`typ: at+jwt`) signed with `signingAlgorithm`, whatever grant issues them.
+ */
+export function mcpResourceServerInfo(
+  baseUrl: string,
+  accessTokenTtlSeconds: number,
+  signingAlgorithm: AsymmetricSigningAlgorithm,
+): ResourceServer {
+  return {
+    scope: DEFAULT_RESOURCE_SCOPE,
+    audience: mcpResource(baseUrl),
+    accessTokenTTL: accessTokenTtlSeconds,
+    accessTokenFormat: 'jwt',
+    jwt: { sign: { alg: signingAlgorithm } },
+  };
 }
