@@ -51,7 +51,7 @@ export function createGoogleCaller(options: GoogleCallOptions) {
       let forceRefresh = false;
       for (let attempt = 1; ; attempt++) {
         const token = await options.tokens.get(userId, { forceRefresh });
-        if (!token.ok) throw authenticationRequired(options.dashboardUrl);
+        if (!token.ok) throw authenticationRequired(options.dashboardUrl, token.reason === 'NOT_CONNECTED');
         try {
           // The person travels with the call to the HTTP adapter, which takes their quota turn.
           return await runForPerson(userId, () =>

@@ -168,7 +168,12 @@ export function fileNotPicked(dashboardUrl: string): ToolError {
 /** Google no longer takes the person's grant: the dashboard's undo tells "reconnect Google" apart by it. */
 export class GoogleReconnectNeeded extends ToolError {}
 
-export function authenticationRequired(dashboardUrl: string): ToolError {
+export function authenticationRequired(dashboardUrl: string, neverConnected = false): ToolError {
+  // A person known through an enterprise IdP (docs/design.md §4.7) may never have connected Google.
+  if (neverConnected)
+    return new GoogleReconnectNeeded(
+      `Authentication required: Sheetgate is not connected to your Google account. Connect Google at ${dashboardUrl}, then try again.`,
+    );
   return new GoogleReconnectNeeded(
     `Authentication required: Sheetgate can no longer reach your Google account. Reconnect Google at ${dashboardUrl}, then try again.`,
   );

@@ -1,0 +1,206 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { type EnterpriseIdpEmulator, startEnterpriseIdpEmulator } from '@sheetgate/enterprise-idp-emulator';
+import {
+  type ClientCredentials,
+  idpEndpoints,
+  redeemSignIn,
+  requestAccessToken,
+  requestIdJag,
+  resourceAuthorizationServer,
+  signInRequest,
+} from '@sheetgate/enterprise-idp-emulator/client';
+import { createAccountServiceClient } from '@sheetgate/proto';
+import { createBrowser } from '@sheetgate/test-harness';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { credentialHeaders, type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
+
+// Enterprise-Managed Authorization end to end (the MCP extension
+// io.modelcontextprotocol/enterprise-managed-authorization; docs/design.md §4.7): the person signs
+// in at the enterprise IdP (the emulator), the client — written from the extension's text —
+// exchanges the ID token for an ID-JAG there and presents it at Sheetgate's token endpoint, then
+// lists and calls tools at the MCP endpoint as that person. Real auth, mcp and Google emulator
+// processes; the IdP emulator in this process.
+
+const REDIRECT = 'http://127.0.0.1:45997/callback';
+const agentAtIdp = { clientId: 'sheets-agent', clientSecret: 'sheets-agent-secret' };
+
+let stack: McpUnderTest;
+let idp: EnterpriseIdpEmulator;
+let client: ClientCredentials;
+let alice: { userId: string; sessionCookie: string };
+let spreadsheetId: string;
+
+beforeAll(async () => {
+  stack = await startMcpUnderTest();
+  alice = await stack.signIn('alice@example.com');
+  [spreadsheetId] = (await stack.seed('alice@example.com', [
+    {
+      name: 'Quarterly plan',
+      values: [
+        ['Region', 'Target'],
+        ['North', 120],
+      ],
+    },
+  ])) as [string];
+  // Carol has a Sheetgate account but has never connected Google (nobody signed her in there).
+  const database = new pg.Client({ connectionString: stack.database.url });
+  await database.connect();
+  await database.query(
+    "INSERT INTO users (google_subject, email, google_hosted_domain) VALUES ('g-carol', 'carol@example.com', 'example.com')",
+  );
+  await database.end();
+
+  // The operator registers the client at Sheetgate and names it in ENTERPRISE_IDPS.
+  const registered = await fetch(`${stack.baseUrl}/api/auth/oauth2/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Sheets agent',
+      redirect_uris: ['https://agent.example/callback'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    }),
+  });
+  const body = (await registered.json()) as { client_id: string; client_secret: string };
+  client = { clientId: body.client_id, clientSecret: body.client_secret };
+  idp = await startEnterpriseIdpEmulator({
+    port: 0,
+    people: [
+      { sub: '00u-alice', email: 'alice@example.com' },
+      { sub: '00u-carol', email: 'carol@example.com' },
+    ],
+    clients: [
+      {
+        ...agentAtIdp,
+        redirectUris: [REDIRECT],
+        exchanges: [
+          {
+            audience: stack.baseUrl,
+            resource: stack.resource,
+            scopes: ['sheets:read', 'sheets:write'],
+            clientIdAtAudience: client.clientId,
+          },
+        ],
+      },
+    ],
+  });
+  await stack.restartAuth({
+    ENTERPRISE_IDPS: JSON.stringify([
+      {
+        issuer: idp.issuer,
+        jwksUri: idp.jwksUri,
+        clients: [
+          { clientId: client.clientId, scopes: ['sheets:read', 'sheets:write'], toolsets: ['core-read'] },
+        ],
+        emailDomains: ['example.com'],
+      },
+    ]),
+  });
+}, 120_000);
+afterAll(async () => {
+  await idp?.close();
+  await stack?.stop();
+});
+
+/** The extension's three steps for `email`; the token response of the last. */
+async function connectAs(email: string) {
+  // §6: the MCP server's authorization server takes ID-JAGs.
+  const server = await resourceAuthorizationServer(stack.mcpUrl);
+  expect(server).toMatchObject({ audience: stack.baseUrl, resource: stack.resource, takesIdJags: true });
+  // §3: single sign-on at the IdP, in the person's browser.
+  const endpoints = await idpEndpoints(idp.issuer);
+  const request = signInRequest(endpoints.authorizationEndpoint, agentAtIdp.clientId, REDIRECT);
+  const browser = createBrowser();
+  const page = await browser.navigate(request.url);
+  const chosen = await browser.pressButton({ url: page.url, body: page.body }, email);
+  const code = new URL(chosen.location!).searchParams.get('code')!;
+  const idToken = await redeemSignIn(endpoints.tokenEndpoint, agentAtIdp, {
+    code,
+    redirectUri: REDIRECT,
+    verifier: request.verifier,
+  });
+  // §4: token exchange at the IdP.
+  const exchanged = await requestIdJag(endpoints.tokenEndpoint, agentAtIdp, {
+    idToken,
+    audience: server.audience,
+    resource: server.resource,
+    scope: 'sheets:read sheets:write',
+  });
+  expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
+  // §5: the ID-JAG at Sheetgate's token endpoint.
+  const answer = await requestAccessToken(server.tokenEndpoint, client, {
+    assertion: String(exchanged.body.access_token),
+  });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  return answer.body as { access_token: string; token_type: string; scope: string };
+}
+
+async function callTool(mcp: Client, name: string, args: Record<string, unknown>) {
+  const result = (await mcp.callTool({ name, arguments: args })) as CallToolResult;
+  return {
+    isError: result.isError === true,
+    text: result.content.map((part) => ('text' in part ? part.text : '')).join('\n'),
+  };
+}
+
+describe('Enterprise-Managed Authorization, from the IdP’s sign-in to a tool call', () => {
+  it('lists and calls tools as the person the IdP signed in, with the toolsets the operator gave the client', async () => {
+    const tokens = await connectAs('alice@example.com');
+    expect(tokens).toMatchObject({ token_type: 'Bearer', scope: 'sheets:read sheets:write' });
+    const mcp = await stack.connectClient(alice.userId, 'enterprise agent', tokens.access_token);
+    try {
+      const names = (await mcp.listTools()).tools.map((tool) => tool.name);
+      expect(names).toContain('read_range');
+      expect(names).not.toContain('write_range');
+      const read = await callTool(mcp, 'read_range', { spreadsheetId, range: 'A1:B2' });
+      expect(read.isError, read.text).toBe(false);
+      expect(read.text).toContain('North');
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('a person who never connected Google is told to connect it on the dashboard', async () => {
+    const tokens = await connectAs('carol@example.com');
+    const mcp = await stack.connectClient('', 'enterprise agent', tokens.access_token);
+    try {
+      const listed = await callTool(mcp, 'list_spreadsheets', {});
+      expect(listed.isError).toBe(true);
+      expect(listed.text).toContain(
+        `Sheetgate is not connected to your Google account. Connect Google at ${stack.baseUrl}/dashboard`,
+      );
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('is listed under the person’s Connected apps, and Disconnect refuses its token at the next request', async () => {
+    const tokens = await connectAs('alice@example.com');
+    const toolsList = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    expect(
+      (await postMcp(stack.mcpUrl, toolsList, { headers: credentialHeaders(tokens.access_token) })).status,
+    ).toBe(200);
+    const accounts = createAccountServiceClient({
+      address: stack.grpcAddress,
+      serviceToken: stack.serviceToken,
+    });
+    try {
+      const { apps } = await accounts.listConnectedApps({ sessionCookie: alice.sessionCookie });
+      expect(apps.map((app) => [app.clientId, app.clientName, app.toolsets])).toEqual([
+        [client.clientId, 'Sheets agent', ['core-read']],
+      ]);
+      const answer = await accounts.disconnectApp(
+        { sessionCookie: alice.sessionCookie, clientId: client.clientId },
+        { deadlineMs: 10_000 },
+      );
+      expect(answer.disconnected).toBe(true);
+    } finally {
+      accounts.close();
+    }
+    const refused = await postMcp(stack.mcpUrl, toolsList, {
+      headers: credentialHeaders(tokens.access_token),
+    });
+    expect(refused.status).toBe(401);
+  });
+});
