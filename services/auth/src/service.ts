@@ -189,7 +189,14 @@ export async function createAuthService(
     pepper: settings.API_KEY_PEPPER,
     rateLimiter: rateLimits.apiKey,
     addressFailureLimiter: rateLimits.apiKeyFailures,
-    revocations: await createKeyRevocations({ redisUrl: settings.REDIS_URL, logger }),
+    revocations: await createKeyRevocations({
+      redisUrl: settings.REDIS_URL,
+      keyPrefix:
+        settings.RATE_LIMIT_KEY_PREFIX === DEFAULT_REDIS_KEY_PREFIX
+          ? undefined
+          : settings.RATE_LIMIT_KEY_PREFIX,
+      logger,
+    }),
     audit,
     importedKeys: createImportedApiKeys(pool),
     logger,

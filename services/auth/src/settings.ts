@@ -105,8 +105,9 @@ const authSettingsFields = z.object({
   TRUSTED_PROXIES: setting.trustedProxies(),
   /**
    * Namespace in Redis of rate-limit counters, Google quota turns and, when not the default, the
-   * revocation relay between auth replicas (tests give each stack its own, so stacks sharing one
-   * Redis stay apart; every replica of one deployment must have the same).
+   * revocation relay between auth replicas and the API-key revocation version (tests give each
+   * stack its own, so stacks sharing one Redis stay apart; every replica of one deployment must
+   * have the same).
    */
   RATE_LIMIT_KEY_PREFIX: z.string().min(1).max(100).default(DEFAULT_REDIS_KEY_PREFIX),
   /**

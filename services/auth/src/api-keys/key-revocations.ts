@@ -48,8 +48,17 @@ export function createInProcessKeyRevocations(): KeyRevocations {
   };
 }
 
-const VERSION_KEY = 'sheetgate:auth:api-keys:revocation-version';
-const CHANNEL = 'sheetgate:auth:api-keys:revoked';
+/**
+ * The version's key and the channel in Redis, under the deployment's key prefix
+ * (RATE_LIMIT_KEY_PREFIX): deployments that share one Redis — test stacks running side by side —
+ * neither see each other's revocations as a change of version (which would send every key of
+ * theirs back to PostgreSQL) nor hear each other's key ids. Without a prefix (the setting's
+ * default) the names are those the version always had, so a rollout keeps one version.
+ */
+export function keyRevocationNames(keyPrefix?: string) {
+  const base = keyPrefix === undefined ? 'sheetgate:auth:api-keys' : `${keyPrefix}:api-keys`;
+  return { version: `${base}:revocation-version`, channel: `${base}:revoked` };
+}
 
 /**
  * The version in Redis, shared by every replica. It is a random value rather than a counter so it
@@ -58,8 +67,11 @@ const CHANNEL = 'sheetgate:auth:api-keys:revoked';
  */
 export async function createRedisKeyRevocations(options: {
   redisUrl: string;
+  /** See `keyRevocationNames`. */
+  keyPrefix?: string | undefined;
   logger?: Logger;
 }): Promise<KeyRevocations> {
+  const names = keyRevocationNames(options.keyPrefix);
   // Fail fast: a Redis that is down or hangs must not hang API-key requests; an unknown version
   // means the resolve reads PostgreSQL instead. (The subscriber's errors are logged by the
   // factory: a subscription that died silently would leave this replica trusting cached keys
@@ -70,7 +82,7 @@ export async function createRedisKeyRevocations(options: {
   });
   const listeners: Array<(keyId: string) => void> = [];
   try {
-    await subscriber.subscribe(CHANNEL, (keyId) => {
+    await subscriber.subscribe(names.channel, (keyId) => {
       for (const listener of listeners) listener(keyId);
     });
   } catch (error) {
@@ -82,20 +94,20 @@ export async function createRedisKeyRevocations(options: {
     backend: 'redis',
     async version() {
       try {
-        const current = await client.get(VERSION_KEY);
+        const current = await client.get(names.version);
         if (current !== null) return current;
         // Never written, or lost (restart, eviction) after a revocation wrote it: a fixed stand-in
         // would match entries cached before that revocation. A fresh random value matches none;
         // until it is read back, this resolve trusts nothing cached.
-        await client.set(VERSION_KEY, randomUUID(), { condition: 'NX' });
+        await client.set(names.version, randomUUID(), { condition: 'NX' });
         return undefined;
       } catch {
         return undefined;
       }
     },
     async announce(keyId) {
-      await client.set(VERSION_KEY, randomUUID());
-      await client.publish(CHANNEL, keyId).catch((error: unknown) => {
+      await client.set(names.version, randomUUID());
+      await client.publish(names.channel, keyId).catch((error: unknown) => {
         options.logger?.warn({ err: error }, 'could not publish a key revocation (the version changed)');
       });
     },
@@ -107,10 +119,15 @@ export async function createRedisKeyRevocations(options: {
 }
 
 /** Redis when configured (any number of replicas), else in-process (one replica). */
-export function createKeyRevocations(options: { redisUrl?: string | undefined; logger?: Logger }) {
+export function createKeyRevocations(options: {
+  redisUrl?: string | undefined;
+  keyPrefix?: string | undefined;
+  logger?: Logger;
+}) {
   return options.redisUrl
     ? createRedisKeyRevocations({
         redisUrl: options.redisUrl,
+        keyPrefix: options.keyPrefix,
         ...(options.logger ? { logger: options.logger } : {}),
       })
     : Promise.resolve(createInProcessKeyRevocations());
