@@ -84,6 +84,8 @@ afterAll(async () => {
   await redis?.close();
 });
 
+const REDIS_PREFIX = `test:${randomBytes(6).toString('hex')}`;
+
 /**
  * A library as a replica builds it (revocations through the test's Redis when there is one, else
  * in-process); every log line it writes is kept for inspection.
@@ -96,7 +98,10 @@ async function openLibrary(overrides: Partial<ApiKeyLibraryOptions> = {}): Promi
       done();
     },
   });
-  const revocations = overrides.revocations ?? (await createKeyRevocations({ redisUrl: redis.url }));
+  // Under this file's own prefix: another test's revocation on the shared Redis must not change
+  // the version these count PostgreSQL reads under.
+  const revocations =
+    overrides.revocations ?? (await createKeyRevocations({ redisUrl: redis.url, keyPrefix: REDIS_PREFIX }));
   // A Redis that has never held the revocation version (a fresh one) gets one on this first read,
   // which trusts nothing cached; the tests start from the usual state, where it exists.
   await revocations.version();
