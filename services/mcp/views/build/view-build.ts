@@ -32,7 +32,12 @@ export async function buildViewHtml(view: ViewDefinition): Promise<string> {
     input: path.join(dir, 'view.ts'),
     platform: 'browser',
     logLevel: 'silent',
-    plugins: [withoutSpecTypeRegistry],
+    plugins: [
+      withoutSpecTypeRegistry,
+      withoutModernWireSchemas,
+      withoutZodJsonSchema,
+      withoutSchemaDescriptions,
+    ],
     treeshake: {
       // The SDK's packages mark no module as side-effect free; a view imports nothing for effects.
       moduleSideEffects: false,
@@ -103,6 +108,82 @@ const withoutSpecTypeRegistry: Plugin = {
         throw new Error(`the MCP client SDK no longer has "${line}": see view-build.ts`);
       kept = kept.replace(line, '');
     }
+    return kept;
+  },
+};
+
+/**
+ * A view talks to its host in the 2025 era's wire format: the App negotiates no MCP revision, and
+ * the client SDK validates by the 2025 codec whatever has none. The 2026-07-28 codec's schemas,
+ * built on first use, are never built in a view; their builder is replaced by one that says so
+ * (2.6 KB gzipped off every view). When an SDK release moves it, this fails loudly.
+ */
+const MODERN_WIRE_SCHEMAS = '//#region ../core-internal/src/wire/rev2026-07-28/buildSchemas.ts';
+const withoutModernWireSchemas: Plugin = {
+  name: 'sheetgate-without-modern-wire-schemas',
+  transform(code, id) {
+    if (!/@modelcontextprotocol\/client\/dist\/src-[\w-]+\.mjs$/.test(id)) return null;
+    const region = code.indexOf(MODERN_WIRE_SCHEMAS);
+    const start = code.indexOf('\nfunction build() {', region);
+    const end = code.indexOf('\nlet memo;\n', start);
+    const next = code.indexOf('//#endregion', region);
+    if (region === -1 || start === -1 || end === -1 || end > next)
+      throw new Error(
+        `the MCP client SDK no longer has the 2026 wire schemas' builder where it was: see view-build.ts`,
+      );
+    return `${code.slice(0, start)}\nfunction build() { throw new Error('MCP Apps views speak the 2025 wire format only'); }${code.slice(end)}`;
+  },
+};
+
+/**
+ * zod's conversion of schemas to JSON Schema, which every zod schema reaches through its
+ * `toJSONSchema` and `~standard.jsonSchema` methods: a view converts no schema (it registers no
+ * tool of its own), so each of the two modules' exports becomes a function whose result throws
+ * when called (6 KB gzipped off every view).
+ */
+const ZOD_JSON_SCHEMA = /\/zod\/v4\/core\/(to-json-schema|json-schema-processors)\.js$/;
+const withoutZodJsonSchema: Plugin = {
+  name: 'sheetgate-without-zod-json-schema',
+  load(id) {
+    if (!ZOD_JSON_SCHEMA.test(id)) return null;
+    const source = readFileSync(id, 'utf8');
+    const names = new Set([
+      ...[...source.matchAll(/^export (?:const|let|function|class) ([\w$]+)/gm)].map((match) => match[1]!),
+      ...[...source.matchAll(/^export \{([^}]*)\}/gm)].flatMap((match) =>
+        match[1]!.split(',').map(
+          (name) =>
+            name
+              .trim()
+              .split(/\s+as\s+/)
+              .pop()!,
+        ),
+      ),
+    ]);
+    names.delete('');
+    return [
+      'const unavailable = () => () => { throw new Error("zod\'s JSON Schema conversion is not in MCP Apps views"); };',
+      ...[...names].map((name) => `export const ${name} = unavailable;`),
+    ].join('\n');
+  },
+};
+
+/**
+ * The MCP Apps SDK describes each field of its schemas in words (`.describe("…")`), for JSON
+ * Schema made from them; a view makes none, and validation does not read them. The words are
+ * left out (2 KB gzipped); a `.describe(` with anything but a string literal fails the build.
+ * With the two above, these make room in the 60 KB budget for a view's own library (the chart
+ * view's Chartist).
+ */
+const DESCRIBED = /\.describe\((?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\$]|\\.)*`)\)/g;
+const withoutSchemaDescriptions: Plugin = {
+  name: 'sheetgate-without-schema-descriptions',
+  transform(code, id) {
+    if (!/@modelcontextprotocol\/ext-apps\/dist\/src\/app\.js$/.test(id)) return null;
+    const kept = code.replace(DESCRIBED, '');
+    if (kept.includes('.describe('))
+      throw new Error(
+        'the MCP Apps SDK describes a schema with something other than words: see view-build.ts',
+      );
     return kept;
   },
 };
