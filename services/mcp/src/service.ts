@@ -13,6 +13,7 @@ import { clientAddressResolver, type Logger } from '@sheetgate/service-runtime';
 import { drive } from 'googleapis/build/src/apis/drive/index.js';
 import { sheets } from 'googleapis/build/src/apis/sheets/index.js';
 import { createMcpApp } from './app.ts';
+import { appOnlyTools } from './apps/app-only-tools.ts';
 import { SHEETGATE_VIEWS } from './apps/views.ts';
 import { createAccessTokenVerifier } from './auth/access-token-verifier.ts';
 import { edgeApiKeyResolver } from './auth/api-key-edge.ts';
@@ -214,7 +215,8 @@ export async function createMcpService(
     channelOptions: BROKER_CHANNEL_OPTIONS,
   });
   const mcp = createMcpServer({
-    tools,
+    // The views' own tools (apps/app-only-tools.ts) are listed to no model.
+    tools: [...tools, ...appOnlyTools(toolDeps)],
     logger,
     baseUrl: settings.BASE_URL,
     states: createRequestStateCodec(settings.INTERNAL_SERVICE_TOKEN, {

@@ -4,6 +4,7 @@ import { createLogger } from '@sheetgate/service-runtime';
 import { readJson } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpApp } from '../src/app.ts';
+import { appOnlyTools } from '../src/apps/app-only-tools.ts';
 import { UI_EXTENSION, VIEW_MIME_TYPE } from '../src/apps/ui-extension.ts';
 import { SHEETGATE_VIEWS, toolViews, type ViewDefinition } from '../src/apps/views.ts';
 import type { AuthInfo } from '../src/auth/auth-info.ts';
@@ -36,7 +37,8 @@ interface Served {
 
 async function serve(views: readonly ViewDefinition[], auth: AuthInfo = AUTH): Promise<Served> {
   const mcp = createMcpServer({
-    tools: sheetgateTools({} as ToolDeps),
+    // The views' own tools are served with the views that call them, as service.ts serves them.
+    tools: [...sheetgateTools({} as ToolDeps), ...(views.length ? appOnlyTools({} as ToolDeps) : [])],
     logger,
     baseUrl,
     states: createRequestStateCodec('x'.repeat(32)),
@@ -186,25 +188,35 @@ describe('a legacy client that declares it in initialize', () => {
     expect(session).toMatch(/^[\x21-\x7e]+$/);
     const { result } = await readJson(await legacy(withViews.url, 'tools/list', {}, session));
     const withView = (result.tools as Array<{ name: string; _meta?: unknown }>).filter((tool) => tool._meta);
-    expect(withView).toEqual([
+    // Every tool of a view, and no other.
+    expect(withView.map((tool) => tool.name).sort()).toEqual(
+      SHEETGATE_VIEWS.flatMap((view) => [...view.tools, ...(view.appOnlyTools ?? [])]).sort(),
+    );
+    const readRange = withView.find((tool) => tool.name === 'read_range');
+    expect(readRange).toEqual(
       expect.objectContaining({
-        name: 'read_range',
         _meta: { ui: { resourceUri: 'ui://sheetgate/range' }, 'ui/resourceUri': 'ui://sheetgate/range' },
       }),
-    ]);
+    );
     // The tool itself is the one every client sees, with the view's metadata added.
     const plain = (await readJson(await legacy(before.url, 'tools/list'))).result.tools as Array<{
       name: string;
     }>;
-    const { _meta, ...rest } = withView[0] as { _meta: unknown };
+    const { _meta, ...rest } = readRange as { _meta: unknown };
     expect(rest).toEqual(plain.find((tool) => tool.name === 'read_range'));
   });
 
   it("lists the view as a ui:// resource and reads it: HTML of the extension's MIME type, allowed no origin", async () => {
     const list = (await readJson(await legacy(withViews.url, 'resources/list', {}, session))).result;
-    expect(list.resources).toEqual([
-      expect.objectContaining({ uri: 'ui://sheetgate/range', name: 'range', mimeType: VIEW_MIME_TYPE }),
-    ]);
+    expect(list.resources).toEqual(
+      SHEETGATE_VIEWS.map((view) =>
+        expect.objectContaining({
+          uri: `ui://sheetgate/${view.name}`,
+          name: view.name,
+          mimeType: VIEW_MIME_TYPE,
+        }),
+      ),
+    );
     const { result } = await readJson(
       await legacy(withViews.url, 'resources/read', { uri: 'ui://sheetgate/range' }, session),
     );
@@ -288,7 +300,8 @@ describe('tools/list is built once per toolset combination and extension', () =>
 
 describe('a tool only views call (visibility app)', () => {
   const VIEWS: ViewDefinition[] = [
-    ...SHEETGATE_VIEWS,
+    // The change view shows list_changes and undo_change: left out for this one.
+    ...SHEETGATE_VIEWS.filter((view) => view.name !== 'change'),
     {
       name: 'changes',
       title: 'Changes',
@@ -332,7 +345,9 @@ describe('a tool only views call (visibility app)', () => {
 });
 
 describe('the view registry', () => {
-  const registered = new Set(sheetgateTools({} as ToolDeps).map((tool) => tool.name));
+  const registered = new Set(
+    [...sheetgateTools({} as ToolDeps), ...appOnlyTools({} as ToolDeps)].map((tool) => tool.name),
+  );
 
   it("names only registered tools, each in one view, and Sheetgate's views pass", () => {
     expect(toolViews(SHEETGATE_VIEWS, registered).get('read_range')).toEqual({

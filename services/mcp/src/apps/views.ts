@@ -29,6 +29,14 @@ export const SHEETGATE_VIEWS: readonly ViewDefinition[] = [
       'A page of a range as a small sheet: column letters and row numbers, formula and error cells marked, paging with read_range.',
     tools: ['read_range'],
   },
+  {
+    name: 'change',
+    title: 'Change',
+    description:
+      "A change's cells before and now side by side, the altered ones marked, with Undo (undo_change); a destructive dry run's cells that would be lost.",
+    tools: ['list_changes', 'undo_change', 'clear_range', 'delete_dimension', 'delete_sheet', 'batch_update'],
+    appOnlyTools: ['read_change_cells'],
+  },
 ];
 
 const VIEW_URI_PREFIX = 'ui://sheetgate/';
