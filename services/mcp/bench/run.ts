@@ -1,6 +1,8 @@
 /**
  * `pnpm bench` (services/mcp), every figure from one run:
  *   - `tools/list`'s size in bytes for each toolset and for all of them;
+ *   - the range view's HTML gzipped (budget 60 KB) and a 1,000-cell page shown in Chromium
+ *     (bench/range-view.ts);
  *   - the Google requests one ordinary call of each tool makes, by API method;
  *   - `tools/list` with a JWT on the MCP service vs bare Koa answering the very same bytes, in
  *     each era (legacy 2025-11-25, modern 2026-07-28) (goal ≥ 0.8×), and vs the SDK's documented
@@ -44,6 +46,7 @@ import {
   request,
   seedBenchSpreadsheet,
 } from './one-request.ts';
+import { measureRangeView } from './range-view.ts';
 import { measureRevocations } from './revocations.ts';
 import { cpuRatio, describeSide, measure, median, ratio, type Side, type Target } from './rounds.ts';
 import { toolListSizes } from './tool-list-sizes.ts';
@@ -184,6 +187,8 @@ try {
   out(`machine: ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(2)} at the start`);
   out('tools/list bytes by toolset (legacy reply, from the registry):');
   for (const size of await toolListSizes()) out(`  ${size.sets}: ${size.tools} tools, ${size.bytes} bytes`);
+  // MCP Apps views: size against the budget, and a 1,000-cell page shown in Chromium.
+  await measureRangeView();
   out('Google requests per tool call (one ordinary call of each tool, counted by the emulator):');
   const client = await stack.connectClient(bench.userId, 'bench quota counter');
   const perTool = await measureGoogleRequestsPerTool(
