@@ -1,5 +1,6 @@
 import { type ClientCredentials, requestAccessToken } from '@sheetgate/enterprise-idp-emulator/client';
 import { readJson } from '@sheetgate/test-harness';
+import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuditLog } from '../src/audit/index.ts';
 import type { DatabasePool } from '../src/db/pool.ts';
@@ -192,6 +193,64 @@ describe('an ID-JAG presented with the JWT bearer grant (RFC 7523, the extension
   });
 });
 
+describe('with a DPoP proof, as the code flow (RFC 9449 §5)', () => {
+  it('the token is bound to the proof’s key: token_type DPoP, cnf.jkt its thumbprint', async () => {
+    const key = await dpopKey();
+    const assertion = await idJagFor(idp, 'alice@example.com', forSheetgate());
+    const { status, body } = await requestAccessToken(tokenEndpoint(), clients.a, {
+      assertion,
+      dpop: await key.proof({ htm: 'POST', htu: tokenEndpoint() }),
+    });
+    expect(status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({ token_type: 'DPoP', scope: 'sheets:read sheets:write' });
+    expect(body.refresh_token).toBeUndefined();
+    const { payload } = await oauth.verifyAccessToken(String(body.access_token));
+    expect(payload).toMatchObject({ sub: people.alice, cnf: { jkt: key.jkt } });
+  });
+
+  it.each([
+    ['for another URL', { htu: 'https://other-as.example/token' }],
+    ['for another method', { htm: 'GET' }],
+    ['too old', { iat: now() - 3_600 }],
+    ['signed by another key than its jwk', { signedByAnother: true }],
+  ])('a proof %s is invalid_dpop_proof, audited, and spends no ID-JAG', async (_, bent) => {
+    const key = await dpopKey();
+    const assertion = await idJagFor(idp, 'alice@example.com', forSheetgate());
+    const refused = await requestAccessToken(tokenEndpoint(), clients.a, {
+      assertion,
+      dpop: await key.proof({ htm: 'POST', htu: tokenEndpoint(), ...bent }),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error, JSON.stringify(refused.body)).toBe('invalid_dpop_proof');
+    expect(refused.body.access_token).toBeUndefined();
+    const [latest] = await createAuditLog(pool).recent({ kind: 'enterprise_grant.refused' });
+    expect(latest?.details).toEqual({ clientId: clients.a.clientId, reason: 'dpop_proof' });
+    const then = await requestAccessToken(tokenEndpoint(), clients.a, {
+      assertion,
+      dpop: await key.proof({ htm: 'POST', htu: tokenEndpoint() }),
+    });
+    expect(then.status, JSON.stringify(then.body)).toBe(200);
+    expect(decodeJwt(String(then.body.access_token)).cnf).toEqual({ jkt: key.jkt });
+  });
+
+  it('a proof used once is refused the second time, spending no ID-JAG', async () => {
+    const key = await dpopKey();
+    const proof = await key.proof({ htm: 'POST', htu: tokenEndpoint() });
+    const first = await requestAccessToken(tokenEndpoint(), clients.a, {
+      assertion: await idJagFor(idp, 'alice@example.com', forSheetgate()),
+      dpop: proof,
+    });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const assertion = await idJagFor(idp, 'alice@example.com', forSheetgate());
+    const replayed = await requestAccessToken(tokenEndpoint(), clients.a, { assertion, dpop: proof });
+    expect(replayed.status).toBe(400);
+    expect(replayed.body.error).toBe('invalid_grant');
+    const [latest] = await createAuditLog(pool).recent({ kind: 'enterprise_grant.refused' });
+    expect(latest?.details).toEqual({ clientId: clients.a.clientId, reason: 'dpop_proof' });
+    expect((await present(clients.a, assertion)).status).toBe(200);
+  });
+});
+
 describe('refusals, each with the error the extension and RFCs name', () => {
   const refused = (
     answer: { status: number; body: Record<string, unknown> },
@@ -342,6 +401,20 @@ describe('refusals, each with the error the extension and RFCs name', () => {
     expect(latest?.details).toEqual({ clientId: clients.a.clientId, reason: 'expired' });
   });
 });
+
+/** A client's DPoP key pair and proofs by it (RFC 9449 §4.2), each claim replaceable. */
+async function dpopKey() {
+  const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
+  const jwk = await exportJWK(publicKey);
+  const another = await generateKeyPair('ES256');
+  return {
+    jkt: await calculateJwkThumbprint(jwk, 'sha256'),
+    proof: ({ signedByAnother, ...claims }: Record<string, unknown> & { signedByAnother?: boolean }) =>
+      new SignJWT({ jti: crypto.randomUUID(), iat: now(), ...claims })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk })
+        .sign(signedByAnother ? another.privateKey : privateKey),
+  };
+}
 
 function b64(value: unknown): string {
   return Buffer.from(JSON.stringify(value)).toString('base64url');

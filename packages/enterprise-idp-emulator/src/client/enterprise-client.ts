@@ -30,7 +30,12 @@ export interface OAuthAnswer {
   body: Record<string, unknown>;
 }
 
-async function post(url: string, form: Record<string, string | undefined>, client: ClientCredentials) {
+async function post(
+  url: string,
+  form: Record<string, string | undefined>,
+  client: ClientCredentials,
+  headers: Record<string, string> = {},
+) {
   const body = new URLSearchParams();
   for (const [name, value] of Object.entries(form)) if (value !== undefined) body.set(name, value);
   const basic = Buffer.from(
@@ -41,6 +46,7 @@ async function post(url: string, form: Record<string, string | undefined>, clien
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       authorization: `Basic ${basic.toString('base64')}`,
+      ...headers,
     },
     body,
   });
@@ -149,15 +155,19 @@ export function requestIdJag(
   );
 }
 
-/** Step 3 (§5): the ID-JAG as an RFC 7523 JWT authorization grant, for an access token. */
+/**
+ * Step 3 (§5): the ID-JAG as an RFC 7523 JWT authorization grant, for an access token; with `dpop`,
+ * a DPoP proof for the token endpoint (RFC 9449 §5), for a token bound to the proof's key.
+ */
 export function requestAccessToken(
   tokenEndpoint: string,
   client: ClientCredentials,
-  options: { assertion: string; scope?: string },
+  options: { assertion: string; scope?: string; dpop?: string },
 ): Promise<OAuthAnswer> {
   return post(
     tokenEndpoint,
     { grant_type: JWT_BEARER_GRANT_TYPE, assertion: options.assertion, scope: options.scope },
     client,
+    options.dpop ? { dpop: options.dpop } : {},
   );
 }

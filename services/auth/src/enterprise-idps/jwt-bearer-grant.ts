@@ -7,6 +7,7 @@ import type { Queryable } from '../db/pool.ts';
 import { createOidcModelQueries } from '../oidc/oidc-model-queries.ts';
 import { mcpResource } from '../oidc/resource.ts';
 import type { AssertionReplays } from './assertion-replays.ts';
+import { proofOfPossession } from './dpop-binding.ts';
 import { IdJagRefusal, invalidGrant, JWT_BEARER_GRANT_TYPE } from './id-jag-refusal.ts';
 import { type IdJagVerifier, IdpKeysUnavailable, type VerifiedIdJag } from './id-jag-verifier.ts';
 import type { PersonMapping } from './person-mapping.ts';
@@ -56,7 +57,9 @@ function providerError(refusal: IdJagRefusal): Error {
  * in that order, so a refusal never spends the assertion. What it issues is the access token of the
  * code flow — a JWT bound to the MCP resource under a grant of the person to the app (listed under
  * Connected apps, revoked by Disconnect), with the toolsets the operator gave the client — and no
- * refresh token (the draft's §Refresh Token: the client presents a new ID-JAG instead).
+ * refresh token (the draft's §Refresh Token: the client presents a new ID-JAG instead). A request
+ * with a DPoP proof gets that token bound to the proof's key (`cnf.jkt`, `token_type: DPoP`), as
+ * the code flow does (RFC 9449 §5); its proof is judged first, so a bad one spends no ID-JAG.
  */
 export function registerJwtBearerGrant(provider: Provider, deps: JwtBearerGrantDeps): void {
   const models = createOidcModelQueries(deps.pool);
@@ -111,6 +114,15 @@ export function registerJwtBearerGrant(provider: Provider, deps: JwtBearerGrantD
 
   async function jwtBearerGrant(ctx: KoaContextWithOIDC): Promise<void> {
     const client = ctx.oidc.client!;
+    let proof: Awaited<ReturnType<typeof proofOfPossession>>;
+    try {
+      proof = await proofOfPossession(provider, ctx);
+    } catch (error) {
+      await deps.audit.record('enterprise_grant.refused', {
+        details: { clientId: client.clientId, reason: 'dpop_proof' },
+      });
+      throw error;
+    }
     let judged: Awaited<ReturnType<typeof judge>>;
     try {
       judged = await judge(ctx);
@@ -136,6 +148,7 @@ export function registerJwtBearerGrant(provider: Provider, deps: JwtBearerGrantD
       scope: scopes.join(' '),
     });
     token.resourceServer = new provider.ResourceServer(resource, deps.resourceServerInfo);
+    if (proof) token.setThumbprint('jkt', proof.thumbprint);
     ctx.oidc.entity('Grant', grant);
     ctx.oidc.entity('AccessToken', token);
     const accessToken = await token.save();
