@@ -12,8 +12,10 @@ import {
 } from '@sheetgate/enterprise-idp-emulator/client';
 import { createAccountServiceClient } from '@sheetgate/proto';
 import { createBrowser } from '@sheetgate/test-harness';
+import { decodeJwt } from 'jose';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DpopKey, newDpopKey } from './support/dpop-key.ts';
 import { credentialHeaders, type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
 
 // Enterprise-Managed Authorization end to end (the MCP extension
@@ -103,8 +105,11 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** The extension's three steps for `email`; the token response of the last. */
-async function connectAs(email: string) {
+/**
+ * The extension's three steps for `email`; the token response of the last. With `dpop`, the last
+ * request carries a proof by that key (RFC 9449 §5), for a token bound to it.
+ */
+async function connectAs(email: string, dpop?: DpopKey) {
   // §6: the MCP server's authorization server takes ID-JAGs.
   const server = await resourceAuthorizationServer(stack.mcpUrl);
   expect(server).toMatchObject({ audience: stack.baseUrl, resource: stack.resource, takesIdJags: true });
@@ -131,6 +136,7 @@ async function connectAs(email: string) {
   // §5: the ID-JAG at Sheetgate's token endpoint.
   const answer = await requestAccessToken(server.tokenEndpoint, client, {
     assertion: String(exchanged.body.access_token),
+    ...(dpop ? { dpop: await dpop.proof('POST', server.tokenEndpoint) } : {}),
   });
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   return answer.body as { access_token: string; token_type: string; scope: string };
@@ -173,6 +179,41 @@ describe('Enterprise-Managed Authorization, from the IdP’s sign-in to a tool c
     } finally {
       await mcp.close();
     }
+  });
+
+  it('with a DPoP proof at the token endpoint, the token is bound to the key: it works at /api/mcp only with proofs by that key, never as Bearer', async () => {
+    const key = await newDpopKey();
+    const tokens = await connectAs('alice@example.com', key);
+    expect(tokens.token_type).toBe('DPoP');
+    expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt: key.jkt });
+    const call = (headers: Record<string, string>) =>
+      postMcp(
+        stack.mcpUrl,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'read_range', arguments: { spreadsheetId, range: 'A1:B2' } },
+        },
+        { headers: { 'mcp-protocol-version': '2025-06-18', ...headers } },
+      );
+    const proofBy = async (holder: DpopKey) => ({
+      authorization: `DPoP ${tokens.access_token}`,
+      dpop: await holder.proof('POST', stack.resource, { accessToken: tokens.access_token }),
+    });
+
+    const answered = await call(await proofBy(key));
+    const body = await answered.json();
+    expect(answered.status, JSON.stringify(body).slice(0, 300)).toBe(200);
+    expect(body.result.isError).toBeFalsy();
+    expect(JSON.stringify(body.result.content)).toContain('North');
+
+    const asBearer = await call({ authorization: `Bearer ${tokens.access_token}` });
+    expect(asBearer.status).toBe(401);
+    expect((await asBearer.json()).error).toBe('invalid_token');
+    const byAnotherKey = await call(await proofBy(await newDpopKey()));
+    expect(byAnotherKey.status).toBe(401);
+    expect((await byAnotherKey.json()).error).toBe('invalid_token');
   });
 
   it('is listed under the person’s Connected apps, and Disconnect refuses its token at the next request', async () => {
