@@ -172,6 +172,8 @@ function draw(answer: CellsAnswer, told: string) {
   next.disabled = window.nextOffset === null;
   other.hidden = count < 2;
   if (rows === 0) say(legend, 'No cells in this part of the change.');
+  // Which window is drawn, for whoever waits on it (the bench).
+  cells.dataset.drawn = window.range;
 }
 
 const MARK = { c: 'altered', s: 'changed since' } as Record<string, string>;
