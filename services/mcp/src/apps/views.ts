@@ -30,6 +30,13 @@ export const SHEETGATE_VIEWS: readonly ViewDefinition[] = [
     tools: ['read_range'],
   },
   {
+    name: 'chart',
+    title: 'Chart',
+    description:
+      'The chart add_chart or update_chart made, drawn from its type, ranges, legend and titles with the cells read_ranges reads; its data as a table too.',
+    tools: ['add_chart', 'update_chart'],
+  },
+  {
     name: 'change',
     title: 'Change',
     description:

@@ -15,6 +15,7 @@ import {
   AutoScaleAxis,
   BarChart,
   type BarChartOptions,
+  type Label,
   LineChart,
   type LineChartOptions,
   PieChart,
@@ -57,6 +58,7 @@ const colour = (index: number) => COLOURS[index % COLOURS.length]!;
 /** read_ranges reads at most this many rows of each range (its limitPerRange) and 50 ranges a call. */
 const ROWS = 2_000;
 const RANGES_PER_CALL = 50;
+const HEIGHT = 280;
 const PADDING = { top: 12, right: 12, bottom: 0, left: 4 };
 
 const app = new App({ name: 'Sheetgate chart', version: '1.0.0' });
@@ -193,12 +195,11 @@ function draw(chart: ChartResult, type: DrawnType, plot: Plot) {
     }),
   );
   chartBox.removeAttribute('data-drawn');
-  const height = 280;
   const values = plot.series.map((each) => each.values);
   let drawing: BarChart | LineChart | PieChart;
   if (type === 'pie') {
     const options: PieChartOptions = {
-      height,
+      height: HEIGHT,
       labelPosition: 'outside',
       labelOffset: 16,
       labelDirection: 'explode',
@@ -212,14 +213,18 @@ function draw(chart: ChartResult, type: DrawnType, plot: Plot) {
     const side = chart.stacked ? 1 : plot.series.length;
     const bar = Math.max(2, Math.min(48, (room * 0.7) / side));
     const options: BarChartOptions = {
-      height,
+      height: HEIGHT,
       stackBars: chart.stacked,
       horizontalBars: type === 'bar',
       seriesBarDistance: bar + 1,
       chartPadding: PADDING,
       // Grid lines across the values only, as Sheets draws them.
-      axisX: { showGrid: type === 'bar' },
-      axisY: { offset: type === 'bar' ? 80 : 40, showGrid: type !== 'bar' },
+      axisX: { showGrid: type === 'bar', ...(type === 'bar' ? {} : thinned(plot, 64)) },
+      axisY: {
+        offset: type === 'bar' ? 80 : 40,
+        showGrid: type !== 'bar',
+        ...(type === 'bar' ? thinned(plot, 0) : {}),
+      },
     };
     // Chartist draws a bar chart's rows bottom-up: reversed, its first label is at the top, as in Sheets.
     const order = <T>(cells: T[]) => (type === 'bar' ? [...cells].reverse() : cells);
@@ -229,7 +234,7 @@ function draw(chart: ChartResult, type: DrawnType, plot: Plot) {
     });
   } else if (type === 'scatter') {
     const options: LineChartOptions = {
-      height,
+      height: HEIGHT,
       showLine: false,
       chartPadding: PADDING,
       axisX: { type: AutoScaleAxis, onlyInteger: false },
@@ -243,12 +248,12 @@ function draw(chart: ChartResult, type: DrawnType, plot: Plot) {
     drawing = new LineChart(chartBox, { series: points }, options);
   } else {
     const options: LineChartOptions = {
-      height,
+      height: HEIGHT,
       showArea: type === 'area',
       showPoint: plot.labels.length <= 60,
       fullWidth: true,
       chartPadding: { ...PADDING, right: 24 },
-      axisX: { showGrid: false },
+      axisX: { showGrid: false, ...thinned(plot, 64) },
     };
     // Chartist draws areas from the axis: a stacked area's top is the sum of those below it.
     const tops = type === 'area' && chart.stacked ? stackedTops(plot.series) : plot.series;
@@ -264,6 +269,16 @@ function draw(chart: ChartResult, type: DrawnType, plot: Plot) {
     chartBox.querySelector('svg')?.setAttribute('aria-hidden', 'true');
     chartBox.dataset.drawn = type;
   });
+}
+
+/**
+ * Every label while they fit, else every so many (a label is `width` pixels wide, or a line high
+ * along a bar chart's height): a few hundred labels would overlap, and each is an element to make.
+ */
+function thinned(plot: Plot, width: number) {
+  const room = width ? Math.max(1, Math.floor((chartBox.clientWidth - 60) / width)) : Math.floor(HEIGHT / 16);
+  const step = Math.ceil(plot.labels.length / room);
+  return { labelInterpolationFnc: (label: Label, index: number) => (index % step ? null : label) };
 }
 
 interface DrawnEvent {
