@@ -5,10 +5,10 @@
  * only from the host, never from Sheetgate or Google directly: the view holds no credential and
  * may reach no origin.
  *
- * Drawn by Chartist (chartist 1.5.0, MIT): about 11 KB gzipped for its bar, line and pie charts —
- * uPlot is twice that and draws no pie, Chart.js tree-shaken four times — kept up, with no
- * dependency, and drawing SVG, so each bar, point and slice is an element carrying its value
- * (`ct:value`) that a test reads, and whose colours and text follow the host's theme by CSS.
+ * Drawn by Chartist (chartist 1.5.0, MIT): about 11 KB gzipped for its bar, line and pie charts
+ * (uPlot is twice that and draws no pie; Chart.js tree-shaken to these charts, five times), kept
+ * up, with no dependency, and drawing SVG, so each bar, point and slice is an element carrying its
+ * value (`ct:value`) that a test reads, and whose colours and text follow the host's theme by CSS.
  */
 import { App } from '@modelcontextprotocol/ext-apps';
 import {
