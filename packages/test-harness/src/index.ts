@@ -31,6 +31,7 @@ export { createTestDatabase, createTestRedis, type TestDatabase, type TestRedis 
 export { dockerEngineAvailable } from './docker.ts';
 export { type FreezableRelay, type RelayTarget, startFreezableRelay } from './freezable-relay.ts';
 export { readJson } from './http.ts';
+export { PortTakenError, withFreePorts } from './port-retry.ts';
 export { freePort } from './ports.ts';
 export {
   type PrivateServer,
@@ -38,5 +39,11 @@ export {
   startPrivatePostgres,
   startPrivateRedis,
 } from './private-servers.ts';
-export { type RunningService, repoRoot, startServiceProcess } from './processes.ts';
+export {
+  type ProcessPlan,
+  type RunningService,
+  repoRoot,
+  startProcess,
+  startServiceProcess,
+} from './processes.ts';
 export { type Stack, stackPorts, startStack, TEST_GOOGLE_QUOTAS } from './stack.ts';

@@ -48,6 +48,14 @@ export async function freePorts(count: number): Promise<number[]> {
   }
 }
 
+/** Whether something listens on `port` (of 127.0.0.1) right now. */
+export async function portInUse(port: number): Promise<boolean> {
+  const probe = await listenOn(port);
+  if (!probe) return true;
+  await new Promise((resolve) => probe.close(resolve));
+  return false;
+}
+
 /** A port nobody listens on right now. */
 export async function freePort(): Promise<number> {
   const [port] = await freePorts(1);

@@ -1,10 +1,10 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
-import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './ports.ts';
+import { PortTakenError, withFreePorts } from './port-retry.ts';
 
 // PostgreSQL and Redis servers of one test file's own, which it may stop and start at will: the
 // shared servers on 5432 and 6379 serve every other test file and must never go down.
@@ -50,9 +50,15 @@ export interface PrivateServer {
   close(): Promise<void>;
 }
 
-/** A Redis of its own on a free port, without persistence: a restart loses everything, as it may. */
+/** How redis-server and PostgreSQL say the port they were to listen on is taken. */
+const PORT_TAKEN = /Address already in use/i;
+
+/**
+ * A Redis of its own on a free port, without persistence: a restart loses everything, as it may.
+ * Should the port be taken before its first start binds it, it starts on another.
+ */
 export async function startPrivateRedis(): Promise<PrivateServer> {
-  const port = await freePort();
+  let port = 0;
   let child: ChildProcess | undefined;
   const start = () =>
     new Promise<void>((resolve, reject) => {
@@ -74,9 +80,14 @@ export async function startPrivateRedis(): Promise<PrivateServer> {
       started.stderr.on('data', (chunk: Buffer) => {
         output += chunk.toString();
       });
-      started.once('exit', (code) => {
+      // 'close': its output has been read to the end, so why it exited is in it.
+      started.once('close', (code) => {
         clearTimeout(timer);
-        reject(new Error(`redis-server exited (${code}):\n${output}`));
+        reject(
+          PORT_TAKEN.test(output)
+            ? new PortTakenError([port], output)
+            : new Error(`redis-server exited (${code}):\n${output}`),
+        );
       });
     });
   const stop = async () => {
@@ -90,36 +101,39 @@ export async function startPrivateRedis(): Promise<PrivateServer> {
     running.kill('SIGTERM');
     await exited;
   };
-  await start();
+  await withFreePorts(1, async ([picked]) => {
+    port = picked!;
+    await start();
+  });
   return { url: `redis://127.0.0.1:${port}`, start, stop, close: stop };
 }
 
-/** A PostgreSQL cluster of its own (initdb, trust auth on loopback) on a free port. */
+/**
+ * A PostgreSQL cluster of its own (initdb, trust auth on loopback) on a free port. Should the port
+ * be taken before its first start binds it, it starts on another.
+ */
 export async function startPrivatePostgres(): Promise<PrivateServer> {
   const bin = postgresBin();
   if (!bin) throw new Error('no PostgreSQL binaries under /usr/lib/postgresql');
-  const port = await freePort();
+  let port = 0;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'sheetgate-private-pg-'));
   const data = path.join(dir, 'data');
   const asOwner = (command: string, args: string[]) =>
     asRoot
       ? run('runuser', ['-u', 'postgres', '--', path.join(bin, command), ...args])
       : run(path.join(bin, command), args);
-  // The socket goes in the private folder; fsync off: nothing here must survive a power cut.
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`;
+  const log = path.join(dir, 'log');
   const start = async () => {
-    await asOwner('pg_ctl', [
-      '-D',
-      data,
-      '-o',
-      options,
-      '-l',
-      path.join(dir, 'log'),
-      '-w',
-      '-t',
-      '30',
-      'start',
-    ]);
+    const logged = (await stat(log).catch(() => undefined))?.size ?? 0;
+    // The socket goes in the private folder; fsync off: nothing here must survive a power cut.
+    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`;
+    try {
+      await asOwner('pg_ctl', ['-D', data, '-o', options, '-l', log, '-w', '-t', '30', 'start']);
+    } catch (error) {
+      // What this start logged (the log keeps every start's): a taken port is said there.
+      const said = (await readFile(log).catch(() => Buffer.alloc(0))).subarray(logged).toString();
+      throw PORT_TAKEN.test(said) ? new PortTakenError([port], said) : error;
+    }
   };
   const stop = async () => {
     await asOwner('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']).catch(() => {});
@@ -136,7 +150,10 @@ export async function startPrivatePostgres(): Promise<PrivateServer> {
     }
     await chmod(dir, 0o700);
     await asOwner('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
-    await start();
+    await withFreePorts(1, async ([picked]) => {
+      port = picked!;
+      await start();
+    });
     await run(path.join(bin, 'createdb'), [
       '-h',
       '127.0.0.1',

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { stackPortSettings } from '@sheetgate/local-stack';
 import { createTestDatabase, type TestDatabase } from './databases.ts';
+import { takenPortsIn } from './port-retry.ts';
 import { freePorts } from './ports.ts';
 import { repoRoot } from './processes.ts';
 
@@ -81,7 +82,7 @@ export async function startStack(
     try {
       launched = await launchStack(chosen, settings);
     } catch (error) {
-      if (ports || attempt >= 3 || !(error as Error).message.includes('is already in use')) {
+      if (ports || attempt >= 3 || takenPortsIn((error as Error).message).length === 0) {
         await cleanUp();
         throw error;
       }

@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import {
   createTestDatabase,
   createTestRedis,
-  freePort,
   generateLocalSecrets,
   type RunningService,
   startServiceProcess,
   type TestDatabase,
   type TestRedis,
+  withFreePorts,
 } from '@sheetgate/test-harness';
 
 export interface AuthUnderTest {
@@ -28,25 +28,29 @@ export interface AuthUnderTest {
 export async function startAuthUnderTest(extraEnv: Record<string, string> = {}): Promise<AuthUnderTest> {
   const database = await createTestDatabase();
   const redis = await createTestRedis();
-  const port = await freePort();
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const env = {
-    ...generateLocalSecrets(),
-    BASE_URL: baseUrl,
-    AUTH_PORT: String(port),
-    AUTH_GRPC_PORT: String(await freePort()),
-    DATABASE_URL: database.url,
-    INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
-    GOOGLE_CLIENT_ID: 'test-client.apps.googleusercontent.com',
-    GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
-    // Each stack counts its own requests (tests share one Redis), and registers many clients.
-    RATE_LIMIT_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}`,
-    RATE_LIMIT_OVERRIDES: JSON.stringify({ register: { points: 500, durationSeconds: 3600 } }),
-    ...(redis.url ? { REDIS_URL: redis.url } : {}),
-    ...extraEnv,
-  };
+  const secrets = generateLocalSecrets();
+  // Its origin names its port: should a port be taken before auth binds it, all are chosen again.
+  const { port, env, baseUrl, auth } = await withFreePorts(2, async ([port, grpcPort]) => {
+    const baseUrl = `http://127.0.0.1:${port}`;
+    const env = {
+      ...secrets,
+      BASE_URL: baseUrl,
+      AUTH_PORT: String(port),
+      AUTH_GRPC_PORT: String(grpcPort),
+      DATABASE_URL: database.url,
+      INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
+      GOOGLE_CLIENT_ID: 'test-client.apps.googleusercontent.com',
+      GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
+      // Each stack counts its own requests (tests share one Redis), and registers many clients.
+      RATE_LIMIT_KEY_PREFIX: `test:${randomBytes(6).toString('hex')}`,
+      RATE_LIMIT_OVERRIDES: JSON.stringify({ register: { points: 500, durationSeconds: 3600 } }),
+      ...(redis.url ? { REDIS_URL: redis.url } : {}),
+      ...extraEnv,
+    };
+    return { port: port!, env, baseUrl, auth: await startServiceProcess('auth', env, port!) };
+  });
   const subject: AuthUnderTest = {
-    auth: await startServiceProcess('auth', env, port),
+    auth,
     database,
     redis,
     env,

@@ -1,6 +1,5 @@
-import { freePort } from '@sheetgate/test-harness';
 import { google, type sheets_v4 } from 'googleapis';
-import { startEmulator } from './emulator.ts';
+import { startEmulatorOnFreePort } from './emulator.ts';
 
 const SCOPES = ['https://www.googleapis.com/auth/spreadsheets'];
 
@@ -11,7 +10,7 @@ const SCOPES = ['https://www.googleapis.com/auth/spreadsheets'];
 export async function startEmulatorSheets(
   email = 'alice@example.com',
 ): Promise<{ sheets: sheets_v4.Sheets; stop(): void }> {
-  const emulator = await startEmulator(await freePort(), { GOOGLE_EMULATOR_ACCOUNTS: email });
+  const emulator = await startEmulatorOnFreePort({ GOOGLE_EMULATOR_ACCOUNTS: email });
   try {
     const granted = await fetch(`${emulator.url}/__emulator/grants`, {
       method: 'POST',

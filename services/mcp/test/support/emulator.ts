@@ -1,26 +1,29 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from '@sheetgate/test-harness';
+import { repoRoot, startProcess, withFreePorts } from '@sheetgate/test-harness';
 
-/** The Google emulator as its own process on `port`, answering once it is up. */
+/**
+ * The Google emulator as its own process on `port`, answering once it is up; a `PortTakenError`
+ * when the port was taken before it bound it (`withFreePorts` picks another).
+ */
 export async function startEmulator(
   port: number,
   env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [path.join(repoRoot, 'packages/google-emulator/src/main.ts')], {
+  const emulator = await startProcess({
+    name: 'google-emulator',
+    entry: path.join(repoRoot, 'packages/google-emulator/src/main.ts'),
     env: { PATH: process.env.PATH, GOOGLE_EMULATOR_PORT: String(port), LOG_LEVEL: 'warn', ...env },
-    stdio: 'ignore',
+    port,
+    readyPath: '/healthz',
+    ports: [port],
   });
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the Google emulator exited (${child.exitCode})`);
-    try {
-      if ((await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) })).ok) return { child, url };
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error('the Google emulator did not start');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return { child: emulator.process, url: emulator.url };
+}
+
+/** The Google emulator on a port of its own (another one should the first be taken). */
+export function startEmulatorOnFreePort(
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  return withFreePorts(1, ([port]) => startEmulator(port!, env));
 }

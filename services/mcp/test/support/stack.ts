@@ -17,6 +17,7 @@ import {
   startServiceProcess,
   TEST_GOOGLE_QUOTAS,
   type TestDatabase,
+  withFreePorts,
 } from '@sheetgate/test-harness';
 import { exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
 import { startEmulator } from './emulator.ts';
@@ -161,43 +162,53 @@ export async function startMcpUnderTest(
 ): Promise<McpUnderTest> {
   const key = await newSigningKey();
   const database = options.database ?? (await createTestDatabase());
-  const [authPort, grpcPort, mcpPort, emulatorPort] = [
-    await freePort(),
-    await freePort(),
-    await freePort(),
-    await freePort(),
-  ];
-  const baseUrl = `http://127.0.0.1:${authPort}`;
   const serviceToken = randomBytes(32).toString('base64url');
   const googleClientId = `${randomBytes(6).toString('hex')}.apps.googleusercontent.com`;
   const googleClientSecret = randomBytes(16).toString('hex');
-  const emulator = await startEmulator(emulatorPort, {
-    GOOGLE_CLIENT_ID: googleClientId,
-    GOOGLE_CLIENT_SECRET: googleClientSecret,
-    GOOGLE_EMULATOR_REDIRECT_URIS: `${baseUrl}/api/auth/google/callback`,
-    // erin@gmail.com: a personal Google account (no Workspace domain).
-    GOOGLE_EMULATOR_ACCOUNTS:
-      'alice@example.com,bob@example.com,carol@example.com,dave@example.com,erin@gmail.com',
-  });
-  const authEnv: Record<string, string> = {
-    ...generateLocalSecrets(),
-    BASE_URL: baseUrl,
-    AUTH_PORT: String(authPort),
-    AUTH_GRPC_PORT: String(grpcPort),
-    // Every process of every test has its own metrics listener.
-    AUTH_METRICS_PORT: String(await freePort()),
-    DATABASE_URL: database.url,
-    INTERNAL_SERVICE_TOKEN: serviceToken,
-    GOOGLE_CLIENT_ID: googleClientId,
-    GOOGLE_CLIENT_SECRET: googleClientSecret,
-    GOOGLE_EMULATOR_URL: emulator.url,
-    AUTH_SIGNING_KEYS: signingKeysSetting([key]),
-    // Each stack counts its own requests when tests share one Redis.
-    RATE_LIMIT_KEY_PREFIX: `mcp-test:${randomBytes(6).toString('hex')}`,
-    GOOGLE_QUOTAS: TEST_GOOGLE_QUOTAS,
-    ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-    ...extraAuthEnv,
-  };
+  const secrets = generateLocalSecrets();
+  // Auth's port is in every URL the stack hands out (its BASE_URL, the emulator's redirect URI),
+  // so when a port is taken before its process binds it, auth and the emulator start again
+  // together on other ports.
+  const { authPort, grpcPort, baseUrl, emulator, authEnv, auth } = await withFreePorts(
+    4,
+    async ([authPort, grpcPort, metricsPort, emulatorPort]) => {
+      const baseUrl = `http://127.0.0.1:${authPort}`;
+      const emulator = await startEmulator(emulatorPort!, {
+        GOOGLE_CLIENT_ID: googleClientId,
+        GOOGLE_CLIENT_SECRET: googleClientSecret,
+        GOOGLE_EMULATOR_REDIRECT_URIS: `${baseUrl}/api/auth/google/callback`,
+        // erin@gmail.com: a personal Google account (no Workspace domain).
+        GOOGLE_EMULATOR_ACCOUNTS:
+          'alice@example.com,bob@example.com,carol@example.com,dave@example.com,erin@gmail.com',
+      });
+      const authEnv: Record<string, string> = {
+        ...secrets,
+        BASE_URL: baseUrl,
+        AUTH_PORT: String(authPort),
+        AUTH_GRPC_PORT: String(grpcPort),
+        // Every process of every test has its own metrics listener.
+        AUTH_METRICS_PORT: String(metricsPort),
+        DATABASE_URL: database.url,
+        INTERNAL_SERVICE_TOKEN: serviceToken,
+        GOOGLE_CLIENT_ID: googleClientId,
+        GOOGLE_CLIENT_SECRET: googleClientSecret,
+        GOOGLE_EMULATOR_URL: emulator.url,
+        AUTH_SIGNING_KEYS: signingKeysSetting([key]),
+        // Each stack counts its own requests when tests share one Redis.
+        RATE_LIMIT_KEY_PREFIX: `mcp-test:${randomBytes(6).toString('hex')}`,
+        GOOGLE_QUOTAS: TEST_GOOGLE_QUOTAS,
+        ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+        ...extraAuthEnv,
+      };
+      try {
+        const auth = await startServiceProcess('auth', authEnv, authPort!);
+        return { authPort: authPort!, grpcPort: grpcPort!, baseUrl, emulator, authEnv, auth };
+      } catch (error) {
+        emulator.child.kill();
+        throw error;
+      }
+    },
+  );
   const grpcAddress = `127.0.0.1:${grpcPort}`;
   const mcpEnv = async (port: number, overrides: Record<string, string>) => ({
     BASE_URL: baseUrl,
@@ -212,8 +223,9 @@ export async function startMcpUnderTest(
     SPREADSHEET_OWNERS_KEPT_SECONDS: '0',
     ...overrides,
   });
-  const auth = await startServiceProcess('auth', authEnv, authPort);
-  const mcp = await startServiceProcess('mcp', await mcpEnv(mcpPort, env), mcpPort);
+  const startMcp = (overrides: Record<string, string>) =>
+    withFreePorts(1, async ([port]) => startServiceProcess('mcp', await mcpEnv(port!, overrides), port!));
+  const mcp = await startMcp(env);
   const others: RunningService[] = [];
   const resource = `${baseUrl}/api/mcp`;
   const accounts = () => createAccountServiceClient({ address: grpcAddress, serviceToken });
@@ -255,24 +267,25 @@ export async function startMcpUnderTest(
       stack.auth = await startServiceProcess('auth', authEnv, authPort);
     },
     async startMcp(overrides = {}) {
-      const port = await freePort();
-      const started = await startServiceProcess('mcp', await mcpEnv(port, overrides), port);
+      const started = await startMcp(overrides);
       others.push(started);
       return { ...started, mcpUrl: `${started.url}/api/mcp` };
     },
     async startAuth() {
-      const [port, grpcPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
-      const started = await startServiceProcess(
-        'auth',
-        {
-          ...authEnv,
-          AUTH_PORT: String(port),
-          AUTH_GRPC_PORT: String(grpcPort),
-          AUTH_METRICS_PORT: String(metricsPort),
-        },
-        port,
-      );
-      return Object.assign(started, { grpcAddress: `127.0.0.1:${grpcPort}` });
+      // A replica: its own ports, the stack's BASE_URL.
+      return withFreePorts(3, async ([port, grpcPort, metricsPort]) => {
+        const started = await startServiceProcess(
+          'auth',
+          {
+            ...authEnv,
+            AUTH_PORT: String(port),
+            AUTH_GRPC_PORT: String(grpcPort),
+            AUTH_METRICS_PORT: String(metricsPort),
+          },
+          port!,
+        );
+        return Object.assign(started, { grpcAddress: `127.0.0.1:${grpcPort}` });
+      });
     },
     async seed(email, files) {
       const response = await fetch(`${emulator.url}/__emulator/seed`, {

@@ -1,4 +1,3 @@
-import { freePort } from '@sheetgate/test-harness';
 import { drive } from 'googleapis/build/src/apis/drive/index.js';
 import { sheets } from 'googleapis/build/src/apis/sheets/index.js';
 import { createGoogleCaller } from '../../src/google/call-google.ts';
@@ -6,7 +5,7 @@ import type { GoogleAccessTokens } from '../../src/google/google-access.ts';
 import type { ToolContext, ToolDefinition } from '../../src/tools/kit/tool-definition.ts';
 import type { ToolDeps } from '../../src/tools/kit/tool-deps.ts';
 import { sheetgateTools } from '../../src/tools/registry.ts';
-import { startEmulator } from './emulator.ts';
+import { startEmulatorOnFreePort } from './emulator.ts';
 
 /** One `context.progress` call a tool made. */
 export interface ProgressReport {
@@ -51,7 +50,7 @@ export async function startToolsUnderTest(
   email = 'alice@example.com',
   options: { fetch?: typeof fetch } = {},
 ): Promise<ToolsUnderTest> {
-  const emulator = await startEmulator(await freePort(), { GOOGLE_EMULATOR_ACCOUNTS: email });
+  const emulator = await startEmulatorOnFreePort({ GOOGLE_EMULATOR_ACCOUNTS: email });
   const url = emulator.url;
   try {
     const admin = async (path: string, body: unknown) => {
