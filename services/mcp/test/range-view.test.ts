@@ -281,7 +281,7 @@ describe.skipIf(missing)('the range view', () => {
     });
 
     it('blocks an image injected into the view: by the policy the host built from _meta.ui.csp, and by its own', async () => {
-      for (const sandboxPolicy of [undefined, 'none'] as const) {
+      for (const sandboxPolicy of ['none', undefined] as const) {
         const shown = await (await host('legacy', sandboxPolicy ? { sandboxPolicy } : {})).show(
           'read_range',
           {
