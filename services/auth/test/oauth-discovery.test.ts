@@ -36,6 +36,8 @@ describe('authorization server metadata (RFC 8414, OpenID Discovery)', () => {
       authorization_response_iss_parameter_supported: true,
       client_id_metadata_document_supported: true,
     });
+    // No enterprise IdP trusted (ENTERPRISE_IDPS unset): the ID-JAG profile is not claimed.
+    expect(metadata.authorization_grant_profiles_supported).toBeUndefined();
     expect(metadata.scopes_supported).toEqual(
       expect.arrayContaining(['sheets:read', 'sheets:write', 'openid']),
     );

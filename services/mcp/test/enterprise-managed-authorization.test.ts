@@ -11,7 +11,7 @@ import {
   signInRequest,
 } from '@sheetgate/enterprise-idp-emulator/client';
 import { createAccountServiceClient } from '@sheetgate/proto';
-import { createBrowser } from '@sheetgate/test-harness';
+import { createBrowser, readJson } from '@sheetgate/test-harness';
 import { decodeJwt } from 'jose';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -150,7 +150,65 @@ async function callTool(mcp: Client, name: string, args: Record<string, unknown>
   };
 }
 
+const EXTENSION = 'io.modelcontextprotocol/enterprise-managed-authorization';
+
 describe('Enterprise-Managed Authorization, from the IdP’s sign-in to a tool call', () => {
+  it('is declared where the extension says: the authorization server’s metadata (§6), not the MCP capabilities', async () => {
+    const metadata = await readJson(await fetch(`${stack.baseUrl}/.well-known/oauth-authorization-server`));
+    expect(metadata.authorization_grant_profiles_supported).toEqual([
+      'urn:ietf:params:oauth:grant-profile:id-jag',
+    ]);
+    expect(metadata.grant_types_supported).toContain('urn:ietf:params:oauth:grant-type:jwt-bearer');
+
+    // A client declaring the extension, per request (2026-07-28) and in initialize (earlier
+    // revisions): the server's capabilities answer nothing for it — the extension defines no
+    // server capability for a server that offers it beside the code flow.
+    const token = await stack.sign({ sub: alice.userId });
+    const clientCapabilities = { extensions: { [EXTENSION]: {} } };
+    const discovered = await postMcp(
+      stack.mcpUrl,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'server/discover',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': clientCapabilities,
+            'io.modelcontextprotocol/clientInfo': { name: 'enterprise agent', version: '1.0.0' },
+          },
+        },
+      },
+      {
+        headers: {
+          ...credentialHeaders(token),
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'server/discover',
+        },
+      },
+    );
+    const initialized = await postMcp(
+      stack.mcpUrl,
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: clientCapabilities,
+          clientInfo: { name: 'enterprise agent', version: '1.0.0' },
+        },
+      },
+      { headers: credentialHeaders(token) },
+    );
+    for (const answer of [discovered, initialized]) {
+      const body = await readJson(answer);
+      expect(answer.status, JSON.stringify(body).slice(0, 300)).toBe(200);
+      expect(body.result.capabilities.tools).toBeDefined();
+      expect(body.result.capabilities.extensions?.[EXTENSION]).toBeUndefined();
+    }
+  });
+
   it('lists and calls tools as the person the IdP signed in, with the toolsets the operator gave the client', async () => {
     const tokens = await connectAs('alice@example.com');
     expect(tokens).toMatchObject({ token_type: 'Bearer', scope: 'sheets:read sheets:write' });
@@ -203,17 +261,17 @@ describe('Enterprise-Managed Authorization, from the IdP’s sign-in to a tool c
     });
 
     const answered = await call(await proofBy(key));
-    const body = await answered.json();
+    const body = await readJson(answered);
     expect(answered.status, JSON.stringify(body).slice(0, 300)).toBe(200);
     expect(body.result.isError).toBeFalsy();
     expect(JSON.stringify(body.result.content)).toContain('North');
 
     const asBearer = await call({ authorization: `Bearer ${tokens.access_token}` });
     expect(asBearer.status).toBe(401);
-    expect((await asBearer.json()).error).toBe('invalid_token');
+    expect((await readJson(asBearer)).error).toBe('invalid_token');
     const byAnotherKey = await call(await proofBy(await newDpopKey()));
     expect(byAnotherKey.status).toBe(401);
-    expect((await byAnotherKey.json()).error).toBe('invalid_token');
+    expect((await readJson(byAnotherKey)).error).toBe('invalid_token');
   });
 
   it('is listed under the person’s Connected apps, and Disconnect refuses its token at the next request', async () => {
