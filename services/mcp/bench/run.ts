@@ -3,7 +3,8 @@
  *   - `tools/list`'s size in bytes for each toolset and for all of them;
  *   - the range view's HTML gzipped (budget 60 KB) and a 1,000-cell page shown in Chromium
  *     (bench/range-view.ts); the chart view's, and a 1,000-cell chart drawn
- *     (bench/chart-view.ts);
+ *     (bench/chart-view.ts); the change view's, and a window of 500 cells before and now drawn
+ *     (bench/change-view.ts);
  *   - the Google requests one ordinary call of each tool makes, by API method;
  *   - `tools/list` with a JWT on the MCP service vs bare Koa answering the very same bytes, in
  *     each era (legacy 2025-11-25, modern 2026-07-28) (goal ≥ 0.8×), and vs the SDK's documented
@@ -34,6 +35,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { rssMb } from '@sheetgate/test-harness';
 import { measureGoogleRequestsPerTool } from '../test/support/every-tool-call.ts';
 import { NICE, OTHER_CORE, SERVER_CORE, startBenchStack } from './bench-stack.ts';
+import { measureChangeView } from './change-view.ts';
 import { measureChartView } from './chart-view.ts';
 import { ERA_VERSIONS, type Era, type EraRequest, listTools, readRange } from './eras.ts';
 import { measureQuotaFairness } from './google-quota.ts';
@@ -192,6 +194,7 @@ try {
   // MCP Apps views: size against the budget, and a 1,000-cell page shown in Chromium.
   await measureRangeView();
   await measureChartView();
+  await measureChangeView();
   out('Google requests per tool call (one ordinary call of each tool, counted by the emulator):');
   const client = await stack.connectClient(bench.userId, 'bench quota counter');
   const perTool = await measureGoogleRequestsPerTool(
