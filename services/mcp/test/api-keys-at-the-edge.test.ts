@@ -1,5 +1,5 @@
 import { createAccountServiceClient } from '@sheetgate/proto';
-import { freePort, type RunningService, readJson } from '@sheetgate/test-harness';
+import { type RunningService, readJson } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
 
@@ -25,7 +25,7 @@ const STALE_AFTER_MS = String(10 * 60_000);
 
 interface Replica {
   url: string;
-  metricsPort: number;
+  metricsUrl: string;
 }
 
 const withKey = (replica: Replica, key: string) =>
@@ -43,7 +43,7 @@ async function eventually(check: () => Promise<boolean>, what: string, deadlineM
 
 /** ResolveApiKeys and LeaseApiKeyAllowance calls a replica has made to auth, from its metrics. */
 async function askedAuth(replica: Replica): Promise<{ resolves: number; leases: number }> {
-  const text = await (await fetch(`http://127.0.0.1:${replica.metricsPort}/metrics`)).text();
+  const text = await (await fetch(replica.metricsUrl)).text();
   const sum = (method: string) =>
     text
       .split('\n')
@@ -56,32 +56,26 @@ async function askedAuth(replica: Replica): Promise<{ resolves: number; leases: 
 
 /** Whether the replica vouches for its revocation stream (until then it asks auth of every key). */
 async function streamCurrent(replica: Replica): Promise<boolean> {
-  const text = await (await fetch(`http://127.0.0.1:${replica.metricsPort}/metrics`)).text();
+  const text = await (await fetch(replica.metricsUrl)).text();
   return text
     .split('\n')
     .some((line) => line.startsWith('sheetgate_mcp_revocations_current{') && line.endsWith(' 1'));
 }
 
 async function startReplica(stack: McpUnderTest, env: Record<string, string> = {}): Promise<Replica> {
-  const metricsPort = await freePort();
-  const started = await stack.startMcp({
-    MCP_METRICS_PORT: String(metricsPort),
-    API_KEY_LEASE_SIZE: String(LEASE),
-    ...env,
-  });
-  return { url: started.mcpUrl, metricsPort };
+  const started = await stack.startMcp({ API_KEY_LEASE_SIZE: String(LEASE), ...env });
+  return { url: started.mcpUrl, metricsUrl: started.metricsUrl };
 }
 
 async function startStack(): Promise<{ stack: McpUnderTest; first: Replica }> {
-  const metricsPort = await freePort();
   const stack = await startMcpUnderTest(
-    { MCP_METRICS_PORT: String(metricsPort), API_KEY_LEASE_SIZE: String(LEASE) },
+    { API_KEY_LEASE_SIZE: String(LEASE) },
     {
       RATE_LIMIT_OVERRIDES: JSON.stringify({ apiKey: { points: LIMIT, durationSeconds: 3_600 } }),
       REVOCATION_STALE_AFTER_MS: STALE_AFTER_MS,
     },
   );
-  return { stack, first: { url: stack.mcpUrl, metricsPort } };
+  return { stack, first: { url: stack.mcpUrl, metricsUrl: stack.mcpMetricsUrl } };
 }
 
 /** Until every replica vouches for its stream: before its first snapshot it asks auth of every key. */

@@ -1,6 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { freePort } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registeredTools } from '../src/tools/registry.ts';
 import {
@@ -19,11 +18,9 @@ import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 let stack: McpUnderTest;
 let client: Client;
 let userId: string;
-let metricsPort: number;
 
 beforeAll(async () => {
-  metricsPort = await freePort();
-  stack = await startMcpUnderTest({ MCP_METRICS_PORT: String(metricsPort) });
+  stack = await startMcpUnderTest();
   ({ userId } = await stack.signIn('alice@example.com'));
   client = await stack.connectClient(userId, 'quota counter');
 }, 120_000);
@@ -59,7 +56,7 @@ describe('Google requests per tool call', () => {
   }, 120_000);
 
   it("the MCP service's own count per tool and method agrees with the emulator's", async () => {
-    const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const text = await (await fetch(stack.mcpMetricsUrl)).text();
     const counted: Record<string, Record<string, number>> = {};
     for (const line of text.split('\n')) {
       const match = /^sheetgate_mcp_tool_google_requests_total\{(.*)\} (\d+)$/.exec(line);

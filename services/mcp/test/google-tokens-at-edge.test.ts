@@ -1,4 +1,4 @@
-import { freePort, type RunningService, readJson } from '@sheetgate/test-harness';
+import { type RunningService, readJson } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpUnderTest, postReadRange, startMcpUnderTest } from './support/stack.ts';
 
@@ -17,7 +17,7 @@ const KEPT_TOKENS_USED = 'sheetgate_mcp_google_token_lookups_total{outcome="kept
 
 interface Replica {
   mcpUrl: string;
-  metricsPort: number;
+  metricsUrl: string;
 }
 
 /**
@@ -27,9 +27,9 @@ interface Replica {
  * (`absentIsZero`).
  */
 async function counter(replica: Replica, prefix: string, absentIsZero = false): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${replica.metricsPort}/metrics`)).text();
+  const text = await (await fetch(replica.metricsUrl)).text();
   const lines = text.split('\n').filter((line) => line.startsWith(prefix));
-  if (lines.length === 0 && !absentIsZero) throw new Error(`no series ${prefix}… at ${replica.metricsPort}`);
+  if (lines.length === 0 && !absentIsZero) throw new Error(`no series ${prefix}… at ${replica.metricsUrl}`);
   return lines.reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 }
 
@@ -78,26 +78,21 @@ const vouches = async (replica: Replica) =>
   (await counter(replica, 'sheetgate_mcp_revocations_current{')) === 1;
 
 beforeAll(async () => {
-  const firstMetrics = await freePort();
   // Auth's staleness bound far beyond any test: from its first snapshot on a replica trusts its
   // stream, so a heartbeat late on a loaded machine never makes it bypass its kept tokens and the
   // counts below are the same however slow the machine. (Every replica acknowledges each
   // revocation, so none waits for the bound.)
-  stack = await startMcpUnderTest(
-    { MCP_METRICS_PORT: String(firstMetrics) },
-    { REVOCATION_STALE_AFTER_MS: String(10 * 60_000) },
-  );
+  stack = await startMcpUnderTest({}, { REVOCATION_STALE_AFTER_MS: String(10 * 60_000) });
   const overrides: Record<string, string> = {};
   if (withRedis) {
     const authReplica = await stack.startAuth();
     secondAuth = authReplica;
     overrides.AUTH_GRPC_ADDRESS = authReplica.grpcAddress;
   }
-  const secondMetrics = await freePort();
-  const second = await stack.startMcp({ ...overrides, MCP_METRICS_PORT: String(secondMetrics) });
+  const second = await stack.startMcp(overrides);
   replicas = [
-    { mcpUrl: stack.mcpUrl, metricsPort: firstMetrics },
-    { mcpUrl: second.mcpUrl, metricsPort: secondMetrics },
+    { mcpUrl: stack.mcpUrl, metricsUrl: stack.mcpMetricsUrl },
+    { mcpUrl: second.mcpUrl, metricsUrl: second.metricsUrl },
   ];
   for (const who of ['alice', 'bob']) {
     const email = `${who}@example.com`;

@@ -6,12 +6,7 @@ import {
   type WatchRevocationsRequest,
   type WatchRevocationsResponse,
 } from '@sheetgate/proto';
-import {
-  type FreezableRelay,
-  freePort,
-  type RunningService,
-  startFreezableRelay,
-} from '@sheetgate/test-harness';
+import { type FreezableRelay, type RunningService, startFreezableRelay } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectApp, refresh } from './support/oauth-app.ts';
 import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
@@ -185,9 +180,9 @@ describe('one auth replica (its relay in-process when REDIS_URL is unset), two M
     // Auth's staleness bound far beyond any test (nothing here lags on purpose): from its first
     // snapshot on, a replica vouches for its stream however late a heartbeat is on a loaded machine.
     stack = await startMcpUnderTest({}, { REVOCATION_STALE_AFTER_MS: String(10 * 60_000) });
-    const metricsPort = await freePort();
-    secondMetrics = `http://127.0.0.1:${metricsPort}/metrics`;
-    replicas = [stack.mcpUrl, (await stack.startMcp({ MCP_METRICS_PORT: String(metricsPort) })).mcpUrl];
+    const second = await stack.startMcp();
+    secondMetrics = second.metricsUrl;
+    replicas = [stack.mcpUrl, second.mcpUrl];
     person = await stack.signIn('bob@example.com');
     await eventually(
       async () =>

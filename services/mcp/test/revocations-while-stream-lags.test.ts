@@ -1,5 +1,5 @@
 import { createAccountServiceClient, RevocationSnapshot } from '@sheetgate/proto';
-import { type FreezableRelay, freePort, startFreezableRelay } from '@sheetgate/test-harness';
+import { type FreezableRelay, startFreezableRelay } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectApp } from './support/oauth-app.ts';
 import { type McpUnderTest, postMcp, startMcpUnderTest } from './support/stack.ts';
@@ -62,11 +62,9 @@ describe('a replica whose revocation stream is frozen while auth answers', () =>
     stack = await startMcpUnderTest({}, { REVOCATION_HEARTBEAT_MS: String(HEARTBEAT_MS) });
     const [host, port] = stack.grpcAddress.split(':') as [string, string];
     relay = await startFreezableRelay({ host, port: Number(port) });
-    const metricsPort = await freePort();
-    metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
-    replica = (
-      await stack.startMcp({ AUTH_GRPC_ADDRESS: relay.address, MCP_METRICS_PORT: String(metricsPort) })
-    ).mcpUrl;
+    const started = await stack.startMcp({ AUTH_GRPC_ADDRESS: relay.address });
+    metricsUrl = started.metricsUrl;
+    replica = started.mcpUrl;
     person = await stack.signIn('carol@example.com');
   }, 120_000);
   afterAll(async () => {

@@ -11,7 +11,6 @@ import {
 import {
   createBrowser,
   createTestDatabase,
-  freePort,
   generateLocalSecrets,
   type RunningService,
   startServiceProcess,
@@ -86,6 +85,8 @@ export interface McpUnderTest {
   resource: string;
   auth: RunningService;
   mcp: RunningService;
+  /** The MCP process's `/metrics`. */
+  mcpMetricsUrl: string;
   /** The Google emulator's URL, and its process. */
   emulatorUrl: string;
   emulatorProcess: ChildProcess;
@@ -97,7 +98,7 @@ export interface McpUnderTest {
   /** Stops auth and starts it again on the same ports, with `env` changed (e.g. its signing keys). */
   restartAuth(env?: Record<string, string>): Promise<void>;
   /** Starts another MCP process on this auth and emulator, with `env` changed. */
-  startMcp(env?: Record<string, string>): Promise<RunningService & { mcpUrl: string }>;
+  startMcp(env?: Record<string, string>): Promise<RunningService & { mcpUrl: string; metricsUrl: string }>;
   /**
    * Starts another auth replica on the same database (and Redis, when set), on ports of its own;
    * the caller stops it. `grpcAddress` is where MCP replicas and gRPC clients reach it.
@@ -210,10 +211,10 @@ export async function startMcpUnderTest(
     },
   );
   const grpcAddress = `127.0.0.1:${grpcPort}`;
-  const mcpEnv = async (port: number, overrides: Record<string, string>) => ({
+  const mcpEnv = (port: number, metricsPort: number, overrides: Record<string, string>) => ({
     BASE_URL: baseUrl,
     MCP_PORT: String(port),
-    MCP_METRICS_PORT: String(await freePort()),
+    MCP_METRICS_PORT: String(metricsPort),
     AUTH_INTERNAL_URL: `http://127.0.0.1:${authPort}`,
     AUTH_GRPC_ADDRESS: grpcAddress,
     INTERNAL_SERVICE_TOKEN: serviceToken,
@@ -223,8 +224,15 @@ export async function startMcpUnderTest(
     SPREADSHEET_OWNERS_KEPT_SECONDS: '0',
     ...overrides,
   });
+  /** An mcp process on ports of its own; `metricsUrl` is its /metrics (on the port `env` names, if any). */
   const startMcp = (overrides: Record<string, string>) =>
-    withFreePorts(1, async ([port]) => startServiceProcess('mcp', await mcpEnv(port!, overrides), port!));
+    withFreePorts(2, async ([port, metricsPort]) => {
+      const settings = mcpEnv(port!, metricsPort!, overrides);
+      const started = await startServiceProcess('mcp', settings, port!);
+      return Object.assign(started, {
+        metricsUrl: `http://127.0.0.1:${settings.MCP_METRICS_PORT}/metrics`,
+      });
+    });
   const mcp = await startMcp(env);
   const others: RunningService[] = [];
   const resource = `${baseUrl}/api/mcp`;
@@ -240,6 +248,7 @@ export async function startMcpUnderTest(
     resource,
     auth,
     mcp,
+    mcpMetricsUrl: mcp.metricsUrl,
     emulatorUrl: emulator.url,
     emulatorProcess: emulator.child,
     database,
