@@ -90,6 +90,10 @@ export async function createRedisKeyRevocations(options: {
     subscriber.destroy();
     throw error;
   }
+  // Written now when missing, as `version()` would, rather than by the first resolve, which then
+  // trusts nothing it caches: a new deployment (a test stack under a prefix of its own) keeps the
+  // first keys it verifies. Not written (Redis down): `version()` tries again.
+  await client.set(names.version, randomUUID(), { condition: 'NX' }).catch(() => {});
   return {
     backend: 'redis',
     async version() {
