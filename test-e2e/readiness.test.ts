@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import {
   createTestDatabase,
-  freePort,
   generateLocalSecrets,
   type RunningService,
   readJson,
   startServiceProcess,
   type TestDatabase,
+  withFreePorts,
 } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -40,30 +40,34 @@ async function untilReadiness(service: RunningService, status: number) {
 beforeAll(async () => {
   database = await createTestDatabase();
   const serviceToken = randomBytes(32).toString('base64url');
-  authPort = await freePort();
-  const grpcPort = await freePort();
-  Object.assign(authEnv, {
-    ...generateLocalSecrets(),
-    AUTH_PORT: String(authPort),
-    AUTH_GRPC_PORT: String(grpcPort),
-    DATABASE_URL: database.url,
-    INTERNAL_SERVICE_TOKEN: serviceToken,
-    GOOGLE_CLIENT_ID: 'readiness.apps.googleusercontent.com',
-    GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
+  const secrets = generateLocalSecrets();
+  auth = await withFreePorts(2, ([port, grpcPort]) => {
+    authPort = port!;
+    Object.assign(authEnv, {
+      ...secrets,
+      AUTH_PORT: String(port),
+      AUTH_GRPC_PORT: String(grpcPort),
+      DATABASE_URL: database.url,
+      INTERNAL_SERVICE_TOKEN: serviceToken,
+      GOOGLE_CLIENT_ID: 'readiness.apps.googleusercontent.com',
+      GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
+    });
+    return startServiceProcess('auth', authEnv, port!);
   });
-  auth = await startServiceProcess('auth', authEnv, authPort);
   const shared = {
     INTERNAL_SERVICE_TOKEN: serviceToken,
-    AUTH_GRPC_ADDRESS: `127.0.0.1:${grpcPort}`,
+    AUTH_GRPC_ADDRESS: `127.0.0.1:${authEnv.AUTH_GRPC_PORT}`,
   };
-  const mcpPort = await freePort();
-  mcp = await startServiceProcess(
-    'mcp',
-    { ...shared, MCP_PORT: String(mcpPort), AUTH_INTERNAL_URL: `http://127.0.0.1:${authPort}` },
-    mcpPort,
+  mcp = await withFreePorts(1, ([mcpPort]) =>
+    startServiceProcess(
+      'mcp',
+      { ...shared, MCP_PORT: String(mcpPort), AUTH_INTERNAL_URL: `http://127.0.0.1:${authPort}` },
+      mcpPort!,
+    ),
   );
-  const webPort = await freePort();
-  web = await startServiceProcess('web', { ...shared, WEB_PORT: String(webPort) }, webPort);
+  web = await withFreePorts(1, ([webPort]) =>
+    startServiceProcess('web', { ...shared, WEB_PORT: String(webPort) }, webPort!),
+  );
 }, 90_000);
 
 afterAll(async () => {
@@ -95,16 +99,17 @@ describe('readiness with auth stopped and started again', () => {
   });
 
   it('a web whose service credential auth refuses is not ready', async () => {
-    const port = await freePort();
-    const wrong = await startServiceProcess(
-      'web',
-      {
-        WEB_PORT: String(port),
-        INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
-        AUTH_GRPC_ADDRESS: `127.0.0.1:${authEnv.AUTH_GRPC_PORT}`,
-      },
-      port,
-      { waitFor: '/healthz' },
+    const wrong = await withFreePorts(1, ([port]) =>
+      startServiceProcess(
+        'web',
+        {
+          WEB_PORT: String(port),
+          INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
+          AUTH_GRPC_ADDRESS: `127.0.0.1:${authEnv.AUTH_GRPC_PORT}`,
+        },
+        port!,
+        { waitFor: '/healthz' },
+      ),
     );
     try {
       expect(await readiness(wrong)).toEqual({

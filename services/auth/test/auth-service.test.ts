@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import {
   createTestDatabase,
   createTestRedis,
-  freePort,
   generateLocalSecrets,
   type RunningService,
   readJson,
   startServiceProcess,
   type TestDatabase,
   type TestRedis,
+  withFreePorts,
 } from '@sheetgate/test-harness';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,21 +18,29 @@ let redis: TestRedis;
 let auth: RunningService;
 let env: Record<string, string>;
 
+/** Auth with `settings` on ports of its own (others should one be taken before it binds it). */
+function startAuth(settings: Record<string, string>): Promise<RunningService> {
+  return withFreePorts(2, ([port, grpcPort]) =>
+    startServiceProcess(
+      'auth',
+      { ...settings, AUTH_PORT: String(port), AUTH_GRPC_PORT: String(grpcPort) },
+      port!,
+    ),
+  );
+}
+
 beforeAll(async () => {
   database = await createTestDatabase();
   redis = await createTestRedis();
-  const port = await freePort();
   env = {
     ...generateLocalSecrets(),
     GOOGLE_CLIENT_ID: 'test-client.apps.googleusercontent.com',
     GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
-    AUTH_PORT: String(port),
-    AUTH_GRPC_PORT: String(await freePort()),
     DATABASE_URL: database.url,
     INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
     ...(redis.url ? { REDIS_URL: redis.url } : {}),
   };
-  auth = await startServiceProcess('auth', env, port);
+  auth = await startAuth(env);
 });
 
 afterAll(async () => {
@@ -85,12 +93,7 @@ describe('auth service process', () => {
   });
 
   it('starts again on a migrated database, applying nothing twice', async () => {
-    const port = await freePort();
-    const second = await startServiceProcess(
-      'auth',
-      { ...env, AUTH_PORT: String(port), AUTH_GRPC_PORT: String(await freePort()) },
-      port,
-    );
+    const second = await startAuth(env);
     try {
       expect((await fetch(`${second.url}/readyz`)).status).toBe(200);
       expect(second.output.join('\n')).not.toContain('applied migrations');
@@ -101,12 +104,7 @@ describe('auth service process', () => {
   });
 
   it('stops gracefully on SIGTERM', async () => {
-    const port = await freePort();
-    const third = await startServiceProcess(
-      'auth',
-      { ...env, AUTH_PORT: String(port), AUTH_GRPC_PORT: String(await freePort()) },
-      port,
-    );
+    const third = await startAuth(env);
     third.process.kill('SIGTERM');
     expect(await third.exited).toBe(0);
     expect(third.output.some((line) => line.includes('"msg":"stopped"'))).toBe(true);

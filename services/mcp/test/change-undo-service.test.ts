@@ -8,7 +8,6 @@ import {
   isServiceError,
   type UndoChangeResponse,
 } from '@sheetgate/proto';
-import { freePort } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpUnderTest, startMcpUnderTest } from './support/stack.ts';
 
@@ -67,9 +66,8 @@ async function refusal(call: Promise<unknown>): Promise<number | undefined> {
 }
 
 beforeAll(async () => {
-  const grpcPort = await freePort();
-  grpcAddress = `127.0.0.1:${grpcPort}`;
-  stack = await startMcpUnderTest({ MCP_GRPC_PORT: String(grpcPort) });
+  stack = await startMcpUnderTest();
+  grpcAddress = stack.mcpGrpcAddress;
   const signedIn = await stack.signIn('alice@example.com');
   aliceCookie = signedIn.sessionCookie;
   bobCookie = (await stack.signIn('bob@example.com')).sessionCookie;

@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { freePort, type RunningService, readJson, startServiceProcess } from '@sheetgate/test-harness';
+import { type RunningService, readJson, startServiceProcess, withFreePorts } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const BASE_URL = 'https://sheets.example.test';
 let mcp: RunningService;
 
 beforeAll(async () => {
-  const port = await freePort();
-  mcp = await startServiceProcess(
-    'mcp',
-    { MCP_PORT: String(port), BASE_URL, INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url') },
-    port,
+  mcp = await withFreePorts(1, ([port]) =>
+    startServiceProcess(
+      'mcp',
+      { MCP_PORT: String(port), BASE_URL, INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url') },
+      port!,
+    ),
   );
 });
 afterAll(async () => {

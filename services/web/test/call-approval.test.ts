@@ -16,11 +16,11 @@ import {
 import {
   type Browser,
   createBrowser,
-  freePort,
   type RunningService,
   type Stack,
   startServiceProcess,
   startStack,
+  withFreePorts,
 } from '@sheetgate/test-harness';
 import { parse } from 'node-html-parser';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -155,16 +155,17 @@ beforeAll(async () => {
     serviceToken: stack.serviceToken,
   });
   forwarder = await startRecordingForwarder();
-  const port = await freePort();
-  web = await startServiceProcess(
-    'web',
-    {
-      WEB_PORT: String(port),
-      BASE_URL: `http://127.0.0.1:${port}`,
-      INTERNAL_SERVICE_TOKEN: stack.serviceToken,
-      AUTH_GRPC_ADDRESS: `127.0.0.1:${forwarder.port}`,
-    },
-    port,
+  web = await withFreePorts(1, ([port]) =>
+    startServiceProcess(
+      'web',
+      {
+        WEB_PORT: String(port),
+        BASE_URL: `http://127.0.0.1:${port}`,
+        INTERNAL_SERVICE_TOKEN: stack.serviceToken,
+        AUTH_GRPC_ADDRESS: `127.0.0.1:${forwarder.port}`,
+      },
+      port!,
+    ),
   );
   alice = await signIn('alice@example.com');
   bob = await signIn('bob@example.com');

@@ -4,13 +4,13 @@ import {
   createTestDatabase,
   createTestRedis,
   type FreezableRelay,
-  freePort,
   generateLocalSecrets,
   type RunningService,
   startFreezableRelay,
   startServiceProcess,
   type TestDatabase,
   type TestRedis,
+  withFreePorts,
 } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -44,35 +44,39 @@ function refusesConnections(port: number): Promise<boolean> {
 beforeAll(async () => {
   [database, redis] = await Promise.all([createTestDatabase(), createTestRedis()]);
   const serviceToken = randomBytes(32).toString('base64url');
-  const authPort = await freePort();
-  const authGrpcPort = await freePort();
-  auth = await startServiceProcess(
-    'auth',
-    {
-      ...generateLocalSecrets(),
-      AUTH_PORT: String(authPort),
-      AUTH_GRPC_PORT: String(authGrpcPort),
-      DATABASE_URL: database.url,
-      ...(redis.url ? { REDIS_URL: redis.url } : {}),
-      INTERNAL_SERVICE_TOKEN: serviceToken,
-      GOOGLE_CLIENT_ID: 'graceful-shutdown.apps.googleusercontent.com',
-      GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
-    },
-    authPort,
-  );
+  const secrets = generateLocalSecrets();
+  let authGrpcPort = 0;
+  auth = await withFreePorts(2, ([authPort, grpcPort]) => {
+    authGrpcPort = grpcPort!;
+    return startServiceProcess(
+      'auth',
+      {
+        ...secrets,
+        AUTH_PORT: String(authPort),
+        AUTH_GRPC_PORT: String(grpcPort),
+        DATABASE_URL: database.url,
+        ...(redis.url ? { REDIS_URL: redis.url } : {}),
+        INTERNAL_SERVICE_TOKEN: serviceToken,
+        GOOGLE_CLIENT_ID: 'graceful-shutdown.apps.googleusercontent.com',
+        GOOGLE_CLIENT_SECRET: randomBytes(16).toString('hex'),
+      },
+      authPort!,
+    );
+  });
   relay = await startFreezableRelay({ host: '127.0.0.1', port: authGrpcPort });
-  const port = await freePort();
   // Web's /readyz calls GetSession, so once it is ready its connection to auth (through the relay)
   // is open and idle: what web sends to auth after the freeze is the request's call.
-  web = await startServiceProcess(
-    'web',
-    {
-      WEB_PORT: String(port),
-      BASE_URL: `http://127.0.0.1:${port}`,
-      INTERNAL_SERVICE_TOKEN: serviceToken,
-      AUTH_GRPC_ADDRESS: relay.address,
-    },
-    port,
+  web = await withFreePorts(1, ([port]) =>
+    startServiceProcess(
+      'web',
+      {
+        WEB_PORT: String(port),
+        BASE_URL: `http://127.0.0.1:${port}`,
+        INTERNAL_SERVICE_TOKEN: serviceToken,
+        AUTH_GRPC_ADDRESS: relay.address,
+      },
+      port!,
+    ),
   );
 }, 90_000);
 

@@ -16,13 +16,13 @@ import {
   type Browser,
   createBrowser,
   type FreezableRelay,
-  freePort,
   type RunningService,
   readJson,
   type Stack,
   startFreezableRelay,
   startServiceProcess,
   startStack,
+  withFreePorts,
 } from '@sheetgate/test-harness';
 import { parse } from 'node-html-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,18 +129,19 @@ async function startWeb(
   baseUrl?: string,
   env: Record<string, string> = {},
 ) {
-  const port = await freePort();
-  return startServiceProcess(
-    'web',
-    {
-      WEB_PORT: String(port),
-      // The service's own address stands in for the public origin, so Origin checks line up.
-      BASE_URL: baseUrl ?? `http://127.0.0.1:${port}`,
-      INTERNAL_SERVICE_TOKEN: serviceToken,
-      AUTH_GRPC_ADDRESS: authAddress,
-      ...env,
-    },
-    port,
+  return withFreePorts(1, ([port]) =>
+    startServiceProcess(
+      'web',
+      {
+        WEB_PORT: String(port),
+        // The service's own address stands in for the public origin, so Origin checks line up.
+        BASE_URL: baseUrl ?? `http://127.0.0.1:${port}`,
+        INTERNAL_SERVICE_TOKEN: serviceToken,
+        AUTH_GRPC_ADDRESS: authAddress,
+        ...env,
+      },
+      port!,
+    ),
   );
 }
 

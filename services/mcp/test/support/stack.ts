@@ -87,6 +87,8 @@ export interface McpUnderTest {
   mcp: RunningService;
   /** The MCP process's `/metrics`. */
   mcpMetricsUrl: string;
+  /** host:port of the MCP process's internal gRPC (ChangeUndoService). */
+  mcpGrpcAddress: string;
   /** The Google emulator's URL, and its process. */
   emulatorUrl: string;
   emulatorProcess: ChildProcess;
@@ -211,10 +213,16 @@ export async function startMcpUnderTest(
     },
   );
   const grpcAddress = `127.0.0.1:${grpcPort}`;
-  const mcpEnv = (port: number, metricsPort: number, overrides: Record<string, string>) => ({
+  const mcpEnv = (
+    port: number,
+    metricsPort: number,
+    mcpGrpcPort: number,
+    overrides: Record<string, string>,
+  ) => ({
     BASE_URL: baseUrl,
     MCP_PORT: String(port),
     MCP_METRICS_PORT: String(metricsPort),
+    MCP_GRPC_PORT: String(mcpGrpcPort),
     AUTH_INTERNAL_URL: `http://127.0.0.1:${authPort}`,
     AUTH_GRPC_ADDRESS: grpcAddress,
     INTERNAL_SERVICE_TOKEN: serviceToken,
@@ -226,11 +234,12 @@ export async function startMcpUnderTest(
   });
   /** An mcp process on ports of its own; `metricsUrl` is its /metrics (on the port `env` names, if any). */
   const startMcp = (overrides: Record<string, string>) =>
-    withFreePorts(2, async ([port, metricsPort]) => {
-      const settings = mcpEnv(port!, metricsPort!, overrides);
+    withFreePorts(3, async ([port, metricsPort, mcpGrpcPort]) => {
+      const settings = mcpEnv(port!, metricsPort!, mcpGrpcPort!, overrides);
       const started = await startServiceProcess('mcp', settings, port!);
       return Object.assign(started, {
         metricsUrl: `http://127.0.0.1:${settings.MCP_METRICS_PORT}/metrics`,
+        grpcAddress: `127.0.0.1:${settings.MCP_GRPC_PORT}`,
       });
     });
   const mcp = await startMcp(env);
@@ -249,6 +258,7 @@ export async function startMcpUnderTest(
     auth,
     mcp,
     mcpMetricsUrl: mcp.metricsUrl,
+    mcpGrpcAddress: mcp.grpcAddress,
     emulatorUrl: emulator.url,
     emulatorProcess: emulator.child,
     database,
