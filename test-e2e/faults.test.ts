@@ -2,12 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
-  freePort,
   type RunningService,
   readJson,
   type Stack,
   startServiceProcess,
   startStack,
+  withFreePorts,
 } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -245,19 +245,20 @@ describe('SIGTERM to an MCP replica under load', () => {
 
   it('the requests under way finish with 200, new ones are no longer accepted, the process exits 0', async () => {
     // A second MCP process on the same auth and Google, as another replica behind the ingress.
-    const port = await freePort();
-    replica = await startServiceProcess(
-      'mcp',
-      {
-        BASE_URL: stack.baseUrl,
-        MCP_PORT: String(port),
-        AUTH_INTERNAL_URL: `http://127.0.0.1:${stack.ports.AUTH_PORT}`,
-        AUTH_GRPC_ADDRESS: `127.0.0.1:${stack.ports.AUTH_GRPC_PORT}`,
-        INTERNAL_SERVICE_TOKEN: stack.serviceToken,
-        GOOGLE_EMULATOR_URL: stack.emulatorUrl,
-        LOG_LEVEL: 'info',
-      },
-      port,
+    replica = await withFreePorts(1, ([port]) =>
+      startServiceProcess(
+        'mcp',
+        {
+          BASE_URL: stack.baseUrl,
+          MCP_PORT: String(port),
+          AUTH_INTERNAL_URL: `http://127.0.0.1:${stack.ports.AUTH_PORT}`,
+          AUTH_GRPC_ADDRESS: `127.0.0.1:${stack.ports.AUTH_GRPC_PORT}`,
+          INTERNAL_SERVICE_TOKEN: stack.serviceToken,
+          GOOGLE_EMULATOR_URL: stack.emulatorUrl,
+          LOG_LEVEL: 'info',
+        },
+        port!,
+      ),
     );
     const url = `${replica.url}/api/mcp`;
     const method = 'sheets.spreadsheets.values.get';

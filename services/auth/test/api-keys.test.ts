@@ -10,13 +10,13 @@ import { createLogger } from '@sheetgate/service-runtime';
 import {
   createTestDatabase,
   createTestRedis,
-  freePort,
   generateLocalSecrets,
   type RunningService,
   startPrivateRedis,
   startServiceProcess,
   type TestDatabase,
   type TestRedis,
+  withFreePorts,
 } from '@sheetgate/test-harness';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -987,15 +987,16 @@ describe('two auth processes sharing PostgreSQL and Redis', () => {
       LOG_LEVEL: 'warn',
     };
     for (let replica = 0; replica < 2; replica++) {
-      const port = await freePort();
-      grpcPorts.push(await freePort());
-      replicas.push(
-        await startServiceProcess(
+      const { grpcPort, started } = await withFreePorts(2, async ([port, grpcPort]) => ({
+        grpcPort: grpcPort!,
+        started: await startServiceProcess(
           'auth',
-          { ...env, AUTH_PORT: String(port), AUTH_GRPC_PORT: String(grpcPorts[replica]) },
-          port,
+          { ...env, AUTH_PORT: String(port), AUTH_GRPC_PORT: String(grpcPort) },
+          port!,
         ),
-      );
+      }));
+      grpcPorts.push(grpcPort);
+      replicas.push(started);
     }
     const replicaPool = createDatabasePool(sharedDatabase.url, 1);
     try {
