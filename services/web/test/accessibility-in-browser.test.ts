@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { freePort, type RunningService, startServiceProcess } from '@sheetgate/test-harness';
+import { freePort, type RunningService, startServiceProcess, withFreePorts } from '@sheetgate/test-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BrowserStack,
@@ -182,22 +182,23 @@ describe.skipIf(Boolean(missing))('every page state is accessible', { timeout: 2
   });
 
   it('the 503 page (web with its account service unreachable)', async () => {
-    const port = await freePort();
     const unreachable = await freePort();
     let web: RunningService | undefined;
     const { context, page } = await newPerson(env);
     try {
-      web = await startServiceProcess(
-        'web',
-        {
-          WEB_PORT: String(port),
-          BASE_URL: `http://127.0.0.1:${port}`,
-          INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
-          AUTH_GRPC_ADDRESS: `127.0.0.1:${unreachable}`,
-        },
-        port,
-        // Not ready by design (its AccountService is down); alive is what this test needs.
-        { waitFor: '/healthz' },
+      web = await withFreePorts(1, ([port]) =>
+        startServiceProcess(
+          'web',
+          {
+            WEB_PORT: String(port),
+            BASE_URL: `http://127.0.0.1:${port}`,
+            INTERNAL_SERVICE_TOKEN: randomBytes(32).toString('base64url'),
+            AUTH_GRPC_ADDRESS: `127.0.0.1:${unreachable}`,
+          },
+          port!,
+          // Not ready by design (its AccountService is down); alive is what this test needs.
+          { waitFor: '/healthz' },
+        ),
       );
       await context.addCookies([{ name: 'sg_session', value: 'any', url: web.url }]);
       const response = await page.goto(`${web.url}/dashboard`);

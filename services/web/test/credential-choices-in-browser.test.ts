@@ -1,5 +1,5 @@
 import type { CredentialChoices } from '@sheetgate/proto';
-import { freePort, type RunningService, startServiceProcess } from '@sheetgate/test-harness';
+import { type RunningService, startServiceProcess, withFreePorts } from '@sheetgate/test-harness';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -244,22 +244,23 @@ describe.skipIf(Boolean(missing))("the operator's ceiling on the dashboard", { t
   it('names what a web configured like mcp with OUTBOUND_LINK_SHARING=deny (and the others) forbids', async () => {
     // A second web on the same auth, with the ceiling set: as deploy/ and `pnpm start` give web
     // the values they give mcp.
-    const port = await freePort();
     let web: RunningService | undefined;
     const { context, page } = await newPerson(env);
     try {
-      web = await startServiceProcess(
-        'web',
-        {
-          WEB_PORT: String(port),
-          BASE_URL: `http://127.0.0.1:${port}`,
-          INTERNAL_SERVICE_TOKEN: env.stack.serviceToken,
-          AUTH_GRPC_ADDRESS: `127.0.0.1:${env.stack.ports.AUTH_GRPC_PORT}`,
-          OUTBOUND_LINK_SHARING: 'deny',
-          OUTBOUND_SHARING_DOMAINS: 'Example.com, partner.org',
-          OUTBOUND_FETCH_FORMULAS: 'deny',
-        },
-        port,
+      web = await withFreePorts(1, ([port]) =>
+        startServiceProcess(
+          'web',
+          {
+            WEB_PORT: String(port),
+            BASE_URL: `http://127.0.0.1:${port}`,
+            INTERNAL_SERVICE_TOKEN: env.stack.serviceToken,
+            AUTH_GRPC_ADDRESS: `127.0.0.1:${env.stack.ports.AUTH_GRPC_PORT}`,
+            OUTBOUND_LINK_SHARING: 'deny',
+            OUTBOUND_SHARING_DOMAINS: 'Example.com, partner.org',
+            OUTBOUND_FETCH_FORMULAS: 'deny',
+          },
+          port!,
+        ),
       );
       const sessionCookie = await sessionCookieOf(person.context, env.stack.baseUrl);
       await context.addCookies([{ name: 'sg_session', value: sessionCookie, url: web.url }]);
