@@ -7,8 +7,9 @@
  * the person's own credential. The view holds no credential and may reach no origin.
  */
 import { App } from '@modelcontextprotocol/ext-apps';
-import { columnLetters, sheetUrl } from '../range/range-page.ts';
+import { gridKeys } from '../shared/grid-keys.ts';
 import { hostTheme, quietZod } from '../shared/host-theme.ts';
+import { columnLetters, sheetUrl } from '../shared/sheet-link.ts';
 import {
   type CellsAnswer,
   type Listed,
@@ -17,7 +18,6 @@ import {
   type Result,
   resultText,
 } from './change-result.ts';
-import { gridKeys } from './grid-keys.ts';
 
 quietZod();
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;

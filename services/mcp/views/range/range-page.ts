@@ -1,3 +1,4 @@
+import { columnLetters } from '../shared/sheet-link.ts';
 /** read_range's arguments as the host passes them on (ui/notifications/tool-input). */
 export interface ReadArgs {
   spreadsheetId: string;
@@ -58,18 +59,4 @@ function corner(cells: string): { row: number; column: number } {
   let column = 0;
   for (const letter of letters.toUpperCase()) column = column * 26 + letter.charCodeAt(0) - 64;
   return { row: digits ? Number(digits) - 1 : 0, column: Math.max(0, column - 1) };
-}
-
-/** A zero-based column's letters: 0 → A, 26 → AA. */
-export function columnLetters(index: number): string {
-  let letters = '';
-  for (let rest = index + 1; rest > 0; rest = Math.floor((rest - 1) / 26))
-    letters = String.fromCharCode(65 + ((rest - 1) % 26)) + letters;
-  return letters;
-}
-
-/** The spreadsheet in Google Sheets, from its id or the URL the tool took. */
-export function sheetUrl(spreadsheetId: string): string {
-  const id = /\/d\/([\w-]+)/.exec(spreadsheetId)?.[1] ?? spreadsheetId;
-  return `https://docs.google.com/spreadsheets/d/${encodeURIComponent(id)}/edit`;
 }

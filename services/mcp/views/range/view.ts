@@ -5,8 +5,10 @@
  * never from Sheetgate or Google directly: the view holds no credential and may reach no origin.
  */
 import { App } from '@modelcontextprotocol/ext-apps';
+import { gridKeys } from '../shared/grid-keys.ts';
 import { hostTheme, quietZod } from '../shared/host-theme.ts';
-import { columnLetters, pageOf, type RangeResult, type ReadArgs, sheetUrl } from './range-page.ts';
+import { columnLetters, sheetUrl } from '../shared/sheet-link.ts';
+import { pageOf, type RangeResult, type ReadArgs } from './range-page.ts';
 
 quietZod();
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -165,31 +167,7 @@ open.onclick = (event) => {
   void app.openLink({ url: open.href });
 };
 
-// The grid's keys (WAI-ARIA grid pattern): one cell in the tab order, arrows move it.
-grid.onkeydown = (event) => {
-  const td = (event.target as HTMLElement).closest('td');
-  if (!td) return;
-  const row = td.parentElement as HTMLTableRowElement;
-  const rows = [...grid.tBodies[0]!.rows];
-  const at = rows.indexOf(row);
-  const column = td.cellIndex;
-  const target: Record<string, [number, number]> = {
-    ArrowUp: [at - 1, column],
-    ArrowDown: [at + 1, column],
-    ArrowLeft: [at, column - 1],
-    ArrowRight: [at, column + 1],
-    Home: event.ctrlKey ? [0, 1] : [at, 1],
-    End: event.ctrlKey ? [rows.length - 1, row.cells.length - 1] : [at, row.cells.length - 1],
-  };
-  const [toRow, toColumn] = target[event.key] ?? [];
-  if (toRow === undefined) return;
-  event.preventDefault();
-  const to = rows[toRow]?.cells[Math.max(1, toColumn!)];
-  if (!to) return;
-  td.tabIndex = -1;
-  to.tabIndex = 0;
-  to.focus();
-};
+gridKeys(grid);
 
 // The tooltip: a marked cell's words beside it while hovered or focused.
 const tip = document.createElement('div');
